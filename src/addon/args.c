@@ -1,0 +1,50 @@
+#include "args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "errors.h"
+#include "macros.h"
+
+static int invalid(napi_env env, const char *what, const char *expected) {
+  char msg[256];
+  snprintf(msg, sizeof msg, "%s must be %s", what, expected);
+  cprof__throw(env, "ERR_CPROF_INVALID_ARG", msg);
+  return -1;
+}
+
+int cprof__args(napi_env env, napi_callback_info info, size_t n, napi_value *argv) {
+  size_t argc = n;
+  NAPI_CALL_INT(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  for (size_t i = argc; i < n; i++) NAPI_CALL_INT(env, napi_get_undefined(env, &argv[i]));
+  return 0;
+}
+
+int cprof__arg_double(napi_env env, napi_value v, const char *what, double *out) {
+  napi_valuetype t;
+  NAPI_CALL_INT(env, napi_typeof(env, v, &t));
+  if (t != napi_number) return invalid(env, what, "a number");
+  NAPI_CALL_INT(env, napi_get_value_double(env, v, out));
+  return 0;
+}
+
+int cprof__arg_string(napi_env env, napi_value v, const char *what, char **out) {
+  napi_valuetype t;
+  size_t n;
+  *out = NULL;
+  NAPI_CALL_INT(env, napi_typeof(env, v, &t));
+  if (t == napi_undefined || t == napi_null) return 0;
+  if (t != napi_string) return invalid(env, what, "a string");
+  NAPI_CALL_INT(env, napi_get_value_string_utf8(env, v, NULL, 0, &n));
+  if (!(*out = malloc(n + 1))) {
+    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory reading an argument");
+    return -1;
+  }
+  if (napi_get_value_string_utf8(env, v, *out, n + 1, &n) != napi_ok) {
+    free(*out);
+    *out = NULL;
+    cprof__throw_last_error(env, "napi_get_value_string_utf8");
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,84 @@
+/* The one registration file: per-environment state, teardown, exports. */
+#include <stdlib.h>
+
+#include "addon.h"
+#include "args.h"
+#include "errors.h"
+#include "job.h"
+#include "macros.h"
+
+cprof_addon_t *cprof__addon(napi_env env) {
+  cprof_addon_t *addon = NULL;
+  if (napi_get_instance_data(env, (void **)&addon) != napi_ok || !addon) {
+    cprof__throw(env, "ERR_CPROF_INTERNAL", "cprof's per-environment state is missing");
+    return NULL;
+  }
+  return addon;
+}
+
+void cprof__ctl_reset(napi_env env, cprof_ctl_t *ctl) {
+  cprof__timer_stop(ctl->timer);
+  cprof__insp_close(env, ctl->insp);
+  ctl->timer = NULL;
+  ctl->insp = NULL;
+}
+
+/* analyze(path, top, wantNodes) → Promise<job result>: the native core on
+ * any profile file, read and parsed off the main thread. */
+napi_value cprof__analyze(napi_env env, napi_callback_info info) {
+  cprof_job_in_t in = {0};
+  napi_value argv[3];
+  double top;
+  bool nodes = false;
+  if (cprof__args(env, info, 3, argv) != 0 ||
+      cprof__arg_string(env, argv[0], "path", &in.path) != 0 ||
+      cprof__arg_double(env, argv[1], "top", &top) != 0 ||
+      napi_get_value_bool(env, argv[2], &nodes) != napi_ok) {
+    cprof__job_in_free(&in);
+    if (!in.path) cprof__throw(env, "ERR_CPROF_INVALID_ARG", "path must be a string");
+    return NULL;
+  }
+  in.top = top > 0 ? (unsigned)top : 0;
+  in.want_nodes = nodes;
+  return cprof__job_queue(env, &in);
+}
+
+/* Environment teardown: no JS may run now; stop triggers, drop sessions. */
+static void cleanup_hook(void *arg) {
+  cprof_addon_t *addon = arg;
+  addon->exiting = 1;
+  cprof__ctl_reset(addon->env, &addon->cpu);
+}
+
+static void finalize_addon(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  free(data);
+}
+
+static int export_fn(napi_env env, napi_value exports, const char *name, napi_callback cb) {
+  napi_value fn;
+  NAPI_CALL_INT(env, napi_create_function(env, name, NAPI_AUTO_LENGTH, cb, NULL, &fn));
+  NAPI_CALL_INT(env, napi_set_named_property(env, exports, name, fn));
+  return 0;
+}
+
+NAPI_MODULE_INIT() {
+  cprof_addon_t *addon = calloc(1, sizeof *addon);
+  if (!addon) {
+    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory loading cprof");
+    return NULL;
+  }
+  addon->env = env;
+  if (napi_set_instance_data(env, addon, finalize_addon, NULL) != napi_ok) {
+    free(addon);
+    cprof__throw_last_error(env, "napi_set_instance_data");
+    return NULL;
+  }
+  NAPI_CALL(env, napi_add_env_cleanup_hook(env, cleanup_hook, addon));
+  if (export_fn(env, exports, "cpuStart", cprof__cpu_start) ||
+      export_fn(env, exports, "cpuStop", cprof__cpu_stop) ||
+      export_fn(env, exports, "analyze", cprof__analyze))
+    return NULL;
+  return exports;
+}

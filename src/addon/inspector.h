@@ -1,0 +1,37 @@
+/* The in-process inspector session driver.
+ *
+ * Two transports behind one call: Node's raw inspector Connection (replies
+ * arrive as the JSON text V8 wrote, so a large profile is never parsed into JS
+ * objects on the main thread), or the public node:inspector Session (replies
+ * are JS objects, turned back into JSON text here). Either way a call returns
+ * the reply message as JSON text, which the core parses off the main thread.
+ * For an in-process session every reply arrives synchronously inside the
+ * dispatch, so a call completes before it returns. */
+#ifndef CPROF_INSPECTOR_H
+#define CPROF_INSPECTOR_H
+
+#include <node_api.h>
+#include <stddef.h>
+
+typedef struct cprof_insp_s cprof_insp_t;
+
+/* Opens a session. On failure throws ERR_CPROF_INSPECTOR and returns NULL. */
+cprof_insp_t *cprof__insp_open(napi_env env);
+
+/* Posts method with params (JSON text or NULL) and gives back the reply
+ * message ({"id":N,"result":...} or {"id":N,"error":...}), malloc'd, NUL
+ * terminated, owned by the caller. On failure throws and returns -1. */
+int cprof__insp_call(napi_env env, cprof_insp_t *insp, const char *method, const char *params,
+                     char **reply, size_t *len);
+
+/* cprof__insp_call for small replies: throws ERR_CPROF_INSPECTOR when the
+ * reply is an error. Returns 0 or -1. */
+int cprof__insp_call_ok(napi_env env, cprof_insp_t *insp, const char *method, const char *params);
+
+/* Disconnects and frees. Safe with NULL. Never throws. */
+void cprof__insp_close(napi_env env, cprof_insp_t *insp);
+
+/* "connection" or "session": which transport this session uses. */
+const char *cprof__insp_transport(const cprof_insp_t *insp);
+
+#endif

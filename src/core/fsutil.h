@@ -1,0 +1,24 @@
+/* Files as a profiler must write them: never a partial file under the final
+ * name, never readable by other users. */
+#ifndef CPROF_FSUTIL_H
+#define CPROF_FSUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "export.h"
+
+/* Creates dir and its missing parents with the given mode (existing ones are
+ * left as they are). */
+int cprof_mkdirp(const char *dir, mode_t mode, char *errbuf, size_t errlen);
+
+/* Writes p with fn to dir/name atomically: a temp file in dir (mode 0600),
+ * flushed and fsync'd, then renamed over name. On error the temp file is
+ * removed, nothing exists under name that was not there before, errbuf says
+ * what failed (with strerror), and CPROF_EIO is returned. *size_out gets the
+ * file's size in bytes. */
+int cprof_write_atomic(const char *dir, const char *name, cprof_exporter_fn fn,
+                       const cprof_profile_t *p, long long *size_out, char *errbuf,
+                       size_t errlen);
+
+#endif

@@ -1,0 +1,70 @@
+/* Declarations shared by the core's .c files and nothing else: the profile
+ * builder used by the parser, error formatting and overflow-safe
+ * arithmetic. Not part of the public API. */
+#ifndef CPROF_INTERNAL_H
+#define CPROF_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CPROF__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CPROF__PRINTF(f, a)
+#endif
+
+/* Formats into errbuf when there is one; returns err so callers can
+ * `return cprof__errf(...)`. */
+int cprof__errf(char *errbuf, size_t errlen, int err, const char *fmt, ...) CPROF__PRINTF(4, 5);
+
+/* Values come from untrusted files: sums saturate instead of overflowing. */
+static inline int64_t cprof__sat_add(int64_t a, int64_t b) {
+  if (b > 0 && a > INT64_MAX - b) return INT64_MAX;
+  if (b < 0 && a < INT64_MIN - b) return INT64_MIN;
+  return a + b;
+}
+
+static inline int64_t cprof__sat_sub(int64_t a, int64_t b) {
+  if (b < 0 && a > INT64_MAX + b) return INT64_MAX;
+  if (b > 0 && a < INT64_MIN + b) return INT64_MIN;
+  return a - b;
+}
+
+/* FNV-1a, the hash for every table in the core. */
+static inline uint64_t cprof__hash_bytes(uint64_t h, const void *data, size_t len) {
+  const unsigned char *s = data;
+  for (size_t i = 0; i < len; i++) h = (h ^ s[i]) * 0x100000001b3ull;
+  return h;
+}
+
+#define CPROF__HASH_SEED 0xcbf29ce484222325ull
+
+static inline uint64_t cprof__hash_str(uint64_t h, const char *s) {
+  /* Hash the terminator too so ("ab","c") and ("a","bc") differ. */
+  for (;; s++) {
+    h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    if (*s == '\0') return h;
+  }
+}
+
+/* Model construction (profile.c). A profile under construction owns an
+ * arena for its strings and a frame table; cprof__profile_finish drops the
+ * table so a parsed profile keeps only what it returns. */
+cprof_profile_t *cprof__profile_new(cprof_kind_t kind);
+
+/* Interns a frame; NULL strings read as "". Returns 0 or CPROF_ENOMEM. */
+int cprof__profile_intern_frame(cprof_profile_t *p, const char *name, const char *url,
+                                const char *script_id, int32_t line, int32_t column,
+                                uint32_t *index_out);
+
+/* Counts a heap sample the parser dropped because its node does not exist. */
+void cprof__profile_set_dropped(cprof_profile_t *p, uint32_t dropped);
+
+/* Frees parse-time tables, fills self (CPU) and total for every node and
+ * caches what cprof_sample_weight needs. Heap selfs must already be set. */
+void cprof__profile_finish(cprof_profile_t *p);
+
+#endif

@@ -1,0 +1,77 @@
+/* The native profile model: one shape for CPU and heap sampling profiles.
+ *
+ * A profile is a call tree of nodes; each node names an interned call frame
+ * and carries a self and total value in the profile's unit (µs for CPU,
+ * bytes for heap). Pure C11: no Node-API here, so the CLI, tests and fuzzers
+ * use it alone. */
+#ifndef CPROF_PROFILE_H
+#define CPROF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CPROF_NONE UINT32_MAX
+
+typedef enum { CPROF_KIND_CPU = 1, CPROF_KIND_HEAP = 2 } cprof_kind_t;
+
+/* A call frame as V8 reports it (Runtime.CallFrame). Strings are owned by the
+ * profile and never NULL ("" when absent). line and column are 0-based, -1
+ * when unknown, exactly as in the file. */
+typedef struct {
+  const char *name; /* functionName; "" for anonymous */
+  const char *url;
+  const char *script_id;
+  int32_t line;
+  int32_t column;
+} cprof_frame_t;
+
+typedef struct {
+  uint32_t id;           /* the node id in the source file */
+  uint32_t parent;       /* node index, CPROF_NONE for the root */
+  uint32_t frame;        /* index into frames */
+  uint32_t first_child;  /* node index or CPROF_NONE */
+  uint32_t next_sibling; /* node index or CPROF_NONE; children keep file order */
+  uint32_t hit_count;    /* CPU: V8's hitCount, kept for the writer */
+  int64_t self;          /* CPU: µs from samples; heap: selfSize bytes */
+  int64_t total;         /* self plus the self of every descendant */
+} cprof_node_t;
+
+typedef struct cprof_profile_s {
+  cprof_kind_t kind;
+  cprof_frame_t *frames; /* interned: equal frames share one index */
+  uint32_t nframes;
+  cprof_node_t *nodes; /* nodes[0] is the root; parents precede children */
+  uint32_t nnodes;
+  uint32_t *samples; /* node index per sample */
+  uint32_t nsamples;
+  int64_t *time_deltas;      /* CPU: µs since the previous sample (file order) */
+  int64_t *sample_sizes;     /* heap: bytes per sample */
+  uint64_t *sample_ordinals; /* heap: V8's ordinal per sample */
+  int64_t start_time;        /* CPU: µs on V8's clock; heap: 0 */
+  int64_t end_time;          /* CPU: µs on V8's clock; heap: 0 */
+  struct cprof__internal_s *internal;
+} cprof_profile_t;
+
+/* Parses a .cpuprofile, a .heapprofile, or an inspector reply wrapping one
+ * ({"id":N,"result":{"profile":{...}}}), detecting which. Fills self and
+ * total. On error returns a negative CPROF_E* code and writes a message that
+ * names the problem into errbuf (if errbuf is not NULL). */
+int cprof_profile_parse(const char *json, size_t len, cprof_profile_t **out, char *errbuf,
+                        size_t errlen);
+
+void cprof_profile_free(cprof_profile_t *p);
+
+/* CPU: the time a sample stands for, in µs: the gap to the next sample (as
+ * Chrome DevTools and speedscope read it), the last one up to end_time;
+ * negative gaps count 0. Heap: the sample's size in bytes. */
+int64_t cprof_sample_weight(const cprof_profile_t *p, uint32_t i);
+
+/* Sum of every node's self value: the profile's total in its unit. */
+int64_t cprof_profile_total(const cprof_profile_t *p);
+
+/* Added to the contract: heap samples the parser dropped because they name a
+ * node the tree does not have (real V8 output has them; they are not in
+ * samples). Always 0 for CPU profiles, where such a sample is an error. */
+uint32_t cprof_profile_dropped_samples(const cprof_profile_t *p);
+
+#endif
