@@ -5,10 +5,7 @@
       "sources": ["<!@(ls -1 src/core/*.c src/addon/*.c)"],
       "cflags": ["-std=c11", "-Wall", "-Wextra", "-D_GNU_SOURCE", "<!@(pkg-config --cflags libcjson)"],
       "cflags!": ["-fno-exceptions"],
-      "libraries": ["<!@(pkg-config --libs libcjson)"],
-      "conditions": [
-        ["OS=='linux'", { "ldflags": ["-Wl,-z,defs"] }]
-      ]
+      "libraries": ["<!@(pkg-config --libs libcjson)"]
     }
   ]
 }

@@ -16,7 +16,8 @@ static int invalid(napi_env env, const char *what, const char *expected) {
 int cprof__args(napi_env env, napi_callback_info info, size_t n, napi_value *argv) {
   size_t argc = n;
   NAPI_CALL_INT(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  for (size_t i = argc; i < n; i++) NAPI_CALL_INT(env, napi_get_undefined(env, &argv[i]));
+  for (size_t i = argc; i < n; i++)
+    NAPI_CALL_INT(env, napi_get_undefined(env, &argv[i]));
   return 0;
 }
 

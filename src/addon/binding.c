@@ -47,7 +47,10 @@ napi_value cprof__analyze(napi_env env, napi_callback_info info) {
 static void cleanup_hook(void *arg) {
   cprof_addon_t *addon = arg;
   addon->exiting = 1;
-  cprof__ctl_reset(addon->env, &addon->cpu);
+  cprof__timer_stop(addon->cpu.timer);
+  cprof__insp_abandon(addon->env, addon->cpu.insp);
+  addon->cpu.timer = NULL;
+  addon->cpu.insp = NULL;
 }
 
 static void finalize_addon(napi_env env, void *data, void *hint) {

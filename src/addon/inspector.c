@@ -17,11 +17,12 @@ struct cprof_insp_s {
 };
 
 static void insp_fail(napi_env env, const char *what) {
-  char msg[512];
-  snprintf(msg, sizeof msg,
-           "cannot use the V8 inspector: %s. Run a Node.js built with the inspector, and do not "
-           "disable it (--inspect-port=0 and --without-inspector builds cannot profile)",
-           what);
+  char msg[768];
+  snprintf(
+      msg, sizeof msg,
+      "cannot use the V8 inspector: %.400s. Run a Node.js built with the inspector, and do not "
+      "disable it (--inspect-port=0 and --without-inspector builds cannot profile)",
+      what);
   cprof__throw(env, "ERR_CPROF_INSPECTOR", msg);
 }
 
@@ -285,6 +286,11 @@ void cprof__insp_close(napi_env env, cprof_insp_t *insp) {
       napi_get_named_property(env, conn, "disconnect", &fn) == napi_ok &&
       napi_call_function(env, conn, fn, 0, NULL, &ignored) != napi_ok)
     napi_get_and_clear_last_exception(env, &ignored);
+  cprof__insp_abandon(env, insp);
+}
+
+void cprof__insp_abandon(napi_env env, cprof_insp_t *insp) {
+  if (!insp) return;
   if (insp->conn) napi_delete_reference(env, insp->conn);
   free(insp->reply);
   free(insp);

@@ -31,6 +31,10 @@ int cprof__insp_call_ok(napi_env env, cprof_insp_t *insp, const char *method, co
 /* Disconnects and frees. Safe with NULL. Never throws. */
 void cprof__insp_close(napi_env env, cprof_insp_t *insp);
 
+/* Frees without calling into JS: for environment teardown, when no JS may
+ * run and Node drops the session itself. Safe with NULL. */
+void cprof__insp_abandon(napi_env env, cprof_insp_t *insp);
+
 /* "connection" or "session": which transport this session uses. */
 const char *cprof__insp_transport(const cprof_insp_t *insp);
 

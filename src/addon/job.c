@@ -50,8 +50,7 @@ static int read_file(job_t *job) {
   FILE *f = fopen(job->in.path, "rb");
   long n;
   if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", job->in.path,
-             strerror(errno));
+    snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", job->in.path, strerror(errno));
     if (f) fclose(f);
     return CPROF_EIO;
   }
@@ -69,8 +68,8 @@ static int read_file(job_t *job) {
 }
 
 static int write_output(job_t *job) {
-  cprof_exporter_fn fn = job->profile->kind == CPROF_KIND_HEAP ? cprof_export_heapprofile
-                                                               : cprof_export_cpuprofile;
+  cprof_exporter_fn fn =
+      job->profile->kind == CPROF_KIND_HEAP ? cprof_export_heapprofile : cprof_export_cpuprofile;
   size_t n = strlen(job->in.dir) + strlen(job->in.name) + 2;
   int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
   if (rc == CPROF_OK)

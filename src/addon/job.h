@@ -8,11 +8,11 @@
 #include <stddef.h>
 
 typedef struct {
-  char *json;  /* JSON text to parse (owned, freed once parsed), or NULL */
-  size_t len;  /* its length */
-  char *path;  /* a profile file to read instead of json (owned), or NULL */
-  char *dir;   /* output directory (owned), or NULL to write nothing */
-  char *name;  /* output file name inside dir (owned) */
+  char *json;     /* JSON text to parse (owned, freed once parsed), or NULL */
+  size_t len;     /* its length */
+  char *path;     /* a profile file to read instead of json (owned), or NULL */
+  char *dir;      /* output directory (owned), or NULL to write nothing */
+  char *name;     /* output file name inside dir (owned) */
   unsigned top;   /* how many functions the summary lists */
   int want_nodes; /* also return every node's id, self and total */
 } cprof_job_in_t;

@@ -30,7 +30,7 @@ static void fire_cb(uv_timer_t *h) {
   napi_value fn, recv, ignored;
   if (!t->fn || napi_open_handle_scope(t->env, &scope) != napi_ok) return;
   if (napi_get_reference_value(t->env, t->fn, &fn) == napi_ok &&
-      napi_get_undefined(t->env, &recv) == napi_ok &&
+      napi_get_global(t->env, &recv) == napi_ok && /* make_callback wants an object */
       napi_make_callback(t->env, t->ctx, recv, fn, 0, NULL, &ignored) != napi_ok) {
     /* The JS side reports its own failures; never leave one pending. */
     napi_get_and_clear_last_exception(t->env, &ignored);

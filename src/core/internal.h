@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "profile.h"
 
@@ -36,7 +37,8 @@ static inline int64_t cprof__sat_sub(int64_t a, int64_t b) {
 /* FNV-1a, the hash for every table in the core. */
 static inline uint64_t cprof__hash_bytes(uint64_t h, const void *data, size_t len) {
   const unsigned char *s = data;
-  for (size_t i = 0; i < len; i++) h = (h ^ s[i]) * 0x100000001b3ull;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ s[i]) * 0x100000001b3ull;
   return h;
 }
 
@@ -66,5 +68,28 @@ void cprof__profile_set_dropped(cprof_profile_t *p, uint32_t dropped);
 /* Frees parse-time tables, fills self (CPU) and total for every node and
  * caches what cprof_sample_weight needs. Heap selfs must already be set. */
 void cprof__profile_finish(cprof_profile_t *p);
+
+/* CPROF_EINVAL unless the model is what profile.h promises: nodes[0] the
+ * root, parents before children, every other node on exactly one sibling
+ * chain, frames and sampled nodes in range. Walkers call it first on models
+ * they did not build, so a bad model cannot make them loop or read out of
+ * bounds. */
+int cprof__check_model(const cprof_profile_t *p);
+
+/* Exporter helpers (export_json.c). */
+struct cJSON;
+
+/* A Runtime.CallFrame object for f, or NULL when out of memory. */
+struct cJSON *cprof__frame_json(const cprof_frame_t *f);
+
+/* Prints item unformatted to f and deletes it. CPROF_ENOMEM or CPROF_EIO
+ * on failure; item is deleted either way. */
+int cprof__put_json(FILE *f, struct cJSON *item);
+
+/* fputs that maps failure to CPROF_EIO. */
+int cprof__put(FILE *f, const char *s);
+
+/* Ends an export: flushes so write errors surface here, not later. */
+int cprof__put_end(FILE *f);
 
 #endif

@@ -1,0 +1,36 @@
+/* Error codes to text. */
+#include <stdio.h>
+
+#include "error.h"
+#include "internal.h"
+
+const char *cprof_strerror(int err) {
+  switch (err) {
+  case CPROF_OK:
+    return "success";
+  case CPROF_ENOMEM:
+    return "out of memory";
+  case CPROF_EPARSE:
+    return "not valid JSON";
+  case CPROF_ESCHEMA:
+    return "not a V8 profile";
+  case CPROF_EIO:
+    return "file system error";
+  case CPROF_EPROTO:
+    return "the inspector replied with an error";
+  case CPROF_EINVAL:
+    return "invalid argument";
+  default:
+    return "unknown error";
+  }
+}
+
+int cprof__errf(char *errbuf, size_t errlen, int err, const char *fmt, ...) {
+  if (errbuf != NULL && errlen > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errbuf, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return err;
+}

@@ -1,0 +1,170 @@
+/* Directory creation and atomic, private file writes (POSIX). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "fsutil.h"
+#include "internal.h"
+
+#define WRITE_BUFFER (1024 * 1024)
+
+/* strerror is not thread-safe; glibc with _GNU_SOURCE has the GNU
+ * strerror_r, everything else the XSI one. */
+static const char *errstr(int e, char *buf, size_t len) {
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+  return strerror_r(e, buf, len);
+#else
+  if (strerror_r(e, buf, len) != 0) snprintf(buf, len, "error %d", e);
+  return buf;
+#endif
+}
+
+static int io_error(char *errbuf, size_t errlen, const char *what, const char *path, int e) {
+  char msg[128];
+  return cprof__errf(errbuf, errlen, CPROF_EIO, "cannot %s %s: %s", what, path,
+                     errstr(e, msg, sizeof(msg)));
+}
+
+static char *join(const char *a, const char *b, const char *c, const char *d) {
+  size_t la = strlen(a), lb = strlen(b), lc = strlen(c), ld = strlen(d);
+  char *s = malloc(la + lb + lc + ld + 1);
+  if (s == NULL) return NULL;
+  memcpy(s, a, la);
+  memcpy(s + la, b, lb);
+  memcpy(s + la + lb, c, lc);
+  memcpy(s + la + lb + lc, d, ld + 1);
+  return s;
+}
+
+/* One path component: fine if it ends up a directory, however it got so. */
+static int mkdir_one(const char *path, mode_t mode) {
+  struct stat st;
+  if (mkdir(path, mode) == 0) return 0;
+  int e = errno;
+  if (stat(path, &st) == 0) return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+  return e;
+}
+
+int cprof_mkdirp(const char *dir, mode_t mode, char *errbuf, size_t errlen) {
+  if (dir == NULL || dir[0] == '\0')
+    return cprof__errf(errbuf, errlen, CPROF_EINVAL, "cprof_mkdirp: empty directory name");
+  char *path = join(dir, "", "", "");
+  if (path == NULL) return cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory");
+  int rc = 0;
+  for (char *s = path + 1;; s++) {
+    if (*s != '/' && *s != '\0') continue;
+    char saved = *s;
+    *s = '\0';
+    int e = mkdir_one(path, mode);
+    if (e != 0) {
+      rc = io_error(errbuf, errlen, "create directory", path, e);
+      break;
+    }
+    *s = saved;
+    if (saved == '\0') break;
+  }
+  free(path);
+  return rc;
+}
+
+/* A name is one path component: the temp file sits next to it. */
+static int bad_name(const char *name) {
+  return name == NULL || name[0] == '\0' || strchr(name, '/') != NULL || strcmp(name, ".") == 0 ||
+         strcmp(name, "..") == 0;
+}
+
+typedef struct {
+  const char *final;
+  char *tmp;
+  char *errbuf;
+  size_t errlen;
+} target_t;
+
+/* Runs the exporter on fd and makes the bytes durable; closes fd. */
+static int write_fd(const target_t *t, int fd, cprof_exporter_fn fn, const cprof_profile_t *p,
+                    long long *size) {
+  struct stat st;
+  FILE *f = fdopen(fd, "wb");
+  if (f == NULL) {
+    int e = errno;
+    close(fd);
+    return io_error(t->errbuf, t->errlen, "write", t->final, e);
+  }
+  char *buf = malloc(WRITE_BUFFER); /* without it stdio's default buffer still works */
+  if (buf != NULL) setvbuf(f, buf, _IOFBF, WRITE_BUFFER);
+  errno = 0; /* so a failing exporter's errno, if any, is its own */
+  int rc = fn(p, f), e = errno;
+  if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0 || fstat(fileno(f), &st) != 0)) {
+    rc = CPROF_EIO;
+    e = errno;
+  }
+  if (rc == 0) *size = (long long)st.st_size;
+  if (fclose(f) != 0 && rc == 0) { /* fclose closes fd even when it fails */
+    rc = CPROF_EIO;
+    e = errno;
+  }
+  free(buf);
+  if (rc == 0) return 0;
+  if (rc == CPROF_EIO && e != 0) return io_error(t->errbuf, t->errlen, "write", t->final, e);
+  return cprof__errf(t->errbuf, t->errlen, rc < 0 ? rc : CPROF_EIO, "cannot write %s: %s", t->final,
+                     cprof_strerror(rc));
+}
+
+/* After the rename the entry must reach the disk too; some file systems
+ * cannot fsync a directory, and the data itself is already safe. */
+static void sync_dir(const char *dir) {
+  int fd = open(dir, O_RDONLY);
+  if (fd < 0) return;
+  (void)fsync(fd);
+  close(fd);
+}
+
+static int write_atomic(const target_t *t, const char *dir, cprof_exporter_fn fn,
+                        const cprof_profile_t *p, long long *size_out) {
+  long long size = 0;
+  char *tmp = t->tmp;
+  int fd = mkstemp(tmp);
+  if (fd < 0) return io_error(t->errbuf, t->errlen, "write", t->final, errno);
+  if (fchmod(fd, 0600) != 0) {
+    int e = errno;
+    close(fd);
+    unlink(tmp);
+    return io_error(t->errbuf, t->errlen, "write", t->final, e);
+  }
+  int rc = write_fd(t, fd, fn, p, &size);
+  if (rc == 0 && rename(tmp, t->final) != 0)
+    rc = io_error(t->errbuf, t->errlen, "write", t->final, errno);
+  if (rc != 0) {
+    unlink(tmp);
+    return rc;
+  }
+  sync_dir(dir);
+  if (size_out != NULL) *size_out = size;
+  return 0;
+}
+
+int cprof_write_atomic(const char *dir, const char *name, cprof_exporter_fn fn,
+                       const cprof_profile_t *p, long long *size_out, char *errbuf, size_t errlen) {
+  if (dir == NULL || dir[0] == '\0' || bad_name(name) || fn == NULL)
+    return cprof__errf(errbuf, errlen, CPROF_EINVAL,
+                       "cprof_write_atomic: need a directory, a plain file name and an exporter");
+  char *final = join(dir, "/", name, "");
+  char *tmp = join(dir, "/.", name, ".XXXXXX");
+  int rc;
+  if (final == NULL || tmp == NULL) {
+    rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory");
+  } else {
+    target_t t = {final, tmp, errbuf, errlen};
+    rc = write_atomic(&t, dir, fn, p, size_out);
+  }
+  free(final);
+  free(tmp);
+  return rc;
+}

@@ -1,0 +1,259 @@
+/* cprof_mkdirp and cprof_write_atomic. Tests usually run as root, where
+ * permissions do not fail: write errors come from /dev/full instead. */
+#define _XOPEN_SOURCE 700
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "helpers.h"
+
+typedef struct {
+  char dir[64];
+  cprof_profile_t *p;
+} fixture_t;
+
+static int setup(void **state) {
+  fixture_t *fx = calloc(1, sizeof(*fx));
+  assert_non_null(fx);
+  strcpy(fx->dir, "/tmp/cprof-test-XXXXXX");
+  assert_non_null(mkdtemp(fx->dir));
+  fx->p = parse_file(CPROF_FIXTURES "/small.cpuprofile");
+  *state = fx;
+  return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static int teardown(void **state) {
+  fixture_t *fx = *state;
+  nftw(fx->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  cprof_profile_free(fx->p);
+  free(fx);
+  return 0;
+}
+
+/* Names in dir, excluding . and .., joined with spaces, sorted by nothing:
+ * tests only ever expect zero or one entry. */
+static int count_entries(const char *dir, char *first, size_t len) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  assert_non_null(d);
+  first[0] = '\0';
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (n++ == 0) snprintf(first, len, "%s", e->d_name);
+  }
+  closedir(d);
+  return n;
+}
+
+static void path_in(char *out, size_t len, const fixture_t *fx, const char *name) {
+  snprintf(out, len, "%s/%s", fx->dir, name);
+}
+
+static void mkdirp_creates_parents(void **state) {
+  fixture_t *fx = *state;
+  char path[256], err[256] = "";
+  struct stat st;
+  path_in(path, sizeof(path), fx, "a/b//c/");
+  assert_int_equal(cprof_mkdirp(path, 0700, err, sizeof(err)), 0);
+  path_in(path, sizeof(path), fx, "a/b/c");
+  assert_int_equal(stat(path, &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  assert_int_equal(st.st_mode & 0777, 0700);
+  /* Existing directories are fine. */
+  assert_int_equal(cprof_mkdirp(path, 0700, err, sizeof(err)), 0);
+  assert_int_equal(cprof_mkdirp("/", 0700, err, sizeof(err)), 0);
+}
+
+static void mkdirp_file_in_the_way(void **state) {
+  fixture_t *fx = *state;
+  char path[256], want[512], err[512] = "";
+  path_in(path, sizeof(path), fx, "f");
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fclose(f);
+  snprintf(want, sizeof(want), "cannot create directory %s: Not a directory", path);
+  path_in(path, sizeof(path), fx, "f/g/h");
+  assert_int_equal(cprof_mkdirp(path, 0700, err, sizeof(err)), CPROF_EIO);
+  assert_string_equal(err, want);
+  assert_int_equal(cprof_mkdirp("", 0700, err, sizeof(err)), CPROF_EINVAL);
+  assert_int_equal(cprof_mkdirp(NULL, 0700, NULL, 0), CPROF_EINVAL);
+}
+
+static void write_atomic_writes_private_file(void **state) {
+  fixture_t *fx = *state;
+  char path[256], name[64], err[256] = "";
+  long long size = -1;
+  struct stat st;
+  mode_t old = umask(0); /* 0600 must not depend on the umask */
+  int rc = cprof_write_atomic(fx->dir, "out.cpuprofile", cprof_export_cpuprofile, fx->p, &size, err,
+                              sizeof(err));
+  umask(old);
+  assert_int_equal(rc, 0);
+  path_in(path, sizeof(path), fx, "out.cpuprofile");
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal(size, (long long)st.st_size);
+  assert_true(size > 1000);
+  assert_int_equal(count_entries(fx->dir, name, sizeof(name)), 1);
+  assert_string_equal(name, "out.cpuprofile");
+  cprof_profile_t *q = parse_file(path);
+  assert_int_equal(q->nnodes, fx->p->nnodes);
+  assert_int_equal(q->nsamples, fx->p->nsamples);
+  cprof_profile_free(q);
+}
+
+static void write_atomic_replaces_existing(void **state) {
+  fixture_t *fx = *state;
+  char path[256], err[256] = "";
+  struct stat st;
+  path_in(path, sizeof(path), fx, "out.cpuprofile");
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("old", f);
+  fclose(f);
+  assert_int_equal(chmod(path, 0644), 0);
+  assert_int_equal(cprof_write_atomic(fx->dir, "out.cpuprofile", cprof_export_cpuprofile, fx->p,
+                                      NULL, err, sizeof(err)),
+                   0);
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_true(st.st_size > 3);
+}
+
+static void write_atomic_missing_dir(void **state) {
+  fixture_t *fx = *state;
+  char dir[256], want[512], err[512] = "", name[64];
+  long long size = -1;
+  path_in(dir, sizeof(dir), fx, "does/not/exist");
+  snprintf(want, sizeof(want), "cannot write %s/x.cpuprofile: No such file or directory", dir);
+  assert_int_equal(cprof_write_atomic(dir, "x.cpuprofile", cprof_export_cpuprofile, fx->p, &size,
+                                      err, sizeof(err)),
+                   CPROF_EIO);
+  assert_string_equal(err, want);
+  assert_int_equal(size, -1);
+  assert_int_equal(count_entries(fx->dir, name, sizeof(name)), 0);
+}
+
+/* An exporter that fails the way a full disk does. */
+static int export_to_dev_full(const cprof_profile_t *p, FILE *f) {
+  FILE *full = fopen("/dev/full", "w");
+  if (full == NULL) return CPROF_EINVAL;
+  fputs("{\"nodes\":[", f); /* something already in the temp file */
+  int rc = cprof_export_cpuprofile(p, full);
+  int e = errno;
+  fclose(full);
+  errno = e;
+  return rc;
+}
+
+static int export_nomem(const cprof_profile_t *p, FILE *f) {
+  (void)p;
+  fputs("{", f);
+  errno = 0;
+  return CPROF_ENOMEM;
+}
+
+static int export_eio_no_errno(const cprof_profile_t *p, FILE *f) {
+  (void)p;
+  (void)f;
+  errno = 0;
+  return CPROF_EIO;
+}
+
+/* On failure: the error, no temp file, and the old file untouched. */
+static void write_atomic_failure_leaves_no_trace(void **state) {
+  fixture_t *fx = *state;
+  char path[256], want[512], err[512] = "", name[64];
+  path_in(path, sizeof(path), fx, "out.cpuprofile");
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("old", f);
+  fclose(f);
+  snprintf(want, sizeof(want), "cannot write %s: No space left on device", path);
+  assert_int_equal(cprof_write_atomic(fx->dir, "out.cpuprofile", export_to_dev_full, fx->p, NULL,
+                                      err, sizeof(err)),
+                   CPROF_EIO);
+  assert_string_equal(err, want);
+  assert_int_equal(count_entries(fx->dir, name, sizeof(name)), 1);
+  assert_string_equal(name, "out.cpuprofile");
+  size_t len;
+  char *text = read_all(path, &len);
+  assert_string_equal(text, "old");
+  free(text);
+}
+
+/* Non-I/O exporter errors keep their code; the message still says which
+ * file. */
+static void write_atomic_exporter_error(void **state) {
+  fixture_t *fx = *state;
+  char path[256], want[512], err[512] = "", name[64];
+  path_in(path, sizeof(path), fx, "y.cpuprofile");
+  snprintf(want, sizeof(want), "cannot write %s: out of memory", path);
+  assert_int_equal(
+      cprof_write_atomic(fx->dir, "y.cpuprofile", export_nomem, fx->p, NULL, err, sizeof(err)),
+      CPROF_ENOMEM);
+  assert_string_equal(err, want);
+  snprintf(want, sizeof(want), "cannot write %s: file system error", path);
+  assert_int_equal(cprof_write_atomic(fx->dir, "y.cpuprofile", export_eio_no_errno, fx->p, NULL,
+                                      err, sizeof(err)),
+                   CPROF_EIO);
+  assert_string_equal(err, want);
+  assert_int_equal(count_entries(fx->dir, name, sizeof(name)), 0);
+}
+
+static void write_atomic_read_only_dir(void **state) {
+  fixture_t *fx = *state;
+  char err[512] = "", name[64];
+  if (geteuid() == 0) skip(); /* root writes anyway */
+  assert_int_equal(chmod(fx->dir, 0500), 0);
+  int rc = cprof_write_atomic(fx->dir, "z.cpuprofile", cprof_export_cpuprofile, fx->p, NULL, err,
+                              sizeof(err));
+  assert_int_equal(chmod(fx->dir, 0700), 0);
+  assert_int_equal(rc, CPROF_EIO);
+  assert_non_null(strstr(err, "Permission denied"));
+  assert_int_equal(count_entries(fx->dir, name, sizeof(name)), 0);
+}
+
+static void write_atomic_bad_arguments(void **state) {
+  fixture_t *fx = *state;
+  char err[256];
+  static const char *const names[] = {"", "a/b", ".", ".."};
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+    assert_int_equal(cprof_write_atomic(fx->dir, names[i], cprof_export_cpuprofile, fx->p, NULL,
+                                        err, sizeof(err)),
+                     CPROF_EINVAL);
+  assert_int_equal(
+      cprof_write_atomic(fx->dir, NULL, cprof_export_cpuprofile, fx->p, NULL, err, sizeof(err)),
+      CPROF_EINVAL);
+  assert_int_equal(cprof_write_atomic(fx->dir, "x", NULL, fx->p, NULL, err, sizeof(err)),
+                   CPROF_EINVAL);
+  assert_int_equal(cprof_write_atomic("", "x", cprof_export_cpuprofile, fx->p, NULL, NULL, 0),
+                   CPROF_EINVAL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(mkdirp_creates_parents, setup, teardown),
+      cmocka_unit_test_setup_teardown(mkdirp_file_in_the_way, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_atomic_writes_private_file, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_atomic_replaces_existing, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_atomic_missing_dir, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_atomic_failure_leaves_no_trace, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_atomic_exporter_error, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_atomic_read_only_dir, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_atomic_bad_arguments, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
