@@ -1,6 +1,7 @@
-/* Declarations shared by the core's .c files and nothing else: the profile
- * builder used by the parser, error formatting and overflow-safe
- * arithmetic. Not part of the public API. */
+/* Declarations shared by the core's .c files (and the C tests): the
+ * profile builder used by the parser, the model check, exporter helpers,
+ * error formatting and overflow-safe arithmetic. Not part of the public
+ * API: the addon uses only the public headers. */
 #ifndef CPROF_INTERNAL_H
 #define CPROF_INTERNAL_H
 
@@ -62,11 +63,13 @@ int cprof__profile_intern_frame(cprof_profile_t *p, const char *name, const char
                                 const char *script_id, int32_t line, int32_t column,
                                 uint32_t *index_out);
 
-/* Counts a heap sample the parser dropped because its node does not exist. */
+/* Records how many heap samples the parser dropped (their node does not
+ * exist); read back by cprof_profile_dropped_samples. */
 void cprof__profile_set_dropped(cprof_profile_t *p, uint32_t dropped);
 
-/* Frees parse-time tables, fills self (CPU) and total for every node and
- * caches what cprof_sample_weight needs. Heap selfs must already be set. */
+/* Frees parse-time tables, shrinks frames, and fills self (CPU, from the
+ * sample weights) and total for every node. Needs nodes in parent-first
+ * order; heap selfs must already be set. */
 void cprof__profile_finish(cprof_profile_t *p);
 
 /* CPROF_EINVAL unless the model is what profile.h promises: nodes[0] the
