@@ -12,6 +12,7 @@
 // require it and call createServer().
 
 const http = require('node:http')
+const { handleLeak } = require('./leak.js') // /leak: a deliberate memory leak (heap demo)
 
 // --- /hash ---------------------------------------------------------------
 
@@ -99,6 +100,8 @@ function handleRequest (req, res) {
       return send(res, 200, 'application/json', JSON.stringify(parseLog(LOG_LINES)))
     case '/json':
       return send(res, 200, 'application/json', renderJson(200))
+    case '/leak':
+      return handleLeak(req, res)
     case '/':
       return send(res, 200, 'text/plain', 'ok\n')
     default:

@@ -5,6 +5,11 @@
 //   #  self ms  self %  total ms  total %  function     file:line
 //   1   2104.3   62.1%    2110.8    62.3%  hashPayload  examples/server.js:24
 //
+// Heap summaries (unit 'bytes') show sizes in B / KiB / MiB / GiB instead:
+//
+//   #     self  self %    total  total %  function        file:line
+//   1  9.6 MiB   91.3%  9.6 MiB    91.3%  retainSessions  examples/leak.js:29
+//
 // Paths are shown relative to `cwd` (default process.cwd()) when the file is
 // under it; `file://` URLs become paths; node:internal frames stay as they are.
 
@@ -37,18 +42,34 @@ function ms (v) {
   return v.toFixed(1)
 }
 
+// 1536 → '1.5 KiB'; binary units, as heap tools use.
+function bytes (v) {
+  const units = ['KiB', 'MiB', 'GiB', 'TiB']
+  if (Math.abs(v) < 1024) return `${Math.round(v)} B`
+  let u = -1
+  do {
+    v /= 1024
+    u++
+  } while (Math.abs(v) >= 1024 && u < units.length - 1)
+  return `${v.toFixed(1)} ${units[u]}`
+}
+
 function pct (v) {
   return `${v.toFixed(1)}%`
 }
 
 function formatTop (summary, { cwd = process.cwd(), limit = Infinity, nameWidth = 48 } = {}) {
-  const header = ['#', 'self ms', 'self %', 'total ms', 'total %', 'function', 'file:line']
+  const inBytes = summary.unit === 'bytes'
+  const amount = inBytes ? bytes : ms
+  const header = inBytes
+    ? ['#', 'self', 'self %', 'total', 'total %', 'function', 'file:line']
+    : ['#', 'self ms', 'self %', 'total ms', 'total %', 'function', 'file:line']
   const rightAligned = [true, true, true, true, true, false, false]
   const rows = summary.top.slice(0, limit).map((f, i) => [
     String(i + 1),
-    ms(f.self),
+    amount(f.self),
     pct(f.selfPercent),
-    ms(f.total),
+    amount(f.total),
     pct(f.totalPercent),
     shorten(f.functionName || '(anonymous)', nameWidth),
     displayLocation(f.url, f.line, cwd)
@@ -66,7 +87,7 @@ function formatTop (summary, { cwd = process.cwd(), limit = Infinity, nameWidth 
   const out = [line(header), ...rows.map(line)]
   const share = (label, s) => (s ? `${label} ${ms(s.self)} ms (${pct(s.percent)})` : null)
   const footer = [
-    `total ${ms(summary.total)} ms`,
+    inBytes ? `total ${bytes(summary.total)}` : `total ${ms(summary.total)} ms`,
     share('program', summary.program),
     share('garbage collector', summary.gc),
     share('idle', summary.idle)
@@ -75,4 +96,4 @@ function formatTop (summary, { cwd = process.cwd(), limit = Infinity, nameWidth 
   return out.join('\n')
 }
 
-module.exports = { formatTop, displayLocation }
+module.exports = { formatTop, formatBytes: bytes, displayLocation }

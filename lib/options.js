@@ -6,7 +6,13 @@ const { invalidArg } = require('./errors')
 
 const CPU_INTERVAL_DEFAULT_US = 10000 // 10 ms: ~1–2% overhead, 3,000 samples in 30 s
 const CPU_INTERVAL_RANGE_US = [100, 1_000_000]
+const HEAP_INTERVAL_DEFAULT_BYTES = 32768 // V8's default
+const HEAP_INTERVAL_RANGE_BYTES = [1, 2 ** 30]
+const HEAP_STACK_DEPTH_DEFAULT = 128
+const HEAP_STACK_DEPTH_RANGE = [1, 480] // cJSON parses at most 1000 levels of nesting; a heap tree level takes two
 const TOP_DEFAULT = 20
+const CPU_KEYS = ['timeout', 'interval', 'dir', 'name']
+const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'dir', 'name']
 
 function checkKeys (opts, allowed, where) {
   if (opts === undefined || opts === null) return {}
@@ -64,9 +70,15 @@ function nameOption (value) {
   return value
 }
 
+function boolOption (value, name, fallback) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'boolean') throw invalidArg(`${name} must be a boolean, got ${describe(value)}`)
+  return value
+}
+
 // start(opts) / start(timeoutMs)
-function cpuStartOptions (arg) {
-  const opts = typeof arg === 'number' ? { timeout: arg } : checkKeys(arg, ['timeout', 'interval', 'dir', 'name'], 'start()')
+function cpuStartOptions (arg, where = 'start()') {
+  const opts = typeof arg === 'number' ? { timeout: arg } : checkKeys(arg, CPU_KEYS, where)
   return {
     timeout: msOption(opts.timeout, 'timeout', 0),
     interval: intOption(opts.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs', CPU_INTERVAL_DEFAULT_US),
@@ -75,14 +87,35 @@ function cpuStartOptions (arg) {
   }
 }
 
-// profile({ duration, ...start options })
-function profileOptions (arg) {
-  const opts = checkKeys(arg, ['duration', 'timeout', 'interval', 'dir', 'name'], 'profile()')
-  if (opts.duration === undefined) throw invalidArg('profile() needs duration (ms)')
-  const duration = msOption(opts.duration, 'duration')
+// heap.start(opts) / heap.start(timeoutMs)
+function heapStartOptions (arg, where = 'heap.start()') {
+  const opts = typeof arg === 'number' ? { timeout: arg } : checkKeys(arg, HEAP_KEYS, where)
+  return {
+    timeout: msOption(opts.timeout, 'timeout', 0),
+    interval: intOption(opts.interval, 'interval', HEAP_INTERVAL_RANGE_BYTES, 'bytes', HEAP_INTERVAL_DEFAULT_BYTES),
+    stackDepth: intOption(opts.stackDepth, 'stackDepth', HEAP_STACK_DEPTH_RANGE, 'frames', HEAP_STACK_DEPTH_DEFAULT),
+    includeCollected: boolOption(opts.includeCollected, 'includeCollected', false),
+    dir: dirOption(opts.dir),
+    name: nameOption(opts.name)
+  }
+}
+
+// profile({ duration, ...start options }): startOptions checks the rest.
+function profileOptions (arg, startOptions) {
+  if (arg === undefined || arg === null || typeof arg !== 'object' || Array.isArray(arg)) {
+    throw invalidArg(`profile() takes an options object with duration (ms), got ${describe(arg)}`)
+  }
+  const { duration: ms, ...rest } = arg
+  startOptions(rest, 'profile()')
+  if (ms === undefined) throw invalidArg('profile() needs duration (ms)')
+  const duration = msOption(ms, 'duration')
   if (duration === 0) throw invalidArg('duration must be more than 0 ms')
-  const { duration: _, ...rest } = opts
   return { duration, start: rest }
+}
+
+function snapshotOptions (arg) {
+  const opts = checkKeys(arg, ['dir', 'name'], 'heap.snapshot()')
+  return { dir: dirOption(opts.dir), name: nameOption(opts.name) }
 }
 
 function analyzeOptions (file, arg) {
@@ -103,7 +136,11 @@ function analyzeOptions (file, arg) {
 module.exports = {
   CPU_INTERVAL_DEFAULT_US,
   TOP_DEFAULT,
+  HEAP_INTERVAL_DEFAULT_BYTES,
+  HEAP_STACK_DEPTH_DEFAULT,
   cpuStartOptions,
+  heapStartOptions,
   profileOptions,
+  snapshotOptions,
   analyzeOptions
 }

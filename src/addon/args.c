@@ -29,6 +29,14 @@ int cprof__arg_double(napi_env env, napi_value v, const char *what, double *out)
   return 0;
 }
 
+int cprof__arg_bool(napi_env env, napi_value v, const char *what, bool *out) {
+  napi_valuetype t;
+  NAPI_CALL_INT(env, napi_typeof(env, v, &t));
+  if (t != napi_boolean) return invalid(env, what, "a boolean");
+  NAPI_CALL_INT(env, napi_get_value_bool(env, v, out));
+  return 0;
+}
+
 int cprof__arg_string(napi_env env, napi_value v, const char *what, char **out) {
   napi_valuetype t;
   size_t n;

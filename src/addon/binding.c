@@ -16,13 +16,6 @@ cprof_addon_t *cprof__addon(napi_env env) {
   return addon;
 }
 
-void cprof__ctl_reset(napi_env env, cprof_ctl_t *ctl) {
-  cprof__timer_stop(ctl->timer);
-  cprof__insp_close(env, ctl->insp);
-  ctl->timer = NULL;
-  ctl->insp = NULL;
-}
-
 /* analyze(path, top, wantNodes) → Promise<job result>: the native core on
  * any profile file, read and parsed off the main thread. */
 napi_value cprof__analyze(napi_env env, napi_callback_info info) {
@@ -47,10 +40,8 @@ napi_value cprof__analyze(napi_env env, napi_callback_info info) {
 static void cleanup_hook(void *arg) {
   cprof_addon_t *addon = arg;
   addon->exiting = 1;
-  cprof__timer_stop(addon->cpu.timer);
-  cprof__insp_abandon(addon->env, addon->cpu.insp);
-  addon->cpu.timer = NULL;
-  addon->cpu.insp = NULL;
+  cprof__ctl_abandon(addon->env, &addon->cpu);
+  cprof__ctl_abandon(addon->env, &addon->heap);
 }
 
 static void finalize_addon(napi_env env, void *data, void *hint) {
@@ -81,6 +72,8 @@ NAPI_MODULE_INIT() {
   NAPI_CALL(env, napi_add_env_cleanup_hook(env, cleanup_hook, addon));
   if (export_fn(env, exports, "cpuStart", cprof__cpu_start) ||
       export_fn(env, exports, "cpuStop", cprof__cpu_stop) ||
+      export_fn(env, exports, "heapStart", cprof__heap_start) ||
+      export_fn(env, exports, "heapStop", cprof__heap_stop) ||
       export_fn(env, exports, "analyze", cprof__analyze))
     return NULL;
   return exports;

@@ -16,6 +16,17 @@ struct cprof_insp_s {
   size_t reply_len;
 };
 
+/* Clears the pending JS exception and copies its message into buf. */
+static void take_exception(napi_env env, char *buf, size_t len) {
+  napi_value exc, msg;
+  size_t n = 0;
+  snprintf(buf, len, "unknown error");
+  if (napi_get_and_clear_last_exception(env, &exc) != napi_ok ||
+      napi_coerce_to_string(env, exc, &msg) != napi_ok ||
+      napi_get_value_string_utf8(env, msg, buf, len, &n) != napi_ok)
+    return;
+}
+
 static void insp_fail(napi_env env, const char *what) {
   char msg[768];
   snprintf(
@@ -175,11 +186,19 @@ static int open_session(napi_env env, cprof_insp_t *insp) {
     return -1;
   }
   NAPI_CALL_INT(env, napi_get_named_property(env, mod, "Session", &ctor));
-  if (!(session = construct(env, ctor, 0, NULL))) return -1;
+  if (!(session = construct(env, ctor, 0, NULL))) {
+    char cause[256], what[320];
+    take_exception(env, cause, sizeof cause);
+    snprintf(what, sizeof what, "new inspector.Session() failed (%s)", cause);
+    insp_fail(env, what);
+    return -1;
+  }
   NAPI_CALL_INT(env, napi_get_named_property(env, session, "connect", &connect));
   if (napi_call_function(env, session, connect, 0, NULL, &ignored) != napi_ok) {
-    napi_get_and_clear_last_exception(env, &ignored);
-    insp_fail(env, "inspector.Session#connect() failed");
+    char cause[256], what[320];
+    take_exception(env, cause, sizeof cause);
+    snprintf(what, sizeof what, "inspector.Session#connect() failed (%s)", cause);
+    insp_fail(env, what);
     return -1;
   }
   NAPI_CALL_INT(env, napi_create_reference(env, session, 1, &insp->conn));

@@ -10,6 +10,7 @@
 #include "../core/export.h"
 #include "../core/fsutil.h"
 #include "../core/profile.h"
+#include "args.h"
 #include "errors.h"
 #include "macros.h"
 
@@ -34,6 +35,18 @@ void cprof__job_in_free(cprof_job_in_t *in) {
   free(in->dir);
   free(in->name);
   memset(in, 0, sizeof *in);
+}
+
+int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in) {
+  double top;
+  if (cprof__arg_string(env, argv[0], "dir", &in->dir) != 0 ||
+      cprof__arg_string(env, argv[1], "name", &in->name) != 0 ||
+      cprof__arg_double(env, argv[2], "top", &top) != 0) {
+    cprof__job_in_free(in);
+    return -1;
+  }
+  in->top = top > 0 ? (unsigned)top : 0;
+  return 0;
 }
 
 static void job_free(job_t *job) {
@@ -89,6 +102,9 @@ static int run(job_t *job) {
   free(job->in.json); /* never hold the profile twice */
   job->in.json = NULL;
   if (rc != CPROF_OK) return rc;
+  if (job->in.max_depth &&
+      (rc = cprof_profile_limit_depth(job->profile, job->in.max_depth)) != CPROF_OK)
+    return rc;
   if ((rc = cprof_flat_build(job->profile, &job->flat)) != CPROF_OK) return rc;
   if (!(job->top = calloc(job->in.top ? job->in.top : 1, sizeof *job->top))) return CPROF_ENOMEM;
   job->ntop = cprof_flat_top(&job->flat, job->profile, CPROF_TOP_SKIP_ROOT | CPROF_TOP_SKIP_IDLE,

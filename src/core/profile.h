@@ -74,4 +74,11 @@ int64_t cprof_profile_total(const cprof_profile_t *p);
  * samples). Always 0 for CPU profiles, where such a sample is an error. */
 uint32_t cprof_profile_dropped_samples(const cprof_profile_t *p);
 
+/* Keeps at most max_depth frames per stack below the root, as V8's sampling
+ * heap profiler does with stackDepth (some V8 versions ignore it): a deeper
+ * node's self moves to the node for its innermost max_depth frames, rooted at
+ * the root; samples follow. Node ids stay unique. No-op when every stack
+ * fits. CPROF_OK or CPROF_ENOMEM. */
+int cprof_profile_limit_depth(cprof_profile_t *p, uint32_t max_depth);
+
 #endif

@@ -189,9 +189,12 @@ test("'profile' event receives the same result as stop()", async () => {
   }
 })
 
-test('profile({ duration }) starts, waits and stops', async () => {
+test('profile({ duration }) starts, waits and stops', async (t) => {
   const dir = makeTmpDir()
+  // Keeps the process alive and busy while profile() waits on its timer; a
+  // hung profile() must not hang the file (the test's time limit aborts it).
   const busy = setInterval(() => burnCpu(20), 25)
+  t.signal.addEventListener('abort', () => clearInterval(busy))
   let result
   try {
     result = await cprof.profile({ duration: 500, dir })

@@ -30,6 +30,9 @@ function removeTmpDirs () {
   for (const dir of tmpDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
 }
 
+// Also when a test file ends without reaching its after() hooks.
+process.on('exit', removeTmpDirs)
+
 // Keeps the CPU busy for `ms` milliseconds in a named function.
 function burnCpu (ms) {
   const end = Date.now() + ms

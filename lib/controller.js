@@ -1,0 +1,108 @@
+'use strict'
+// One state machine for every kind of sampling profile (CPU, heap): start,
+// stop, profile(), timeout delivery. The kinds differ only in their options,
+// their native calls and the fields of their result.
+const { threadId, isMainThread } = require('node:worker_threads')
+const { performance } = require('node:perf_hooks')
+const { cprofError } = require('./errors')
+
+// <kind>-<pid>-<20261122T082325.123Z>.<ext>; workers add -w<threadId>.
+function fileName (kind, ext, name, startTime) {
+  if (name) return `${name}.${ext}`
+  const stamp = new Date(startTime).toISOString().replace(/[-:]/g, '')
+  const thread = isMainThread ? '' : `-w${threadId}`
+  return `${kind}-${process.pid}${thread}-${stamp}.${ext}`
+}
+
+function deferred () {
+  let resolve, reject
+  const promise = new Promise((res, rej) => { resolve = res; reject = rej })
+  promise.catch(() => {}) // settled for whoever awaits it; never unhandled
+  return { promise, resolve, reject }
+}
+
+/**
+ * spec: {
+ *   kind: 'cpu' | 'heap', label: 'CPU' | 'heap', ext, file key,
+ *   startOptions(arg) → { timeout, dir, name, ... },
+ *   profileOptions(arg) → { duration, start },
+ *   nativeStart(o, onTimeout), nativeStop(run) → Promise<native result>,
+ *   resultFields(run, r) → kind-specific fields
+ * }
+ * hooks: { emitProfile(result), report(err) }
+ */
+function createController (spec, hooks) {
+  let current = null
+
+  function shape (run, r) {
+    const files = {}
+    if (r.file) files[spec.ext] = r.file.path
+    return {
+      kind: spec.kind,
+      files,
+      startTime: run.startTime,
+      ...spec.resultFields(run, r),
+      summary: r.summary
+    }
+  }
+
+  async function start (arg) {
+    const o = spec.startOptions(arg)
+    const startTime = Date.now()
+    const run = {
+      o,
+      startTime,
+      startedAt: performance.now(),
+      fileName: fileName(spec.kind, spec.ext, o.name, startTime),
+      finished: deferred(),
+      awaited: false
+    }
+    spec.nativeStart(o, () => onTimeout(run))
+    current = run
+  }
+
+  function onTimeout (run) {
+    if (current !== run) return
+    stop().catch((err) => { if (!run.awaited) hooks.report(err) })
+  }
+
+  async function stop () {
+    const run = current
+    if (!run) {
+      throw cprofError('ERR_CPROF_NOT_STARTED',
+        `no ${spec.label} profile is running: call start() first`)
+    }
+    current = null
+    run.stoppedAt = performance.now()
+    let result
+    try {
+      result = shape(run, await spec.nativeStop(run))
+    } catch (err) {
+      if (err.result) err.result = shape(run, err.result)
+      run.finished.reject(err)
+      throw err
+    }
+    run.finished.resolve(result)
+    hooks.emitProfile(result)
+    return result
+  }
+
+  // The caller awaits the result, so unlike a bare timeout this holds the
+  // process open until the profile is written, as awaiting a timer would.
+  async function profile (arg) {
+    const { duration, start: startOpts } = spec.profileOptions(arg)
+    await start({ ...startOpts, timeout: duration })
+    const run = current
+    run.awaited = true
+    const hold = setInterval(() => {}, 2 ** 30)
+    try {
+      return await run.finished.promise
+    } finally {
+      clearInterval(hold)
+    }
+  }
+
+  return { start, stop, profile, isRunning: () => current !== null }
+}
+
+module.exports = { createController, fileName }
