@@ -126,6 +126,25 @@ static napi_value construct(napi_env env, napi_value ctor, size_t argc, napi_val
   return obj;
 }
 
+/* Whether process.execArgv holds flag (Node flags given on the command line;
+ * NODE_OPTIONS is read from the environment). */
+static int exec_argv_has(napi_env env, napi_value process, const char *flag) {
+  napi_value argv, item;
+  uint32_t n = 0;
+  char buf[64];
+  size_t len;
+  if (napi_get_named_property(env, process, "execArgv", &argv) != napi_ok ||
+      napi_get_array_length(env, argv, &n) != napi_ok)
+    return 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (napi_get_element(env, argv, i, &item) == napi_ok &&
+        napi_get_value_string_utf8(env, item, buf, sizeof buf, &len) == napi_ok &&
+        strcmp(buf, flag) == 0)
+      return 1;
+  }
+  return 0;
+}
+
 /* process.binding('inspector').Connection, or NULL (no exception) when it
  * is missing or unwanted: --pending-deprecation would print a warning in the
  * host app, and CPROF_TRANSPORT=session asks for the public API. */
@@ -138,7 +157,7 @@ static napi_value raw_connection_class(napi_env env) {
     return NULL;
   napi_value process = global_get(env, "process"), fn, name, binding, ctor, exc;
   napi_valuetype type;
-  if (!process) return NULL;
+  if (!process || exec_argv_has(env, process, "--pending-deprecation")) return NULL;
   if (napi_get_named_property(env, process, "binding", &fn) != napi_ok ||
       napi_typeof(env, fn, &type) != napi_ok || type != napi_function ||
       napi_create_string_utf8(env, "inspector", NAPI_AUTO_LENGTH, &name) != napi_ok)

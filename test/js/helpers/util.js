@@ -146,6 +146,7 @@ module.exports = {
   makeTmpDir,
   removeTmpDirs,
   burnCpu,
+  childEnv,
   runFixture,
   startFixture,
   jsonLines,
