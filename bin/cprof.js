@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+'use strict'
+// cprof CLI: one module per command under lib/cli/.
+const COMMANDS = {
+  report: 'report on a .cpuprofile/.heapprofile: top functions, top-down, bottom-up',
+  flame: 'write an SVG flame graph of a profile',
+  convert: 'convert a profile to pprof, folded stacks or SVG',
+  diff: 'compare two profiles: per-function deltas and a differential flame graph',
+  trigger: 'signal a live process to start/stop profiling',
+  list: 'list profile files in a directory'
+}
+
+function usage (out) {
+  out.write('usage: cprof <command> [options]\n\ncommands:\n')
+  for (const [name, what] of Object.entries(COMMANDS)) out.write(`  ${name.padEnd(9)} ${what}\n`)
+  out.write('\nrun `cprof <command> --help` for its options\n')
+}
+
+async function main (argv) {
+  const [cmd, ...rest] = argv
+  if (!cmd || cmd === '--help' || cmd === '-h') {
+    usage(process.stdout)
+    return 0
+  }
+  if (!Object.hasOwn(COMMANDS, cmd)) {
+    process.stderr.write(`cprof: unknown command "${cmd}"\n`)
+    usage(process.stderr)
+    return 2
+  }
+  return require(`../lib/cli/${cmd}`).run(rest)
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code ?? 0 },
+  (err) => {
+    process.stderr.write(`cprof: ${err.code ? err.code + ': ' : ''}${err.message}\n`)
+    process.exitCode = 1
+  }
+)
