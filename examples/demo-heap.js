@@ -10,7 +10,8 @@
 // on top, while the garbage of /json, /regex and churnBuffers mostly drops out.
 //
 // Knobs (environment): CPROF_DEMO_LOAD_MS (default 6000), CPROF_DEMO_PROFILE_MS
-// (default 5000), CPROF_DEMO_DELAY_MS (default 500, load before profiling);
+// (default 5000), CPROF_DEMO_DELAY_MS (default 500, load before profiling,
+// counted from the first request);
 // CPROF_DIR says where the .heapprofile goes.
 
 const { fork } = require('node:child_process')
@@ -39,6 +40,9 @@ async function main () {
   const url = `http://127.0.0.1:${server.address().port}`
   console.log(`server listening on ${url}`)
 
+  // Profiling starts once requests arrive: on a busy machine the load
+  // process can take a while to get going.
+  const firstRequest = once(server, 'request')
   const load = fork(path.join(__dirname, 'load-heap.js'), [url, String(loadMs / 1000)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
   })
@@ -47,6 +51,10 @@ async function main () {
 
   let result
   try {
+    await Promise.race([
+      firstRequest,
+      loadExit.then(() => { throw new Error('the load process ended before sending a request') })
+    ])
     await sleep(delayMs)
     console.log(`heap profiling for ${profileMs} ms (leak view: objects still alive at the end)...`)
     result = await cprof.heap.profile({ duration: profileMs })

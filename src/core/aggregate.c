@@ -28,7 +28,13 @@ static int map_functions(const cprof_profile_t *p, cprof_flat_t *out, uint32_t *
     cap *= 2;
   uint32_t *slots = calloc(cap, sizeof(*slots)); /* func index + 1, 0 = empty */
   if (slots == NULL) return CPROF_ENOMEM;
-  for (uint32_t i = 0; i < p->nframes; i++) {
+  for (uint32_t i = 0; i < p->nframes; i++)
+    func_of[i] = CPROF_NONE;
+  /* Only frames some node names become functions: a frame table can hold
+   * frames no node uses any more (after cprof_profile_limit_depth). */
+  for (uint32_t n = 0; n < p->nnodes; n++) {
+    uint32_t i = p->nodes[n].frame;
+    if (func_of[i] != CPROF_NONE) continue;
     uint32_t j = func_hash(&p->frames[i]) & (cap - 1);
     while (slots[j] != 0 && !func_eq(&p->frames[out->funcs[slots[j] - 1].frame], &p->frames[i]))
       j = (j + 1) & (cap - 1);

@@ -1,4 +1,5 @@
 /* cprof_profile_limit_depth: V8's stackDepth applied to a parsed profile. */
+#include "aggregate.h"
 #include "helpers.h"
 #include "internal.h"
 
@@ -133,6 +134,21 @@ static void chain_limit_1(void **state) {
   expect(p, 1, "b", 6, 0, 10, 10);
   expect(p, 2, "c", 7, 0, 50, 50);
   expect(p, 3, "d", 8, 0, 100, 100);
+  cprof_profile_free(p);
+}
+
+/* After the cut "a" is in no node: the flat profile must not list it (it
+ * once showed up in summaries with 0 bytes). */
+static void flat_skips_frames_no_node_uses(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(chain);
+  cprof_flat_t flat;
+  assert_int_equal(cprof_profile_limit_depth(p, 1), CPROF_OK);
+  assert_int_equal(cprof_flat_build(p, &flat), CPROF_OK);
+  assert_int_equal(flat.nfuncs, 4); /* (root), b, c, d */
+  for (uint32_t i = 0; i < flat.nfuncs; i++)
+    assert_string_not_equal(p->frames[flat.funcs[i].frame].name, "a");
+  cprof_flat_free(&flat);
   cprof_profile_free(p);
 }
 
@@ -554,6 +570,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(chain_limit_2),
       cmocka_unit_test(chain_limit_1),
+      cmocka_unit_test(flat_skips_frames_no_node_uses),
       cmocka_unit_test(merges_into_existing_node),
       cmocka_unit_test(deep_nodes_merge_and_samples_follow),
       cmocka_unit_test(no_op_when_everything_fits),
