@@ -6,15 +6,20 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-function generate (n) {
-  const lines = ["'use strict'", 'const fns = []']
+// With { alloc: true } each function also stores a small object in a shared
+// ring of RING slots, so the heap holds a live set allocated from thousands of
+// call sites (large heap profiles).
+const RING = 1 << 18
+
+function generate (n, { alloc = false } = {}) {
+  const lines = ["'use strict'", 'const fns = []', `const ring = new Array(${RING})`]
   for (let i = 0; i < n; i++) {
     // Each function does a little work, then calls 0–2 others picked by its
     // argument: many distinct stacks, as in a real app.
     lines.push(`fns.push(function work${i} (x, depth) {
   let s = 0
   for (let j = 0; j < ${20 + (i % 13) * 5}; j++) s += (x * ${i + 1} + j) % 7
-  if (depth > 0) {
+${alloc ? `  ring[(x * 7 + ${i}) & ${RING - 1}] = { f: ${i}, s, a: [x, s, depth] }\n` : ''}  if (depth > 0) {
     s += fns[(x * 31 + ${i}) % ${n}](x + s, depth - 1)
     if ((x + ${i}) % 3 === 0) s += fns[(x * 17 + ${i * 7}) % ${n}](x + 1, depth - 1)
   }
@@ -22,8 +27,9 @@ function generate (n) {
 })`)
   }
   lines.push('module.exports = fns')
-  const file = path.join(os.tmpdir(), `cprof-bench-workload-${n}.js`)
+  const file = path.join(os.tmpdir(), `cprof-bench-workload-${n}${alloc ? '-alloc' : ''}-${process.pid}.js`)
   fs.writeFileSync(file, lines.join('\n') + '\n')
+  process.once('exit', () => { try { fs.unlinkSync(file) } catch {} })
   return require(file)
 }
 

@@ -1,0 +1,590 @@
+'use strict'
+// cprof's benchmark suite: cprof against what a user would otherwise pick (no
+// profiler, the plain inspector approach of @pm2/io, @datadog/pprof), in one
+// run, as ratios, on Node 20 and Node 24. See README.md, "Benchmarks".
+//
+//   npm run bench                     full run (~50 min on 2 cores)
+//   npm run bench -- --quick          short run (< 5 min on 2 cores)
+//   node bench/run.js --help          every option
+//
+// Every measurement runs in a fresh child process; configurations alternate
+// (baseline, A, B, C, baseline, …) so drift and noise hit them alike, and every
+// child checks its output is a real profile before any figure is kept.
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { execFile, fork } = require('node:child_process')
+const { parseArgs } = require('node:util')
+const { ensureNode, CACHE } = require('./nodes')
+const { summary } = require('./stats')
+const { runLoad } = require('../examples/load')
+
+const HELP = `usage: node bench/run.js [options]
+  --quick               short run: fewer rounds, shorter loads and profiles (< 5 min on 2 cores)
+  --nodes 20,24         Node majors to run on (others than the running one install from npm
+                        into bench/.cache/)
+  --sections LIST       any of http,cpu,heap,report (default: all)
+  --rounds N            rounds per measurement (full 3, quick 2)
+  --http-seconds S      measured load per HTTP run (full 8, quick 2)
+  --warmup S            unmeasured load before profiling starts (full 2, quick 0.5)
+  --connections N       autocannon connections (8)
+  --seconds S           synthetic CPU profile length (full 60, quick 4)
+  --heap-seconds S      synthetic heap profile length (full 10, quick 3)
+  --functions N         functions in the synthetic workload (2000)
+  --cpu-approaches L    synthetic CPU approaches (floor,v8api,plain,datadog,cprof; also cprof-session)
+  --out FILE            results JSON (default bench/results/<date>[-quick].json)
+  --readme              also replace the table in README.md's "Benchmarks" section
+`
+
+const { values: opt } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    nodes: { type: 'string', default: '20,24' },
+    sections: { type: 'string', default: 'http,cpu,heap,report' },
+    rounds: { type: 'string' },
+    'http-seconds': { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string', default: '8' },
+    seconds: { type: 'string' },
+    'heap-seconds': { type: 'string' },
+    functions: { type: 'string', default: '2000' },
+    'cpu-approaches': { type: 'string', default: 'floor,v8api,plain,datadog,cprof' },
+    out: { type: 'string' },
+    readme: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false }
+  }
+})
+if (opt.help) {
+  process.stdout.write(HELP)
+  process.exit(0)
+}
+
+const Q = opt.quick
+const O = {
+  rounds: Number(opt.rounds ?? (Q ? 2 : 3)),
+  httpSeconds: Number(opt['http-seconds'] ?? (Q ? 2 : 8)),
+  warmup: Number(opt.warmup ?? (Q ? 0.5 : 2)),
+  connections: Number(opt.connections),
+  seconds: Number(opt.seconds ?? (Q ? 4 : 60)),
+  heapSeconds: Number(opt['heap-seconds'] ?? (Q ? 3 : 10)),
+  functions: Number(opt.functions),
+  reportNodes: Q ? 60000 : 150000,
+  reportSamples: Q ? 400000 : 1000000
+}
+const SECTIONS = new Set(opt.sections.split(','))
+
+const log = (s) => process.stderr.write(s + '\n')
+const now = () => Number(process.hrtime.bigint()) / 1e6
+let failures = 0
+
+// --- child processes ----------------------------------------------------
+
+// "cprof-session" is cprof over the public node:inspector Session.
+function variant (name) {
+  if (name === 'cprof-session') return { approach: 'cprof', env: { CPROF_TRANSPORT: 'session' } }
+  return { approach: name, env: {} }
+}
+
+function execJson (bin, args, { env = {}, timeout = 300000 } = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(bin, args, { env: { ...process.env, ...env }, timeout, maxBuffer: 64 << 20, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        const line = stdout.trim().split('\n').pop()
+        if (err || !line) {
+          reject(new Error(`${path.basename(args.find((a) => a.endsWith('.js')) || bin)} failed` +
+            `${err && err.killed ? ' (timed out)' : ''}: ${(stderr || (err && err.message) || '').trim().split('\n').slice(-6).join('\n')}`))
+          return
+        }
+        resolve(JSON.parse(line))
+      })
+  })
+}
+
+// The load generator: autocannon in this process, which is not the server's.
+// Fixed connections, bounded duration, loopback only.
+async function load (port, seconds) {
+  const r = await runLoad({ url: `http://127.0.0.1:${port}`, seconds, connections: O.connections })
+  const errors = r.errors + r.timeouts + r.non2xx
+  if (r.requests.total === 0 || errors > 0) throw new Error(`load: ${r.requests.total} requests, ${errors} errors`)
+  return { rps: r.requests.total / (r.duration || seconds), p99: r.latency.p99, total: r.requests.total }
+}
+
+// One HTTP run: server (on `node`) under load from a separate autocannon
+// process; profiling starts after the warm-up and stops after the measured load.
+async function httpRun (node, cfg) {
+  const v = variant(cfg.approach)
+  const child = fork(path.join(__dirname, 'http-child.js'), [], {
+    execPath: node.bin, env: { ...process.env, ...v.env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc']
+  })
+  let stderr = ''
+  child.stderr.on('data', (d) => { stderr += d })
+  const exited = new Promise((resolve) => child.on('exit', resolve))
+  const next = (what) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`http child: no ${what} (stderr: ${stderr.trim()})`)), 60000 + O.httpSeconds * 1000)
+    const onMsg = (m) => {
+      if (m.error || m[what] !== undefined) {
+        clearTimeout(timer)
+        child.off('message', onMsg)
+        child.off('exit', onExit)
+        if (m.error) reject(new Error(m.error))
+        else resolve(m)
+      }
+    }
+    const onExit = (code) => { clearTimeout(timer); reject(new Error(`http child exited (${code}) waiting for ${what}: ${stderr.trim()}`)) }
+    child.on('message', onMsg)
+    child.once('exit', onExit)
+  })
+  try {
+    const { port } = await next('port')
+    if (O.warmup > 0) await load(port, O.warmup)
+    child.send({ cmd: 'start', kind: cfg.kind, approach: v.approach, interval: cfg.interval })
+    await next('started')
+    const l = await load(port, O.httpSeconds)
+    child.send({ cmd: 'stop' })
+    const s = await next('stopped')
+    await exited
+    return { rps: l.rps, p99: l.p99, requests: l.total, samples: s.samples, intervalUs: s.intervalUs }
+  } finally {
+    if (child.exitCode === null) child.kill()
+  }
+}
+
+function stopRun (node, kind, name, interval, seconds) {
+  const v = variant(name)
+  return execJson(node.bin, ['--expose-gc', path.join(__dirname, 'stop-child.js'), JSON.stringify({
+    kind, approach: v.approach, seconds, functions: O.functions, interval
+  })], { env: v.env, timeout: (seconds + 120) * 1000 })
+}
+
+// --- sections -----------------------------------------------------------
+
+const rows = []   // { node, workload, measure, approach, setting, unit, values, ratios, ratioOf, excluded, failed }
+const runs = []   // every raw measurement, for the JSON
+
+function addRow (r) { rows.push(r); return r }
+
+function httpConfigs () {
+  return [
+    { kind: 'cpu', approach: 'cprof', interval: 1000, setting: '1 ms' },
+    { kind: 'cpu', approach: 'plain', interval: 1000, setting: '1 ms' },
+    { kind: 'cpu', approach: 'datadog', interval: 1000, setting: '1 ms' },
+    { kind: 'cpu', approach: 'cprof', interval: null, setting: '10 ms (default)' },
+    { kind: 'cpu', approach: 'plain', interval: 10000, setting: '10 ms' },
+    { kind: 'cpu', approach: 'datadog', interval: 10000, setting: '10 ms' },
+    { kind: 'heap', approach: 'cprof', interval: null, setting: '32 KiB (default)' },
+    { kind: 'heap', approach: 'plain', interval: 32768, setting: '32 KiB' },
+    { kind: 'heap', approach: 'datadog', interval: 32768, setting: '32 KiB' }
+  ]
+}
+
+async function probeUnavailable (node, kind, approach) {
+  const v = variant(approach)
+  const r = await execJson(node.bin, ['-e',
+    `const a=require(${JSON.stringify(path.join(__dirname, 'approaches'))});` +
+    `console.log(JSON.stringify({why:a.unavailable(${JSON.stringify(kind)},${JSON.stringify(v.approach)})}))`])
+  return r.why
+}
+
+async function sectionHttp (node) {
+  const configs = []
+  for (const c of httpConfigs()) {
+    const why = await probeUnavailable(node, c.kind, c.approach)
+    if (why) {
+      addRow({ node: node.version, workload: `http ${c.kind}`, measure: 'requests/s, p99', approach: c.approach, setting: c.setting, excluded: why })
+    } else {
+      configs.push(c)
+    }
+  }
+  // Baseline between every group of three: B a b c B d e f B g h i B, the
+  // group order reversed on odd rounds.
+  const groups = []
+  for (let i = 0; i < configs.length; i += 3) groups.push(configs.slice(i, i + 3))
+  const seq = [{ approach: 'none', kind: 'cpu' }]
+  for (let r = 0; r < O.rounds; r++) {
+    const gs = r % 2 ? [...groups].reverse().map((g) => [...g].reverse()) : groups
+    for (const g of gs) seq.push(...g, { approach: 'none', kind: 'cpu' })
+  }
+  const results = []
+  for (let i = 0; i < seq.length; i++) {
+    const c = seq[i]
+    const label = c.approach === 'none' ? 'baseline' : `${c.kind} ${c.approach} ${c.setting}`
+    const t0 = now()
+    try {
+      const m = await httpRun(node, c)
+      if (c.approach !== 'none' && !(m.samples > 0)) throw new Error('no samples in the profile')
+      results.push({ c, m })
+      runs.push({ section: 'http', node: node.version, kind: c.kind, approach: c.approach, interval: c.interval, ...m })
+      log(`  [${node.version}] http ${i + 1}/${seq.length} ${label}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms (${((now() - t0) / 1000).toFixed(1)} s)`)
+    } catch (err) {
+      failures++
+      results.push({ c, err })
+      log(`  [${node.version}] http ${label} FAILED: ${err.message}`)
+    }
+  }
+  // Ratios against the baseline runs next to each run.
+  const isB = (k) => results[k].c.approach === 'none' && results[k].m
+  const neighbours = (k) => {
+    const out = []
+    for (let j = k - 1; j >= 0; j--) if (isB(j)) { out.push(results[j].m); break }
+    for (let j = k + 1; j < results.length; j++) if (isB(j)) { out.push(results[j].m); break }
+    return out
+  }
+  const ratio = (k, key) => {
+    const ns = neighbours(k)
+    if (!ns.length || !results[k].m) return NaN
+    return results[k].m[key] / (ns.reduce((a, m) => a + m[key], 0) / ns.length)
+  }
+  const collect = (pred) => results.map((r, k) => ({ r, k })).filter(({ r }) => r.m && pred(r.c))
+  const base = collect((c) => c.approach === 'none')
+  for (const [measure, key, unit] of [['requests/s', 'rps', 'req/s'], ['p99 latency', 'p99', 'ms']]) {
+    addRow({
+      node: node.version, workload: 'http', measure, approach: 'none (A/A)', setting: '-', unit,
+      values: base.map(({ r }) => r.m[key]), ratios: base.map(({ k }) => ratio(k, key)), ratioOf: 'baseline'
+    })
+  }
+  for (const c of configs) {
+    const mine = collect((x) => x === c)
+    const failed = results.some((r) => r.c === c && r.err)
+    const actual = mine.length && mine[0].r.m.intervalUs
+    const setting = actual && c.interval === null && actual !== 10000 ? `${c.setting} = ${actual} µs!` : c.setting
+    for (const [measure, key, unit] of [['requests/s', 'rps', 'req/s'], ['p99 latency', 'p99', 'ms']]) {
+      addRow({
+        node: node.version, workload: `http ${c.kind}`, measure, approach: c.approach, setting, unit,
+        values: mine.map(({ r }) => r.m[key]), ratios: mine.map(({ k }) => ratio(k, key)), ratioOf: 'baseline',
+        failed: failed ? 'a run failed' : undefined, cfg: c
+      })
+    }
+  }
+}
+
+async function sectionStop (node, kind) {
+  const seconds = kind === 'cpu' ? O.seconds : O.heapSeconds
+  const interval = kind === 'cpu' ? 1000 : 32768
+  const wanted = kind === 'cpu' ? opt['cpu-approaches'].split(',') : ['floor', 'plain', 'datadog', 'cprof']
+  const names = []
+  const excluded = {}
+  for (const a of wanted) {
+    const why = await probeUnavailable(node, kind, a)
+    if (why) excluded[a] = why
+    else names.push(a)
+  }
+  const res = Object.fromEntries(names.map((a) => [a, []]))
+  const failed = {}
+  let i = 0
+  for (let r = 0; r < O.rounds; r++) {
+    for (const a of names) {
+      i++
+      const t0 = now()
+      try {
+        const m = await stopRun(node, kind, a, interval, seconds)
+        if (!(m.samples > 0)) throw new Error('no samples')
+        res[a].push(m)
+        runs.push({ section: kind, node: node.version, approach: a, interval, seconds, ...m })
+        log(`  [${node.version}] ${kind} ${i}/${names.length * O.rounds} ${a}: pause ${m.eldMaxMs.toFixed(1)} ms (probe ${m.probeMaxMs.toFixed(1)}), ` +
+          `stop→file ${m.toFileMs == null ? '-' : m.toFileMs.toFixed(1)} ms, peak RSS ${m.peakRssMiB.toFixed(1)} MiB, ` +
+          `${m.samples} samples, ${m.nodes} nodes, ${(m.bytes / 1e6).toFixed(2)} MB (${((now() - t0) / 1000).toFixed(1)} s)`)
+      } catch (err) {
+        failures++
+        failed[a] = err.message
+        log(`  [${node.version}] ${kind} ${a} FAILED: ${err.message}`)
+      }
+    }
+  }
+  const setting = kind === 'cpu' ? `1 ms, ${seconds} s` : `32 KiB, ${seconds} s`
+  const workload = `synthetic ${kind}`
+  const measures = [
+    ['pause at stop (ELD)', 'eldMaxMs', 'ms'],
+    ['pause at stop (probe)', 'probeMaxMs', 'ms'],
+    ['stop → file on disk', 'toFileMs', 'ms'],
+    ['peak RSS', 'peakRssMiB', 'MiB']
+  ]
+  for (const a of wanted) {
+    if (excluded[a]) addRow({ node: node.version, workload, measure: 'all', approach: a, setting, excluded: excluded[a] })
+  }
+  for (const [measure, key, unit] of measures) {
+    for (const a of wanted) {
+      if (excluded[a]) continue
+      const vals = (res[a] || []).map((m) => m[key]).filter((x) => x != null)
+      if (!vals.length && !failed[a]) continue // the floors write no file
+      addRow({ node: node.version, workload, measure, approach: a, setting, unit, values: vals, failed: failed[a], key, kind })
+    }
+  }
+  const sizes = Object.entries(res).filter(([, ms]) => ms.length).map(([a, ms]) => `${a} ${ms[0].nodes} nodes/${(ms[0].bytes / 1e6).toFixed(1)} MB`)
+  addRow({ node: node.version, workload, measure: 'profile size (first run)', approach: '-', setting, note: sizes.join(', ') })
+}
+
+async function sectionReport (node, bigFile) {
+  const cli = fs.existsSync(path.join(__dirname, '..', 'lib', 'cli', 'report.js'))
+  const cprofBin = path.join(__dirname, '..', 'bin', 'cprof.js')
+  const res = { js: [], cprof: [] }
+  const sizes = fs.statSync(bigFile).size
+  let failed
+  for (let r = 0; r < O.rounds; r++) {
+    for (const a of ['js', 'cprof']) {
+      try {
+        let ms
+        if (a === 'cprof' && cli) {
+          // The CLI as a user runs it: whole process, Node start-up included…
+          const t0 = now()
+          await new Promise((resolve, reject) => execFile(node.bin, [cprofBin, 'report', bigFile],
+            { maxBuffer: 64 << 20, timeout: 300000 }, (err) => err ? reject(err) : resolve()))
+          ms = now() - t0
+        } else if (cli) {
+          // …and the JS reference the same way.
+          const t0 = now()
+          await execJson(node.bin, [path.join(__dirname, 'report-child.js'), 'js', bigFile])
+          ms = now() - t0
+        } else {
+          const m = await execJson(node.bin, [path.join(__dirname, 'report-child.js'), a === 'js' ? 'js' : 'analyze', bigFile])
+          if (!(m.samples > 0)) throw new Error('no samples')
+          ms = m.ms
+        }
+        res[a].push(sizes / 1e6 / (ms / 1000))
+        runs.push({ section: 'report', node: node.version, approach: a, ms, bytes: sizes, cli })
+        log(`  [${node.version}] report ${a}: ${(sizes / 1e6 / (ms / 1000)).toFixed(1)} MB/s`)
+      } catch (err) {
+        failures++
+        failed = err.message
+        log(`  [${node.version}] report ${a} FAILED: ${err.message}`)
+      }
+    }
+  }
+  const setting = `${(sizes / 1e6).toFixed(1)} MB, ${O.reportNodes} nodes, ${O.reportSamples} samples`
+  addRow({ node: node.version, workload: 'report', measure: 'throughput', approach: 'js', setting, unit: 'MB/s', values: res.js,
+    note: cli ? 'node report-child.js js (read+JSON.parse+self/total+flat+top), whole process' : 'read+JSON.parse+self/total+flat+top, in-process' })
+  addRow({ node: node.version, workload: 'report', measure: 'throughput', approach: 'cprof', setting, unit: 'MB/s', values: res.cprof, failed,
+    note: cli ? '`cprof report FILE`, whole process' : 'cprof.analyze(FILE), in-process (`cprof report` not built yet)', key: 'report' })
+}
+
+// --- targets ------------------------------------------------------------
+
+function atLeast (version, major, minor) {
+  const [M, m] = version.split('.').map(Number)
+  return M > major || (M === major && m >= minor)
+}
+
+function findRow (pred) { return rows.find((r) => r.values && r.values.length && pred(r)) }
+
+function evaluateTargets () {
+  const targets = []
+  const add = (t) => { targets.push(t); if (t.row) (t.row.targets = t.row.targets || []).push(t) }
+  for (const version of [...new Set(rows.map((r) => r.node))]) {
+    const on = (r) => r.node === version
+    // Throughput.
+    const aa = findRow((r) => on(r) && r.workload === 'http' && r.measure === 'requests/s')
+    const noise = aa ? Math.max(...aa.ratios.map((x) => Math.abs(1 - x))) : 0
+    for (const setting of ['1 ms', '10 ms']) {
+      const pick = (a) => findRow((r) => on(r) && r.workload === 'http cpu' && r.measure === 'requests/s' && r.approach === a && r.setting.startsWith(setting))
+      const mine = pick('cprof')
+      if (!mine) continue
+      const m = summary(mine.ratios).median
+      for (const peer of ['plain', 'datadog']) {
+        const p = pick(peer)
+        if (!p) {
+          add({ node: version, row: mine, what: `requests/s at ${setting} no worse than ${peer}`, verdict: 'n/a', detail: `${peer} excluded or failed` })
+          continue
+        }
+        const pm = summary(p.ratios).median
+        const pass = m >= pm - noise
+        add({
+          node: version, row: mine, what: `requests/s at ${setting} no worse than ${peer}`,
+          verdict: pass ? 'PASS' : 'MISS', short: `≥${peer}`,
+          detail: `cprof ${m.toFixed(3)} vs ${peer} ${pm.toFixed(3)} of baseline (A/A noise ±${(noise * 100).toFixed(1)}%${pass && m < pm ? ', within noise' : ''})`
+        })
+      }
+      if (setting === '10 ms') {
+        add({
+          node: version, row: mine, what: 'throughput overhead < 3% at the default interval',
+          verdict: 1 - m < 0.03 ? 'PASS' : 'MISS', short: '<3%',
+          detail: `overhead ${((1 - m) * 100).toFixed(1)}% (median of ${mine.ratios.length} runs; A/A noise ±${(noise * 100).toFixed(1)}%)`
+        })
+      }
+    }
+    // Stop: pause, stop→file, RSS — CPU and heap.
+    for (const kind of ['cpu', 'heap']) {
+      const pick = (measure, a) => findRow((r) => on(r) && r.kind === kind && r.measure === measure && r.approach === a)
+      const med = (r) => r ? summary(r.values).median : NaN
+      const limit = atLeast(version, 24, 12) ? 0.5 : 0.75
+      for (const measure of ['pause at stop (ELD)', 'pause at stop (probe)']) {
+        const mine = pick(measure, 'cprof')
+        const plain = pick(measure, 'plain')
+        if (!mine) continue
+        if (plain) {
+          const r = med(mine) / med(plain)
+          add({ node: version, row: mine, what: `${kind} ${measure} ≤ ${limit}x plain`, verdict: r <= limit ? 'PASS' : 'MISS', short: `≤${limit}x plain`,
+            detail: `${med(mine).toFixed(1)} / ${med(plain).toFixed(1)} ms = ${r.toFixed(2)}x` })
+        }
+        const floors = ['floor', 'v8api'].map((a) => pick(measure, a)).filter(Boolean)
+        if (floors.length) {
+          const best = floors.reduce((a, b) => (med(a) <= med(b) ? a : b))
+          const r = med(mine) / med(best)
+          add({ node: version, row: mine, what: `${kind} ${measure} ≤ 1.2x V8's floor`, verdict: r <= 1.2 ? 'PASS' : 'MISS', short: '≤1.2x floor',
+            detail: `${med(mine).toFixed(1)} / ${med(best).toFixed(1)} ms (${best.approach}) = ${r.toFixed(2)}x` +
+              (floors.length > 1 ? `; vs the other floor ${floors.filter((f) => f !== best).map((f) => `${f.approach} ${(med(mine) / med(f)).toFixed(2)}x`).join('')}` : '') })
+        }
+      }
+      for (const [measure, label] of [['stop → file on disk', 'stop → file no slower than plain'], ['peak RSS', 'peak RSS no more than plain']]) {
+        const mine = pick(measure, 'cprof')
+        const plain = pick(measure, 'plain')
+        if (!mine || !plain) continue
+        const r = med(mine) / med(plain)
+        add({ node: version, row: mine, what: `${kind} ${label}`, verdict: r <= 1 ? 'PASS' : 'MISS', short: '≤plain',
+          detail: `${med(mine).toFixed(1)} vs ${med(plain).toFixed(1)} ${mine.unit} = ${r.toFixed(2)}x` })
+      }
+    }
+    // Report.
+    const rc = findRow((r) => on(r) && r.workload === 'report' && r.approach === 'cprof')
+    const rj = findRow((r) => on(r) && r.workload === 'report' && r.approach === 'js')
+    if (rc && rj) {
+      const r = summary(rc.values).median / summary(rj.values).median
+      add({ node: version, row: rc, what: '`cprof report` ≥ 2x the JS reference', verdict: r >= 2 ? 'PASS' : 'MISS', short: '≥2x js',
+        detail: `${summary(rc.values).median.toFixed(1)} vs ${summary(rj.values).median.toFixed(1)} MB/s = ${r.toFixed(2)}x` })
+    }
+  }
+  return targets
+}
+
+// Ratios for the rows compared with another approach (pause, file, RSS, report).
+function fillRatios () {
+  for (const r of rows) {
+    if (!r.values || r.ratios) continue
+    const sameOf = (a) => rows.find((x) => x.node === r.node && x.workload === r.workload && x.measure === r.measure && x.approach === a && x.values && x.values.length)
+    const ref = r.workload === 'report' ? sameOf('js') : sameOf('plain')
+    const m = summary(r.values).median
+    const parts = []
+    if (ref && ref !== r) parts.push(`${(m / summary(ref.values).median).toFixed(2)}x ${ref.approach}`)
+    if (r.measure.startsWith('pause') && !['floor', 'v8api'].includes(r.approach)) {
+      for (const f of ['floor', 'v8api']) {
+        const fr = sameOf(f)
+        if (fr) parts.push(`${(m / summary(fr.values).median).toFixed(2)}x ${f}`)
+      }
+    }
+    if (parts.length) r.ratioText = parts.join(', ')
+  }
+}
+
+// --- output -------------------------------------------------------------
+
+function machine () {
+  const cpus = os.cpus()
+  let model = cpus[0] ? cpus[0].model : 'unknown'
+  try {
+    const m = fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.+)$/m)
+    if (m) model = m[1].trim()
+  } catch {}
+  return { cores: cpus.length, cpu: model, memGiB: +(os.totalmem() / 2 ** 30).toFixed(1), kernel: os.release(), load: os.loadavg().map((x) => +x.toFixed(2)) }
+}
+
+const fmt = (x, unit) => {
+  if (!Number.isFinite(x)) return '-'
+  if (unit === 'req/s') return x.toFixed(0)
+  return x >= 100 ? x.toFixed(0) : x.toFixed(1)
+}
+
+function table (mach) {
+  const head = ['node', 'workload', 'measure', 'approach', 'setting', 'median', 'min–max', 'ratio', 'target']
+  const lines = []
+  for (const r of rows) {
+    let median = '-'; let range = '-'; let ratio = ''; let target = ''
+    if (r.excluded) {
+      ratio = `excluded: ${r.excluded}`
+    } else if (r.note && !r.values) {
+      ratio = r.note
+    } else {
+      const s = summary(r.values || [])
+      median = `${fmt(s.median, r.unit)} ${r.unit}`
+      range = s.n ? `${fmt(s.min, r.unit)}–${fmt(s.max, r.unit)}` : '-'
+      if (r.ratios) {
+        const q = summary(r.ratios)
+        ratio = `${q.median.toFixed(3)} (${q.min.toFixed(3)}–${q.max.toFixed(3)}) of baseline`
+      } else if (r.ratioText) {
+        ratio = r.ratioText
+      }
+      if (r.failed) ratio += ` FAILED: ${String(r.failed).split('\n')[0].slice(0, 80)}`
+      if (r.targets) target = r.targets.map((t) => `${t.short || t.what} ${t.verdict}`).join(', ')
+    }
+    lines.push([`v${r.node}`, r.workload, r.measure, r.approach, r.setting, median, range, ratio, target])
+  }
+  const w = head.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)))
+  const row = (l) => '| ' + l.map((c, i) => String(c).padEnd(w[i])).join(' | ') + ' |'
+  const out = [row(head), '|' + w.map((n) => '-'.repeat(n + 2)).join('|') + '|', ...lines.map(row)]
+  return out.join('\n')
+}
+
+function targetList (targets) {
+  return targets.map((t) => `- ${t.verdict.padEnd(4)} v${t.node} ${t.what}: ${t.detail}`).join('\n')
+}
+
+async function main () {
+  const t0 = now()
+  const mach = machine()
+  const nodes = opt.nodes.split(',').map((m) => ensureNode(m.trim(), log))
+  // The addon must load on each Node before anything is measured.
+  for (const n of nodes) {
+    await execJson(n.bin, ['-e', `require(${JSON.stringify(path.join(__dirname, '..'))});console.log('{}')`])
+      .catch((err) => { throw new Error(`cprof does not load on Node ${n.version} (run \`npm install\` first): ${err.message}`) })
+  }
+  log(`cprof bench${Q ? ' --quick' : ''}: Node ${nodes.map((n) => n.version).join(', ')}; ${mach.cores} cores, ${mach.cpu}, ${mach.memGiB} GiB; load ${mach.load.join(' ')}`)
+  if (mach.load[0] > 1) log(`  note: load average ${mach.load[0]} > 1: other work is running, figures will be noisy`)
+  let bigFile
+  if (SECTIONS.has('report')) {
+    fs.mkdirSync(CACHE, { recursive: true })
+    bigFile = path.join(CACHE, `report-${O.reportNodes}-${O.reportSamples}.cpuprofile`)
+    if (!fs.existsSync(bigFile)) {
+      await execJson(process.execPath, [path.join(__dirname, 'report-child.js'), 'make', bigFile, O.reportNodes, O.reportSamples])
+        .catch(() => {})
+      if (!fs.existsSync(bigFile)) throw new Error('could not write the large profile for the report benchmark')
+    }
+  }
+  for (const node of nodes) {
+    if (SECTIONS.has('http')) await sectionHttp(node)
+    if (SECTIONS.has('cpu')) await sectionStop(node, 'cpu')
+    if (SECTIONS.has('heap')) await sectionStop(node, 'heap')
+    if (SECTIONS.has('report')) await sectionReport(node, bigFile)
+  }
+  fillRatios()
+  const targets = evaluateTargets()
+  const mins = (now() - t0) / 60000
+  const date = new Date().toISOString()
+  const header = `cprof bench${Q ? ' --quick' : ''} — ${date.slice(0, 16).replace('T', ' ')} UTC, ${mins.toFixed(1)} min; ` +
+    `${mach.cores} cores, ${mach.cpu}, ${mach.memGiB} GiB RAM, Linux ${mach.kernel}; load average at start ${mach.load.join(', ')}\n` +
+    `rounds ${O.rounds}; HTTP: ${O.connections} connections, ${O.warmup} s warm-up + ${O.httpSeconds} s measured per run; ` +
+    `synthetic: ${O.functions} functions, CPU ${O.seconds} s at 1 ms, heap ${O.heapSeconds} s at 32 KiB`
+  const text = `${header}\n\n${table(mach)}\n\nTargets:\n${targetList(targets)}\n`
+  process.stdout.write('\n' + text)
+  const out = opt.out || path.join(__dirname, 'results', `${date.slice(0, 10)}${Q ? '-quick' : ''}.json`)
+  fs.mkdirSync(path.dirname(out), { recursive: true })
+  fs.writeFileSync(out, JSON.stringify({
+    date, quick: Q, minutes: +mins.toFixed(1), machine: mach, options: O, nodes,
+    rows: rows.map((r) => ({ ...r, cfg: undefined, targets: r.targets && r.targets.map((t) => ({ what: t.what, verdict: t.verdict })) })),
+    targets: targets.map((t) => ({ ...t, row: undefined })),
+    runs, failures, table: text
+  }, null, 1) + '\n')
+  log(`wrote ${path.relative(process.cwd(), out)}`)
+  if (opt.readme) updateReadme(text, out)
+  if (failures) {
+    log(`${failures} run(s) failed: their rows show no figures`)
+    process.exitCode = 1
+  }
+}
+
+function updateReadme (text, out) {
+  const file = path.join(__dirname, '..', 'README.md')
+  const readme = fs.readFileSync(file, 'utf8')
+  const begin = '<!-- bench:table:begin -->'
+  const end = '<!-- bench:table:end -->'
+  const a = readme.indexOf(begin)
+  const b = readme.indexOf(end)
+  if (a < 0 || b < a) {
+    log('README.md has no bench table markers; not updated')
+    return
+  }
+  const block = `${begin}\nFrom \`${path.relative(path.join(__dirname, '..'), out)}\`:\n\n\`\`\`\n${text.trimEnd()}\n\`\`\`\n`
+  fs.writeFileSync(file, readme.slice(0, a) + block + readme.slice(b))
+  log('updated README.md')
+}
+
+main().catch((err) => {
+  console.error(`bench: ${err.stack || err.message}`)
+  process.exitCode = 1
+})
