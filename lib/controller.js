@@ -5,13 +5,25 @@
 const { threadId, isMainThread } = require('node:worker_threads')
 const { performance } = require('node:perf_hooks')
 const { cprofError } = require('./errors')
+const { FORMAT_EXT } = require('./options')
 
-// <kind>-<pid>-<20261122T082325.123Z>.<ext>; workers add -w<threadId>.
-function fileName (kind, ext, name, startTime) {
-  if (name) return `${name}.${ext}`
+// <kind>-<pid>-<20261122T082325.123Z>; workers add -w<threadId>.
+function fileStem (kind, name, startTime) {
+  if (name) return name
   const stamp = new Date(startTime).toISOString().replace(/[-:]/g, '')
   const thread = isMainThread ? '' : `-w${threadId}`
-  return `${kind}-${process.pid}${thread}-${stamp}.${ext}`
+  return `${kind}-${process.pid}${thread}-${stamp}`
+}
+
+function fileName (kind, ext, name, startTime) {
+  return `${fileStem(kind, name, startTime)}.${ext}`
+}
+
+// { pprof: '<stem>.pb.gz', ... } for the derived formats asked for.
+function formatNames (stem, formats = []) {
+  const outs = {}
+  for (const f of formats) outs[f] = `${stem}.${FORMAT_EXT[f]}`
+  return outs
 }
 
 function deferred () {
@@ -37,6 +49,7 @@ function createController (spec, hooks) {
   function shape (run, r) {
     const files = {}
     if (r.file) files[spec.ext] = r.file.path
+    for (const [format, out] of Object.entries(r.outputs || {})) files[format] = out.path
     return {
       kind: spec.kind,
       files,
@@ -49,11 +62,13 @@ function createController (spec, hooks) {
   async function start (arg) {
     const o = spec.startOptions(arg)
     const startTime = Date.now()
+    const stem = fileStem(spec.kind, o.name, startTime)
     const run = {
       o,
       startTime,
       startedAt: performance.now(),
-      fileName: fileName(spec.kind, spec.ext, o.name, startTime),
+      fileName: `${stem}.${spec.ext}`,
+      outs: formatNames(stem, o.formats),
       finished: deferred(),
       awaited: false
     }
@@ -105,4 +120,4 @@ function createController (spec, hooks) {
   return { start, stop, profile, isRunning: () => current !== null }
 }
 
-module.exports = { createController, fileName }
+module.exports = { createController, fileName, fileStem, formatNames }

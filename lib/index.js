@@ -39,7 +39,9 @@ const cpu = createController({
   startOptions: options.cpuStartOptions,
   profileOptions: (arg) => options.profileOptions(arg, options.cpuStartOptions),
   nativeStart: (o, onTimeout) => native.cpuStart(o.interval, o.timeout, onTimeout),
-  nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT),
+  nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT, {
+    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName
+  }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval })
 }, hooks)
 
@@ -51,7 +53,14 @@ const heap = createController({
   profileOptions: (arg) => options.profileOptions(arg, options.heapStartOptions),
   nativeStart: (o, onTimeout) =>
     native.heapStart(o.interval, o.stackDepth, o.includeCollected, o.timeout, onTimeout),
-  nativeStop: (run) => native.heapStop(run.o.dir, run.fileName, options.TOP_DEFAULT, run.o.stackDepth),
+  nativeStop: (run) => native.heapStop(run.o.dir, run.fileName, options.TOP_DEFAULT, run.o.stackDepth, {
+    outs: run.outs,
+    interval: run.o.interval,
+    startTime: run.startTime,
+    duration: Math.round((run.stoppedAt - run.startedAt) * 1000),
+    includeCollected: run.o.includeCollected,
+    title: run.fileName
+  }),
   resultFields: (run, r) => ({
     durationMs: run.stoppedAt - run.startedAt,
     samples: r.samples,

@@ -11,8 +11,11 @@ const HEAP_INTERVAL_RANGE_BYTES = [1, 2 ** 30]
 const HEAP_STACK_DEPTH_DEFAULT = 128
 const HEAP_STACK_DEPTH_RANGE = [1, 480] // cJSON parses at most 1000 levels of nesting; a heap tree level takes two
 const TOP_DEFAULT = 20
-const CPU_KEYS = ['timeout', 'interval', 'dir', 'name']
-const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'dir', 'name']
+const CPU_KEYS = ['timeout', 'interval', 'dir', 'name', 'formats']
+const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'dir', 'name', 'formats']
+// Formats written besides the kind's own (.cpuprofile / .heapprofile), and
+// their file extensions; every file of a profile shares the same stem.
+const FORMAT_EXT = { pprof: 'pb.gz', folded: 'folded', svg: 'svg', txt: 'txt' }
 
 function checkKeys (opts, allowed, where) {
   if (opts === undefined || opts === null) return {}
@@ -76,6 +79,25 @@ function boolOption (value, name, fallback) {
   return value
 }
 
+// formats: [own, 'pprof', 'folded', 'svg', 'txt'] in any order; the kind's
+// own format is always written, so listing it changes nothing. Returns the
+// derived formats, without duplicates.
+function formatsOption (value, own) {
+  const known = [own, ...Object.keys(FORMAT_EXT)]
+  if (value === undefined) return []
+  if (!Array.isArray(value)) {
+    throw invalidArg(`formats must be an array of ${known.map((f) => `'${f}'`).join(', ')}, got ${describe(value)}`)
+  }
+  const out = []
+  for (const f of value) {
+    if (!known.includes(f)) {
+      throw invalidArg(`unknown format ${describe(f)} in formats; known formats: ${known.join(', ')}`)
+    }
+    if (f !== own && !out.includes(f)) out.push(f)
+  }
+  return out
+}
+
 // start(opts) / start(timeoutMs)
 function cpuStartOptions (arg, where = 'start()') {
   const opts = typeof arg === 'number' ? { timeout: arg } : checkKeys(arg, CPU_KEYS, where)
@@ -83,7 +105,8 @@ function cpuStartOptions (arg, where = 'start()') {
     timeout: msOption(opts.timeout, 'timeout', 0),
     interval: intOption(opts.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs', CPU_INTERVAL_DEFAULT_US),
     dir: dirOption(opts.dir),
-    name: nameOption(opts.name)
+    name: nameOption(opts.name),
+    formats: formatsOption(opts.formats, 'cpuprofile')
   }
 }
 
@@ -96,7 +119,8 @@ function heapStartOptions (arg, where = 'heap.start()') {
     stackDepth: intOption(opts.stackDepth, 'stackDepth', HEAP_STACK_DEPTH_RANGE, 'frames', HEAP_STACK_DEPTH_DEFAULT),
     includeCollected: boolOption(opts.includeCollected, 'includeCollected', false),
     dir: dirOption(opts.dir),
-    name: nameOption(opts.name)
+    name: nameOption(opts.name),
+    formats: formatsOption(opts.formats, 'heapprofile')
   }
 }
 
@@ -136,11 +160,13 @@ function analyzeOptions (file, arg) {
 module.exports = {
   CPU_INTERVAL_DEFAULT_US,
   TOP_DEFAULT,
+  FORMAT_EXT,
   HEAP_INTERVAL_DEFAULT_BYTES,
   HEAP_STACK_DEPTH_DEFAULT,
   cpuStartOptions,
   heapStartOptions,
   profileOptions,
   snapshotOptions,
-  analyzeOptions
+  analyzeOptions,
+  formatsOption
 }

@@ -36,6 +36,39 @@ napi_value cprof__analyze(napi_env env, napi_callback_info info) {
   return cprof__job_queue(env, &in);
 }
 
+/* The CLI's entry points: the same job on profile files, nothing in JS.
+ * file_job(paths, dir, top, exportOpts) fills a job from argv. */
+static napi_value file_job(napi_env env, napi_callback_info info, int two_paths) {
+  cprof_job_in_t in = {0};
+  napi_value argv[5];
+  double top = 0;
+  size_t i = 0;
+  if (cprof__args(env, info, 5, argv) != 0) return NULL;
+  if (cprof__arg_string(env, argv[i++], "path", &in.path) != 0 || !in.path ||
+      (two_paths && (cprof__arg_string(env, argv[i++], "path", &in.path_b) != 0 || !in.path_b)) ||
+      cprof__arg_string(env, argv[i++], "dir", &in.dir) != 0 ||
+      cprof__arg_double(env, argv[i++], "top", &top) != 0) {
+    cprof__job_in_free(&in);
+    cprof__throw(env, "ERR_CPROF_INVALID_ARG", "path must be a string");
+    return NULL;
+  }
+  in.top = top > 0 ? (unsigned)top : 0;
+  if (cprof__job_export_args(env, argv[i], &in) != 0) return NULL;
+  return cprof__job_queue(env, &in);
+}
+
+/* convert(path, dir | null, top, { outs, text, focus, cut, needSamples, ... })
+ * → Promise<result with outputs, and text when asked>: cprof convert, flame
+ * and (with text: true and no dir) cprof report. */
+static napi_value convert(napi_env env, napi_callback_info info) {
+  return file_job(env, info, 0);
+}
+
+/* diff(before, after, dir | null, top, { text, outs: { svg }, ... }) */
+static napi_value diff(napi_env env, napi_callback_info info) {
+  return file_job(env, info, 1);
+}
+
 /* Environment teardown: no JS may run now; stop triggers, drop sessions. */
 static void cleanup_hook(void *arg) {
   cprof_addon_t *addon = arg;
@@ -74,7 +107,8 @@ NAPI_MODULE_INIT() {
       export_fn(env, exports, "cpuStop", cprof__cpu_stop) ||
       export_fn(env, exports, "heapStart", cprof__heap_start) ||
       export_fn(env, exports, "heapStop", cprof__heap_stop) ||
-      export_fn(env, exports, "analyze", cprof__analyze))
+      export_fn(env, exports, "analyze", cprof__analyze) ||
+      export_fn(env, exports, "convert", convert) || export_fn(env, exports, "diff", diff))
     return NULL;
   return exports;
 }

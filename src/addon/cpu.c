@@ -21,12 +21,13 @@ napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
   return cprof__ctl_start(env, &addon->cpu, "CPU", cmds, 3, timeout, argv[2]);
 }
 
-/* cpuStop(dir, name, top) → Promise<job result> */
+/* cpuStop(dir, name, top, exportOpts?) → Promise<job result> */
 napi_value cprof__cpu_stop(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
   cprof_job_in_t in = {0};
-  napi_value argv[3];
-  if (!addon || cprof__args(env, info, 3, argv) != 0 || cprof__job_args(env, argv, &in) != 0)
+  napi_value argv[4];
+  if (!addon || cprof__args(env, info, 4, argv) != 0 || cprof__job_args(env, argv, &in) != 0 ||
+      cprof__job_export_args(env, argv[3], &in) != 0)
     return NULL;
   return cprof__ctl_stop(env, &addon->cpu, "CPU", "Profiler.stop", &in);
 }

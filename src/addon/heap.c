@@ -27,15 +27,15 @@ napi_value cprof__heap_start(napi_env env, napi_callback_info info) {
   return cprof__ctl_start(env, &addon->heap, "heap", cmds, 2, timeout, argv[4]);
 }
 
-/* heapStop(dir, name, top, stackDepth) → Promise<job result> */
+/* heapStop(dir, name, top, stackDepth, exportOpts?) → Promise<job result> */
 napi_value cprof__heap_stop(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
   cprof_job_in_t in = {0};
-  napi_value argv[4];
+  napi_value argv[5];
   double depth;
-  if (!addon || cprof__args(env, info, 4, argv) != 0 ||
+  if (!addon || cprof__args(env, info, 5, argv) != 0 ||
       cprof__arg_double(env, argv[3], "stackDepth", &depth) != 0 ||
-      cprof__job_args(env, argv, &in) != 0)
+      cprof__job_args(env, argv, &in) != 0 || cprof__job_export_args(env, argv[4], &in) != 0)
     return NULL;
   in.max_depth = depth > 0 ? (unsigned)depth : 0;
   return cprof__ctl_stop(env, &addon->heap, "heap", "HeapProfiler.stopSampling", &in);

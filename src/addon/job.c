@@ -23,18 +23,113 @@ typedef struct {
   cprof_flat_t flat;
   cprof_func_t *top;
   size_t ntop;
+  cprof_profile_t *profile_b; /* diff: the "after" profile */
   int err;
   char errbuf[1024];
   char *file; /* dir/name once written */
   long long size;
+  char *out_paths[CPROF_FORMAT_COUNT]; /* dir/outs[f] once written */
+  long long out_sizes[CPROF_FORMAT_COUNT];
+  char *text; /* want_text: the report */
+  size_t text_len;
 } job_t;
+
+static const char *const FORMAT_NAMES[CPROF_FORMAT_COUNT] = {"pprof", "folded", "svg", "txt"};
+
+const char *cprof__format_name(cprof_format_t fmt) {
+  return (unsigned)fmt < CPROF_FORMAT_COUNT ? FORMAT_NAMES[fmt] : NULL;
+}
 
 void cprof__job_in_free(cprof_job_in_t *in) {
   free(in->json);
   free(in->path);
+  free(in->path_b);
   free(in->dir);
   free(in->name);
+  for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
+    free(in->outs[i]);
+  free(in->title);
+  free(in->focus);
   memset(in, 0, sizeof *in);
+}
+
+/* obj[key] if present (not undefined or null); 0 = absent, 1 = *out set. */
+static int opt_prop(napi_env env, napi_value obj, const char *key, napi_value *out) {
+  bool has = false;
+  napi_valuetype t;
+  NAPI_CALL_INT(env, napi_has_named_property(env, obj, key, &has));
+  if (!has) return 0;
+  NAPI_CALL_INT(env, napi_get_named_property(env, obj, key, out));
+  NAPI_CALL_INT(env, napi_typeof(env, *out, &t));
+  return t != napi_undefined && t != napi_null;
+}
+
+static int opt_double(napi_env env, napi_value obj, const char *key, double *out) {
+  napi_value v;
+  int has = opt_prop(env, obj, key, &v);
+  return has <= 0 ? has : cprof__arg_double(env, v, key, out);
+}
+
+static int opt_bool(napi_env env, napi_value obj, const char *key, int *out) {
+  napi_value v;
+  bool b = false;
+  int has = opt_prop(env, obj, key, &v);
+  if (has <= 0) return has;
+  if (cprof__arg_bool(env, v, key, &b) != 0) return -1;
+  *out = b;
+  return 0;
+}
+
+static int opt_string(napi_env env, napi_value obj, const char *key, char **out) {
+  napi_value v;
+  int has = opt_prop(env, obj, key, &v);
+  return has <= 0 ? has : cprof__arg_string(env, v, key, out);
+}
+
+static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
+  napi_value outs;
+  double interval = 0, start = 0, duration = 0, top = 0, cut = 0;
+  int has;
+  if ((has = opt_prop(env, obj, "outs", &outs)) < 0) return -1;
+  for (int i = 0; has && i < CPROF_FORMAT_COUNT; i++)
+    if (opt_string(env, outs, FORMAT_NAMES[i], &in->outs[i]) != 0) return -1;
+  if (opt_double(env, obj, "interval", &interval) != 0 ||
+      opt_double(env, obj, "startTime", &start) != 0 ||
+      opt_double(env, obj, "duration", &duration) != 0 ||
+      opt_bool(env, obj, "includeCollected", &in->opts.include_collected) != 0 ||
+      opt_string(env, obj, "title", &in->title) != 0 || opt_double(env, obj, "top", &top) != 0 ||
+      opt_double(env, obj, "cut", &cut) != 0 || opt_string(env, obj, "focus", &in->focus) != 0 ||
+      opt_bool(env, obj, "text", &in->want_text) != 0 ||
+      opt_bool(env, obj, "needSamples", &in->need_samples) != 0)
+    return -1;
+  in->opts.interval = interval > 0 ? (int64_t)interval : 0;
+  in->opts.start_time_ms = start > 0 ? (int64_t)start : 0;
+  in->opts.duration_us = duration > 0 ? (int64_t)duration : 0;
+  in->opts.top = top > 0 && top < 1e6 ? (unsigned)top : 0;
+  in->opts.cut_percent = cut > 0 ? cut : 0;
+  in->opts.title = in->title;
+  in->opts.focus = in->focus;
+  return 0;
+}
+
+int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
+  napi_valuetype t;
+  if (napi_typeof(env, obj, &t) != napi_ok) {
+    cprof__job_in_free(in);
+    cprof__throw_last_error(env, "napi_typeof");
+    return -1;
+  }
+  if (t == napi_undefined || t == napi_null) return 0;
+  if (t != napi_object) {
+    cprof__job_in_free(in);
+    cprof__throw(env, "ERR_CPROF_INVALID_ARG", "export options must be an object");
+    return -1;
+  }
+  if (export_args(env, obj, in) != 0) {
+    cprof__job_in_free(in);
+    return -1;
+  }
+  return 0;
 }
 
 int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in) {
@@ -52,64 +147,151 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in) {
 static void job_free(job_t *job) {
   cprof__job_in_free(&job->in);
   cprof_profile_free(job->profile);
+  cprof_profile_free(job->profile_b);
   cprof_flat_free(&job->flat);
   free(job->top);
   free(job->file);
+  for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
+    free(job->out_paths[i]);
+  free(job->text);
   free(job);
 }
 
 /* Reads a whole file: the CLI and analyze() path. */
-static int read_file(job_t *job) {
-  FILE *f = fopen(job->in.path, "rb");
+static int read_file(job_t *job, const char *path, char **out, size_t *len) {
+  FILE *f = fopen(path, "rb");
   long n;
+  char *buf;
   if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", job->in.path, strerror(errno));
+    snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", path, strerror(errno));
     if (f) fclose(f);
     return CPROF_EIO;
   }
-  job->in.json = malloc((size_t)n + 1);
-  job->in.len = job->in.json ? fread(job->in.json, 1, (size_t)n, f) : 0;
-  int bad = !job->in.json || ferror(f);
+  buf = malloc((size_t)n + 1);
+  *len = buf ? fread(buf, 1, (size_t)n, f) : 0;
+  int bad = !buf || ferror(f);
   fclose(f);
   if (bad) {
-    snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", job->in.path,
-             job->in.json ? strerror(errno) : "out of memory");
-    return job->in.json ? CPROF_EIO : CPROF_ENOMEM;
+    snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", path,
+             buf ? strerror(errno) : "out of memory");
+    free(buf);
+    return buf ? CPROF_EIO : CPROF_ENOMEM;
   }
-  job->in.json[job->in.len] = '\0';
+  buf[*len] = '\0';
+  *out = buf;
   return CPROF_OK;
 }
 
+/* Reads (if path) and parses; a file's errors name the file. */
+static int load(job_t *job, const char *path, char **json, size_t *len, cprof_profile_t **out) {
+  int rc;
+  if (path && (rc = read_file(job, path, json, len)) != CPROF_OK) return rc;
+  rc = cprof_profile_parse(*json, *len, out, job->errbuf, sizeof job->errbuf);
+  free(*json); /* never hold the profile twice */
+  *json = NULL;
+  if (rc != CPROF_OK && path) {
+    char msg[sizeof job->errbuf];
+    snprintf(msg, sizeof msg, "%s: %.700s", path,
+             job->errbuf[0] ? job->errbuf : cprof_strerror(rc));
+    memcpy(job->errbuf, msg, sizeof msg);
+    return rc;
+  }
+  if (rc == CPROF_OK && job->in.need_samples && (*out)->nsamples == 0) {
+    snprintf(job->errbuf, sizeof job->errbuf,
+             "%s: empty profile: it holds no samples, so there is nothing to show",
+             path ? path : "the profile");
+    return CPROF_ESCHEMA;
+  }
+  return rc;
+}
+
+static char *join_path(const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%s/%s", dir, name);
+  return s;
+}
+
+static int write_formats(job_t *job) {
+  int rc;
+  for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
+    if (!job->in.outs[i]) continue;
+    if (job->profile_b && i == CPROF_FORMAT_SVG)
+      rc = cprof_write_diff_svg(job->in.dir, job->in.outs[i], job->profile, job->profile_b,
+                                &job->in.opts, &job->out_sizes[i], job->errbuf, sizeof job->errbuf);
+    else if (job->profile_b)
+      continue; /* a diff writes only its graph */
+    else
+      rc = cprof_write_format(job->in.dir, job->in.outs[i], (cprof_format_t)i, job->profile,
+                              &job->in.opts, &job->out_sizes[i], job->errbuf, sizeof job->errbuf);
+    if (rc != CPROF_OK) return rc;
+    if (!(job->out_paths[i] = join_path(job->in.dir, job->in.outs[i]))) return CPROF_ENOMEM;
+  }
+  return CPROF_OK;
+}
+
+/* The text report, or a diff's table, into job->text. */
+static int render_text(job_t *job) {
+  FILE *f = open_memstream(&job->text, &job->text_len);
+  int rc;
+  if (!f) return CPROF_ENOMEM;
+  if (job->profile_b)
+    rc = cprof_diff_text(job->profile, job->profile_b, &job->in.opts, f);
+  else
+    rc = cprof_report_text(job->profile, &job->in.opts, f);
+  if (fclose(f) != 0 && rc == CPROF_OK) rc = CPROF_ENOMEM;
+  if (rc != CPROF_OK) {
+    snprintf(job->errbuf, sizeof job->errbuf, "cannot render the report: %s", cprof_strerror(rc));
+    free(job->text);
+    job->text = NULL;
+  }
+  return rc;
+}
+
 static int write_output(job_t *job) {
+  int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
+  if (rc != CPROF_OK || !job->in.name) return rc;
   cprof_exporter_fn fn =
       job->profile->kind == CPROF_KIND_HEAP ? cprof_export_heapprofile : cprof_export_cpuprofile;
-  size_t n = strlen(job->in.dir) + strlen(job->in.name) + 2;
-  int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
-  if (rc == CPROF_OK)
-    rc = cprof_write_atomic(job->in.dir, job->in.name, fn, job->profile, &job->size, job->errbuf,
-                            sizeof job->errbuf);
+  rc = cprof_write_atomic(job->in.dir, job->in.name, fn, job->profile, &job->size, job->errbuf,
+                          sizeof job->errbuf);
   if (rc != CPROF_OK) return rc;
-  if (!(job->file = malloc(n))) return CPROF_ENOMEM;
-  snprintf(job->file, n, "%s/%s", job->in.dir, job->in.name);
+  if (!(job->file = join_path(job->in.dir, job->in.name))) return CPROF_ENOMEM;
   return CPROF_OK;
 }
 
 static int run(job_t *job) {
-  int rc;
-  if (job->in.path && (rc = read_file(job)) != CPROF_OK) return rc;
-  rc = cprof_profile_parse(job->in.json, job->in.len, &job->profile, job->errbuf,
-                           sizeof job->errbuf);
-  free(job->in.json); /* never hold the profile twice */
-  job->in.json = NULL;
+  int rc = load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
   if (rc != CPROF_OK) return rc;
+  if (job->in.path_b) {
+    char *json = NULL;
+    size_t len = 0;
+    if ((rc = load(job, job->in.path_b, &json, &len, &job->profile_b)) != CPROF_OK) return rc;
+    if (job->profile->kind != job->profile_b->kind) {
+      snprintf(job->errbuf, sizeof job->errbuf,
+               "cannot diff a %s profile (%s) with a %s profile (%s)",
+               job->profile->kind == CPROF_KIND_CPU ? "CPU" : "heap", job->in.path,
+               job->profile_b->kind == CPROF_KIND_CPU ? "CPU" : "heap", job->in.path_b);
+      return CPROF_EINVAL;
+    }
+  }
   if (job->in.max_depth &&
       (rc = cprof_profile_limit_depth(job->profile, job->in.max_depth)) != CPROF_OK)
     return rc;
+  if (job->in.focus && cprof_report_matches(job->profile, job->in.focus) == 0) {
+    snprintf(job->errbuf, sizeof job->errbuf,
+             "%s: no function named \"%s\" (or with it in its name)",
+             job->in.path ? job->in.path : "the profile", job->in.focus);
+    return CPROF_EINVAL;
+  }
   if ((rc = cprof_flat_build(job->profile, &job->flat)) != CPROF_OK) return rc;
   if (!(job->top = calloc(job->in.top ? job->in.top : 1, sizeof *job->top))) return CPROF_ENOMEM;
   job->ntop = cprof_flat_top(&job->flat, job->profile, CPROF_TOP_SKIP_ROOT | CPROF_TOP_SKIP_IDLE,
                              job->top, job->in.top);
-  return job->in.dir ? write_output(job) : CPROF_OK;
+  if (job->in.want_text && (rc = render_text(job)) != CPROF_OK) return rc;
+  if (!job->in.dir) return CPROF_OK;
+  if ((rc = write_output(job)) != CPROF_OK) return rc;
+  return write_formats(job);
 }
 
 static void execute_cb(napi_env env, void *data) {
@@ -207,6 +389,24 @@ static napi_value make_nodes(napi_env env, const job_t *job) {
   return arr;
 }
 
+/* outputs: { <format>: { path, size } } for every derived file written. */
+static int make_outputs(napi_env env, const job_t *job, napi_value r) {
+  napi_value outs, o;
+  int any = 0;
+  NAPI_CALL_INT(env, napi_create_object(env, &outs));
+  for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
+    if (!job->out_paths[i]) continue;
+    NAPI_CALL_INT(env, napi_create_object(env, &o));
+    if (set_str(env, o, "path", job->out_paths[i]) ||
+        set_num(env, o, "size", (double)job->out_sizes[i]))
+      return -1;
+    NAPI_CALL_INT(env, napi_set_named_property(env, outs, FORMAT_NAMES[i], o));
+    any = 1;
+  }
+  if (any) NAPI_CALL_INT(env, napi_set_named_property(env, r, "outputs", outs));
+  return 0;
+}
+
 static napi_value make_result(napi_env env, const job_t *job) {
   const cprof_profile_t *p = job->profile;
   napi_value r, summary, nodes, file;
@@ -228,6 +428,12 @@ static napi_value make_result(napi_env env, const job_t *job) {
     if (set_str(env, file, "path", job->file) || set_num(env, file, "size", (double)job->size))
       return NULL;
     NAPI_CALL(env, napi_set_named_property(env, r, "file", file));
+  }
+  if (make_outputs(env, job, r) != 0) return NULL;
+  if (job->text) {
+    napi_value text;
+    NAPI_CALL(env, napi_create_string_utf8(env, job->text, job->text_len, &text));
+    NAPI_CALL(env, napi_set_named_property(env, r, "text", text));
   }
   return r;
 }

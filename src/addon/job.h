@@ -7,26 +7,46 @@
 #include <node_api.h>
 #include <stddef.h>
 
+#include "../core/export.h"
+
 typedef struct {
-  char *json;         /* JSON text to parse (owned, freed once parsed), or NULL */
-  size_t len;         /* its length */
-  char *path;         /* a profile file to read instead of json (owned), or NULL */
-  char *dir;          /* output directory (owned), or NULL to write nothing */
-  char *name;         /* output file name inside dir (owned) */
-  unsigned top;       /* how many functions the summary lists */
-  int want_nodes;     /* also return every node's id, self and total */
-  unsigned max_depth; /* heap: frames kept per stack (0 = all) */
+  char *json;   /* JSON text to parse (owned, freed once parsed), or NULL */
+  size_t len;   /* its length */
+  char *path;   /* a profile file to read instead of json (owned), or NULL */
+  char *path_b; /* diff: the "after" profile file (owned); path is "before" */
+  char *dir;    /* output directory (owned), or NULL to write nothing */
+  char *name;   /* the .cpuprofile/.heapprofile name inside dir (owned), or NULL */
+  char *outs[CPROF_FORMAT_COUNT]; /* derived formats' names inside dir (owned), or NULL;
+                                     for a diff, outs[SVG] is the differential graph */
+  unsigned top;                   /* how many functions the summary lists */
+  int want_nodes;                 /* also return every node's id, self and total */
+  unsigned max_depth;             /* heap: frames kept per stack (0 = all) */
+  int want_text;                  /* result.text: the text report (or the diff table) */
+  int need_samples;               /* a profile without samples is an error (the CLI) */
+  cprof_export_opts_t opts;       /* title and focus point at the owned copies below */
+  char *title, *focus;
 } cprof_job_in_t;
 
 /* Queues the job and returns its promise. Takes ownership of in's buffers,
  * also on failure (then it throws and returns NULL). The promise resolves
  * with { kind, samples, durationMs, summary, file?: { path, size },
- * nodes? } and rejects with an ERR_CPROF_* error; an ERR_CPROF_IO error
- * carries err.result, the same object without file. */
+ * outputs?: { pprof|folded|svg|txt: { path, size } }, text?, nodes? } and
+ * rejects with an ERR_CPROF_* error; an ERR_CPROF_IO error carries
+ * err.result, the same object with only the files written before. */
 napi_value cprof__job_queue(napi_env env, cprof_job_in_t *in);
 
 /* Reads (dir, name, top) from argv[0..2] into in. 0, or -1 with a throw. */
 int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
+
+/* Reads an export options object (undefined: none) into in:
+ *   { outs: { pprof?, folded?, svg?, txt?: file name }, interval, startTime,
+ *     duration (µs), includeCollected, title, top (text rows), cut (%), focus,
+ *     text (bool), needSamples (bool) }
+ * 0, or -1 with a throw (in is then freed). */
+int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
+
+/* The JS name of a derived format ("pprof", "folded", "svg", "txt"). */
+const char *cprof__format_name(cprof_format_t fmt);
 
 /* Frees in's buffers (for callers that fail before queueing). */
 void cprof__job_in_free(cprof_job_in_t *in);

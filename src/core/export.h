@@ -16,4 +16,67 @@ int cprof_export_heapprofile(const cprof_profile_t *p, FILE *f);
 
 typedef int (*cprof_exporter_fn)(const cprof_profile_t *p, FILE *f);
 
+/* ---- derived formats: pprof, folded stacks, SVG flame graph, text ---- */
+
+typedef enum {
+  CPROF_FORMAT_PPROF = 0,  /* .pb.gz: gzip'd perftools.profiles.Profile */
+  CPROF_FORMAT_FOLDED = 1, /* .folded: "a;b;c count" per stack */
+  CPROF_FORMAT_SVG = 2,    /* .svg: interactive flame graph */
+  CPROF_FORMAT_TXT = 3,    /* .txt: the text report */
+  CPROF_FORMAT_COUNT = 4
+} cprof_format_t;
+
+/* What the profile file does not say, and how to draw. Zero means unknown
+ * or default everywhere. */
+typedef struct {
+  int64_t interval;      /* the sampling interval asked for: CPU µs, heap bytes */
+  int64_t start_time_ms; /* wall clock when profiling started, ms since the epoch */
+  int64_t duration_us;   /* heap: how long sampling ran (CPU: from the profile) */
+  int include_collected; /* heap: samples include objects GC already collected */
+  const char *title;     /* SVG and text headers, e.g. the file name */
+  unsigned top;          /* text: rows per table (0: 20) */
+  double cut_percent;    /* text: tree nodes below this % of the total are cut (0: 1) */
+  const char *focus;     /* text: also the callers (bottom-up) of this function */
+} cprof_export_opts_t;
+
+/* The writers; each takes opts (NULL = all defaults). */
+int cprof_export_pprof(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
+int cprof_export_folded(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
+int cprof_export_svg(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
+int cprof_report_text(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
+
+/* Dispatch by format. */
+int cprof_export_format(cprof_format_t fmt, const cprof_profile_t *p, const cprof_export_opts_t *o,
+                        FILE *f);
+
+/* The file extension of a format, without the dot: "pb.gz", "folded",
+ * "svg", "txt". */
+const char *cprof_format_ext(cprof_format_t fmt);
+
+/* Writes p in fmt to dir/name atomically (cprof_write_atomic). */
+int cprof_write_format(const char *dir, const char *name, cprof_format_t fmt,
+                       const cprof_profile_t *p, const cprof_export_opts_t *o, long long *size_out,
+                       char *errbuf, size_t errlen);
+
+/* How many functions the text report's focus name matches (0: the report
+ * would have no bottom-up section for it). */
+unsigned cprof_report_matches(const cprof_profile_t *p, const char *name);
+
+/* ---- diff of two profiles of the same kind ---- */
+
+/* Per-function table: self and total before and after, as shares of each
+ * profile's total and in the unit, sorted by the change of self share. */
+int cprof_diff_text(const cprof_profile_t *before, const cprof_profile_t *after,
+                    const cprof_export_opts_t *o, FILE *f);
+
+/* Differential flame graph: the shape of after, each frame coloured by the
+ * change of its self share: red grew, blue shrank. */
+int cprof_diff_svg(const cprof_profile_t *before, const cprof_profile_t *after,
+                   const cprof_export_opts_t *o, FILE *f);
+
+/* cprof_diff_svg to dir/name atomically. */
+int cprof_write_diff_svg(const char *dir, const char *name, const cprof_profile_t *before,
+                         const cprof_profile_t *after, const cprof_export_opts_t *o,
+                         long long *size_out, char *errbuf, size_t errlen);
+
 #endif

@@ -1,0 +1,292 @@
+/* pprof writer: a gzip'd perftools.profiles.Profile (github.com/google/
+ * pprof, proto/profile.proto), encoded by hand. Only two wire types are
+ * needed: varints and length-delimited bytes (strings, nested messages,
+ * packed repeated integers).
+ *
+ *   CPU:  sample_type [samples/count, cpu/nanoseconds], period_type
+ *         cpu/nanoseconds; one sample per distinct stack: [samples, µs*1000].
+ *   Heap: sample_type [inuse_objects/count, inuse_space/bytes] (or alloc_*
+ *         when collected objects are included), period_type space/bytes;
+ *         one sample per stack with an allocation: [V8 samples, selfSize].
+ *
+ * A V8 call frame names a function, not a call site: each function gets
+ * one Location whose Line is the function's first line. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "error.h"
+#include "export.h"
+#include "internal.h"
+#include "render.h"
+
+/* profile.proto field numbers */
+enum {
+  PROFILE_SAMPLE_TYPE = 1,
+  PROFILE_SAMPLE = 2,
+  PROFILE_LOCATION = 4,
+  PROFILE_FUNCTION = 5,
+  PROFILE_STRING_TABLE = 6,
+  PROFILE_TIME_NANOS = 9,
+  PROFILE_DURATION_NANOS = 10,
+  PROFILE_PERIOD_TYPE = 11,
+  PROFILE_PERIOD = 12,
+  VALUE_TYPE_TYPE = 1,
+  VALUE_TYPE_UNIT = 2,
+  SAMPLE_LOCATION_ID = 1,
+  SAMPLE_VALUE = 2,
+  LOCATION_ID = 1,
+  LOCATION_LINE = 4,
+  LINE_FUNCTION_ID = 1,
+  LINE_LINE = 2,
+  LINE_COLUMN = 3,
+  FUNCTION_ID = 1,
+  FUNCTION_NAME = 2,
+  FUNCTION_SYSTEM_NAME = 3,
+  FUNCTION_FILENAME = 4,
+  FUNCTION_START_LINE = 5
+};
+
+/* The string table: index 0 is "", every other string once. */
+typedef struct {
+  const char **strs; /* borrowed */
+  uint32_t n, cap;
+  uint32_t *slots; /* index + 1 */
+  uint32_t mask;
+} strtab_t;
+
+static uint32_t str_hash(const char *s) {
+  uint64_t h = cprof__hash_str(CPROF__HASH_SEED, s);
+  return (uint32_t)(h ^ (h >> 32));
+}
+
+static int strtab_grow(strtab_t *t) {
+  uint32_t cap = t->cap ? t->cap * 2 : 256;
+  const char **strs = realloc(t->strs, (size_t)cap * sizeof(*strs));
+  if (strs == NULL) return CPROF_ENOMEM;
+  t->strs = strs;
+  uint32_t *slots = calloc((size_t)cap * 2, sizeof(*slots));
+  if (slots == NULL) return CPROF_ENOMEM;
+  free(t->slots);
+  t->slots = slots;
+  t->cap = cap;
+  t->mask = cap * 2 - 1;
+  for (uint32_t i = 0; i < t->n; i++) {
+    uint32_t j = str_hash(t->strs[i]) & t->mask;
+    while (t->slots[j] != 0)
+      j = (j + 1) & t->mask;
+    t->slots[j] = i + 1;
+  }
+  return 0;
+}
+
+static int strtab_id(strtab_t *t, const char *s, uint64_t *id) {
+  if (t->n == t->cap && (t->cap >= UINT32_MAX / 4 || strtab_grow(t) != 0)) return CPROF_ENOMEM;
+  uint32_t j = str_hash(s) & t->mask;
+  while (t->slots[j] != 0 && strcmp(t->strs[t->slots[j] - 1], s) != 0)
+    j = (j + 1) & t->mask;
+  if (t->slots[j] == 0) {
+    t->strs[t->n] = s;
+    t->slots[j] = ++t->n;
+  }
+  *id = t->slots[j] - 1;
+  return 0;
+}
+
+static void strtab_free(strtab_t *t) {
+  free(t->strs);
+  free(t->slots);
+}
+
+typedef struct {
+  cprof__buf_t out;  /* the Profile message */
+  cprof__buf_t msg;  /* a nested message being built */
+  cprof__buf_t ids;  /* packed location ids */
+  cprof__buf_t vals; /* packed values */
+  strtab_t strs;
+  const cprof__tree_t *tree;
+  uint64_t *stack;     /* location ids, leaf first */
+  unsigned char *used; /* per fn: a sample names it */
+} enc_t;
+
+static int put_str(enc_t *e, cprof__buf_t *b, uint32_t field, const char *s) {
+  uint64_t id;
+  int rc = strtab_id(&e->strs, s, &id);
+  return rc ? rc : cprof__pb_put_int(b, field, id);
+}
+
+/* A ValueType message {type, unit} as field of the Profile. */
+static int put_value_type(enc_t *e, uint32_t field, const char *type, const char *unit) {
+  e->msg.len = 0;
+  int rc = put_str(e, &e->msg, VALUE_TYPE_TYPE, type);
+  if (rc == 0) rc = put_str(e, &e->msg, VALUE_TYPE_UNIT, unit);
+  if (rc == 0) rc = e->msg.oom ? CPROF_ENOMEM : 0;
+  return rc ? rc : cprof__pb_put_bytes(&e->out, field, e->msg.data, e->msg.len);
+}
+
+static int put_sample(enc_t *e, uint32_t node, uint64_t count, uint64_t value) {
+  const cprof__tree_t *t = e->tree;
+  uint32_t depth = 0;
+  /* The root is every stack's base: left out unless it is the stack. */
+  for (uint32_t n = node; n != 0 || depth == 0; n = t->nodes[n].parent) {
+    e->stack[depth++] = (uint64_t)t->nodes[n].fn + 1;
+    e->used[t->nodes[n].fn] = 1;
+    if (n == 0) break;
+  }
+  e->ids.len = e->vals.len = e->msg.len = 0;
+  for (uint32_t i = 0; i < depth; i++)
+    cprof__pb_put_varint(&e->ids, e->stack[i]);
+  cprof__pb_put_varint(&e->vals, count);
+  cprof__pb_put_varint(&e->vals, value);
+  if (e->ids.oom || e->vals.oom) return CPROF_ENOMEM;
+  cprof__pb_put_bytes(&e->msg, SAMPLE_LOCATION_ID, e->ids.data, e->ids.len);
+  cprof__pb_put_bytes(&e->msg, SAMPLE_VALUE, e->vals.data, e->vals.len);
+  if (e->msg.oom) return CPROF_ENOMEM;
+  return cprof__pb_put_bytes(&e->out, PROFILE_SAMPLE, e->msg.data, e->msg.len);
+}
+
+static int put_samples(enc_t *e, int cpu) {
+  const cprof__tree_t *t = e->tree;
+  int rc = 0;
+  for (uint32_t i = 0; i < t->nnodes && rc == 0; i++) {
+    const cprof__tnode_t *n = &t->nodes[i];
+    if (n->self[0] <= 0 && n->count[0] == 0) continue;
+    uint64_t value = (uint64_t)(n->self[0] > 0 ? n->self[0] : 0);
+    if (cpu) value = value > UINT64_MAX / 1000 ? UINT64_MAX : value * 1000; /* µs → ns */
+    rc = put_sample(e, i, n->count[0], value);
+  }
+  return rc;
+}
+
+/* One Function and one Location per function a sample names; both use
+ * id fn + 1. */
+static int put_functions(enc_t *e) {
+  const cprof__tree_t *t = e->tree;
+  int rc = 0;
+  for (uint32_t i = 0; i < t->nfns && rc == 0; i++) {
+    if (!e->used[i]) continue;
+    const cprof_frame_t *f = t->fns[i].frame;
+    uint64_t line = f->line >= 0 ? (uint64_t)f->line + 1 : 0;
+    uint64_t column = f->column >= 0 ? (uint64_t)f->column + 1 : 0;
+    e->msg.len = 0;
+    cprof__pb_put_int(&e->msg, FUNCTION_ID, (uint64_t)i + 1);
+    if ((rc = put_str(e, &e->msg, FUNCTION_NAME, f->name[0] ? f->name : "(anonymous)")) != 0 ||
+        (rc = put_str(e, &e->msg, FUNCTION_SYSTEM_NAME, f->name)) != 0 ||
+        (rc = put_str(e, &e->msg, FUNCTION_FILENAME, cprof__short_url(f->url))) != 0)
+      return rc;
+    cprof__pb_put_int(&e->msg, FUNCTION_START_LINE, line);
+    if (e->msg.oom) return CPROF_ENOMEM;
+    if ((rc = cprof__pb_put_bytes(&e->out, PROFILE_FUNCTION, e->msg.data, e->msg.len)) != 0)
+      return rc;
+    /* Location { id, line: [Line { function_id, line, column }] } */
+    e->vals.len = e->msg.len = 0;
+    cprof__pb_put_int(&e->vals, LINE_FUNCTION_ID, (uint64_t)i + 1);
+    cprof__pb_put_int(&e->vals, LINE_LINE, line);
+    cprof__pb_put_int(&e->vals, LINE_COLUMN, column);
+    cprof__pb_put_int(&e->msg, LOCATION_ID, (uint64_t)i + 1);
+    if (e->vals.oom) return CPROF_ENOMEM;
+    cprof__pb_put_bytes(&e->msg, LOCATION_LINE, e->vals.data, e->vals.len);
+    if (e->msg.oom) return CPROF_ENOMEM;
+    rc = cprof__pb_put_bytes(&e->out, PROFILE_LOCATION, e->msg.data, e->msg.len);
+  }
+  return rc;
+}
+
+static int put_header(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *o) {
+  int cpu = p->kind == CPROF_KIND_CPU, rc;
+  const char *objects = o->include_collected ? "alloc_objects" : "inuse_objects";
+  const char *space = o->include_collected ? "alloc_space" : "inuse_space";
+  uint64_t id;
+  if ((rc = strtab_id(&e->strs, "", &id)) != 0) return rc; /* string_table[0] */
+  if (cpu) {
+    if ((rc = put_value_type(e, PROFILE_SAMPLE_TYPE, "samples", "count")) != 0 ||
+        (rc = put_value_type(e, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds")) != 0 ||
+        (rc = put_value_type(e, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds")) != 0)
+      return rc;
+  } else if ((rc = put_value_type(e, PROFILE_SAMPLE_TYPE, objects, "count")) != 0 ||
+             (rc = put_value_type(e, PROFILE_SAMPLE_TYPE, space, "bytes")) != 0 ||
+             (rc = put_value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes")) != 0) {
+    return rc;
+  }
+  int64_t period = o->interval, duration = o->duration_us;
+  if (cpu) {
+    duration = p->end_time > p->start_time ? p->end_time - p->start_time : 0;
+    /* A file does not say the interval asked for: use the mean gap. */
+    if (period <= 0 && p->nsamples > 0) period = duration / p->nsamples;
+  }
+  if (period > 0) cprof__pb_put_int(&e->out, PROFILE_PERIOD, (uint64_t)period * (cpu ? 1000 : 1));
+  if (duration > 0) cprof__pb_put_int(&e->out, PROFILE_DURATION_NANOS, (uint64_t)duration * 1000);
+  if (o->start_time_ms > 0)
+    cprof__pb_put_int(&e->out, PROFILE_TIME_NANOS, (uint64_t)o->start_time_ms * 1000000);
+  return e->out.oom ? CPROF_ENOMEM : 0;
+}
+
+static int put_string_table(enc_t *e) {
+  for (uint32_t i = 0; i < e->strs.n; i++)
+    cprof__pb_put_bytes(&e->out, PROFILE_STRING_TABLE, e->strs.strs[i], strlen(e->strs.strs[i]));
+  return e->out.oom ? CPROF_ENOMEM : 0;
+}
+
+/* gzip (deflate with the gzip wrapper: windowBits 15 + 16) to f. */
+static int gzip_to(FILE *f, const unsigned char *data, size_t len) {
+  z_stream zs;
+  unsigned char chunk[64 * 1024];
+  memset(&zs, 0, sizeof(zs));
+  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return CPROF_ENOMEM;
+  int rc = 0, zr = Z_OK;
+  zs.next_in = (Bytef *)(uintptr_t)data;
+  while (zr != Z_STREAM_END && rc == 0) {
+    /* avail_in is 32-bit: feed huge inputs in pieces. */
+    if (zs.avail_in == 0 && len > 0) {
+      uInt piece = len > (1u << 30) ? (1u << 30) : (uInt)len;
+      zs.avail_in = piece;
+      len -= piece;
+    }
+    zs.next_out = chunk;
+    zs.avail_out = sizeof(chunk);
+    zr = deflate(&zs, len == 0 ? Z_FINISH : Z_NO_FLUSH);
+    if (zr == Z_STREAM_ERROR) {
+      rc = CPROF_ENOMEM;
+      break;
+    }
+    size_t have = sizeof(chunk) - zs.avail_out;
+    if (have > 0 && fwrite(chunk, 1, have, f) != have) rc = CPROF_EIO;
+  }
+  deflateEnd(&zs);
+  return rc;
+}
+
+static int encode(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *o) {
+  int rc;
+  if ((rc = put_header(e, p, o)) != 0) return rc;
+  if ((rc = put_samples(e, p->kind == CPROF_KIND_CPU)) != 0) return rc;
+  if ((rc = put_functions(e)) != 0) return rc;
+  return put_string_table(e);
+}
+
+int cprof_export_pprof(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f) {
+  static const cprof_export_opts_t defaults = {0};
+  cprof__tree_t tree;
+  enc_t e = {0};
+  if (p == NULL || f == NULL) return CPROF_EINVAL;
+  if (o == NULL) o = &defaults;
+  int rc = cprof__tree_build(&tree, p);
+  if (rc != 0) return rc;
+  e.tree = &tree;
+  e.stack = malloc(((size_t)tree.max_depth + 1) * sizeof(*e.stack));
+  e.used = calloc((size_t)tree.nfns + 1, 1);
+  rc = e.stack && e.used ? encode(&e, p, o) : CPROF_ENOMEM;
+  cprof__tree_free(&tree); /* the string table borrows from p, not from the tree */
+  if (rc == 0) rc = gzip_to(f, e.out.data, e.out.len);
+  if (rc == 0 && (fflush(f) != 0 || ferror(f))) rc = CPROF_EIO;
+  free(e.stack);
+  free(e.used);
+  strtab_free(&e.strs);
+  cprof__buf_free(&e.out);
+  cprof__buf_free(&e.msg);
+  cprof__buf_free(&e.ids);
+  cprof__buf_free(&e.vals);
+  return rc;
+}

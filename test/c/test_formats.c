@@ -1,0 +1,582 @@
+/* The derived formats end to end in C: pprof (gunzipped with zlib and
+ * decoded by a small protobuf reader written here), folded stacks, the SVG
+ * flame graph, the text report, the diff, and atomic writes. The JS tests
+ * check the same files with parsers we did not write. */
+#define _GNU_SOURCE /* strndup, memmem */
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "helpers.h"
+#include "internal.h"
+#include "render.h"
+
+/* (root) → main → {work, (anonymous) → work}, plus (idle) and GC; the
+ * names carry characters each format must escape. */
+static const char *CPU =
+    "{'nodes':["
+    "{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'','lineNumber':-1,"
+    "'columnNumber':-1},'children':[2,6,7]},"
+    "{'id':2,'callFrame':{'functionName':'main','scriptId':'3','url':'file:///app/main.js',"
+    "'lineNumber':9,'columnNumber':4},'children':[3,4]},"
+    "{'id':3,'callFrame':{'functionName':'work<T>&\\u0027x\\u0027;y','scriptId':'3',"
+    "'url':'file:///app/main.js','lineNumber':19,'columnNumber':0}},"
+    "{'id':4,'callFrame':{'functionName':'','scriptId':'4',"
+    "'url':'file:///app/node_modules/dep/i.js','lineNumber':0,'columnNumber':0},'children':[5]},"
+    "{'id':5,'callFrame':{'functionName':'work<T>&\\u0027x\\u0027;y','scriptId':'3',"
+    "'url':'file:///app/main.js','lineNumber':19,'columnNumber':0}},"
+    "{'id':6,'callFrame':{'functionName':'(idle)','scriptId':'0','url':'','lineNumber':-1,"
+    "'columnNumber':-1}},"
+    "{'id':7,'callFrame':{'functionName':'(garbage collector)','scriptId':'0','url':'',"
+    "'lineNumber':-1,'columnNumber':-1}}],"
+    "'startTime':1000,'endTime':2000,"
+    "'samples':[3,3,5,2,6,7,3],'timeDeltas':[0,100,200,150,250,100,100]}";
+/* weights: 100 200 150 250 100 100 100 (last: 2000 - 1900)
+ * node 3 (work under main): 100+200+100 = 400, 3 samples
+ * node 5 (work under anon):  150, 1 sample
+ * node 2 (main):             250
+ * node 6 (idle): 100; node 7 (GC): 100; total 1000 µs, 7 samples */
+
+static char *export_text(cprof_format_t fmt, const cprof_profile_t *p, const cprof_export_opts_t *o,
+                         size_t *len) {
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  assert_int_equal(cprof_export_format(fmt, p, o, f), 0);
+  char *text = slurp(f, len);
+  fclose(f);
+  return text;
+}
+
+/* ---- a protobuf reader for the test ---- */
+
+typedef struct {
+  const unsigned char *p, *end;
+} rd_t;
+
+static uint64_t rd_varint(rd_t *r) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    assert_true(r->p < r->end);
+    unsigned char b = *r->p++;
+    v |= (uint64_t)(b & 0x7F) << shift;
+    if (!(b & 0x80)) return v;
+  }
+  fail_msg("varint longer than 10 bytes");
+  return 0;
+}
+
+/* Next field: its number, wire type, and value (varint) or bytes. */
+static int rd_field(rd_t *r, uint32_t *field, uint64_t *v, rd_t *bytes) {
+  if (r->p >= r->end) return 0;
+  uint64_t key = rd_varint(r);
+  *field = (uint32_t)(key >> 3);
+  switch (key & 7) {
+  case 0:
+    *v = rd_varint(r);
+    return 1;
+  case 2: {
+    uint64_t n = rd_varint(r);
+    assert_true(n <= (uint64_t)(r->end - r->p));
+    *bytes = (rd_t){r->p, r->p + n};
+    r->p += n;
+    return 1;
+  }
+  default:
+    fail_msg("unexpected wire type %u", (unsigned)(key & 7));
+    return 0;
+  }
+}
+
+static unsigned char *gunzip(const char *gz, size_t len, size_t *out_len) {
+  z_stream zs;
+  memset(&zs, 0, sizeof(zs));
+  assert_int_equal(inflateInit2(&zs, 15 + 16), Z_OK); /* gzip only */
+  size_t cap = 1 << 20;
+  unsigned char *out = malloc(cap);
+  assert_non_null(out);
+  zs.next_in = (Bytef *)(uintptr_t)gz;
+  zs.avail_in = (uInt)len;
+  zs.next_out = out;
+  zs.avail_out = (uInt)cap;
+  assert_int_equal(inflate(&zs, Z_FINISH), Z_STREAM_END);
+  *out_len = zs.total_out;
+  inflateEnd(&zs);
+  return out;
+}
+
+#define MAX_ID 4096
+
+typedef struct {
+  char *strings[4096];
+  uint32_t nstrings;
+  uint64_t sample_type[4][2];
+  uint32_t nsample_types;
+  uint64_t period_type[2];
+  uint64_t period, time_nanos, duration_nanos;
+  uint64_t sums[2]; /* sum of each value over samples */
+  uint32_t nsamples, nlocations, nfunctions;
+  uint32_t max_stack;
+  uint64_t function_name[MAX_ID]; /* by function id */
+  uint64_t function_line[MAX_ID];
+  uint64_t location_fn[MAX_ID]; /* by location id */
+  uint64_t first_sample_leaf;
+} pprof_t;
+
+static void read_value_type(rd_t m, uint64_t out[2]) {
+  uint32_t field;
+  uint64_t v = 0;
+  rd_t b;
+  while (rd_field(&m, &field, &v, &b))
+    if (field == 1 || field == 2) out[field - 1] = v;
+}
+
+static void read_sample(pprof_t *pp, rd_t m) {
+  uint32_t field, depth = 0, nvals = 0;
+  uint64_t v;
+  rd_t b;
+  while (rd_field(&m, &field, &v, &b)) {
+    if (field == 1) {
+      while (b.p < b.end) {
+        uint64_t id = rd_varint(&b);
+        if (depth++ == 0 && pp->nsamples == 0) pp->first_sample_leaf = id;
+      }
+    } else if (field == 2) {
+      while (b.p < b.end) {
+        assert_true(nvals < 2);
+        pp->sums[nvals++] += rd_varint(&b);
+      }
+    }
+  }
+  assert_int_equal(nvals, 2);
+  assert_true(depth >= 1);
+  if (depth > pp->max_stack) pp->max_stack = depth;
+  pp->nsamples++;
+}
+
+static void read_location(pprof_t *pp, rd_t m) {
+  uint32_t field, f2;
+  uint64_t v, id = 0, fn = 0, v2;
+  rd_t b, b2;
+  while (rd_field(&m, &field, &v, &b)) {
+    if (field == 1) id = v;
+    if (field == 4)
+      while (rd_field(&b, &f2, &v2, &b2))
+        if (f2 == 1) fn = v2;
+  }
+  assert_true(id > 0 && id < MAX_ID && fn > 0);
+  pp->location_fn[id] = fn;
+  pp->nlocations++;
+}
+
+static void read_function(pprof_t *pp, rd_t m) {
+  uint32_t field;
+  uint64_t v, id = 0, name = 0, line = 0;
+  rd_t b;
+  while (rd_field(&m, &field, &v, &b)) {
+    if (field == 1) id = v;
+    if (field == 2) name = v;
+    if (field == 5) line = v;
+  }
+  assert_true(id > 0 && id < MAX_ID);
+  pp->function_name[id] = name;
+  pp->function_line[id] = line;
+  pp->nfunctions++;
+}
+
+static void read_pprof(pprof_t *pp, const char *gz, size_t len) {
+  size_t n;
+  unsigned char *raw = gunzip(gz, len, &n);
+  rd_t r = {raw, raw + n}, b;
+  uint32_t field;
+  uint64_t v;
+  memset(pp, 0, sizeof(*pp));
+  while (rd_field(&r, &field, &v, &b)) {
+    switch (field) {
+    case 1:
+      assert_true(pp->nsample_types < 4);
+      read_value_type(b, pp->sample_type[pp->nsample_types++]);
+      break;
+    case 2:
+      read_sample(pp, b);
+      break;
+    case 4:
+      read_location(pp, b);
+      break;
+    case 5:
+      read_function(pp, b);
+      break;
+    case 6:
+      assert_true(pp->nstrings < 4096);
+      pp->strings[pp->nstrings] = strndup((const char *)b.p, (size_t)(b.end - b.p));
+      pp->nstrings++;
+      break;
+    case 9:
+      pp->time_nanos = v;
+      break;
+    case 10:
+      pp->duration_nanos = v;
+      break;
+    case 11:
+      read_value_type(b, pp->period_type);
+      break;
+    case 12:
+      pp->period = v;
+      break;
+    default:
+      fail_msg("unexpected Profile field %u", field);
+    }
+  }
+  free(raw);
+}
+
+static void free_pprof(pprof_t *pp) {
+  for (uint32_t i = 0; i < pp->nstrings; i++)
+    free(pp->strings[i]);
+}
+
+static const char *str(const pprof_t *pp, uint64_t i) {
+  assert_true(i < pp->nstrings);
+  return pp->strings[i];
+}
+
+static void pprof_cpu(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(CPU);
+  cprof_export_opts_t o = {.interval = 100, .start_time_ms = 1700000000123};
+  size_t len;
+  char *gz = export_text(CPROF_FORMAT_PPROF, p, &o, &len);
+  assert_true(len > 18 && (unsigned char)gz[0] == 0x1f && (unsigned char)gz[1] == 0x8b);
+  pprof_t pp;
+  read_pprof(&pp, gz, len);
+  assert_string_equal(str(&pp, 0), "");
+  assert_int_equal(pp.nsample_types, 2);
+  assert_string_equal(str(&pp, pp.sample_type[0][0]), "samples");
+  assert_string_equal(str(&pp, pp.sample_type[0][1]), "count");
+  assert_string_equal(str(&pp, pp.sample_type[1][0]), "cpu");
+  assert_string_equal(str(&pp, pp.sample_type[1][1]), "nanoseconds");
+  assert_string_equal(str(&pp, pp.period_type[0]), "cpu");
+  assert_string_equal(str(&pp, pp.period_type[1]), "nanoseconds");
+  assert_int_equal(pp.period, 100 * 1000);
+  assert_int_equal(pp.duration_nanos, 1000 * 1000);
+  assert_int_equal(pp.time_nanos, UINT64_C(1700000000123) * 1000000);
+  /* one sample per stack with samples: work×2 stacks, main, idle, GC */
+  assert_int_equal(pp.nsamples, 5);
+  assert_int_equal(pp.sums[0], 7);           /* every V8 sample once */
+  assert_int_equal(pp.sums[1], 1000 * 1000); /* the total, µs → ns */
+  assert_int_equal(pp.max_stack, 3);         /* work ← (anonymous) ← main; no (root) */
+  /* every location names a function that exists with a name */
+  assert_int_equal(pp.nlocations, pp.nfunctions);
+  int seen_work = 0;
+  for (uint64_t id = 1; id < MAX_ID; id++) {
+    if (pp.location_fn[id] == 0) continue;
+    uint64_t fn = pp.location_fn[id];
+    const char *name = str(&pp, pp.function_name[fn]);
+    assert_true(name[0] != '\0');
+    if (strcmp(name, "work<T>&'x';y") == 0) {
+      seen_work = 1;
+      assert_int_equal(pp.function_line[fn], 20); /* 1-based */
+    }
+  }
+  assert_true(seen_work);
+  free_pprof(&pp);
+  free(gz);
+  cprof_profile_free(p);
+}
+
+static void pprof_heap(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.heapprofile");
+  for (int collected = 0; collected < 2; collected++) {
+    cprof_export_opts_t o = {
+        .interval = 32768, .include_collected = collected, .duration_us = 2500000};
+    size_t len;
+    char *gz = export_text(CPROF_FORMAT_PPROF, p, &o, &len);
+    pprof_t pp;
+    read_pprof(&pp, gz, len);
+    assert_int_equal(pp.nsample_types, 2);
+    assert_string_equal(str(&pp, pp.sample_type[0][0]),
+                        collected ? "alloc_objects" : "inuse_objects");
+    assert_string_equal(str(&pp, pp.sample_type[0][1]), "count");
+    assert_string_equal(str(&pp, pp.sample_type[1][0]), collected ? "alloc_space" : "inuse_space");
+    assert_string_equal(str(&pp, pp.sample_type[1][1]), "bytes");
+    assert_string_equal(str(&pp, pp.period_type[0]), "space");
+    assert_string_equal(str(&pp, pp.period_type[1]), "bytes");
+    assert_int_equal(pp.period, 32768);
+    assert_int_equal(pp.duration_nanos, UINT64_C(2500000000));
+    assert_int_equal(pp.time_nanos, 0); /* unknown: left out */
+    assert_int_equal(pp.sums[0], p->nsamples);
+    assert_int_equal(pp.sums[1], (uint64_t)cprof_profile_total(p));
+    free_pprof(&pp);
+    free(gz);
+  }
+  cprof_profile_free(p);
+}
+
+static void folded_cpu_exact(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(CPU);
+  size_t len;
+  char *text = export_text(CPROF_FORMAT_FOLDED, p, NULL, &len);
+  /* siblings sorted by label; ';' in a name becomes ',' */
+  assert_string_equal(text, "(garbage collector) 100\n"
+                            "(idle) 100\n"
+                            "main (/app/main.js:10) 250\n"
+                            "main (/app/main.js:10);(anonymous) (/app/node_modules/dep/i.js:1);"
+                            "work<T>&'x',y (/app/main.js:20) 150\n"
+                            "main (/app/main.js:10);work<T>&'x',y (/app/main.js:20) 400\n");
+  free(text);
+  cprof_profile_free(p);
+}
+
+/* Sums the counts of folded text. */
+static int64_t folded_sum(const char *text, uint32_t *lines) {
+  int64_t sum = 0;
+  *lines = 0;
+  for (const char *s = text; *s;) {
+    const char *nl = strchr(s, '\n');
+    assert_non_null(nl);
+    const char *sp = nl;
+    while (sp > s && sp[-1] != ' ')
+      sp--;
+    assert_true(sp > s);
+    sum += strtoll(sp, NULL, 10);
+    (*lines)++;
+    s = nl + 1;
+  }
+  return sum;
+}
+
+static void folded_totals_fixtures(void **state) {
+  (void)state;
+  const char *files[] = {CPROF_FIXTURES "/small.cpuprofile", CPROF_FIXTURES "/small.heapprofile"};
+  for (int i = 0; i < 2; i++) {
+    cprof_profile_t *p = parse_file(files[i]);
+    size_t len;
+    uint32_t lines;
+    char *text = export_text(CPROF_FORMAT_FOLDED, p, NULL, &len);
+    assert_int_equal(folded_sum(text, &lines), cprof_profile_total(p));
+    assert_true(lines > 3);
+    assert_null(strstr(text, "(root)")); /* left out: it is every stack's base */
+    free(text);
+    cprof_profile_free(p);
+  }
+}
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *s = hay; (s = strstr(s, needle)) != NULL; s += strlen(needle))
+    n++;
+  return n;
+}
+
+static void svg_cpu(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(CPU);
+  cprof_export_opts_t o = {.title = "a<b>.cpuprofile"};
+  size_t len;
+  char *svg = export_text(CPROF_FORMAT_SVG, p, &o, &len);
+  assert_true(strncmp(svg, "<?xml version=\"1.0\"", 19) == 0);
+  assert_non_null(strstr(svg, "</svg>\n"));
+  assert_non_null(strstr(svg, "CPU flame graph: a&lt;b&gt;.cpuprofile"));
+  assert_non_null(strstr(svg, "work&lt;T&gt;&amp;&#39;x&#39;;y (/app/main.js:20)"));
+  assert_null(strstr(svg, "work<T>"));
+  /* frames: root, main, GC, idle, work, (anonymous), work */
+  assert_int_equal(count(svg, "<g class=\"f\""), 7);
+  assert_int_equal(count(svg, "<script"), 1);
+  assert_int_equal(count(svg, "]]>"), 1); /* only the script's CDATA end */
+  assert_null(strstr(svg, "href"));       /* nothing to fetch */
+  assert_null(strstr(svg, "src="));
+  free(svg);
+  cprof_profile_free(p);
+}
+
+/* A root with one wide child and 3000 children of 1 µs each: the narrow
+ * ones become one merged frame, not 3000. */
+static void svg_merges_narrow_frames(void **state) {
+  (void)state;
+  sbuf_t b = {0};
+  const uint32_t narrow = 3000;
+  sb_printf(&b, "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":"
+                "\"0\",\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[");
+  for (uint32_t i = 0; i <= narrow; i++)
+    sb_printf(&b, "%s%u", i ? "," : "", i + 2);
+  sb_printf(&b, "]}");
+  for (uint32_t i = 0; i <= narrow; i++)
+    sb_printf(&b,
+              ",{\"id\":%u,\"callFrame\":{\"functionName\":\"f%05u\",\"scriptId\":\"1\",\"url\":"
+              "\"file:///a.js\",\"lineNumber\":%u,\"columnNumber\":0}}",
+              i + 2, i, i);
+  /* sample 0 in the wide f00000 (weight 100000), then one 1 µs sample each */
+  sb_printf(&b, "],\"startTime\":0,\"endTime\":%u,\"samples\":[", 100000 + narrow);
+  for (uint32_t i = 0; i <= narrow; i++)
+    sb_printf(&b, "%s%u", i ? "," : "", i + 2);
+  sb_printf(&b, "],\"timeDeltas\":[0");
+  for (uint32_t i = 1; i <= narrow; i++)
+    sb_printf(&b, ",%u", i == 1 ? 100000 : 1);
+  sb_printf(&b, "]}");
+  cprof_profile_t *p = parse_raw(b.s, b.len);
+  free(b.s);
+  size_t len;
+  char *svg = export_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  assert_int_equal(count(svg, "<g class=\"f\""), 3); /* root, f00000, the merged run */
+  assert_non_null(strstr(svg, "data-run=\"(3000 frames)\""));
+  free(svg);
+  cprof_profile_free(p);
+}
+
+static void svg_heap_and_empty(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.heapprofile");
+  size_t len;
+  char *svg = export_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  assert_non_null(strstr(svg, "Heap allocation flame graph"));
+  assert_non_null(strstr(svg, "makeObjects"));
+  free(svg);
+  cprof_profile_free(p);
+  /* no samples: the root alone, full width, no division by zero */
+  p = parse_ok("{'nodes':[{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'',"
+               "'lineNumber':-1,'columnNumber':-1}}],'startTime':0,'endTime':0,'samples':[],"
+               "'timeDeltas':[]}");
+  svg = export_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  assert_int_equal(count(svg, "<g class=\"f\""), 1);
+  assert_non_null(strstr(svg, "width=\"1180.00\""));
+  assert_null(strstr(svg, "\"nan"));
+  assert_null(strstr(svg, "\"-nan"));
+  assert_null(strstr(svg, "\"inf"));
+  free(svg);
+  cprof_profile_free(p);
+}
+
+static void report_sections(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(CPU);
+  cprof_export_opts_t o = {.title = "x.cpuprofile", .top = 2, .cut_percent = 20, .focus = "work"};
+  size_t len;
+  char *text = export_text(CPROF_FORMAT_TXT, p, &o, &len);
+  assert_non_null(
+      strstr(text, "x.cpuprofile\nCPU profile: 7 samples, 1.00 ms sampled over 1.00 ms"));
+  assert_non_null(strstr(text, "(idle) 10.0%, (program) 0.0%, (garbage collector) 10.0%"));
+  assert_non_null(strstr(text, "Top 2 functions by self time"));
+  /* work's two nodes merge in the flat profile: 550 µs */
+  assert_non_null(strstr(text, "0.55 ms   55.0%        0.55 ms   55.0%  work<T>&'x';y"));
+  assert_non_null(strstr(text, "Top 2 functions by total time"));
+  assert_non_null(strstr(text, "0.25 ms   25.0%        0.80 ms   80.0%  main (/app/main.js:10)"));
+  /* cut at 20%: (anonymous) (15%) and its child are not in the tree */
+  const char *tree = strstr(text, "Call tree (top-down), nodes with at least 20% of the total");
+  assert_non_null(tree);
+  const char *callers = strstr(text, "Callers of work");
+  assert_non_null(callers);
+  assert_null(memmem(tree, (size_t)(callers - tree), "(anonymous)", 11));
+  assert_non_null(strstr(tree, "\xE2\x94\x94\xE2\x94\x80 work<T>&'x';y (/app/main.js:20)"));
+  /* callers: both call paths of work, with their share */
+  assert_non_null(strstr(callers, "0.55 ms, 55.0% of the total"));
+  assert_non_null(strstr(callers, "main (/app/main.js:10)"));
+  assert_int_equal(cprof_report_matches(p, "work"), 1); /* a substring of its label */
+  assert_int_equal(cprof_report_matches(p, "main"), 1);
+  assert_int_equal(cprof_report_matches(p, "nothing-like-it"), 0);
+  free(text);
+  cprof_profile_free(p);
+}
+
+static void diff_table_and_svg(void **state) {
+  (void)state;
+  cprof_profile_t *a = parse_ok(CPU);
+  /* after: work under main takes 700 of 1300 instead of 400 of 1000 */
+  char *after_json = dq(CPU);
+  char *at = strstr(after_json, "\"endTime\":2000");
+  assert_non_null(at);
+  memcpy(at, "\"endTime\":2300", 14);
+  cprof_profile_t *b = parse_raw(after_json, strlen(after_json));
+  free(after_json);
+  FILE *f = tmpfile();
+  size_t len;
+  assert_non_null(f);
+  cprof_export_opts_t o = {.title = "a → b"};
+  assert_int_equal(cprof_diff_text(a, b, &o, f), 0);
+  char *text = slurp(f, &len);
+  fclose(f);
+  assert_non_null(strstr(text, "a → b\nbefore: 7 samples, 1.00 ms; after: 7 samples, 1.30 ms"));
+  /* work: 550 of 1000 (55%) → 850 of 1300 (65.38%), the biggest change, first */
+  const char *row = strstr(text, "work<T>");
+  assert_non_null(row);
+  assert_non_null(strstr(text, "0.55 ms       0.85 ms   55.00%   65.38%   +10.38"));
+  free(text);
+  f = tmpfile();
+  assert_int_equal(cprof_diff_svg(a, b, &o, f), 0);
+  text = slurp(f, &len);
+  fclose(f);
+  assert_non_null(strstr(text, "Differential flame graph: a \xE2\x86\x92 b"));
+  assert_non_null(strstr(text, "fill=\"rgb(255,0,0)\"")); /* the largest growth: full red */
+  assert_non_null(strstr(text, ",255)\""));               /* something shrank: blue */
+  free(text);
+  cprof_profile_t *h = parse_file(CPROF_FIXTURES "/small.heapprofile");
+  f = tmpfile();
+  assert_int_equal(cprof_diff_text(a, h, NULL, f), CPROF_EINVAL); /* CPU vs heap */
+  fclose(f);
+  cprof_profile_free(h);
+  cprof_profile_free(a);
+  cprof_profile_free(b);
+}
+
+static void write_format_atomic(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cprof-formats-XXXXXX", err[256] = "";
+  assert_non_null(mkdtemp(dir));
+  cprof_profile_t *p = parse_ok(CPU);
+  for (int fmt = 0; fmt < CPROF_FORMAT_COUNT; fmt++) {
+    char name[64], path[512];
+    struct stat st;
+    long long size = -1;
+    snprintf(name, sizeof(name), "out.%s", cprof_format_ext((cprof_format_t)fmt));
+    assert_int_equal(
+        cprof_write_format(dir, name, (cprof_format_t)fmt, p, NULL, &size, err, sizeof(err)), 0);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(st.st_size, size);
+    assert_true(size > 0);
+    unlink(path);
+  }
+  assert_int_equal(
+      cprof_write_format(dir, "x", CPROF_FORMAT_COUNT, p, NULL, NULL, err, sizeof(err)),
+      CPROF_EINVAL);
+  assert_non_null(strstr(err, "unknown output format"));
+  /* a directory that does not exist: EIO, named in the message, nothing left */
+  char missing[600];
+  snprintf(missing, sizeof(missing), "%s/no/such/dir", dir);
+  assert_int_equal(
+      cprof_write_format(missing, "a.svg", CPROF_FORMAT_SVG, p, NULL, NULL, err, sizeof(err)),
+      CPROF_EIO);
+  assert_non_null(strstr(err, "a.svg"));
+  assert_int_equal(rmdir(dir), 0); /* empty: no temp file was left */
+  cprof_profile_free(p);
+}
+
+static void write_errors_are_eio(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.cpuprofile");
+  for (int fmt = 0; fmt < CPROF_FORMAT_COUNT; fmt++) {
+    FILE *f = fopen("/dev/full", "w");
+    if (f == NULL) skip();
+    assert_int_equal(cprof_export_format((cprof_format_t)fmt, p, NULL, f), CPROF_EIO);
+    fclose(f);
+  }
+  cprof_profile_free(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(pprof_cpu),
+      cmocka_unit_test(pprof_heap),
+      cmocka_unit_test(folded_cpu_exact),
+      cmocka_unit_test(folded_totals_fixtures),
+      cmocka_unit_test(svg_cpu),
+      cmocka_unit_test(svg_merges_narrow_frames),
+      cmocka_unit_test(svg_heap_and_empty),
+      cmocka_unit_test(report_sections),
+      cmocka_unit_test(diff_table_and_svg),
+      cmocka_unit_test(write_format_atomic),
+      cmocka_unit_test(write_errors_are_eio),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
