@@ -1,69 +1,66 @@
 /* .heapprofile writer (V8 HeapProfiler.SamplingHeapProfile). The format
  * nests children, and trees can be thousands deep: the walk follows the
- * parent links back up instead of recursing, so depth costs no stack. */
-#include <inttypes.h>
-
-#include <cjson/cJSON.h>
-
+ * parent links back up instead of recursing, so depth costs no stack.
+ * Output goes through the exporter writer (internal.h). */
 #include "error.h"
 #include "export.h"
 #include "internal.h"
 
 /* Everything of a node up to its children's opening bracket. */
-static int open_node(const cprof_profile_t *p, const cprof_node_t *n, FILE *f) {
-  cJSON *cf = cprof__frame_json(&p->frames[n->frame]);
-  int rc;
-  if (cf == NULL) return CPROF_ENOMEM;
-  if ((rc = cprof__put(f, "{\"callFrame\":")) != 0) {
-    cJSON_Delete(cf);
-    return rc;
-  }
-  if ((rc = cprof__put_json(f, cf)) != 0) return rc;
-  if (fprintf(f, ",\"selfSize\":%" PRId64 ",\"id\":%" PRIu32 ",\"children\":[", n->self, n->id) < 0)
-    return CPROF_EIO;
-  return 0;
+static void open_node(cprof__out_t *o, const cprof_node_t *n) {
+  CPROF__OUT_LIT(o, "{\"callFrame\":");
+  cprof__out_frame(o, n->frame);
+  CPROF__OUT_LIT(o, ",\"selfSize\":");
+  cprof__out_i64(o, n->self);
+  CPROF__OUT_LIT(o, ",\"id\":");
+  cprof__out_u64(o, n->id);
+  CPROF__OUT_LIT(o, ",\"children\":[");
 }
 
 /* Preorder: open a node, descend to its first child; at a leaf close it
  * and every ancestor whose last child it was, then go on to the sibling. */
-static int write_tree(const cprof_profile_t *p, FILE *f) {
+static void write_tree(cprof__out_t *o, const cprof_profile_t *p) {
   uint32_t cur = 0;
-  int rc;
-  for (;;) {
-    if ((rc = open_node(p, &p->nodes[cur], f)) != 0) return rc;
+  while (o->err == 0) {
+    open_node(o, &p->nodes[cur]);
     if (p->nodes[cur].first_child != CPROF_NONE) {
       cur = p->nodes[cur].first_child;
       continue;
     }
     for (;;) {
-      if ((rc = cprof__put(f, "]}")) != 0) return rc;
+      CPROF__OUT_LIT(o, "]}");
       if (cur == 0 || p->nodes[cur].next_sibling != CPROF_NONE) break;
       cur = p->nodes[cur].parent;
     }
-    if (cur == 0) return 0;
-    if ((rc = cprof__put(f, ",")) != 0) return rc;
+    if (cur == 0) return;
+    cprof__out_char(o, ',');
     cur = p->nodes[cur].next_sibling;
   }
 }
 
-static int write_samples(const cprof_profile_t *p, FILE *f) {
-  if (cprof__put(f, ",\"samples\":[") != 0) return CPROF_EIO;
-  for (uint32_t i = 0; i < p->nsamples; i++) {
-    int64_t size = p->sample_sizes != NULL ? p->sample_sizes[i] : 0;
-    uint64_t ordinal = p->sample_ordinals != NULL ? p->sample_ordinals[i] : 0;
-    if (fprintf(f, "%s{\"size\":%" PRId64 ",\"nodeId\":%" PRIu32 ",\"ordinal\":%" PRIu64 "}",
-                i ? "," : "", size, p->nodes[p->samples[i]].id, ordinal) < 0)
-      return CPROF_EIO;
+static void write_samples(cprof__out_t *o, const cprof_profile_t *p) {
+  CPROF__OUT_LIT(o, ",\"samples\":[");
+  for (uint32_t i = 0; i < p->nsamples && o->err == 0; i++) {
+    if (i > 0) cprof__out_char(o, ',');
+    CPROF__OUT_LIT(o, "{\"size\":");
+    cprof__out_i64(o, p->sample_sizes != NULL ? p->sample_sizes[i] : 0);
+    CPROF__OUT_LIT(o, ",\"nodeId\":");
+    cprof__out_u64(o, p->nodes[p->samples[i]].id);
+    CPROF__OUT_LIT(o, ",\"ordinal\":");
+    cprof__out_u64(o, p->sample_ordinals != NULL ? p->sample_ordinals[i] : 0);
+    cprof__out_char(o, '}');
   }
-  return cprof__put(f, "]}");
+  CPROF__OUT_LIT(o, "]}");
 }
 
 int cprof_export_heapprofile(const cprof_profile_t *p, FILE *f) {
-  int rc;
+  cprof__out_t o;
   if (p == NULL || f == NULL || p->kind != CPROF_KIND_HEAP) return CPROF_EINVAL;
   if (cprof__check_model(p) != 0) return CPROF_EINVAL;
-  if ((rc = cprof__put(f, "{\"head\":")) != 0) return rc;
-  if ((rc = write_tree(p, f)) != 0) return rc;
-  if ((rc = write_samples(p, f)) != 0) return rc;
-  return cprof__put_end(f);
+  if (cprof__out_open(&o, f, p) == 0) {
+    CPROF__OUT_LIT(&o, "{\"head\":");
+    write_tree(&o, p);
+    write_samples(&o, p);
+  }
+  return cprof__out_close(&o);
 }

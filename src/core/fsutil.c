@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +86,7 @@ typedef struct {
   size_t errlen;
 } target_t;
 
-/* Runs the exporter on fd and makes the bytes durable; closes fd. */
+/* Runs the exporter on fd and flushes; closes fd. No fsync: see fsutil.h. */
 static int write_fd(const target_t *t, int fd, cprof_exporter_fn fn, const cprof_profile_t *p,
                     long long *size) {
   struct stat st;
@@ -101,7 +100,7 @@ static int write_fd(const target_t *t, int fd, cprof_exporter_fn fn, const cprof
   if (buf != NULL) setvbuf(f, buf, _IOFBF, WRITE_BUFFER);
   errno = 0; /* so a failing exporter's errno, if any, is its own */
   int rc = fn(p, f), e = errno;
-  if (rc == 0 && (fflush(f) != 0 || fsync(fileno(f)) != 0 || fstat(fileno(f), &st) != 0)) {
+  if (rc == 0 && (fflush(f) != 0 || fstat(fileno(f), &st) != 0)) {
     rc = CPROF_EIO;
     e = errno;
   }
@@ -117,17 +116,8 @@ static int write_fd(const target_t *t, int fd, cprof_exporter_fn fn, const cprof
                      cprof_strerror(rc));
 }
 
-/* After the rename the entry must reach the disk too; some file systems
- * cannot fsync a directory, and the data itself is already safe. */
-static void sync_dir(const char *dir) {
-  int fd = open(dir, O_RDONLY);
-  if (fd < 0) return;
-  (void)fsync(fd);
-  close(fd);
-}
-
-static int write_atomic(const target_t *t, const char *dir, cprof_exporter_fn fn,
-                        const cprof_profile_t *p, long long *size_out) {
+static int write_atomic(const target_t *t, cprof_exporter_fn fn, const cprof_profile_t *p,
+                        long long *size_out) {
   long long size = 0;
   char *tmp = t->tmp;
   int fd = mkstemp(tmp);
@@ -145,7 +135,6 @@ static int write_atomic(const target_t *t, const char *dir, cprof_exporter_fn fn
     unlink(tmp);
     return rc;
   }
-  sync_dir(dir);
   if (size_out != NULL) *size_out = size;
   return 0;
 }
@@ -162,7 +151,7 @@ int cprof_write_atomic(const char *dir, const char *name, cprof_exporter_fn fn,
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory");
   } else {
     target_t t = {final, tmp, errbuf, errlen};
-    rc = write_atomic(&t, dir, fn, p, size_out);
+    rc = write_atomic(&t, fn, p, size_out);
   }
   free(final);
   free(tmp);

@@ -12,13 +12,18 @@
  * left as they are). */
 int cprof_mkdirp(const char *dir, mode_t mode, char *errbuf, size_t errlen);
 
-/* Writes p with fn to dir/name atomically: a temp file in dir (mode 0600),
- * flushed and fsync'd, then renamed over name. On error the temp file is
- * removed, nothing exists under name that was not there before, errbuf says
- * what failed (with strerror), and CPROF_EIO is returned. *size_out gets the
- * file's size in bytes. */
+/* Writes p with fn to dir/name atomically: a temp file in dir (mkstemp,
+ * mode 0600), flushed with every write error checked, then renamed over
+ * name. Readers and crashes of this process see the old file or the
+ * complete new one, never a partial file: that comes from temp + rename.
+ * Nothing is fsync'd (neither the file nor the directory): fsync only
+ * guards against power loss or an OS crash, and costs as much as the
+ * whole export; after one, the new file may be empty or incomplete. On error
+ * the temp file is removed, nothing exists under name that was not there
+ * before, errbuf says what failed (with strerror), and CPROF_EIO is
+ * returned (or the exporter's own code, e.g. CPROF_ENOMEM). *size_out gets
+ * the file's size in bytes. */
 int cprof_write_atomic(const char *dir, const char *name, cprof_exporter_fn fn,
-                       const cprof_profile_t *p, long long *size_out, char *errbuf,
-                       size_t errlen);
+                       const cprof_profile_t *p, long long *size_out, char *errbuf, size_t errlen);
 
 #endif
