@@ -35,6 +35,9 @@ async function main () {
   const url = `http://127.0.0.1:${server.address().port}`
   console.log(`server listening on ${url}`)
 
+  // Profiling starts once requests arrive: on a busy machine the load
+  // process can take a while to get going.
+  const firstRequest = once(server, 'request')
   const load = fork(path.join(__dirname, 'load.js'), [url, String(loadMs / 1000)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc']
   })
@@ -43,6 +46,10 @@ async function main () {
 
   let result
   try {
+    await Promise.race([
+      firstRequest,
+      loadExit.then(() => { throw new Error('the load process ended before sending a request') })
+    ])
     await sleep(delayMs)
     console.log(`profiling for ${profileMs} ms...`)
     result = await cprof.profile({ duration: profileMs })
