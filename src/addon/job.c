@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../core/aggregate.h"
 #include "../core/error.h"
@@ -160,8 +161,15 @@ static void job_free(job_t *job) {
 /* Reads a whole file: the CLI and analyze() path. */
 static int read_file(job_t *job, const char *path, char **out, size_t *len) {
   FILE *f = fopen(path, "rb");
+  struct stat st;
   long n;
   char *buf;
+  if (f && fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+    fclose(f);
+    snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", path,
+             S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
+    return CPROF_EIO;
+  }
   if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
     snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", path, strerror(errno));
     if (f) fclose(f);

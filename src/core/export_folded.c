@@ -8,63 +8,84 @@
  * --countname=us), bytes for heap (--countname=bytes), so the counts sum to
  * the profile's total. Stacks with a zero count are left out. Lines come in
  * tree order (a preorder walk, siblings sorted by label). */
-#include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "export.h"
 #include "internal.h"
 #include "render.h"
 
-int cprof__folded_frame(FILE *f, const char *label) {
-  for (const char *s = label; *s; s++) {
-    char c = *s;
-    if (c == ';')
-      c = ','; /* the frame separator */
-    else if (c == '\n' || c == '\r' || c == '\t')
-      c = ' '; /* one line per stack */
-    if (putc(c, f) == EOF) return CPROF_EIO;
+void cprof__folded_clean(char *label) {
+  for (char *s = label; *s; s++) {
+    if (*s == ';')
+      *s = ','; /* the frame separator */
+    else if (*s == '\n' || *s == '\r' || *s == '\t')
+      *s = ' '; /* one line per stack */
   }
-  return 0;
 }
 
-static int put_line(FILE *f, const cprof__tree_t *t, const uint32_t *path, uint32_t depth,
-                    int64_t count) {
-  for (uint32_t d = 1; d <= depth; d++) {
-    if (d > 1 && putc(';', f) == EOF) return CPROF_EIO;
-    if (cprof__folded_frame(f, t->fns[t->nodes[path[d]].fn].label) != 0) return CPROF_EIO;
+typedef struct {
+  const cprof__tree_t *t;
+  size_t *len; /* per fn: its label's length */
+  uint32_t *path;
+  cprof__out_t out;
+} folded_t;
+
+static void put_line(folded_t *w, uint32_t depth, int64_t count) {
+  const cprof__tree_t *t = w->t;
+  for (uint32_t d = depth == 0 ? 0 : 1; d <= depth; d++) {
+    uint32_t fn = t->nodes[w->path[d]].fn;
+    if (d > 1) cprof__out_char(&w->out, ';');
+    cprof__out_bytes(&w->out, t->fns[fn].label, w->len[fn]);
   }
-  if (depth == 0 && cprof__folded_frame(f, t->fns[t->nodes[0].fn].label) != 0) return CPROF_EIO;
-  return fprintf(f, " %" PRId64 "\n", count) < 0 ? CPROF_EIO : 0;
+  cprof__out_char(&w->out, ' ');
+  cprof__out_i64(&w->out, count);
+  cprof__out_char(&w->out, '\n');
 }
 
-static int write_lines(FILE *f, const cprof__tree_t *t, uint32_t *path) {
+/* Preorder over the sorted tree; path[d] is the node at depth d. */
+static void write_lines(folded_t *w) {
+  const cprof__tree_t *t = w->t;
   uint32_t cur = 0;
   for (;;) {
     const cprof__tnode_t *n = &t->nodes[cur];
-    path[n->depth] = cur;
-    if (n->self[0] > 0 && put_line(f, t, path, n->depth, n->self[0]) != 0) return CPROF_EIO;
+    w->path[n->depth] = cur;
+    if (n->self[0] > 0) put_line(w, n->depth, n->self[0]);
+    if (w->out.err) return;
     if (n->first_child != CPROF_NONE) {
       cur = n->first_child;
       continue;
     }
     while (cur != 0 && t->nodes[cur].next_sibling == CPROF_NONE)
       cur = t->nodes[cur].parent;
-    if (cur == 0) return 0;
+    if (cur == 0) return;
     cur = t->nodes[cur].next_sibling;
   }
 }
 
 int cprof_export_folded(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f) {
   cprof__tree_t tree;
+  folded_t w = {.t = &tree};
   (void)o;
   if (p == NULL || f == NULL) return CPROF_EINVAL;
   int rc = cprof__tree_build(&tree, p);
   if (rc != 0) return rc;
-  uint32_t *path = malloc(((size_t)tree.max_depth + 1) * sizeof(*path));
-  rc = path ? write_lines(f, &tree, path) : CPROF_ENOMEM;
-  free(path);
+  w.len = malloc(((size_t)tree.nfns + 1) * sizeof(*w.len));
+  w.path = malloc(((size_t)tree.max_depth + 1) * sizeof(*w.path));
+  rc = cprof__out_open(&w.out, f, p);
+  if (rc == 0 && (w.len == NULL || w.path == NULL)) rc = CPROF_ENOMEM;
+  if (rc == 0) {
+    for (uint32_t i = 0; i < tree.nfns; i++) {
+      cprof__folded_clean(tree.fns[i].label);
+      w.len[i] = strlen(tree.fns[i].label);
+    }
+    write_lines(&w);
+  }
+  int closed = cprof__out_close(&w.out);
+  if (rc == 0) rc = closed;
+  free(w.len);
+  free(w.path);
   cprof__tree_free(&tree);
-  if (rc == 0 && (fflush(f) != 0 || ferror(f))) rc = CPROF_EIO;
   return rc;
 }

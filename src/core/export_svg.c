@@ -31,6 +31,7 @@
 #define FOOT_H 28  /* the details line */
 #define CHAR_W 7.0 /* average glyph width at 12px, for fitting labels */
 #define MIN_PX 1.0
+#define TITLE_MAX 68 /* code points of the 17px title between the link and the search box */
 
 typedef struct {
   uint32_t node; /* tree node, or CPROF_NONE for a merged run */
@@ -177,6 +178,20 @@ static void putf(out_t *o, const char *fmt, ...) {
 
 static void put_xml(out_t *o, const char *s, size_t max_chars) {
   if (!o->err) o->err = cprof__xml_put(o->f, s, max_chars);
+}
+
+/* s in at most max code points: whole, or its start and end around "…"
+ * (a long path keeps its file name). */
+static void put_middle(out_t *o, const char *s, size_t max) {
+  size_t len = cprof__utf8_len(s);
+  if (len <= max) {
+    put_xml(o, s, SIZE_MAX);
+    return;
+  }
+  size_t head = (max - 1) / 3, tail = max - 1 - head;
+  put_xml(o, s, head);
+  put(o, "\xE2\x80\xA6"); /* … */
+  put_xml(o, cprof__utf8_skip(s, len - tail), SIZE_MAX);
 }
 
 /* The label as it fits in w px: whole, cut with "..", or nothing. */
@@ -467,7 +482,7 @@ int cprof__svg_write(FILE *f, const cprof__tree_t *t, int diff, const cprof_expo
                                       : "Heap allocation flame graph");
   if (opts->title != NULL && opts->title[0] != '\0') {
     put(&o, ": ");
-    put_xml(&o, opts->title, 120);
+    put_middle(&o, opts->title, TITLE_MAX - (diff ? 26 : 17));
   }
   put(&o, "</text>\n");
   put_subtitle(&o, &L, opts);

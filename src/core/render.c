@@ -115,6 +115,16 @@ size_t cprof__utf8_len(const char *s) {
   return count;
 }
 
+const char *cprof__utf8_skip(const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  uint32_t cp;
+  for (; *u && n > 0; n--) {
+    size_t k = utf8_next(u, &cp);
+    u += k ? k : 1;
+  }
+  return (const char *)u;
+}
+
 int cprof__xml_put(FILE *f, const char *s, size_t max_chars) {
   const unsigned char *u = (const unsigned char *)s;
   size_t written = 0;

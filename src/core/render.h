@@ -49,6 +49,9 @@ int cprof__xml_put(FILE *f, const char *s, size_t max_chars);
 /* Number of UTF-8 code points in s (invalid bytes count one each). */
 size_t cprof__utf8_len(const char *s);
 
+/* s advanced by n code points (or to its end), counted as cprof__utf8_len. */
+const char *cprof__utf8_skip(const char *s, size_t n);
+
 /* ---- frames ---- */
 
 /* What kind of code a frame is, for colours and legends. */
@@ -126,9 +129,9 @@ uint32_t cprof__tree_find_fns(const cprof__tree_t *t, const char *name, uint32_t
 
 /* ---- writers shared with diff.c ---- */
 
-/* One frame of a folded line: the label with ';' turned into ',' and line
- * breaks and tabs into spaces. CPROF_OK or CPROF_EIO. */
-int cprof__folded_frame(FILE *f, const char *label);
+/* Makes a label fit a folded line, in place: ';' becomes ',', line breaks
+ * and tabs become spaces. */
+void cprof__folded_clean(char *label);
 
 /* The SVG flame graph of a finished tree. diff = 0: widths and colours from
  * slot 0; diff = 1: widths from slot 1 (after), colours from the change of

@@ -110,7 +110,7 @@ static void top_table(rep_t *r, int by_total, unsigned n) {
   qsort(rows, len, sizeof(*rows), row_cmp);
   if (len > n) len = n;
   putf(r, "\nTop %" PRIu32 " functions by %s %s\n", len, by_total ? "total" : "self",
-       r->p->kind == CPROF_KIND_CPU ? "time" : "bytes");
+       r->p->kind == CPROF_KIND_CPU ? "time" : "size");
   putf(r, "%14s %7s %14s %7s  %s\n", "self", "self%", "total", "total%", "function");
   for (uint32_t i = 0; i < len && !r->err; i++) {
     const cprof_func_t *fn = &flat->funcs[rows[i].func];

@@ -390,6 +390,31 @@ static void svg_cpu(void **state) {
   cprof_profile_free(p);
 }
 
+/* A long title keeps its start and its end (the file name) around "…". */
+static void svg_long_title(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(CPU);
+  char title[300];
+  memset(title, 'd', 200);
+  strcpy(title + 200, "/profile-after.cpuprofile");
+  cprof_export_opts_t o = {.title = title};
+  size_t len;
+  char *svg = export_text(CPROF_FORMAT_SVG, p, &o, &len);
+  const char *t = strstr(svg, "<text id=\"title\"");
+  assert_non_null(t);
+  const char *end = strstr(t, "</text>");
+  assert_non_null(strstr(t, "CPU flame graph: ddd"));
+  const char *ell = strstr(t, "\xE2\x80\xA6");
+  assert_true(ell != NULL && ell < end);
+  assert_true(strncmp(end - 24, "profile-after.cpuprofile", 24) == 0);
+  /* at most 68 code points: "CPU flame graph: " and the fitted title */
+  char *copy = strndup(t, (size_t)(end - t));
+  assert_true(cprof__utf8_len(strchr(copy, '>') + 1) <= 68);
+  free(copy);
+  free(svg);
+  cprof_profile_free(p);
+}
+
 /* A root with one wide child and 3000 children of 1 µs each: the narrow
  * ones become one merged frame, not 3000. */
 static void svg_merges_narrow_frames(void **state) {
@@ -571,6 +596,7 @@ int main(void) {
       cmocka_unit_test(folded_cpu_exact),
       cmocka_unit_test(folded_totals_fixtures),
       cmocka_unit_test(svg_cpu),
+      cmocka_unit_test(svg_long_title),
       cmocka_unit_test(svg_merges_narrow_frames),
       cmocka_unit_test(svg_heap_and_empty),
       cmocka_unit_test(report_sections),

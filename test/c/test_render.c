@@ -121,29 +121,26 @@ static void utf8_length(void **state) {
   assert_int_equal(cprof__utf8_len("caf\xC3\xA9"), 4);
   assert_int_equal(cprof__utf8_len("\xF0\x9F\x94\xA5!"), 2);
   assert_int_equal(cprof__utf8_len("\xFF\xFE"), 2); /* invalid bytes: one each */
+  const char *s = "a\xC3\xA9\xF0\x9F\x94\xA5z";
+  assert_ptr_equal(cprof__utf8_skip(s, 0), s);
+  assert_ptr_equal(cprof__utf8_skip(s, 2), s + 3);
+  assert_ptr_equal(cprof__utf8_skip(s, 3), s + 7);
+  assert_ptr_equal(cprof__utf8_skip(s, 99), s + 8); /* stops at the end */
 }
 
-static char *folded(const char *label) {
-  FILE *f = tmpfile();
-  size_t len;
-  assert_non_null(f);
-  assert_int_equal(cprof__folded_frame(f, label), 0);
-  char *out = slurp(f, &len);
-  fclose(f);
-  return out;
+static void folded_case(const char *label, const char *want) {
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%s", label);
+  cprof__folded_clean(buf);
+  assert_string_equal(buf, want);
 }
 
 static void folded_frames(void **state) {
   (void)state;
-  char *s = folded("f (/a/b.js:3)");
-  assert_string_equal(s, "f (/a/b.js:3)");
-  free(s);
-  s = folded("a;b;c");
-  assert_string_equal(s, "a,b,c");
-  free(s);
-  s = folded("multi\nline\r\tname");
-  assert_string_equal(s, "multi line  name");
-  free(s);
+  folded_case("f (/a/b.js:3)", "f (/a/b.js:3)");
+  folded_case("a;b;c", "a,b,c");
+  folded_case("multi\nline\r\tname", "multi line  name");
+  folded_case("", "");
 }
 
 static void label_case(const char *name, const char *url, int32_t line, const char *want) {
