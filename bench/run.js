@@ -85,6 +85,12 @@ function variant (name) {
   return { approach: name, env: {} }
 }
 
+// The first line of a child's stderr that says what went wrong (not a stack frame).
+function firstError (text) {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('at ') && !/^\S+\.js:\d+$/.test(l) && l !== '^')
+  return lines.find((l) => /Error|error|ERR_/.test(l)) || lines[0] || '(no output)'
+}
+
 function execJson (bin, args, { env = {}, timeout = 300000 } = {}) {
   return new Promise((resolve, reject) => {
     execFile(bin, args, { env: { ...process.env, ...env }, timeout, maxBuffer: 64 << 20, encoding: 'utf8' },
@@ -92,7 +98,7 @@ function execJson (bin, args, { env = {}, timeout = 300000 } = {}) {
         const line = stdout.trim().split('\n').pop()
         if (err || !line) {
           reject(new Error(`${path.basename(args.find((a) => a.endsWith('.js')) || bin)} failed` +
-            `${err && err.killed ? ' (timed out)' : ''}: ${(stderr || (err && err.message) || '').trim().split('\n').slice(-6).join('\n')}`))
+            `${err && err.killed ? ' (timed out)' : ''}: ${firstError(stderr || (err && err.message) || '')}`))
           return
         }
         resolve(JSON.parse(line))
@@ -142,7 +148,7 @@ async function httpRun (node, cfg) {
     const l = await load(port, O.httpSeconds)
     child.send({ cmd: 'stop' })
     const s = await next('stopped')
-    await exited
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
     return { rps: l.rps, p99: l.p99, requests: l.total, samples: s.samples, intervalUs: s.intervalUs }
   } finally {
     if (child.exitCode === null) child.kill()
@@ -363,16 +369,27 @@ function atLeast (version, major, minor) {
   return M > major || (M === major && m >= minor)
 }
 
-function findRow (pred) { return rows.find((r) => r.values && r.values.length && pred(r)) }
+function findRow (pred) { return rows.find((r) => ((r.values && r.values.length) || r.failed) && pred(r)) }
 
 function evaluateTargets () {
   const targets = []
-  const add = (t) => { targets.push(t); if (t.row) (t.row.targets = t.row.targets || []).push(t) }
+  const add = (t, peers = []) => {
+    const broken = [t.row, ...peers].filter((r) => r && r.failed)
+    if (broken.length) {
+      t.verdict = 'FAILED'
+      t.detail = `a run failed (${broken.map((r) => r.approach).join(', ')}): no verdict. ${t.detail}`
+    }
+    targets.push(t)
+    if (t.row) (t.row.targets = t.row.targets || []).push(t)
+  }
   for (const version of [...new Set(rows.map((r) => r.node))]) {
     const on = (r) => r.node === version
     // Throughput.
     const aa = findRow((r) => on(r) && r.workload === 'http' && r.measure === 'requests/s')
     const noise = aa ? Math.max(...aa.ratios.map((x) => Math.abs(1 - x))) : 0
+    // Above 5% A/A noise the machine was busy: no throughput verdict.
+    const noisy = noise > 0.05
+    const judge = (pass) => noisy ? 'NOISY' : pass ? 'PASS' : 'MISS'
     for (const setting of ['1 ms', '10 ms']) {
       const pick = (a) => findRow((r) => on(r) && r.workload === 'http cpu' && r.measure === 'requests/s' && r.approach === a && r.setting.startsWith(setting))
       const mine = pick('cprof')
@@ -388,14 +405,15 @@ function evaluateTargets () {
         const pass = m >= pm - noise
         add({
           node: version, row: mine, what: `requests/s at ${setting} no worse than ${peer}`,
-          verdict: pass ? 'PASS' : 'MISS', short: `≥${peer}`,
-          detail: `cprof ${m.toFixed(3)} vs ${peer} ${pm.toFixed(3)} of baseline (A/A noise ±${(noise * 100).toFixed(1)}%${pass && m < pm ? ', within noise' : ''})`
-        })
+          verdict: judge(pass), short: `≥${peer}`,
+          detail: `cprof ${m.toFixed(3)} vs ${peer} ${pm.toFixed(3)} of baseline (A/A noise ±${(noise * 100).toFixed(1)}%` +
+            `${noisy ? ': too noisy to judge, rerun on a quiet machine' : pass && m < pm ? ', within noise' : ''})`
+        }, [p])
       }
       if (setting === '10 ms') {
         add({
           node: version, row: mine, what: 'throughput overhead < 3% at the default interval',
-          verdict: 1 - m < 0.03 ? 'PASS' : 'MISS', short: '<3%',
+          verdict: judge(1 - m < 0.03), short: '<3%',
           detail: `overhead ${((1 - m) * 100).toFixed(1)}% (median of ${mine.ratios.length} runs; A/A noise ±${(noise * 100).toFixed(1)}%)`
         })
       }
@@ -412,7 +430,7 @@ function evaluateTargets () {
         if (plain) {
           const r = med(mine) / med(plain)
           add({ node: version, row: mine, what: `${kind} ${measure} ≤ ${limit}x plain`, verdict: r <= limit ? 'PASS' : 'MISS', short: `≤${limit}x plain`,
-            detail: `${med(mine).toFixed(1)} / ${med(plain).toFixed(1)} ms = ${r.toFixed(2)}x` })
+            detail: `${med(mine).toFixed(1)} / ${med(plain).toFixed(1)} ms = ${r.toFixed(2)}x` }, [plain])
         }
         const floors = ['floor', 'v8api'].map((a) => pick(measure, a)).filter(Boolean)
         if (floors.length) {
@@ -420,7 +438,7 @@ function evaluateTargets () {
           const r = med(mine) / med(best)
           add({ node: version, row: mine, what: `${kind} ${measure} ≤ 1.2x V8's floor`, verdict: r <= 1.2 ? 'PASS' : 'MISS', short: '≤1.2x floor',
             detail: `${med(mine).toFixed(1)} / ${med(best).toFixed(1)} ms (${best.approach}) = ${r.toFixed(2)}x` +
-              (floors.length > 1 ? `; vs the other floor ${floors.filter((f) => f !== best).map((f) => `${f.approach} ${(med(mine) / med(f)).toFixed(2)}x`).join('')}` : '') })
+              (floors.length > 1 ? `; vs the other floor ${floors.filter((f) => f !== best).map((f) => `${f.approach} ${(med(mine) / med(f)).toFixed(2)}x`).join('')}` : '') }, floors)
         }
       }
       for (const [measure, label] of [['stop → file on disk', 'stop → file no slower than plain'], ['peak RSS', 'peak RSS no more than plain']]) {
@@ -429,7 +447,7 @@ function evaluateTargets () {
         if (!mine || !plain) continue
         const r = med(mine) / med(plain)
         add({ node: version, row: mine, what: `${kind} ${label}`, verdict: r <= 1 ? 'PASS' : 'MISS', short: '≤plain',
-          detail: `${med(mine).toFixed(1)} vs ${med(plain).toFixed(1)} ${mine.unit} = ${r.toFixed(2)}x` })
+          detail: `${med(mine).toFixed(1)} vs ${med(plain).toFixed(1)} ${mine.unit} = ${r.toFixed(2)}x` }, [plain])
       }
     }
     // Report.
@@ -438,7 +456,7 @@ function evaluateTargets () {
     if (rc && rj) {
       const r = summary(rc.values).median / summary(rj.values).median
       add({ node: version, row: rc, what: '`cprof report` ≥ 2x the JS reference', verdict: r >= 2 ? 'PASS' : 'MISS', short: '≥2x js',
-        detail: `${summary(rc.values).median.toFixed(1)} vs ${summary(rj.values).median.toFixed(1)} MB/s = ${r.toFixed(2)}x` })
+        detail: `${summary(rc.values).median.toFixed(1)} vs ${summary(rj.values).median.toFixed(1)} MB/s = ${r.toFixed(2)}x` }, [rj])
     }
   }
   return targets
@@ -536,11 +554,16 @@ async function main () {
       if (!fs.existsSync(bigFile)) throw new Error('could not write the large profile for the report benchmark')
     }
   }
+  const timed = async (what, fn) => {
+    const t = now()
+    await fn()
+    log(`  ${what}: ${((now() - t) / 1000).toFixed(0)} s`)
+  }
   for (const node of nodes) {
-    if (SECTIONS.has('http')) await sectionHttp(node)
-    if (SECTIONS.has('cpu')) await sectionStop(node, 'cpu')
-    if (SECTIONS.has('heap')) await sectionStop(node, 'heap')
-    if (SECTIONS.has('report')) await sectionReport(node, bigFile)
+    if (SECTIONS.has('http')) await timed(`[${node.version}] http`, () => sectionHttp(node))
+    if (SECTIONS.has('cpu')) await timed(`[${node.version}] synthetic cpu`, () => sectionStop(node, 'cpu'))
+    if (SECTIONS.has('heap')) await timed(`[${node.version}] synthetic heap`, () => sectionStop(node, 'heap'))
+    if (SECTIONS.has('report')) await timed(`[${node.version}] report`, () => sectionReport(node, bigFile))
   }
   fillRatios()
   const targets = evaluateTargets()
