@@ -5,6 +5,7 @@ const native = require('./native')
 const options = require('./options')
 const { createController } = require('./controller')
 const { snapshot } = require('./snapshot')
+const { createTriggers } = require('./triggers')
 
 const cprof = new EventEmitter()
 
@@ -75,7 +76,11 @@ async function analyze (file, opts) {
   return native.analyze(o.path, o.top, o.nodes)
 }
 
+const triggers = createTriggers({ cpu, heap }, snapshot, hooks)
+
 Object.assign(cprof, {
+  init: triggers.init,
+  destroy: triggers.destroy,
   start: cpu.start,
   stop: cpu.stop,
   profile: cpu.profile,

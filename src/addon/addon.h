@@ -8,6 +8,7 @@
 
 #include "inspector.h"
 #include "job.h"
+#include "signal.h"
 #include "timer.h"
 
 /* One sampling controller; CPU and heap each have one, so both can run at
@@ -17,11 +18,14 @@ typedef struct {
   cprof_timer_t *timer; /* the timeout, if any */
 } cprof_ctl_t;
 
+#define CPROF_SIGNAL_SLOTS 2
+
 typedef struct {
   napi_env env;
   int exiting; /* set by the cleanup hook: late callbacks return early */
   cprof_ctl_t cpu;
   cprof_ctl_t heap;
+  cprof_signal_t *signals[CPROF_SIGNAL_SLOTS]; /* the signal triggers (CPU, heap) */
 } cprof_addon_t;
 
 /* An inspector command and its params (JSON text or NULL). */

@@ -6,6 +6,7 @@
 #include "errors.h"
 #include "job.h"
 #include "macros.h"
+#include "signal.h"
 
 cprof_addon_t *cprof__addon(napi_env env) {
   cprof_addon_t *addon = NULL;
@@ -75,6 +76,10 @@ static void cleanup_hook(void *arg) {
   addon->exiting = 1;
   cprof__ctl_abandon(addon->env, &addon->cpu);
   cprof__ctl_abandon(addon->env, &addon->heap);
+  for (int i = 0; i < CPROF_SIGNAL_SLOTS; i++) {
+    cprof__signal_stop(addon->signals[i]);
+    addon->signals[i] = NULL;
+  }
 }
 
 static void finalize_addon(napi_env env, void *data, void *hint) {
@@ -108,7 +113,9 @@ NAPI_MODULE_INIT() {
       export_fn(env, exports, "heapStart", cprof__heap_start) ||
       export_fn(env, exports, "heapStop", cprof__heap_stop) ||
       export_fn(env, exports, "analyze", cprof__analyze) ||
-      export_fn(env, exports, "convert", convert) || export_fn(env, exports, "diff", diff))
+      export_fn(env, exports, "convert", convert) || export_fn(env, exports, "diff", diff) ||
+      export_fn(env, exports, "signalWatch", cprof__signal_watch) ||
+      export_fn(env, exports, "signalUnwatch", cprof__signal_unwatch))
     return NULL;
   return exports;
 }

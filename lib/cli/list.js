@@ -1,0 +1,142 @@
+'use strict'
+// cprof list [dir] [--json]: the profile files in a directory (default: where
+// cprof writes them, $CPROF_DIR or <tmpdir>/cprof), oldest first, with kind,
+// process id, time and size.
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+
+const USAGE = `usage: cprof list [dir] [--json]
+
+Lists the profile files in dir (default: $CPROF_DIR, else ${path.join(os.tmpdir(), 'cprof')}),
+oldest first: kind, process id, time (UTC), size, file.
+
+  --json    one JSON object per file: { file, kind, format, pid, thread, time, size }
+`
+
+// <cpu|heap>-<pid>[-w<thread>]-<YYYYMMDDTHHMMSS.mmmZ>.<ext>, as cprof names them.
+const NAME_RE = /^(cpu|heap)-(\d+)(?:-w(\d+))?-(\d{8}T\d{6}\.\d{3}Z)\.(.+)$/
+// Extension → [kind, format]; the V8 formats are profiles whatever their name.
+const V8_EXTS = {
+  cpuprofile: ['cpu', 'cpuprofile'],
+  heapprofile: ['heap', 'heapprofile'],
+  heapsnapshot: ['snapshot', 'heapsnapshot']
+}
+const DERIVED_EXTS = ['pb.gz', 'folded', 'svg', 'txt'] // cprof's export formats
+
+function extOf (base) {
+  for (const ext of [...Object.keys(V8_EXTS), ...DERIVED_EXTS]) {
+    if (base.endsWith(`.${ext}`)) return ext
+  }
+  return null
+}
+
+function stampTime (stamp) {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\.(\d{3})Z$/.exec(stamp)
+  return m ? Date.UTC(+m[1], m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]) : NaN
+}
+
+/** The profile files in dir: [{ file, kind, format, pid, thread, time, size }]. */
+function listProfiles (dir) {
+  const out = []
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const base = entry.name
+    if (base.startsWith('.') || !entry.isFile()) continue // temp files are .<name>.<pid>.tmp
+    const ext = extOf(base)
+    if (!ext) continue
+    const m = NAME_RE.exec(base)
+    if (!m && !V8_EXTS[ext] && ext !== 'pb.gz') continue // an .svg or .txt not named by cprof
+    let st
+    try {
+      st = fs.statSync(path.join(dir, base))
+    } catch {
+      continue // removed meanwhile
+    }
+    const kind = V8_EXTS[ext] ? V8_EXTS[ext][0] : m ? m[1] : 'unknown'
+    const time = m && Number.isFinite(stampTime(m[4])) ? stampTime(m[4]) : st.mtimeMs
+    out.push({
+      file: path.join(dir, base),
+      kind,
+      format: ext,
+      pid: m ? Number(m[2]) : null,
+      thread: m && m[3] ? Number(m[3]) : null,
+      time: new Date(time).toISOString(),
+      size: st.size
+    })
+  }
+  return out.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : a.file < b.file ? -1 : 1))
+}
+
+function human (bytes) {
+  const units = ['B', 'KiB', 'MiB', 'GiB']
+  let v = bytes
+  let i = 0
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`
+}
+
+function table (rows) {
+  const cells = [['KIND', 'PID', 'TIME (UTC)', 'SIZE', 'FILE']].concat(rows.map((r) => [
+    V8_EXTS[r.format] ? r.kind : `${r.kind} (${r.format})`,
+    r.pid === null ? '-' : r.thread === null ? String(r.pid) : `${r.pid}/w${r.thread}`,
+    r.time.replace('T', ' ').replace('Z', ''),
+    human(r.size),
+    path.basename(r.file)
+  ]))
+  const widths = cells[0].map((_, c) => Math.max(...cells.map((row) => row[c].length)))
+  return cells.map((row) => row.map((cell, c) =>
+    c === row.length - 1 ? cell : c === 3 ? cell.padStart(widths[c]) : cell.padEnd(widths[c])).join('  ')).join('\n') + '\n'
+}
+
+async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }
+    })
+  } catch (e) {
+    err.write(`cprof list: ${e.message}\n\n${USAGE}`)
+    return 2
+  }
+  const { values, positionals } = parsed
+  if (values.help) {
+    out.write(USAGE)
+    return 0
+  }
+  if (positionals.length > 1) {
+    err.write(`cprof list: give at most one directory\n\n${USAGE}`)
+    return 2
+  }
+  const given = positionals.length === 1
+  const dir = path.resolve(given ? positionals[0] : (process.env.CPROF_DIR || path.join(os.tmpdir(), 'cprof')))
+  let rows
+  try {
+    rows = listProfiles(dir)
+  } catch (e) {
+    if (e.code === 'ENOENT' && !given) {
+      err.write(`cprof list: no profiles yet: ${dir} does not exist\n`)
+      return 0
+    }
+    err.write(`cprof list: cannot read ${dir}: ${e.code === 'ENOENT' ? 'no such directory' : e.message}\n`)
+    return 1
+  }
+  if (values.json) {
+    for (const r of rows) out.write(JSON.stringify(r) + '\n')
+    return 0
+  }
+  if (rows.length === 0) {
+    err.write(`cprof list: no profile files in ${dir}\n`)
+    return 0
+  }
+  out.write(`${dir}\n`)
+  out.write(table(rows))
+  return 0
+}
+
+module.exports = { run, listProfiles }

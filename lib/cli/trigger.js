@@ -1,0 +1,184 @@
+'use strict'
+// cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--force]
+//
+// Sends the signal trigger to a live process that installed it (cprof.init()
+// or node -r cprof/register): the first signal starts a profile, the next one
+// stops it and writes the file. Before sending, it checks in
+// /proc/<pid>/status that the process catches the signal: an uncaught
+// SIGUSR2 would terminate it.
+const fs = require('node:fs')
+const { parseArgs } = require('node:util')
+const { parseSignal, DEFAULT_SIGNAL } = require('../trigger-config')
+
+const USAGE = `usage: cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--force]
+
+Toggles profiling in a process that runs cprof's signal trigger
+(cprof.init() or node -r cprof/register): the first signal starts a
+profile, the second stops it and writes the file into the app's directory
+(see \`cprof list\`).
+
+  --heap            send the heap signal (the app's heapSignal) instead of the CPU one
+  --signal <name>   the signal to send; default: the CPROF_SIGNAL / CPROF_HEAP_SIGNAL the
+                    process was started with, else ${DEFAULT_SIGNAL} (CPU; heap has no default)
+  --duration <s>    send the signal, wait this many seconds, send it again
+  --force           send even if the process does not seem to catch the signal
+`
+
+class UsageError extends Error {}
+
+function options (argv) {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        heap: { type: 'boolean' },
+        signal: { type: 'string' },
+        duration: { type: 'string' },
+        force: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' }
+      }
+    })
+  } catch (err) {
+    throw new UsageError(err.message)
+  }
+  const { values, positionals } = parsed
+  if (values.help) return { help: true }
+  if (positionals.length !== 1) throw new UsageError('give exactly one process id')
+  const pid = Number(positionals[0])
+  if (!/^\d+$/.test(positionals[0]) || !Number.isSafeInteger(pid) || pid < 1) {
+    throw new UsageError(`not a process id: ${JSON.stringify(positionals[0])}`)
+  }
+  let duration
+  if (values.duration !== undefined) {
+    duration = Number(values.duration)
+    if (values.duration.trim() === '' || !Number.isFinite(duration) || duration <= 0) {
+      throw new UsageError(`--duration must be a number of seconds > 0, got ${JSON.stringify(values.duration)}`)
+    }
+  }
+  return { pid, heap: Boolean(values.heap), signal: values.signal, duration, force: Boolean(values.force) }
+}
+
+// The environment the process was started with (what register.js read).
+function startEnv (pid) {
+  try {
+    const out = {}
+    for (const entry of fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
+      const eq = entry.indexOf('=')
+      if (eq > 0) out[entry.slice(0, eq)] = entry.slice(eq + 1)
+    }
+    return out
+  } catch {
+    return {}
+  }
+}
+
+// Whether the process catches signal number n (SigCgt in /proc/<pid>/status);
+// undefined when that cannot be read.
+function catches (pid, n) {
+  let status
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  } catch {
+    return undefined
+  }
+  const m = /^SigCgt:\s*([0-9a-f]+)$/mi.exec(status)
+  if (!m) return undefined
+  return ((BigInt(`0x${m[1]}`) >> BigInt(n - 1)) & 1n) === 1n
+}
+
+function alive (pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    if (err.code === 'EPERM') return true
+    return false
+  }
+}
+
+function send (pid, sig) {
+  try {
+    process.kill(pid, sig.name)
+  } catch (err) {
+    const why = err.code === 'ESRCH' ? 'no such process' : err.code === 'EPERM' ? 'not permitted' : err.message
+    throw Object.assign(new Error(`cannot signal process ${pid}: ${why}`), { code: err.code })
+  }
+}
+
+async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
+  let o
+  try {
+    o = options(argv)
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e
+    err.write(`cprof trigger: ${e.message}\n\n${USAGE}`)
+    return 2
+  }
+  if (o.help) {
+    out.write(USAGE)
+    return 0
+  }
+  const kind = o.heap ? 'heap' : 'CPU'
+  let name = o.signal
+  let from = '--signal'
+  if (name !== undefined) {
+    try {
+      parseSignal(name, from)
+    } catch (e) {
+      err.write(`cprof trigger: ${e.message}\n`)
+      return 2
+    }
+  }
+  if (!alive(o.pid)) {
+    err.write(`cprof trigger: no process ${o.pid}\n`)
+    return 1
+  }
+  if (name === undefined) {
+    const env = startEnv(o.pid)
+    name = o.heap ? env.CPROF_HEAP_SIGNAL : env.CPROF_SIGNAL
+    from = o.heap ? 'CPROF_HEAP_SIGNAL' : 'CPROF_SIGNAL'
+    if (!name && !o.heap) {
+      name = DEFAULT_SIGNAL
+      from = 'the default'
+    }
+    if (!name) {
+      err.write('cprof trigger: the heap signal has no default: pass --signal <the heapSignal the app set>\n')
+      return 2
+    }
+  }
+  let sig
+  try {
+    sig = parseSignal(name, from)
+  } catch (e) {
+    err.write(`cprof trigger: ${e.message}\n`)
+    return 2
+  }
+  if (!o.force && catches(o.pid, sig.number) === false) {
+    err.write(`cprof trigger: process ${o.pid} does not catch ${sig.name}, so cprof's ${kind} trigger ` +
+      `is not installed there with that signal${sig.name === 'SIGUSR2' ? ' (SIGUSR2 would terminate it)' : ''}. ` +
+      'Check the app calls cprof.init() or runs with -r cprof/register and CPROF_PROFILING=1, ' +
+      'and which signal it uses; --force sends anyway.\n')
+    return 1
+  }
+  try {
+    send(o.pid, sig)
+    if (o.duration === undefined) {
+      out.write(`sent ${sig.name} to ${o.pid}: it starts a ${kind} profile, or stops the running one ` +
+        'and writes it\n')
+      return 0
+    }
+    out.write(`sent ${sig.name} to ${o.pid}: a ${kind} profile starts; sending it again in ${o.duration} s\n`)
+    await new Promise((resolve) => setTimeout(resolve, o.duration * 1000))
+    send(o.pid, sig)
+    out.write(`sent ${sig.name} to ${o.pid} again: the ${kind} profile stops and is written ` +
+      '(`cprof list` shows it)\n')
+    return 0
+  } catch (e) {
+    err.write(`cprof trigger: ${e.message}\n`)
+    return 1
+  }
+}
+
+module.exports = { run, catches }

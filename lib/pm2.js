@@ -1,0 +1,70 @@
+'use strict'
+// PM2 custom actions, over PM2's own IPC protocol (the one @pm2/io and PM2's
+// bundled pm2-io-bpm speak; see pm2/lib/God/ActionMethods.js msgProcess and
+// pm2/lib/API/Extra.js trigger):
+//
+//   app → PM2   { type: 'axm:action', data: { action_name, action_type: 'custom', arity, opts } }
+//               registers an action (the daemon keeps it in pm2_env.axm_actions)
+//   PM2 → app   'name'                                   (`pm2 trigger <app> <name>`)
+//               { msg: 'name', opts: 'param', id|name }  (`pm2 trigger <app> <name> <param>`)
+//   app → PM2   { type: 'axm:reply', data: { at, action_name, return } }
+//               `pm2 trigger` prints `[app:id:namespace]=<JSON of return>` and exits
+//
+// The 'message' listener must not keep the process alive: Node refs the IPC
+// channel for each 'message' listener; this one takes its count back.
+
+/** Running under PM2: an IPC channel to the daemon and PM2's markers. */
+function underPm2 (env = process.env) {
+  return typeof process.send === 'function' && env.pm_id !== undefined && env.pm_id !== ''
+}
+
+function send (message) {
+  if (typeof process.send !== 'function' || process.connected === false) return
+  try {
+    // With a callback, a failed send is passed to it instead of 'error'.
+    process.send(message, () => {})
+  } catch {
+    // The daemon went away: nothing to tell it.
+  }
+}
+
+/**
+ * Registers actions: { [name]: async (param) => return value }. A handler's
+ * rejection becomes the reply { ok: false, error: { code, message } } and
+ * goes to onError. Returns uninstall().
+ */
+function installActions (actions, onError) {
+  const names = Object.keys(actions)
+  const reply = (name, value) =>
+    send({ type: 'axm:reply', data: { at: Date.now(), action_name: name, return: value } })
+
+  function onMessage (msg) {
+    const name = typeof msg === 'string' ? msg : msg !== null && typeof msg === 'object' ? msg.msg : undefined
+    if (typeof name !== 'string' || !Object.hasOwn(actions, name)) return
+    const param = msg !== null && typeof msg === 'object' ? msg.opts : undefined
+    Promise.resolve()
+      .then(() => actions[name](param))
+      .then(
+        (value) => reply(name, value),
+        (err) => {
+          const error = { code: err && err.code, message: err && err.message ? err.message : String(err) }
+          reply(name, { ok: false, error, ...(err && err.result ? { result: err.result } : {}) })
+          onError(err)
+        })
+  }
+
+  const channel = process.channel
+  process.on('message', onMessage)
+  const counted = channel && typeof channel.unrefCounted === 'function'
+  if (counted) channel.unrefCounted()
+  for (const name of names) {
+    send({ type: 'axm:action', data: { action_name: name, action_type: 'custom', arity: 2, opts: null } })
+  }
+
+  return function uninstall () {
+    if (counted && process.channel === channel) channel.refCounted() // removeListener takes it back
+    process.removeListener('message', onMessage)
+  }
+}
+
+module.exports = { underPm2, installActions }

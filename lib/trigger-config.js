@@ -1,0 +1,209 @@
+'use strict'
+// The configuration of cprof.init() and of the preload (register.js):
+// checking init(config), and reading it from the environment (CPROF_* and
+// PM2's `io` variable). Wrong type or range → ERR_CPROF_INVALID_ARG.
+const os = require('node:os')
+const { invalidArg } = require('./errors')
+
+const MAX_DURATION_DEFAULT_MS = 10 * 60 * 1000
+const CPU_INTERVAL_RANGE_US = [100, 1_000_000] // as start({ interval })
+const HEAP_INTERVAL_RANGE_BYTES = [1, 2 ** 30] // as heap.start({ interval })
+const DEFAULT_SIGNAL = 'SIGUSR2'
+const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval']
+
+// Signals that can never be triggers, by number (aliases such as SIGIOT
+// included), and why. src/addon/signal.c refuses the same ones.
+const REFUSED = new Map()
+function refuse (names, why) {
+  for (const name of names) REFUSED.set(os.constants.signals[name], why)
+}
+refuse(['SIGUSR1'], 'Node.js uses it to open the inspector')
+refuse(['SIGINT', 'SIGTERM'], 'it asks the process to stop')
+refuse(['SIGKILL', 'SIGSTOP'], 'it cannot be caught')
+refuse(['SIGPROF'], "V8's CPU sampler uses it")
+refuse(['SIGCHLD'], 'libuv uses it to watch child processes')
+refuse(['SIGPIPE'], 'Node.js ignores it: writes to closed sockets raise it')
+refuse(['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL', 'SIGABRT', 'SIGTRAP', 'SIGSYS'],
+  'it reports a fault and cannot be handled later on the event loop')
+
+function describe (v) {
+  if (v === null) return 'null'
+  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
+  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
+  return Array.isArray(v) ? 'array' : typeof v
+}
+
+/** 'SIGUSR2', 'sigusr2' or 'USR2' → { name: 'SIGUSR2', number: 12 }. */
+function parseSignal (value, what = 'signal') {
+  if (typeof value !== 'string' || value === '') {
+    throw invalidArg(`${what} must be a signal name such as "SIGUSR2", got ${describe(value)}`)
+  }
+  const upper = value.toUpperCase()
+  const name = upper.startsWith('SIG') ? upper : `SIG${upper}`
+  const number = Object.hasOwn(os.constants.signals, name) ? os.constants.signals[name] : undefined
+  if (number === undefined) {
+    throw invalidArg(`${what}: ${JSON.stringify(value)} is not a signal this system knows ` +
+      '(use a name such as "SIGUSR2", "SIGURG" or "SIGWINCH")')
+  }
+  if (REFUSED.has(number)) {
+    throw invalidArg(`${what}: ${name} cannot be a cprof trigger: ${REFUSED.get(number)}`)
+  }
+  return { name, number }
+}
+
+function msOption (value, name, fallback, { positive = false } = {}) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
+    throw invalidArg(`${name} must be a finite number of milliseconds ${positive ? '> 0' : '>= 0'}, ` +
+      `got ${describe(value)}`)
+  }
+  return value
+}
+
+function intOption (value, name, [min, max], unit) {
+  if (value === undefined) return undefined
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw invalidArg(`${name} must be an integer from ${min} to ${max} ${unit}, got ${describe(value)}`)
+  }
+  return value
+}
+
+function profilingOption (value) {
+  if (value === undefined || value === true) return { cpu: true, heap: true }
+  if (value === false) return { cpu: false, heap: false }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArg(`profiling must be a boolean or { cpu, heap }, got ${describe(value)}`)
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'cpu' && key !== 'heap') {
+      throw invalidArg(`unknown key "${key}" in profiling; known keys: cpu, heap`)
+    }
+  }
+  for (const key of ['cpu', 'heap']) {
+    if (value[key] !== undefined && typeof value[key] !== 'boolean') {
+      throw invalidArg(`profiling.${key} must be a boolean, got ${describe(value[key])}`)
+    }
+  }
+  return { cpu: value.cpu === true, heap: value.heap === true }
+}
+
+/**
+ * init(config) → {
+ *   cpu, heap: booleans (what is switched on),
+ *   signal: { name, number } | null, heapSignal: { name, number } | null,
+ *   dir: string | undefined, timeout: ms (0: none), maxDuration: ms,
+ *   interval: µs | undefined, heapInterval: bytes | undefined
+ * }
+ */
+function initConfig (config) {
+  if (config === undefined || config === null) config = {}
+  if (typeof config !== 'object' || Array.isArray(config)) {
+    throw invalidArg(`init() takes a config object, got ${describe(config)}`)
+  }
+  for (const key of Object.keys(config)) {
+    if (!INIT_KEYS.includes(key)) {
+      throw invalidArg(`unknown option "${key}" for init(); known options: ${INIT_KEYS.join(', ')}`)
+    }
+  }
+  const { cpu, heap } = profilingOption(config.profiling)
+  const signal = parseSignal(config.signal === undefined ? DEFAULT_SIGNAL : config.signal, 'signal')
+  const heapSignal = config.heapSignal === undefined ? null : parseSignal(config.heapSignal, 'heapSignal')
+  if (heapSignal && heapSignal.number === signal.number) {
+    throw invalidArg(`heapSignal and signal must differ, both are ${signal.name}`)
+  }
+  if (heapSignal && !heap) {
+    throw invalidArg('heapSignal is set but heap profiling is off (profiling.heap is not true)')
+  }
+  if (config.dir !== undefined && (typeof config.dir !== 'string' || config.dir === '')) {
+    throw invalidArg(`dir must be a non-empty string (a directory path), got ${describe(config.dir)}`)
+  }
+  return {
+    cpu,
+    heap,
+    signal: cpu ? signal : null,
+    heapSignal,
+    dir: config.dir,
+    timeout: msOption(config.timeout, 'timeout', 0),
+    maxDuration: msOption(config.maxDuration, 'maxDuration', MAX_DURATION_DEFAULT_MS, { positive: true }),
+    interval: intOption(config.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs'),
+    heapInterval: intOption(config.heapInterval, 'heapInterval', HEAP_INTERVAL_RANGE_BYTES, 'bytes')
+  }
+}
+
+// Environment variable → init() key, and how its text is read.
+const ENV_VARS = [
+  ['CPROF_PROFILING', 'profiling', envProfiling],
+  ['CPROF_SIGNAL', 'signal', (s) => s],
+  ['CPROF_HEAP_SIGNAL', 'heapSignal', (s) => s],
+  ['CPROF_DIR', 'dir', (s) => s],
+  ['CPROF_TIMEOUT', 'timeout', envNumber],
+  ['CPROF_MAX_DURATION', 'maxDuration', envNumber],
+  ['CPROF_INTERVAL', 'interval', envNumber],
+  ['CPROF_HEAP_INTERVAL', 'heapInterval', envNumber]
+]
+
+function envProfiling (text) {
+  const s = text.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true
+  if (['0', 'false', 'no', 'off', ''].includes(s)) return false
+  const parts = s.split(',').map((p) => p.trim())
+  if (parts.every((p) => p === 'cpu' || p === 'heap')) {
+    return { cpu: parts.includes('cpu'), heap: parts.includes('heap') }
+  }
+  throw new Error('must be 1 or 0 (true/false, on/off, yes/no), or a list of cpu and heap such as "cpu,heap"')
+}
+
+function envNumber (text) {
+  if (text.trim() === '' || !Number.isFinite(Number(text))) throw new Error('must be a number')
+  return Number(text)
+}
+
+/**
+ * The preload's config: PM2's `io` variable (the JSON of an ecosystem app's
+ * `io` object; its init() keys are read, others such as `conf` belong to PM2),
+ * then the CPROF_* variables on top. Returns null when profiling is not
+ * switched on. Throws ERR_CPROF_INVALID_ARG naming the variable at fault.
+ */
+function envConfig (env = process.env) {
+  const config = {}
+  if (env.io !== undefined && env.io !== '') {
+    let io
+    try {
+      io = JSON.parse(env.io)
+    } catch (err) {
+      throw invalidArg(`the io environment variable is not JSON: ${err.message}`)
+    }
+    if (io !== null && typeof io === 'object' && !Array.isArray(io)) {
+      for (const key of INIT_KEYS) if (io[key] !== undefined) config[key] = io[key]
+    }
+  }
+  for (const [name, key, read] of ENV_VARS) {
+    if (env[name] === undefined) continue
+    if (key === 'dir' && env[name] === '') continue // as start(): an empty CPROF_DIR is unset
+    try {
+      config[key] = read(env[name])
+    } catch (err) {
+      throw invalidArg(`${name}=${JSON.stringify(env[name].slice(0, 40))}: ${err.message}`)
+    }
+  }
+  if (config.profiling === undefined || config.profiling === false) return null
+  try {
+    initConfig(config)
+  } catch (err) {
+    // Name the variable, not the init() key.
+    const entry = ENV_VARS.find(([name, key]) => env[name] !== undefined && err.message.startsWith(key))
+    if (entry) err.message = `${entry[0]}: ${err.message}`
+    throw err
+  }
+  return config
+}
+
+module.exports = {
+  MAX_DURATION_DEFAULT_MS,
+  DEFAULT_SIGNAL,
+  INIT_KEYS,
+  ENV_VARS,
+  parseSignal,
+  initConfig,
+  envConfig
+}

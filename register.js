@@ -1,0 +1,34 @@
+'use strict'
+// node -r cprof/register app.js   (or NODE_OPTIONS='-r cprof/register')
+//
+// Installs cprof's triggers from the environment before the app runs:
+// CPROF_PROFILING=1 (or PM2's `io` variable with profiling: true) switches
+// them on; CPROF_SIGNAL, CPROF_HEAP_SIGNAL, CPROF_DIR, CPROF_TIMEOUT,
+// CPROF_MAX_DURATION, CPROF_INTERVAL, CPROF_HEAP_INTERVAL configure them.
+// It never stops the app: a bad value costs one stderr line and no triggers.
+// Worker threads also run preloads; signals are process-wide, so only the
+// main thread installs anything.
+const { isMainThread } = require('node:worker_threads')
+
+function preload () {
+  const { envConfig } = require('./lib/trigger-config')
+  const config = envConfig(process.env)
+  if (!config) return
+  const cprof = require('./lib/index')
+  cprof.init(config)
+  // Nobody in the app listens: say where each profile went, on one line.
+  cprof.on('profile', (r) => {
+    const file = Object.values(r.files || {})[0]
+    const secs = typeof r.durationMs === 'number' ? ` ${(r.durationMs / 1000).toFixed(1)} s,` : ''
+    process.stderr.write(`cprof: wrote ${file} (${r.kind},${secs} ${r.samples} samples)\n`)
+  })
+}
+
+if (isMainThread) {
+  try {
+    preload()
+  } catch (err) {
+    const code = err && err.code ? `${err.code}: ` : ''
+    process.stderr.write(`cprof: not profiling: ${code}${err && err.message ? err.message : err}\n`)
+  }
+}
