@@ -29,5 +29,6 @@ napi_value cprof__cpu_stop(napi_env env, napi_callback_info info) {
   if (!addon || cprof__args(env, info, 4, argv) != 0 || cprof__job_args(env, argv, &in) != 0 ||
       cprof__job_export_args(env, argv[3], &in) != 0)
     return NULL;
+  in.raw_reply = 1;
   return cprof__ctl_stop(env, &addon->cpu, "CPU", "Profiler.stop", &in);
 }

@@ -256,6 +256,35 @@ static int render_text(job_t *job) {
   return rc;
 }
 
+typedef struct {
+  const char *text;
+  size_t len;
+} span_t;
+
+static int write_span(void *ctx, FILE *f) {
+  const span_t *s = ctx;
+  return fwrite(s->text, 1, s->len, f) == s->len ? CPROF_OK : CPROF_EIO;
+}
+
+/* The CPU reply's profile text, written as V8 made it (positionTicks and
+ * all) before the parse: the file is on disk as soon as it can be. 0 with
+ * *done = 0 when the reply is not of that shape: write_output then exports
+ * the parsed model. */
+static int write_raw(job_t *job, int *done) {
+  span_t s;
+  size_t off;
+  *done = 0;
+  if (!cprof_reply_profile_span(job->in.json, job->in.len, &off, &s.len)) return CPROF_OK;
+  s.text = job->in.json + off;
+  int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
+  if (rc == CPROF_OK)
+    rc = cprof_write_atomic_fn(job->in.dir, job->in.name, write_span, &s, &job->size, job->errbuf,
+                               sizeof job->errbuf);
+  if (rc == CPROF_OK && !(job->file = join_path(job->in.dir, job->in.name))) rc = CPROF_ENOMEM;
+  *done = rc == CPROF_OK;
+  return rc;
+}
+
 static int write_output(job_t *job) {
   int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
   if (rc != CPROF_OK || !job->in.name) return rc;
@@ -269,6 +298,9 @@ static int write_output(job_t *job) {
 }
 
 static int run(job_t *job) {
+  int raw = 0, wrc = CPROF_OK;
+  if (job->in.raw_reply && job->in.json && job->in.dir && job->in.name) wrc = write_raw(job, &raw);
+  /* After a failed write the parse still runs: err.result keeps the summary. */
   int rc = load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
   if (rc != CPROF_OK) return rc;
   if (job->in.path_b) {
@@ -298,7 +330,8 @@ static int run(job_t *job) {
                              job->top, job->in.top);
   if (job->in.want_text && (rc = render_text(job)) != CPROF_OK) return rc;
   if (!job->in.dir) return CPROF_OK;
-  if ((rc = write_output(job)) != CPROF_OK) return rc;
+  if (wrc != CPROF_OK) return wrc;
+  if (!raw && (rc = write_output(job)) != CPROF_OK) return rc;
   return write_formats(job);
 }
 

@@ -21,9 +21,10 @@ typedef struct {
   unsigned top;                   /* how many functions the summary lists */
   int want_nodes;                 /* also return every node's id, self and total */
   unsigned max_depth;             /* heap: frames kept per stack (0 = all) */
-  int want_text;                  /* result.text: the text report (or the diff table) */
-  int need_samples;               /* a profile without samples is an error (the CLI) */
-  cprof_export_opts_t opts;       /* title and focus point at the owned copies below */
+  int raw_reply;            /* json is a CPU inspector reply: write its profile text as the file */
+  int want_text;            /* result.text: the text report (or the diff table) */
+  int need_samples;         /* a profile without samples is an error (the CLI) */
+  cprof_export_opts_t opts; /* title and focus point at the owned copies below */
   char *title, *focus;
 } cprof_job_in_t;
 

@@ -11,6 +11,7 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
+#include "fsutil.h"
 #include "render.h"
 
 #define TOP_DEFAULT 30
@@ -157,5 +158,5 @@ int cprof_write_diff_svg(const char *dir, const char *name, const cprof_profile_
                          const cprof_profile_t *after, const cprof_export_opts_t *o,
                          long long *size_out, char *errbuf, size_t errlen) {
   diff_ctx_t ctx = {before, after, o};
-  return cprof__write_atomic_ctx(dir, name, write_diff_svg, &ctx, after, size_out, errbuf, errlen);
+  return cprof_write_atomic_fn(dir, name, write_diff_svg, &ctx, size_out, errbuf, errlen);
 }

@@ -86,9 +86,8 @@ typedef struct {
   size_t errlen;
 } target_t;
 
-/* Runs the exporter on fd and flushes; closes fd. No fsync: see fsutil.h. */
-static int write_fd(const target_t *t, int fd, cprof_exporter_fn fn, const cprof_profile_t *p,
-                    long long *size) {
+/* Runs the writer on fd and flushes; closes fd. No fsync: see fsutil.h. */
+static int write_fd(const target_t *t, int fd, cprof_write_fn fn, void *ctx, long long *size) {
   struct stat st;
   FILE *f = fdopen(fd, "wb");
   if (f == NULL) {
@@ -99,7 +98,7 @@ static int write_fd(const target_t *t, int fd, cprof_exporter_fn fn, const cprof
   char *buf = malloc(WRITE_BUFFER); /* without it stdio's default buffer still works */
   if (buf != NULL) setvbuf(f, buf, _IOFBF, WRITE_BUFFER);
   errno = 0; /* so a failing exporter's errno, if any, is its own */
-  int rc = fn(p, f), e = errno;
+  int rc = fn(ctx, f), e = errno;
   if (rc == 0 && (fflush(f) != 0 || fstat(fileno(f), &st) != 0)) {
     rc = CPROF_EIO;
     e = errno;
@@ -116,8 +115,7 @@ static int write_fd(const target_t *t, int fd, cprof_exporter_fn fn, const cprof
                      cprof_strerror(rc));
 }
 
-static int write_atomic(const target_t *t, cprof_exporter_fn fn, const cprof_profile_t *p,
-                        long long *size_out) {
+static int write_atomic(const target_t *t, cprof_write_fn fn, void *ctx, long long *size_out) {
   long long size = 0;
   char *tmp = t->tmp;
   int fd = mkstemp(tmp);
@@ -128,7 +126,7 @@ static int write_atomic(const target_t *t, cprof_exporter_fn fn, const cprof_pro
     unlink(tmp);
     return io_error(t->errbuf, t->errlen, "write", t->final, e);
   }
-  int rc = write_fd(t, fd, fn, p, &size);
+  int rc = write_fd(t, fd, fn, ctx, &size);
   if (rc == 0 && rename(tmp, t->final) != 0)
     rc = io_error(t->errbuf, t->errlen, "write", t->final, errno);
   if (rc != 0) {
@@ -139,11 +137,11 @@ static int write_atomic(const target_t *t, cprof_exporter_fn fn, const cprof_pro
   return 0;
 }
 
-int cprof_write_atomic(const char *dir, const char *name, cprof_exporter_fn fn,
-                       const cprof_profile_t *p, long long *size_out, char *errbuf, size_t errlen) {
+int cprof_write_atomic_fn(const char *dir, const char *name, cprof_write_fn fn, void *ctx,
+                          long long *size_out, char *errbuf, size_t errlen) {
   if (dir == NULL || dir[0] == '\0' || bad_name(name) || fn == NULL)
     return cprof__errf(errbuf, errlen, CPROF_EINVAL,
-                       "cprof_write_atomic: need a directory, a plain file name and an exporter");
+                       "cprof_write_atomic: need a directory, a plain file name and a writer");
   char *final = join(dir, "/", name, "");
   char *tmp = join(dir, "/.", name, ".XXXXXX");
   int rc;
@@ -151,9 +149,27 @@ int cprof_write_atomic(const char *dir, const char *name, cprof_exporter_fn fn,
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory");
   } else {
     target_t t = {final, tmp, errbuf, errlen};
-    rc = write_atomic(&t, fn, p, size_out);
+    rc = write_atomic(&t, fn, ctx, size_out);
   }
   free(final);
   free(tmp);
   return rc;
+}
+
+typedef struct {
+  cprof_exporter_fn fn;
+  const cprof_profile_t *p;
+} export_ctx_t;
+
+static int run_exporter(void *ctx, FILE *f) {
+  const export_ctx_t *c = ctx;
+  return c->fn(c->p, f);
+}
+
+int cprof_write_atomic(const char *dir, const char *name, cprof_exporter_fn fn,
+                       const cprof_profile_t *p, long long *size_out, char *errbuf, size_t errlen) {
+  export_ctx_t c = {fn, p};
+  if (fn == NULL)
+    return cprof__errf(errbuf, errlen, CPROF_EINVAL, "cprof_write_atomic: need an exporter");
+  return cprof_write_atomic_fn(dir, name, run_exporter, &c, size_out, errbuf, errlen);
 }

@@ -23,6 +23,13 @@ int cprof_mkdirp(const char *dir, mode_t mode, char *errbuf, size_t errlen);
  * before, errbuf says what failed (with strerror), and CPROF_EIO is
  * returned (or the exporter's own code, e.g. CPROF_ENOMEM). *size_out gets
  * the file's size in bytes. */
+/* Any writer: fn(ctx, f) writes the file's content to f. */
+typedef int (*cprof_write_fn)(void *ctx, FILE *f);
+
+/* cprof_write_atomic for any writer: same guarantees and errors. */
+int cprof_write_atomic_fn(const char *dir, const char *name, cprof_write_fn fn, void *ctx,
+                          long long *size_out, char *errbuf, size_t errlen);
+
 int cprof_write_atomic(const char *dir, const char *name, cprof_exporter_fn fn,
                        const cprof_profile_t *p, long long *size_out, char *errbuf, size_t errlen);
 

@@ -74,6 +74,12 @@ int64_t cprof_profile_total(const cprof_profile_t *p);
  * samples). Always 0 for CPU profiles, where such a sample is an error. */
 uint32_t cprof_profile_dropped_samples(const cprof_profile_t *p);
 
+/* Finds the profile object's text inside an inspector reply
+ * ({"id":N,"result":{"profile":{...}}}) without parsing it: 1 with its
+ * offset and length, 0 when json is not such a reply (an error reply, or
+ * another shape). The span is only located, not validated. */
+int cprof_reply_profile_span(const char *json, size_t len, size_t *off, size_t *n);
+
 /* Keeps at most max_depth frames per stack below the root, as V8's sampling
  * heap profiler does with stackDepth (some V8 versions ignore it): a deeper
  * node's self moves to the node for its innermost max_depth frames, rooted at

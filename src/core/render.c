@@ -488,29 +488,6 @@ const char *cprof_format_ext(cprof_format_t fmt) {
 }
 
 typedef struct {
-  cprof__write_fn fn;
-  void *ctx;
-} closure_t;
-
-static _Thread_local const closure_t *current;
-
-static int trampoline(const cprof_profile_t *p, FILE *f) {
-  (void)p;
-  return current != NULL ? current->fn(current->ctx, f) : CPROF_EINVAL;
-}
-
-int cprof__write_atomic_ctx(const char *dir, const char *name, cprof__write_fn fn, void *ctx,
-                            const cprof_profile_t *p, long long *size_out, char *errbuf,
-                            size_t errlen) {
-  closure_t c = {fn, ctx};
-  const closure_t *saved = current;
-  current = &c;
-  int rc = cprof_write_atomic(dir, name, trampoline, p, size_out, errbuf, errlen);
-  current = saved;
-  return rc;
-}
-
-typedef struct {
   cprof_format_t fmt;
   const cprof_profile_t *p;
   const cprof_export_opts_t *o;
@@ -527,5 +504,5 @@ int cprof_write_format(const char *dir, const char *name, cprof_format_t fmt,
   format_ctx_t c = {fmt, p, o};
   if ((unsigned)fmt >= CPROF_FORMAT_COUNT)
     return cprof__errf(errbuf, errlen, CPROF_EINVAL, "unknown output format %d", (int)fmt);
-  return cprof__write_atomic_ctx(dir, name, write_format, &c, p, size_out, errbuf, errlen);
+  return cprof_write_atomic_fn(dir, name, write_format, &c, size_out, errbuf, errlen);
 }

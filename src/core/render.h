@@ -138,15 +138,6 @@ void cprof__folded_clean(char *label);
  * each frame's self share from slot 0 to slot 1. */
 int cprof__svg_write(FILE *f, const cprof__tree_t *t, int diff, const cprof_export_opts_t *o);
 
-/* cprof_write_atomic for a writer with its own context. fsutil's exporter
- * type takes only (profile, FILE); this passes fn and ctx to it through a
- * thread-local, which holds because cprof_write_atomic calls the exporter
- * once, on the calling thread, before it returns. p is only passed on. */
-typedef int (*cprof__write_fn)(void *ctx, FILE *f);
-int cprof__write_atomic_ctx(const char *dir, const char *name, cprof__write_fn fn, void *ctx,
-                            const cprof_profile_t *p, long long *size_out, char *errbuf,
-                            size_t errlen);
-
 /* ---- numbers for people ---- */
 
 /* A value in the profile's unit for reading: "12.35 ms" (CPU, µs inside)
