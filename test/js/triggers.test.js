@@ -125,6 +125,31 @@ test('a signal-started profile stops at the configured timeout', async () => {
   assert.equal((await app.exited).status, 0, app.describe())
 })
 
+for (const listen of ['listen', 'nolisten']) {
+  test(`a signal-triggered profile that cannot be written: ${listen === 'listen' ? "an 'error' event" : 'one stderr line'}, the app lives on`, async () => {
+    const tmp = makeTmpDir()
+    fs.writeFileSync(path.join(tmp, 'file'), '')
+    const dir = path.join(tmp, 'file', 'profiles') // can never be created
+    const app = start('trigger-app.js', [JSON.stringify({ dir }), '1', '2500', listen])
+    await app.next((l) => l.init)
+    app.child.kill('SIGUSR2')
+    await sleep(300)
+    app.child.kill('SIGUSR2')
+    const r = await app.exited
+    assert.equal(r.status, 0, app.describe())
+    const lines = jsonLines(r.stdout)
+    assert.equal(lines.filter((l) => l.profile).length, 0)
+    if (listen === 'listen') {
+      const errors = lines.filter((l) => l.error)
+      assert.equal(errors.length, 1, app.describe())
+      assert.equal(errors[0].error.code, 'ERR_CPROF_IO')
+      assert.equal(r.stderr, '')
+    } else {
+      assert.match(r.stderr, /^cprof: ERR_CPROF_IO: .*\n$/)
+    }
+  })
+}
+
 for (const config of [{ maxDuration: 400 }, { maxDuration: 400, timeout: 60000 }]) {
   test(`maxDuration caps a signal-started profile: ${JSON.stringify(config)}`, async () => {
     const dir = makeTmpDir()
