@@ -299,8 +299,11 @@ static int write_output(job_t *job) {
 
 static int run(job_t *job) {
   int raw = 0, wrc = CPROF_OK;
+  char werr[sizeof job->errbuf] = "";
   if (job->in.raw_reply && job->in.json && job->in.dir && job->in.name) wrc = write_raw(job, &raw);
-  /* After a failed write the parse still runs: err.result keeps the summary. */
+  /* After a failed write the parse still runs: err.result keeps the summary.
+   * The parse clears errbuf: keep the write's message (it names the errno). */
+  if (wrc != CPROF_OK) memcpy(werr, job->errbuf, sizeof werr);
   int rc = load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
   if (rc != CPROF_OK) return rc;
   if (job->in.path_b) {
@@ -330,7 +333,10 @@ static int run(job_t *job) {
                              job->top, job->in.top);
   if (job->in.want_text && (rc = render_text(job)) != CPROF_OK) return rc;
   if (!job->in.dir) return CPROF_OK;
-  if (wrc != CPROF_OK) return wrc;
+  if (wrc != CPROF_OK) {
+    memcpy(job->errbuf, werr, sizeof werr);
+    return wrc;
+  }
   if (!raw && (rc = write_output(job)) != CPROF_OK) return rc;
   return write_formats(job);
 }
