@@ -25,11 +25,11 @@ const HELP = `usage: node bench/run.js [options]
                         into bench/.cache/)
   --sections LIST       any of http,cpu,heap,report (default: all)
   --rounds N            rounds per measurement (full 3, quick 2)
-  --http-seconds S      measured load per HTTP run (full 8, quick 2)
-  --warmup S            unmeasured load before profiling starts (full 2, quick 0.5)
+  --http-seconds S      measured load per HTTP run, whole seconds (full 8, quick 1)
+  --warmup S            unmeasured load before profiling starts, whole seconds (full 2, quick 1)
   --connections N       autocannon connections (8)
-  --seconds S           synthetic CPU profile length (full 60, quick 4)
-  --heap-seconds S      synthetic heap profile length (full 10, quick 3)
+  --seconds S           synthetic CPU profile length (full 60, quick 3)
+  --heap-seconds S      synthetic heap profile length (full 10, quick 2)
   --functions N         functions in the synthetic workload (2000)
   --cpu-approaches L    synthetic CPU approaches (floor,v8api,plain,datadog,cprof; also cprof-session)
   --out FILE            results JSON (default bench/results/<date>[-quick].json)
@@ -62,11 +62,12 @@ if (opt.help) {
 const Q = opt.quick
 const O = {
   rounds: Number(opt.rounds ?? (Q ? 2 : 3)),
-  httpSeconds: Number(opt['http-seconds'] ?? (Q ? 2 : 8)),
-  warmup: Number(opt.warmup ?? (Q ? 0.5 : 2)),
+  // autocannon runs whole seconds
+  httpSeconds: Math.max(1, Math.ceil(Number(opt['http-seconds'] ?? (Q ? 1 : 8)))),
+  warmup: Math.ceil(Number(opt.warmup ?? (Q ? 1 : 2))),
   connections: Number(opt.connections),
-  seconds: Number(opt.seconds ?? (Q ? 4 : 60)),
-  heapSeconds: Number(opt['heap-seconds'] ?? (Q ? 3 : 10)),
+  seconds: Number(opt.seconds ?? (Q ? 3 : 60)),
+  heapSeconds: Number(opt['heap-seconds'] ?? (Q ? 2 : 10)),
   functions: Number(opt.functions),
   reportNodes: Q ? 60000 : 150000,
   reportSamples: Q ? 400000 : 1000000
