@@ -159,6 +159,8 @@ function analyzeOptions (file, arg) {
 
 module.exports = {
   CPU_INTERVAL_DEFAULT_US,
+  CPU_INTERVAL_RANGE_US,
+  HEAP_INTERVAL_RANGE_BYTES,
   TOP_DEFAULT,
   FORMAT_EXT,
   HEAP_INTERVAL_DEFAULT_BYTES,

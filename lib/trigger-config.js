@@ -4,12 +4,12 @@
 // PM2's `io` variable). Wrong type or range → ERR_CPROF_INVALID_ARG.
 const os = require('node:os')
 const { invalidArg } = require('./errors')
+const { CPU_INTERVAL_RANGE_US, HEAP_INTERVAL_RANGE_BYTES, FORMAT_EXT } = require('./options')
 
 const MAX_DURATION_DEFAULT_MS = 10 * 60 * 1000
-const CPU_INTERVAL_RANGE_US = [100, 1_000_000] // as start({ interval })
-const HEAP_INTERVAL_RANGE_BYTES = [1, 2 ** 30] // as heap.start({ interval })
 const DEFAULT_SIGNAL = 'SIGUSR2'
-const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval']
+const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats']
+const INIT_FORMATS = ['cpuprofile', 'heapprofile', ...Object.keys(FORMAT_EXT)]
 
 // Signals that can never be triggers, by number (aliases such as SIGIOT
 // included), and why. src/addon/signal.c refuses the same ones.
@@ -92,7 +92,8 @@ function profilingOption (value) {
  *   cpu, heap: booleans (what is switched on),
  *   signal: { name, number } | null, heapSignal: { name, number } | null,
  *   dir: string | undefined, timeout: ms (0: none), maxDuration: ms,
- *   interval: µs | undefined, heapInterval: bytes | undefined
+ *   interval: µs | undefined, heapInterval: bytes | undefined,
+ *   formats: string[] (for both kinds; each kind skips the other's own format)
  * }
  */
 function initConfig (config) {
@@ -126,8 +127,20 @@ function initConfig (config) {
     timeout: msOption(config.timeout, 'timeout', 0),
     maxDuration: msOption(config.maxDuration, 'maxDuration', MAX_DURATION_DEFAULT_MS, { positive: true }),
     interval: intOption(config.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs'),
-    heapInterval: intOption(config.heapInterval, 'heapInterval', HEAP_INTERVAL_RANGE_BYTES, 'bytes')
+    heapInterval: intOption(config.heapInterval, 'heapInterval', HEAP_INTERVAL_RANGE_BYTES, 'bytes'),
+    formats: initFormats(config.formats)
   }
+}
+
+// One list for CPU and heap profiles: 'cpuprofile' and 'heapprofile' are
+// each kind's own file, always written; the rest apply to both.
+function initFormats (value) {
+  if (value === undefined) return []
+  if (!Array.isArray(value) || !value.every((f) => INIT_FORMATS.includes(f))) {
+    throw invalidArg(`formats must be an array of ${INIT_FORMATS.map((f) => `'${f}'`).join(', ')}, ` +
+      `got ${Array.isArray(value) ? JSON.stringify(value) : describe(value)}`)
+  }
+  return value.filter((f, i) => FORMAT_EXT[f] && value.indexOf(f) === i)
 }
 
 // Environment variable → init() key, and how its text is read.
@@ -139,7 +152,8 @@ const ENV_VARS = [
   ['CPROF_TIMEOUT', 'timeout', envNumber],
   ['CPROF_MAX_DURATION', 'maxDuration', envNumber],
   ['CPROF_INTERVAL', 'interval', envNumber],
-  ['CPROF_HEAP_INTERVAL', 'heapInterval', envNumber]
+  ['CPROF_HEAP_INTERVAL', 'heapInterval', envNumber],
+  ['CPROF_FORMATS', 'formats', (s) => s.split(',').map((f) => f.trim()).filter(Boolean)]
 ]
 
 function envProfiling (text) {

@@ -27,6 +27,7 @@ function createTriggers (ctl, snapshot, hooks) {
     const interval = kind === 'cpu' ? c.interval : c.heapInterval
     if (interval !== undefined) o.interval = interval
     if (c.dir !== undefined) o.dir = c.dir
+    if (c.formats.length) o.formats = c.formats
     return o
   }
 

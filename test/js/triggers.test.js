@@ -384,3 +384,22 @@ test('cprof list: kinds, pids, derived formats, and the empty cases', () => {
   assert.equal(noDefault.status, 0)
   assert.match(noDefault.stderr, /no profiles yet/)
 })
+
+test('init({ formats }) applies to signal-started profiles (the other kind\'s own format is skipped)', () => {
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const os = require('node:os')
+  const { spawnSync } = require('node:child_process')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-init-formats-'))
+  try {
+    const out = spawnSync(process.execPath, [path.join(__dirname, 'fixtures', 'trigger-formats.js'), dir],
+      { encoding: 'utf8', timeout: 30000 })
+    assert.equal(out.status, 0, out.stderr)
+    const r = JSON.parse(out.stdout.trim().split('\n').pop())
+    assert.equal(r.kind, 'cpu')
+    assert.deepEqual(Object.keys(r.files).sort(), ['cpuprofile', 'folded', 'pprof'])
+    for (const f of Object.values(r.files)) assert.ok(fs.statSync(f).size > 0, f)
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
