@@ -491,7 +491,17 @@ function machine () {
     const m = fs.readFileSync('/proc/cpuinfo', 'utf8').match(/^model name\s*:\s*(.+)$/m)
     if (m) model = m[1].trim()
   } catch {}
-  return { cores: cpus.length, cpu: model, memGiB: +(os.totalmem() / 2 ** 30).toFixed(1), kernel: os.release(), load: os.loadavg().map((x) => +x.toFixed(2)) }
+  let revision = process.env.CPROF_BENCH_REVISION
+  if (!revision) {
+    try {
+      revision = require('node:child_process').execFileSync('git', ['describe', '--always', '--dirty'],
+        { cwd: path.join(__dirname, '..'), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    } catch { revision = 'unknown' }
+  }
+  return {
+    cores: cpus.length, cpu: model, memGiB: +(os.totalmem() / 2 ** 30).toFixed(1), kernel: os.release(),
+    load: os.loadavg().map((x) => +x.toFixed(2)), revision
+  }
 }
 
 const fmt = (x, unit) => {
@@ -571,7 +581,8 @@ async function main () {
   const mins = (now() - t0) / 60000
   const date = new Date().toISOString()
   const header = `cprof bench${Q ? ' --quick' : ''} — ${date.slice(0, 16).replace('T', ' ')} UTC, ${mins.toFixed(1)} min; ` +
-    `${mach.cores} cores, ${mach.cpu}, ${mach.memGiB} GiB RAM, Linux ${mach.kernel}; load average at start ${mach.load.join(', ')}\n` +
+    `${mach.cores} cores, ${mach.cpu}, ${mach.memGiB} GiB RAM, Linux ${mach.kernel}; load average at start ${mach.load.join(', ')}, ` +
+    `at end ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}; cprof ${mach.revision}\n` +
     `rounds ${O.rounds}; HTTP: ${O.connections} connections, ${O.warmup} s warm-up + ${O.httpSeconds} s measured per run; ` +
     `synthetic: ${O.functions} functions, CPU ${O.seconds} s at 1 ms, heap ${O.heapSeconds} s at 32 KiB`
   const text = `${header}\n\n${table(mach)}\n\nTargets:\n${targetList(targets)}\n`
