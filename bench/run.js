@@ -356,7 +356,7 @@ async function sectionReport (node, bigFile) {
       }
     }
   }
-  const setting = `${(sizes / 1e6).toFixed(1)} MB, ${O.reportNodes} nodes, ${O.reportSamples} samples`
+  const setting = `${(sizes / 1e6).toFixed(1)} MB file`
   addRow({ node: node.version, workload: 'report', measure: 'throughput', approach: 'js', setting, unit: 'MB/s', values: res.js,
     note: cli ? 'node report-child.js js (read+JSON.parse+self/total+flat+top), whole process' : 'read+JSON.parse+self/total+flat+top, in-process' })
   addRow({ node: node.version, workload: 'report', measure: 'throughput', approach: 'cprof', setting, unit: 'MB/s', values: res.cprof, failed,
@@ -584,7 +584,8 @@ async function main () {
     `${mach.cores} cores, ${mach.cpu}, ${mach.memGiB} GiB RAM, Linux ${mach.kernel}; load average at start ${mach.load.join(', ')}, ` +
     `at end ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}; cprof ${mach.revision}\n` +
     `rounds ${O.rounds}; HTTP: ${O.connections} connections, ${O.warmup} s warm-up + ${O.httpSeconds} s measured per run; ` +
-    `synthetic: ${O.functions} functions, CPU ${O.seconds} s at 1 ms, heap ${O.heapSeconds} s at 32 KiB`
+    `synthetic: ${O.functions} functions, CPU ${O.seconds} s at 1 ms, heap ${O.heapSeconds} s at 32 KiB; ` +
+    `report: a .cpuprofile of ${O.reportNodes} nodes and ${O.reportSamples} samples, ${SECTIONS.has('report') && fs.existsSync(path.join(__dirname, '..', 'lib', 'cli', 'report.js')) ? '`cprof report FILE` vs `node bench/report-child.js js FILE`, whole processes' : 'cprof.analyze() vs the JS reference, in-process'}`
   const text = `${header}\n\n${table(mach)}\n\nTargets:\n${targetList(targets)}\n`
   process.stdout.write('\n' + text)
   const out = opt.out || path.join(__dirname, 'results', `${date.slice(0, 10)}${Q ? '-quick' : ''}.json`)
