@@ -1,0 +1,72 @@
+'use strict'
+// npm run fuzz [-- <libFuzzer flags>]   e.g. npm run fuzz -- -max_total_time=60
+//
+// Builds test/fuzz/build/fuzz_profile (clang, -fsanitize=fuzzer,address,
+// undefined) and fuzzes the C core from the seed corpus (test/fuzz/corpus
+// and test/fixtures); inputs that add coverage go to test/fuzz/build/corpus,
+// crashes to test/fuzz/build/crashes/. With no flags it runs 60 s.
+// A crash makes the run fail: minimise it (fuzz_profile -minimize_crash=1
+// <file>), fix the core, and add the input to test/fuzz/regressions/, which
+// `make -C test/c check` replays from then on.
+const { spawn, spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const ROOT = path.resolve(__dirname, '..')
+const FUZZ = path.join(ROOT, 'test', 'fuzz')
+const BUILD = path.join(FUZZ, 'build')
+
+function fail (line) {
+  process.stderr.write(`fuzz: ${line}\n`)
+  process.exit(1)
+}
+
+const clang = spawnSync('clang', ['--version'], { encoding: 'utf8' })
+if (clang.error || clang.status !== 0) fail('clang is missing: apt-get install -y clang libclang-rt-14-dev')
+
+const make = spawnSync('make', ['-s', '-C', FUZZ, '-j2'], { stdio: 'inherit' })
+if (make.status !== 0) fail('building the fuzz target failed (libFuzzer is in libclang-rt-<version>-dev)')
+
+let args = process.argv.slice(2)
+if (!args.some((a) => a.startsWith('-max_total_time') || a.startsWith('-runs'))) args.push('-max_total_time=60')
+for (const dir of ['corpus', 'crashes']) fs.mkdirSync(path.join(BUILD, dir), { recursive: true })
+const crashesBefore = new Set(fs.readdirSync(path.join(BUILD, 'crashes')))
+
+const started = Date.now()
+const child = spawn(path.join(BUILD, 'fuzz_profile'), [
+  `-dict=${path.join(FUZZ, 'profile.dict')}`,
+  `-artifact_prefix=${path.join(BUILD, 'crashes')}/`,
+  '-print_final_stats=1',
+  ...args,
+  path.join(BUILD, 'corpus'),
+  path.join(FUZZ, 'corpus'),
+  path.join(ROOT, 'test', 'fixtures')
+], {
+  stdio: ['ignore', 'inherit', 'pipe'],
+  env: {
+    ...process.env,
+    ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1',
+    UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1'
+  }
+})
+// libFuzzer reports on stderr: pass it through, keep the final stats.
+const stats = {}
+let pending = ''
+child.stderr.setEncoding('utf8').on('data', (d) => {
+  process.stderr.write(d)
+  pending += d
+  const lines = pending.split('\n')
+  pending = lines.pop()
+  for (const l of lines) {
+    const m = /^stat::(\w+):\s*(\S+)/.exec(l)
+    if (m) stats[m[1]] = m[2]
+  }
+})
+child.on('close', (status) => {
+  const found = fs.readdirSync(path.join(BUILD, 'crashes')).filter((f) => !crashesBefore.has(f))
+  process.stdout.write(`fuzz: ${stats.number_of_executed_units} inputs in ${((Date.now() - started) / 1000).toFixed(0)} s ` +
+    `(${stats.average_exec_per_sec}/s), ${stats.new_units_added} new corpus units, peak RSS ${stats.peak_rss_mb} MB, ` +
+    `${found.length} crash${found.length === 1 ? '' : 'es'}, exit ${status}\n`)
+  for (const f of found) process.stdout.write(`fuzz: crash input: ${path.join(BUILD, 'crashes', f)}\n`)
+  process.exit(status === 0 && found.length === 0 ? 0 : 1)
+})

@@ -1,0 +1,240 @@
+/* One fuzz iteration over the pure C core, shared by the libFuzzer target
+ * (fuzz_profile.c) and the cmocka replay of the corpus and of every crash
+ * found so far (test/c/test_fuzz_replay.c includes this file):
+ *
+ *   bytes → cprof_reply_profile_span (the raw .cpuprofile write's view)
+ *         → cprof_profile_parse → cprof_flat_build / top / special
+ *         → every exporter (EXPORTERS below) → cprof_profile_limit_depth
+ *         → flat and every exporter again
+ *
+ * Oracles besides the sanitizers: what the parser accepts, each writer must
+ * accept too (CPROF_OK); the .cpuprofile / .heapprofile writers' output must
+ * parse again into a profile of the same shape; limiting the depth keeps
+ * the total and the sample count.
+ *
+ * A new exporter is one line in EXPORTERS. */
+#define _GNU_SOURCE /* open_memstream */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "error.h"
+#include "export.h"
+#include "profile.h"
+
+/* Stops the run: libFuzzer and cmocka both report an abort with the input. */
+#define FUZZ_CHECK(cond, ...)                                                                      \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "fuzz oracle failed: %s (%s:%d): ", #cond, __FILE__, __LINE__);              \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+      abort();                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+/* ---- the exporters: one line each ---- */
+
+typedef struct {
+  const cprof_profile_t *p;
+  const cprof_profile_t *other; /* the second profile for a diff (same kind) */
+  const cprof_export_opts_t *o;
+} fuzz_in_t;
+
+typedef int (*fuzz_export_fn)(const fuzz_in_t *in, FILE *f);
+
+static int ex_cpuprofile(const fuzz_in_t *in, FILE *f) {
+  return cprof_export_cpuprofile(in->p, f);
+}
+static int ex_heapprofile(const fuzz_in_t *in, FILE *f) {
+  return cprof_export_heapprofile(in->p, f);
+}
+static int ex_pprof(const fuzz_in_t *in, FILE *f) {
+  return cprof_export_pprof(in->p, in->o, f);
+}
+static int ex_folded(const fuzz_in_t *in, FILE *f) {
+  return cprof_export_folded(in->p, in->o, f);
+}
+static int ex_svg(const fuzz_in_t *in, FILE *f) {
+  return cprof_export_svg(in->p, in->o, f);
+}
+static int ex_text(const fuzz_in_t *in, FILE *f) {
+  return cprof_report_text(in->p, in->o, f);
+}
+static int ex_text_defaults(const fuzz_in_t *in, FILE *f) {
+  return cprof_report_text(in->p, NULL, f);
+}
+static int ex_diff_text(const fuzz_in_t *in, FILE *f) {
+  return cprof_diff_text(in->other, in->p, in->o, f);
+}
+static int ex_diff_svg(const fuzz_in_t *in, FILE *f) {
+  return cprof_diff_svg(in->other, in->p, in->o, f);
+}
+
+enum { FOR_CPU = 1, FOR_HEAP = 2, FOR_ANY = 3, REPARSE = 4 };
+
+static const struct {
+  const char *name;
+  fuzz_export_fn fn;
+  unsigned flags; /* which kinds it takes; REPARSE: its output is a profile again */
+} EXPORTERS[] = {
+    {"cpuprofile", ex_cpuprofile, FOR_CPU | REPARSE},
+    {"heapprofile", ex_heapprofile, FOR_HEAP | REPARSE},
+    {"pprof", ex_pprof, FOR_ANY},
+    {"folded", ex_folded, FOR_ANY},
+    {"svg", ex_svg, FOR_ANY},
+    {"text", ex_text, FOR_ANY},
+    {"text (defaults)", ex_text_defaults, FOR_ANY},
+    {"diff text", ex_diff_text, FOR_ANY},
+    {"diff svg", ex_diff_svg, FOR_ANY},
+};
+
+#define NEXPORTERS (sizeof(EXPORTERS) / sizeof(EXPORTERS[0]))
+
+/* ---- checks ---- */
+
+static void check_flat(const cprof_profile_t *p, unsigned top_n) {
+  cprof_flat_t flat;
+  int rc = cprof_flat_build(p, &flat);
+  if (rc == CPROF_ENOMEM) return;
+  FUZZ_CHECK(rc == CPROF_OK, "cprof_flat_build: %d", rc);
+  FUZZ_CHECK(flat.total == cprof_profile_total(p), "flat total %lld != profile total %lld",
+             (long long)flat.total, (long long)cprof_profile_total(p));
+  size_t cap = (size_t)flat.nfuncs + 2;
+  cprof_func_t *top = calloc(cap, sizeof *top);
+  if (top) {
+    const size_t ns[] = {0, 1, top_n, cap};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+      size_t n = ns[i] < cap ? ns[i] : cap;
+      for (unsigned skip = 0; skip < 4; skip++) {
+        size_t got = cprof_flat_top(&flat, p, skip, top, n);
+        FUZZ_CHECK(got <= n && got <= flat.nfuncs, "top returned %zu of %zu", got, n);
+        for (size_t j = 0; j < got; j++)
+          FUZZ_CHECK(top[j].frame < p->nframes, "top frame %u out of range", top[j].frame);
+      }
+    }
+    free(top);
+  }
+  (void)cprof_flat_special(&flat, p, "(garbage collector)");
+  (void)cprof_flat_special(&flat, p, "(idle)");
+  (void)cprof_flat_special(&flat, p, "(program)");
+  cprof_flat_free(&flat);
+}
+
+/* The writer's output read back: same kind, node and sample counts. */
+static void check_reparse(const char *what, const cprof_profile_t *p, const char *buf, size_t len) {
+  cprof_profile_t *q = NULL;
+  char err[256];
+  int rc = cprof_profile_parse(buf, len, &q, err, sizeof err);
+  if (rc == CPROF_ENOMEM) return;
+  FUZZ_CHECK(rc == CPROF_OK, "%s output does not parse again: %s", what, err);
+  FUZZ_CHECK(q->kind == p->kind && q->nnodes == p->nnodes && q->nsamples == p->nsamples,
+             "%s round trip changed the shape: kind %d/%d nodes %u/%u samples %u/%u", what, p->kind,
+             q->kind, p->nnodes, q->nnodes, p->nsamples, q->nsamples);
+  cprof_profile_free(q);
+}
+
+static void run_exporters(const fuzz_in_t *in) {
+  unsigned kind = in->p->kind == CPROF_KIND_CPU ? FOR_CPU : FOR_HEAP;
+  for (size_t i = 0; i < NEXPORTERS; i++) {
+    if (!(EXPORTERS[i].flags & kind)) continue;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return;
+    int rc = EXPORTERS[i].fn(in, f);
+    int closed = fclose(f);
+    /* Out of memory is an answer; anything else the parser let in must be
+     * writable in every format. */
+    if (rc != CPROF_ENOMEM)
+      FUZZ_CHECK(rc == CPROF_OK && closed == 0, "exporter %s: %d (%s)", EXPORTERS[i].name, rc,
+                 cprof_strerror(rc));
+    if (rc == CPROF_OK && (EXPORTERS[i].flags & REPARSE))
+      check_reparse(EXPORTERS[i].name, in->p, buf, len);
+    free(buf);
+  }
+}
+
+/* Knobs from the input's last bytes, so the fuzzer explores them too. */
+static uint8_t knob(const uint8_t *data, size_t size, size_t back) {
+  return size > back ? data[size - 1 - back] : 0;
+}
+
+int cprof_fuzz_one(const uint8_t *data, size_t size) {
+  /* An exact-size copy without a terminator: reading past the end is a
+   * bug ASan reports. */
+  char *json = malloc(size ? size : 1);
+  if (!json) return 0;
+  memcpy(json, data, size);
+  cprof_profile_t *p = NULL, *other = NULL;
+  char err[512];
+  /* The addon writes this span of V8's reply as the .cpuprofile before any
+   * parse: it must lie inside the input and be brace-delimited (profile.h:
+   * located, not validated). Its parse is exercised too. */
+  size_t off = 0, n = 0;
+  if (cprof_reply_profile_span(json, size, &off, &n)) {
+    FUZZ_CHECK(off < size && n >= 2 && n <= size - off && json[off] == '{' &&
+                   json[off + n - 1] == '}',
+               "reply span %zu+%zu of %zu", off, n, size);
+    cprof_profile_t *q = NULL;
+    char *span = malloc(n);
+    if (span) {
+      memcpy(span, json + off, n);
+      if (cprof_profile_parse(span, n, &q, NULL, 0) == CPROF_OK) cprof_profile_free(q);
+      free(span);
+    }
+  }
+  int rc = cprof_profile_parse(json, size, &p, err, sizeof err);
+  free(json);
+  if (rc != CPROF_OK) {
+    FUZZ_CHECK(p == NULL, "parse failed (%d) but returned a profile", rc);
+    FUZZ_CHECK(rc < 0 && strlen(err) > 0, "parse failed (%d) without a message", rc);
+    return 0;
+  }
+  FUZZ_CHECK(p != NULL && p->nnodes > 0, "parse succeeded without a root node");
+  FUZZ_CHECK(p->kind == CPROF_KIND_CPU || p->kind == CPROF_KIND_HEAP, "kind %d", p->kind);
+  if (p->kind == CPROF_KIND_CPU)
+    FUZZ_CHECK(cprof_profile_dropped_samples(p) == 0, "a CPU profile dropped samples");
+  for (uint32_t i = 0; i < p->nsamples; i++)
+    (void)cprof_sample_weight(p, i);
+
+  const char *focus = p->nframes ? p->frames[knob(data, size, 0) % p->nframes].name : "x";
+  cprof_export_opts_t o = {
+      .interval = knob(data, size, 1) * 100,
+      .start_time_ms = 1795336200123,
+      .duration_us = knob(data, size, 2) * 1000,
+      .include_collected = knob(data, size, 3) & 1,
+      .title = "fuzz <&\"'> \xe2\x80\xa6 \xff",
+      .top = knob(data, size, 4) % 40,
+      .cut_percent = (knob(data, size, 5) % 8) * 0.5,
+      .focus = knob(data, size, 6) & 1 ? focus : NULL,
+  };
+
+  check_flat(p, o.top);
+  (void)cprof_report_matches(p, focus);
+
+  /* Diff against a second parse of the same input: same kind. */
+  if (cprof_profile_parse((const char *)data, size, &other, NULL, 0) != CPROF_OK) other = NULL;
+  fuzz_in_t in = {p, other ? other : p, &o};
+  run_exporters(&in);
+
+  /* Depth limits of 1, 2 and one from the input (V8's 1..480 range). */
+  int64_t total = cprof_profile_total(p);
+  uint32_t nsamples = p->nsamples;
+  const uint32_t depths[] = {1u + knob(data, size, 7) % 64, 2, 1};
+  for (size_t i = 0; i < sizeof depths / sizeof depths[0]; i++) {
+    rc = cprof_profile_limit_depth(p, depths[i]);
+    if (rc == CPROF_ENOMEM) break;
+    FUZZ_CHECK(rc == CPROF_OK, "limit_depth(%u): %d", depths[i], rc);
+    FUZZ_CHECK(p->nsamples == nsamples, "limit_depth changed the sample count");
+    FUZZ_CHECK(cprof_profile_total(p) == total, "limit_depth(%u) changed the total %lld → %lld",
+               depths[i], (long long)total, (long long)cprof_profile_total(p));
+    check_flat(p, o.top);
+    run_exporters(&in); /* in.other is now the deeper profile: a real diff */
+  }
+  cprof_profile_free(other);
+  cprof_profile_free(p);
+  return 0;
+}
