@@ -4,6 +4,9 @@ const path = require('node:path')
 const { cprofError } = require('./errors')
 
 function load () {
+  // An addon built elsewhere: `npm run test:asan` points this at its
+  // sanitizer build (.cache/asan) so the suite runs against it.
+  if (process.env.CPROF_ADDON) return require(path.resolve(process.env.CPROF_ADDON))
   const root = path.join(__dirname, '..', 'build')
   const tried = []
   for (const dir of ['Release', 'Debug']) {

@@ -17,7 +17,9 @@ if (pc.status !== 0) fail('cJSON is missing: sudo apt-get install -y libcjson-de
 const prefix = path.resolve(path.dirname(process.execPath), '..')
 const args = ['rebuild']
 if (fs.existsSync(path.join(prefix, 'include', 'node', 'node_api.h'))) args.push(`--nodedir=${prefix}`)
-if (process.env.CPROF_SANITIZE) args.push('--debug')
+// CPROF_SANITIZE=1: a Debug build with ASan + UBSan (binding.gyp's
+// cprof_sanitize); scripts/test-asan.js runs this on a copy in .cache/asan.
+if (process.env.CPROF_SANITIZE) args.push('--debug', '--cprof_sanitize=1')
 
 const gyp = process.env.npm_config_node_gyp || require.resolve('node-gyp/bin/node-gyp.js', {
   paths: [path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules'), __dirname]

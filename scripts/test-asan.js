@@ -1,0 +1,131 @@
+'use strict'
+// npm run test:asan [-- <test files>]
+//
+// 1. The C unit tests with ASan + UBSan (make -C test/c check SAN=1).
+// 2. The addon built with ASan + UBSan in .cache/asan (a copy of binding.gyp,
+//    src/ and scripts/build.js, so build/Release — what `npm test` and the
+//    app load — is never touched), then the whole JS test suite against it:
+//    Node is not built with ASan, so the runtime is LD_PRELOADed into every
+//    node the suite starts (CPROF_ADDON tells lib/native.js which addon to
+//    load; both are inherited by child processes and worker threads).
+//    LeakSanitizer is on; scripts/lsan.supp lists the only leaks it may
+//    ignore (Node's own, each entry commented).
+//    test/js/leak.test.js runs its full soak here: 1,000 CPU and 1,000 heap
+//    start/stop cycles (CPROF_LEAK_CYCLES), its child checked by LSan.
+//
+// Any sanitizer report fails the run: ASan and UBSan abort the process
+// (the test that ran it fails), LSan makes the process exit 23 at exit.
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const ROOT = path.resolve(__dirname, '..')
+const CACHE = path.join(ROOT, '.cache', 'asan')
+const started = Date.now()
+
+function log (line) {
+  process.stdout.write(`test:asan: ${line}\n`)
+}
+
+function run (cmd, args, opts = {}) {
+  log(`$ ${[cmd, ...args].join(' ')}`)
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: ROOT, ...opts })
+  if (r.error) throw r.error
+  return r.status === null ? 128 : r.status
+}
+
+function capture (cmd, args) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8' })
+  return r.status === 0 ? r.stdout.trim() : ''
+}
+
+// The runtime to preload must be the one the addon was linked against:
+// gcc's (node-gyp builds with cc unless CC says otherwise).
+function asanRuntime () {
+  const cc = process.env.CC || 'gcc'
+  const lib = capture(cc, ['-print-file-name=libasan.so'])
+  if (!lib || !path.isAbsolute(lib) || !fs.existsSync(lib)) {
+    throw new Error(`cannot find ${cc}'s libasan.so (apt-get install -y gcc, or set CC)`)
+  }
+  return fs.realpathSync(lib)
+}
+
+function buildAddon () {
+  fs.mkdirSync(CACHE, { recursive: true })
+  for (const entry of ['binding.gyp', 'src', 'scripts']) {
+    fs.rmSync(path.join(CACHE, entry), { recursive: true, force: true })
+  }
+  fs.copyFileSync(path.join(ROOT, 'binding.gyp'), path.join(CACHE, 'binding.gyp'))
+  fs.cpSync(path.join(ROOT, 'src'), path.join(CACHE, 'src'), { recursive: true })
+  fs.mkdirSync(path.join(CACHE, 'scripts'))
+  fs.copyFileSync(path.join(__dirname, 'build.js'), path.join(CACHE, 'scripts', 'build.js'))
+  const status = run(process.execPath, [path.join(CACHE, 'scripts', 'build.js')], {
+    cwd: CACHE,
+    env: { ...process.env, CPROF_SANITIZE: '1' }
+  })
+  const addon = path.join(CACHE, 'build', 'Debug', 'cprof.node')
+  if (status !== 0 || !fs.existsSync(addon)) throw new Error('the ASan build of the addon failed')
+  return addon
+}
+
+function sanitizerEnv (addon) {
+  const supp = path.join(__dirname, 'lsan.supp')
+  return {
+    ...process.env,
+    CPROF_ADDON: addon,
+    LD_PRELOAD: [asanRuntime(), process.env.LD_PRELOAD].filter(Boolean).join(' '),
+    // detect_leaks: LSan at every exit. verify_asan_link_order=0: node itself
+    // is not instrumented, the preload is what puts the runtime first.
+    // abort_on_error: any report kills the process with SIGABRT, so the test
+    // that ran it fails, whatever exit code it expected.
+    ASAN_OPTIONS: [
+      'detect_leaks=1',
+      'verify_asan_link_order=0',
+      'abort_on_error=1',
+      'exitcode=23',
+      'allocator_may_return_null=1',
+      'detect_stack_use_after_return=0',
+      'strict_string_checks=0'
+    ].join(':'),
+    LSAN_OPTIONS: `suppressions=${supp}:print_suppressions=0:exitcode=23`,
+    UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
+    // test/js/leak.test.js: the full soak, its child checked by LSan at exit.
+    CPROF_LEAK_CYCLES: process.env.CPROF_LEAK_CYCLES || '1000'
+  }
+}
+
+function main () {
+  const argv = process.argv.slice(2)
+  const results = []
+  const step = (name, fn) => {
+    const t0 = Date.now()
+    let status
+    try {
+      status = fn()
+    } catch (err) {
+      process.stderr.write(`test:asan: ${name}: ${err.message}\n`)
+      status = 1
+    }
+    results.push({ name, status, s: ((Date.now() - t0) / 1000).toFixed(0) })
+    return status
+  }
+
+  step('C unit tests, ASan+UBSan (make -C test/c check SAN=1)',
+    () => run('make', ['-s', '-C', 'test/c', 'check', 'SAN=1']))
+  let addon = null
+  step('addon built with ASan+UBSan (.cache/asan)', () => { addon = buildAddon(); return 0 })
+  if (addon) {
+    const env = sanitizerEnv(addon)
+    const files = argv.length > 0 ? argv : ['test/js/']
+    step(`JS test suite against the ASan addon (${files.join(' ')}; leak.test.js: 1,000 CPU + 1,000 heap cycles)`,
+      () => run(process.execPath, ['--test', '--test-concurrency=2', ...files], { env }))
+  }
+
+  log('summary:')
+  for (const r of results) log(`  ${r.status === 0 ? 'ok  ' : 'FAIL'} ${r.name} (${r.s} s)`)
+  const failed = results.filter((r) => r.status !== 0).length
+  log(`${results.length - failed} passed, ${failed} failed in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  process.exit(failed ? 1 : 0)
+}
+
+main()
