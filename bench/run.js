@@ -34,6 +34,7 @@ const HELP = `usage: node bench/run.js [options]
   --cpu-approaches L    synthetic CPU approaches (floor,v8api,plain,datadog,cprof; also cprof-session)
   --out FILE            results JSON (default bench/results/<date>[-quick].json)
   --readme              also replace the table in README.md's "Benchmarks" section
+  --readme-from FILE    only replace that table with the one in a results JSON, and exit
 `
 
 const { values: opt } = parseArgs({
@@ -51,6 +52,7 @@ const { values: opt } = parseArgs({
     'cpu-approaches': { type: 'string', default: 'floor,v8api,plain,datadog,cprof' },
     out: { type: 'string' },
     readme: { type: 'boolean', default: false },
+    'readme-from': { type: 'string' },
     help: { type: 'boolean', default: false }
   }
 })
@@ -620,7 +622,11 @@ function updateReadme (text, out) {
   log('updated README.md')
 }
 
-main().catch((err) => {
-  console.error(`bench: ${err.stack || err.message}`)
-  process.exitCode = 1
-})
+if (opt['readme-from']) {
+  updateReadme(JSON.parse(fs.readFileSync(opt['readme-from'], 'utf8')).table, opt['readme-from'])
+} else {
+  main().catch((err) => {
+    console.error(`bench: ${err.stack || err.message}`)
+    process.exitCode = 1
+  })
+}
