@@ -304,6 +304,7 @@ async function sectionStop (node, kind) {
   const measures = [
     ['pause at stop (ELD)', 'eldMaxMs', 'ms'],
     ['pause at stop (probe)', 'probeMaxMs', 'ms'],
+    ['stop call CPU time', 'syncCpuMs', 'ms'],
     ['stop → file on disk', 'toFileMs', 'ms'],
     ['peak RSS', 'peakRssMiB', 'MiB']
   ]
@@ -426,7 +427,7 @@ function evaluateTargets () {
       const pick = (measure, a) => findRow((r) => on(r) && r.kind === kind && r.measure === measure && r.approach === a)
       const med = (r) => r ? summary(r.values).median : NaN
       const limit = atLeast(version, 24, 12) ? 0.5 : 0.75
-      for (const measure of ['pause at stop (ELD)', 'pause at stop (probe)']) {
+      for (const measure of ['pause at stop (ELD)', 'pause at stop (probe)', 'stop call CPU time']) {
         const mine = pick(measure, 'cprof')
         const plain = pick(measure, 'plain')
         if (!mine) continue
@@ -474,7 +475,7 @@ function fillRatios () {
     const m = summary(r.values).median
     const parts = []
     if (ref && ref !== r) parts.push(`${(m / summary(ref.values).median).toFixed(2)}x ${ref.approach}`)
-    if (r.measure.startsWith('pause') && !['floor', 'v8api'].includes(r.approach)) {
+    if ((r.measure.startsWith('pause') || r.measure === 'stop call CPU time') && !['floor', 'v8api'].includes(r.approach)) {
       for (const f of ['floor', 'v8api']) {
         const fr = sameOf(f)
         if (fr) parts.push(`${(m / summary(fr.values).median).toFixed(2)}x ${f}`)

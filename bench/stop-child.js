@@ -2,6 +2,9 @@
 // One measurement in a fresh process: profile the synthetic workload with one
 // approach, stop, and print one JSON line:
 //   syncMs      time inside the stop call until it returned (the synchronous part)
+//   syncCpuMs   CPU time the process used meanwhile (process.cpuUsage: all threads; the
+//               worker that cprof hands the reply to only starts after the call returns).
+//               Unlike the wall-clock measures it does not grow when the machine is busy.
 //   eldMaxMs    perf_hooks.monitorEventLoopDelay max over the stop window (blocked time)
 //   probeMaxMs  the longest gap seen by an independent 1 ms setInterval probe
 //   toFileMs    stop() called → file on disk (null for the floors, which write none)
@@ -51,9 +54,12 @@ async function main (o) {
     eld.enable()
     const pr = probe()
     await sleep(30)
+    const cpu0 = process.cpuUsage()
     const t0 = now()
     const p = a.stop(st, path.join(dir, 'out'))
     const syncMs = now() - t0
+    const c = process.cpuUsage(cpu0)
+    const syncCpuMs = (c.user + c.system) / 1000
     const out = await p
     const toFileMs = out.file ? now() - t0 : null
     // Keep measuring a little after the file is written: work the approach
@@ -64,7 +70,7 @@ async function main (o) {
     const eldMaxMs = eld.max / 1e6
     const peakRssMiB = process.resourceUsage().maxRSS / 1024
     const checked = a.check(out)
-    console.log(JSON.stringify({ syncMs, eldMaxMs, probeMaxMs, toFileMs, peakRssMiB, ...checked, file: undefined }))
+    console.log(JSON.stringify({ syncMs, syncCpuMs, eldMaxMs, probeMaxMs, toFileMs, peakRssMiB, ...checked, file: undefined }))
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
