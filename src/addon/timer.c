@@ -56,6 +56,9 @@ cprof_timer_t *cprof__timer_start(napi_env env, uint64_t ms, napi_value fn) {
     cprof__throw_last_error(env, "arming the profile timer");
     return NULL;
   }
+  /* The loop's cached time lags while JS runs: without this a timeout armed
+   * late in a busy tick fires early, and the profile is shorter than asked. */
+  uv_update_time(loop);
   uv_timer_start(&t->handle, fire_cb, ms, 0);
   uv_unref((uv_handle_t *)&t->handle);
   return t;
