@@ -319,7 +319,7 @@ for (const signal of ['SIGTERM', 'SIGKILL']) {
   test(`${signal} while the profile is being written: dies of ${signal}; nothing under the final name (the temp file stays)`, {}, async (t) => {
     for (let attempt = 1; attempt <= 5; attempt++) {
       const dir = makeTmpDir()
-      const c = startChild(['signal-writing', dir])
+      const c = startChild(['signal-writing', dir, String(1000 + 1000 * attempt)])
       await Promise.race([c.line('freezing'), c.line('missed'), c.exited])
       const said = Object.assign({}, ...jsonLines(await peekStdout(c)))
       let frozen = null

