@@ -187,7 +187,7 @@ for (const mode of ['init', 'init-destroy']) {
     child.on('message', (m) => messages.push(m))
     child.stdout.on('data', (d) => { stdout += d })
     child.stderr.on('data', (d) => { stderr += d })
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000) // "exits" vs "hangs", not a timing test
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30000) // "exits" vs "hangs", not a timing test
     const [status, signal] = await new Promise((resolve) => child.on('exit', (...a) => resolve(a)))
     clearTimeout(timer)
     assert.deepEqual([status, signal], [0, null], `kept alive or failed: ${stdout}${stderr}`)
