@@ -22,13 +22,26 @@ for (let i = 0; i < PAYLOAD.length; i++) PAYLOAD[i] = (i * 2654435761) >>> 24
 // FNV-1a (32-bit) over the buffer, then a Murmur3-style finaliser, repeated
 // `rounds` times with the previous hash as the seed. Deliberately a plain loop
 // over bytes: this is the hot spot the profile should find.
+// FNV-1a over the buffer, unrolled by 8 with a murmur-style finish per
+// round. The unrolling also keeps it above V8's inlining size limit, so a
+// profile shows it as itself rather than charged to handleRequest.
 function hashPayload (buf, rounds) {
   let h = 0x811c9dc5
+  const n = buf.length
+  const end8 = n - (n % 8)
   for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < buf.length; i++) {
-      h ^= buf[i]
-      h = Math.imul(h, 0x01000193)
+    let i = 0
+    for (; i < end8; i += 8) {
+      h = Math.imul(h ^ buf[i], 0x01000193)
+      h = Math.imul(h ^ buf[i + 1], 0x01000193)
+      h = Math.imul(h ^ buf[i + 2], 0x01000193)
+      h = Math.imul(h ^ buf[i + 3], 0x01000193)
+      h = Math.imul(h ^ buf[i + 4], 0x01000193)
+      h = Math.imul(h ^ buf[i + 5], 0x01000193)
+      h = Math.imul(h ^ buf[i + 6], 0x01000193)
+      h = Math.imul(h ^ buf[i + 7], 0x01000193)
     }
+    for (; i < n; i++) h = Math.imul(h ^ buf[i], 0x01000193)
     h ^= h >>> 16
     h = Math.imul(h, 0x85ebca6b)
     h ^= h >>> 13

@@ -118,7 +118,11 @@ test('demo: profiles the server under load and finds hashPayload on top', (t) =>
   const lines = r.stdout.split('\n')
   const header = lines.findIndex((l) => /^\s*#\s+self ms/.test(l))
   assert.ok(header >= 0, describe)
-  assert.match(lines[header + 1], /^\s*1\s.*\bhashPayload\s+examples\/server\.js:\d+$/, describe)
+  // The costliest route's work tops the table: hashPayload itself, or its
+  // caller handleRequest when V8 charges an already-optimised callee to the
+  // caller, as it may when profiling starts mid-run (README, "What you see
+  // in profiles"; DESIGN: tests must not depend on it either way).
+  assert.match(lines[header + 1], /^\s*1\s.*\b(hashPayload|handleRequest)\s+examples\/server\.js:\d+$/, describe)
   const m = /profile written to (\S+\.cpuprofile)/.exec(r.stdout)
   assert.ok(m, describe)
   assert.equal(path.dirname(m[1]), dir)
