@@ -64,6 +64,13 @@ int cprof__profile_intern_frame(cprof_profile_t *p, const char *name, const char
                                 const char *script_id, int32_t line, int32_t column,
                                 uint32_t *index_out);
 
+/* The parts of cprof__profile_intern_frame, for a parser that meets a
+ * frame's strings one by one: a string of len bytes (no NUL inside) interned
+ * into the profile (NULL when out of memory), and a frame whose strings were
+ * all interned so. */
+const char *cprof__profile_intern_str(cprof_profile_t *p, const char *s, size_t len);
+int cprof__profile_add_frame(cprof_profile_t *p, const cprof_frame_t *f, uint32_t *index_out);
+
 /* Records how many heap samples the parser dropped (their node does not
  * exist); read back by cprof_profile_dropped_samples. */
 void cprof__profile_set_dropped(cprof_profile_t *p, uint32_t dropped);

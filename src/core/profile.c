@@ -133,19 +133,30 @@ static int str_table_grow(struct cprof__internal_s *in) {
   return 0;
 }
 
-/* Interned strings let frames compare by pointer; URLs repeat a lot. */
-static const char *intern_str(struct cprof__internal_s *in, const char *s) {
-  if (s == NULL) s = "";
+/* Interned strings let frames compare by pointer; URLs repeat a lot. s
+ * holds no NUL within len (JSON strings cannot). */
+static const char *intern_strn(struct cprof__internal_s *in, const char *s, size_t len) {
   if (str_table_grow(in) != 0) return NULL;
   uint32_t mask = in->str_cap - 1;
-  uint32_t j = (uint32_t)cprof__hash_str(CPROF__HASH_SEED, s) & mask;
+  /* As cprof__hash_str, terminator included, so the table can rehash. */
+  uint64_t h = cprof__hash_bytes(CPROF__HASH_SEED, s, len) * 0x100000001b3ull;
+  uint32_t j = (uint32_t)h & mask;
   for (; in->strs[j] != NULL; j = (j + 1) & mask)
-    if (strcmp(in->strs[j], s) == 0) return in->strs[j];
-  const char *copy = arena_strdup(in, s, strlen(s));
+    if (strncmp(in->strs[j], s, len) == 0 && in->strs[j][len] == '\0') return in->strs[j];
+  const char *copy = arena_strdup(in, s, len);
   if (copy == NULL) return NULL;
   in->strs[j] = copy;
   in->nstrs++;
   return copy;
+}
+
+static const char *intern_str(struct cprof__internal_s *in, const char *s) {
+  if (s == NULL) s = "";
+  return intern_strn(in, s, strlen(s));
+}
+
+const char *cprof__profile_intern_str(cprof_profile_t *p, const char *s, size_t len) {
+  return intern_strn(p->internal, s, len);
 }
 
 static uint32_t frame_hash(const cprof_frame_t *f) {
@@ -194,6 +205,24 @@ static int frames_reserve(cprof_profile_t *p) {
   return 0;
 }
 
+int cprof__profile_add_frame(cprof_profile_t *p, const cprof_frame_t *f, uint32_t *index_out) {
+  struct cprof__internal_s *in = p->internal;
+  if (frame_table_grow(p) != 0) return CPROF_ENOMEM;
+  uint32_t mask = in->frame_cap - 1;
+  uint32_t j = frame_hash(f) & mask;
+  for (; in->frame_slots[j] != 0; j = (j + 1) & mask) {
+    if (frame_eq(&p->frames[in->frame_slots[j] - 1], f)) {
+      *index_out = in->frame_slots[j] - 1;
+      return 0;
+    }
+  }
+  if (frames_reserve(p) != 0) return CPROF_ENOMEM;
+  p->frames[p->nframes] = *f;
+  in->frame_slots[j] = p->nframes + 1;
+  *index_out = p->nframes++;
+  return 0;
+}
+
 int cprof__profile_intern_frame(cprof_profile_t *p, const char *name, const char *url,
                                 const char *script_id, int32_t line, int32_t column,
                                 uint32_t *index_out) {
@@ -201,20 +230,7 @@ int cprof__profile_intern_frame(cprof_profile_t *p, const char *name, const char
   cprof_frame_t f = {intern_str(in, name), intern_str(in, url), intern_str(in, script_id), line,
                      column};
   if (f.name == NULL || f.url == NULL || f.script_id == NULL) return CPROF_ENOMEM;
-  if (frame_table_grow(p) != 0) return CPROF_ENOMEM;
-  uint32_t mask = in->frame_cap - 1;
-  uint32_t j = frame_hash(&f) & mask;
-  for (; in->frame_slots[j] != 0; j = (j + 1) & mask) {
-    if (frame_eq(&p->frames[in->frame_slots[j] - 1], &f)) {
-      *index_out = in->frame_slots[j] - 1;
-      return 0;
-    }
-  }
-  if (frames_reserve(p) != 0) return CPROF_ENOMEM;
-  p->frames[p->nframes] = f;
-  in->frame_slots[j] = p->nframes + 1;
-  *index_out = p->nframes++;
-  return 0;
+  return cprof__profile_add_frame(p, &f, index_out);
 }
 
 /* Timestamp of the last sample: startTime plus every delta. */

@@ -9,7 +9,7 @@ static char err[256];
 static void truncated_json_is_eparse_with_offset(void **state) {
   (void)state;
   assert_int_equal(parse_fail("{'nodes':[{'id':1,", err, sizeof(err)), CPROF_EPARSE);
-  assert_string_equal(err, "invalid or truncated JSON: parsing stopped at byte 17 of 18");
+  assert_string_equal(err, "invalid or truncated JSON: parsing stopped at byte 18 of 18");
 }
 
 static void garbage_is_eparse(void **state) {
