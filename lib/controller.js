@@ -72,7 +72,7 @@ function createController (spec, hooks) {
       finished: deferred(),
       awaited: false
     }
-    spec.nativeStart(o, () => onTimeout(run))
+    run.transport = spec.nativeStart(o, () => onTimeout(run))
     current = run
   }
 

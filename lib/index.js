@@ -53,7 +53,7 @@ const heap = createController({
   startOptions: options.heapStartOptions,
   profileOptions: (arg) => options.profileOptions(arg, options.heapStartOptions),
   nativeStart: (o, onTimeout) =>
-    native.heapStart(o.interval, o.stackDepth, o.includeCollected, o.timeout, onTimeout),
+    native.heapStart(o.interval, o.stackDepth, o.includeCollected, o.forceGC, o.timeout, onTimeout),
   nativeStop: (run) => native.heapStop(run.o.dir, run.fileName, options.TOP_DEFAULT, run.o.stackDepth, {
     outs: run.outs,
     interval: run.o.interval,
@@ -66,7 +66,9 @@ const heap = createController({
     durationMs: run.stoppedAt - run.startedAt,
     samples: r.samples,
     intervalBytes: run.o.interval,
-    includeCollected: run.o.includeCollected
+    includeCollected: run.o.includeCollected,
+    // The inspector's stop always runs a full GC; v8.startHeapProfile's only on request.
+    gcAtStop: run.transport !== 'v8' || run.o.forceGC
   })
 }, hooks)
 

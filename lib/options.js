@@ -12,7 +12,7 @@ const HEAP_STACK_DEPTH_DEFAULT = 128
 const HEAP_STACK_DEPTH_RANGE = [1, 480] // cJSON parses at most 1000 levels of nesting; a heap tree level takes two
 const TOP_DEFAULT = 20
 const CPU_KEYS = ['timeout', 'interval', 'dir', 'name', 'formats']
-const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'dir', 'name', 'formats']
+const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'forceGC', 'dir', 'name', 'formats']
 // Formats written besides the kind's own (.cpuprofile / .heapprofile), and
 // their file extensions; every file of a profile shares the same stem.
 const FORMAT_EXT = { pprof: 'pb.gz', folded: 'folded', svg: 'svg', txt: 'txt' }
@@ -118,6 +118,7 @@ function heapStartOptions (arg, where = 'heap.start()') {
     interval: intOption(opts.interval, 'interval', HEAP_INTERVAL_RANGE_BYTES, 'bytes', HEAP_INTERVAL_DEFAULT_BYTES),
     stackDepth: intOption(opts.stackDepth, 'stackDepth', HEAP_STACK_DEPTH_RANGE, 'frames', HEAP_STACK_DEPTH_DEFAULT),
     includeCollected: boolOption(opts.includeCollected, 'includeCollected', false),
+    forceGC: boolOption(opts.forceGC, 'forceGC', false),
     dir: dirOption(opts.dir),
     name: nameOption(opts.name),
     formats: formatsOption(opts.formats, 'heapprofile')

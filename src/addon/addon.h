@@ -14,7 +14,8 @@
 /* One sampling controller; CPU and heap each have one, so both can run at
  * once. */
 typedef struct {
-  cprof_insp_t *insp;   /* open while a profile runs */
+  cprof_insp_t *insp;   /* open while a profile runs through the inspector */
+  napi_ref v8heap;      /* or the handle of v8.startHeapProfile (v8heap.h) */
   cprof_timer_t *timer; /* the timeout, if any */
 } cprof_ctl_t;
 
@@ -50,8 +51,13 @@ napi_value cprof__ctl_start(napi_env env, cprof_ctl_t *ctl, const char *what,
                             const cprof_cmd_t *cmds, size_t ncmds, double timeout_ms,
                             napi_value on_timeout);
 
-/* Posts stop_method, closes the session, queues the job on the reply text.
- * Takes ownership of in. ERR_CPROF_NOT_STARTED when ctl is idle. */
+/* The same through v8.startHeapProfile (see v8heap.h); transport "v8". */
+napi_value cprof__ctl_start_v8heap(napi_env env, cprof_ctl_t *ctl, double interval, double depth,
+                                   bool collected, bool force_gc, double timeout_ms,
+                                   napi_value on_timeout);
+
+/* Posts stop_method (or stops the v8.startHeapProfile handle), closes the session, queues the job
+ * on the reply text. Takes ownership of in. ERR_CPROF_NOT_STARTED when ctl is idle. */
 napi_value cprof__ctl_stop(napi_env env, cprof_ctl_t *ctl, const char *what,
                            const char *stop_method, cprof_job_in_t *in);
 

@@ -3,20 +3,27 @@
 
 #include "addon.h"
 #include "args.h"
+#include "v8heap.h"
 
-/* heapStart(intervalBytes, stackDepth, includeCollected, timeoutMs, onTimeout) */
+/* heapStart(intervalBytes, stackDepth, includeCollected, forceGC, timeoutMs, onTimeout)
+ * → transport: "v8" (v8.startHeapProfile, Node >= 26), else the inspector's
+ * ("connection" or "session"), whose stop always runs a full GC. */
 napi_value cprof__heap_start(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
-  napi_value argv[5];
+  napi_value argv[6];
   double interval, depth, timeout;
-  bool collected = false;
+  bool collected = false, force_gc = false;
   char params[192];
-  if (!addon || cprof__args(env, info, 5, argv) != 0 ||
+  if (!addon || cprof__args(env, info, 6, argv) != 0 ||
       cprof__arg_double(env, argv[0], "interval", &interval) != 0 ||
       cprof__arg_double(env, argv[1], "stackDepth", &depth) != 0 ||
       cprof__arg_bool(env, argv[2], "includeCollected", &collected) != 0 ||
-      cprof__arg_double(env, argv[3], "timeout", &timeout) != 0)
+      cprof__arg_bool(env, argv[3], "forceGC", &force_gc) != 0 ||
+      cprof__arg_double(env, argv[4], "timeout", &timeout) != 0)
     return NULL;
+  if (cprof__v8heap_usable(env))
+    return cprof__ctl_start_v8heap(env, &addon->heap, interval, depth, collected, force_gc, timeout,
+                                   argv[5]);
   const char *inc = collected ? "true" : "false";
   snprintf(params, sizeof params,
            "{\"samplingInterval\":%.0f,\"stackDepth\":%.0f,"
@@ -24,7 +31,7 @@ napi_value cprof__heap_start(napi_env env, napi_callback_info info) {
            interval, depth, inc, inc);
   const cprof_cmd_t cmds[] = {{"HeapProfiler.enable", NULL},
                               {"HeapProfiler.startSampling", params}};
-  return cprof__ctl_start(env, &addon->heap, "heap", cmds, 2, timeout, argv[4]);
+  return cprof__ctl_start(env, &addon->heap, "heap", cmds, 2, timeout, argv[5]);
 }
 
 /* heapStop(dir, name, top, stackDepth, exportOpts?) → Promise<job result> */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "errors.h"
+#include "jsutil.h"
 #include "macros.h"
 
 struct cprof_insp_s {
@@ -15,17 +16,6 @@ struct cprof_insp_s {
   char *reply; /* the reply to the call in flight */
   size_t reply_len;
 };
-
-/* Clears the pending JS exception and copies its message into buf. */
-static void take_exception(napi_env env, char *buf, size_t len) {
-  napi_value exc, msg;
-  size_t n = 0;
-  snprintf(buf, len, "unknown error");
-  if (napi_get_and_clear_last_exception(env, &exc) != napi_ok ||
-      napi_coerce_to_string(env, exc, &msg) != napi_ok ||
-      napi_get_value_string_utf8(env, msg, buf, len, &n) != napi_ok)
-    return;
-}
 
 static void insp_fail(napi_env env, const char *what) {
   char msg[768];
@@ -37,45 +27,19 @@ static void insp_fail(napi_env env, const char *what) {
   cprof__throw(env, "ERR_CPROF_INSPECTOR", msg);
 }
 
-/* Copies a JS string into a malloc'd UTF-8 buffer. */
-static int copy_string(napi_env env, napi_value v, char **out, size_t *len) {
-  size_t n = 0;
-  NAPI_CALL_INT(env, napi_get_value_string_utf8(env, v, NULL, 0, &n));
-  char *buf = malloc(n + 1);
-  if (!buf) {
-    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory copying the inspector reply");
-    return -1;
-  }
-  if (napi_get_value_string_utf8(env, v, buf, n + 1, &n) != napi_ok) {
-    free(buf);
-    cprof__throw_last_error(env, "napi_get_value_string_utf8");
-    return -1;
-  }
-  *out = buf;
-  *len = n;
-  return 0;
-}
-
 static void set_reply(cprof_insp_t *insp, char *buf, size_t len) {
   free(insp->reply);
   insp->reply = buf;
   insp->reply_len = len;
 }
 
-static napi_value global_get(napi_env env, const char *name) {
-  napi_value global, v;
-  NAPI_CALL(env, napi_get_global(env, &global));
-  NAPI_CALL(env, napi_get_named_property(env, global, name, &v));
-  return v;
-}
-
 /* JSON.stringify(value) as a malloc'd string. */
 static int stringify(napi_env env, napi_value value, char **out, size_t *len) {
-  napi_value json = global_get(env, "JSON"), fn, str;
+  napi_value json = cprof__js_global(env, "JSON"), fn, str;
   if (!json) return -1;
   NAPI_CALL_INT(env, napi_get_named_property(env, json, "stringify", &fn));
   NAPI_CALL_INT(env, napi_call_function(env, json, fn, 1, &value, &str));
-  return copy_string(env, str, out, len);
+  return cprof__js_string_copy(env, str, out, len);
 }
 
 /* Connection callback: (message: string). Notifications are dropped. */
@@ -86,7 +50,7 @@ static napi_value on_raw_message(napi_env env, napi_callback_info info) {
   char *buf;
   size_t len;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, (void **)&insp));
-  if (argc < 1 || copy_string(env, argv[0], &buf, &len) != 0) return NULL;
+  if (argc < 1 || cprof__js_string_copy(env, argv[0], &buf, &len) != 0) return NULL;
   if (strncmp(buf, "{\"method\":", 10) == 0) {
     free(buf);
     return NULL;
@@ -155,7 +119,7 @@ static napi_value raw_connection_class(napi_env env) {
   if ((t && strcmp(t, "session") == 0) || (opts && strstr(opts, "--pending-deprecation")) ||
       (pend && strcmp(pend, "1") == 0))
     return NULL;
-  napi_value process = global_get(env, "process"), fn, name, binding, ctor, exc;
+  napi_value process = cprof__js_global(env, "process"), fn, name, binding, ctor, exc;
   napi_valuetype type;
   if (!process || exec_argv_has(env, process, "--pending-deprecation")) return NULL;
   if (napi_get_named_property(env, process, "binding", &fn) != napi_ok ||
@@ -184,7 +148,8 @@ static int open_raw(napi_env env, cprof_insp_t *insp, napi_value ctor) {
 }
 
 static int open_session(napi_env env, cprof_insp_t *insp) {
-  napi_value process = global_get(env, "process"), get, name, mod, ctor, session, connect, ignored;
+  napi_value process = cprof__js_global(env, "process"), get, name, mod, ctor, session, connect,
+             ignored;
   napi_valuetype type;
   if (!process) return -1;
   NAPI_CALL_INT(env, napi_get_named_property(env, process, "getBuiltinModule", &get));
@@ -207,7 +172,7 @@ static int open_session(napi_env env, cprof_insp_t *insp) {
   NAPI_CALL_INT(env, napi_get_named_property(env, mod, "Session", &ctor));
   if (!(session = construct(env, ctor, 0, NULL))) {
     char cause[256], what[320];
-    take_exception(env, cause, sizeof cause);
+    cprof__js_take_exception(env, cause, sizeof cause);
     snprintf(what, sizeof what, "new inspector.Session() failed (%s)", cause);
     insp_fail(env, what);
     return -1;
@@ -215,7 +180,7 @@ static int open_session(napi_env env, cprof_insp_t *insp) {
   NAPI_CALL_INT(env, napi_get_named_property(env, session, "connect", &connect));
   if (napi_call_function(env, session, connect, 0, NULL, &ignored) != napi_ok) {
     char cause[256], what[320];
-    take_exception(env, cause, sizeof cause);
+    cprof__js_take_exception(env, cause, sizeof cause);
     snprintf(what, sizeof what, "inspector.Session#connect() failed (%s)", cause);
     insp_fail(env, what);
     return -1;
@@ -262,7 +227,7 @@ static int dispatch_session(napi_env env, cprof_insp_t *insp, napi_value session
   napi_value argv[3], fn, ignored, json, parse;
   NAPI_CALL_INT(env, napi_create_string_utf8(env, method, NAPI_AUTO_LENGTH, &argv[0]));
   if (params) {
-    if (!(json = global_get(env, "JSON"))) return -1;
+    if (!(json = cprof__js_global(env, "JSON"))) return -1;
     NAPI_CALL_INT(env, napi_create_string_utf8(env, params, NAPI_AUTO_LENGTH, &argv[1]));
     NAPI_CALL_INT(env, napi_get_named_property(env, json, "parse", &parse));
     NAPI_CALL_INT(env, napi_call_function(env, json, parse, 1, &argv[1], &argv[1]));

@@ -273,6 +273,8 @@ test('bad options: ERR_CPROF_INVALID_ARG, and nothing starts', async () => {
     { stackDepth: 2.5 },
     { includeCollected: 'yes' },
     { includeCollected: 1 },
+    { forceGC: 'yes' },
+    { forceGC: 0 },
     { timeout: -5 },
     { timeout: Infinity },
     { dir: '' },
@@ -308,6 +310,62 @@ test('bad options: ERR_CPROF_INVALID_ARG, and nothing starts', async () => {
   assert.equal(r1.intervalBytes, 1)
   assert.ok(maxDepth(loadHeapProfile(r1.files.heapprofile)) <= 1)
 })
+
+// Node >= 26 has v8.startHeapProfile: cprof samples through it, and its
+// stop runs a full GC only on request. The inspector's stop always runs one.
+const V8_HEAP_API = typeof require('node:v8').startHeapProfile === 'function'
+
+test('forceGC: the result says whether stop ran a full GC (gcAtStop)', async () => {
+  const dir = makeTmpDir()
+  for (const forceGC of [undefined, false, true]) {
+    await cprof.heap.start({ dir, interval: 1024, forceGC })
+    const kept = allocateSome(20000)
+    const r = await cprof.heap.stop()
+    assert.ok(kept.length === 20000)
+    assert.equal(r.gcAtStop, forceGC === true || !V8_HEAP_API, `forceGC ${forceGC} on ${process.version}`)
+    assert.ok(r.samples > 0)
+    const names = r.summary.top.map((f) => f.functionName)
+    assert.ok(names.includes('allocateSome'), `allocateSome is in the top table: ${names.join(', ')}`)
+    assertHeapProfileSchema(loadHeapProfile(r.files.heapprofile), { samplesNameNodes: true })
+  }
+})
+
+test('CPROF_TRANSPORT set: heap sampling goes through the inspector, whose stop runs a full GC', async () => {
+  const dir = makeTmpDir()
+  const script = `const c = require(${JSON.stringify(ROOT)});
+    c.heap.start({ dir: ${JSON.stringify(dir)}, interval: 1024 }).then(async () => {
+      const kept = []; for (let i = 0; i < 20000; i++) kept.push({ i })
+      const r = await c.heap.stop(); console.log(JSON.stringify({ gc: r.gcAtStop, samples: r.samples, n: kept.length }))
+    })`
+  for (const transport of ['session', 'connection']) {
+    const out = await new Promise((resolve, reject) => execFile(process.execPath, ['-e', script],
+      { env: { ...process.env, CPROF_TRANSPORT: transport } },
+      (err, stdout, stderr) => err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)))
+    const r = JSON.parse(out)
+    assert.equal(r.gc, true, transport)
+    assert.ok(r.samples > 0, transport)
+  }
+})
+
+nodeTest('Node >= 26: another heap sampler running: ERR_CPROF_INSPECTOR, and the other keeps its profile',
+  { skip: !V8_HEAP_API && 'needs v8.startHeapProfile (Node >= 26)', timeout: 30000 }, async () => {
+    const inspector = require('node:inspector')
+    const session = new inspector.Session()
+    session.connect()
+    const post = (method, params) => new Promise((resolve, reject) =>
+      session.post(method, params, (err, res) => err ? reject(err) : resolve(res)))
+    try {
+      await post('HeapProfiler.startSampling', { samplingInterval: 1024 })
+      const err = await rejectsWith(() => cprof.heap.start({ dir: makeTmpDir() }), 'ERR_CPROF_INSPECTOR')
+      assert.match(err.message, /another heap profiler/)
+      const kept = allocateSome(5000)
+      const { profile } = await post('HeapProfiler.stopSampling')
+      assert.ok(kept.length === 5000 && profile.samples.length > 0, 'the other profiler still has its samples')
+      await rejectsWith(() => cprof.heap.stop(), 'ERR_CPROF_NOT_STARTED')
+    } finally {
+      session.disconnect()
+    }
+  })
 
 test('heap.start() twice: ERR_CPROF_BUSY, and the first still stops fine', async () => {
   const dir = makeTmpDir()
