@@ -11,8 +11,8 @@
 // v8.startCpuProfile().stop(), a JSON string), plain (@pm2/io: node:inspector Session,
 // Profiler.stop, JSON.stringify, fs.writeFileSync), datadog (@datadog/pprof time profiler,
 // pprof.encode, fs.writeFile), cprof.
-// Heap: the same names over HeapProfiler.startSampling/stopSampling, @datadog/pprof's heap
-// profiler and cprof.heap.
+// Heap: the same names over HeapProfiler.startSampling/stopSampling (v8api: Node >= 26
+// v8.startHeapProfile().stop()), @datadog/pprof's heap profiler and cprof.heap.
 const fs = require('node:fs')
 const path = require('node:path')
 const zlib = require('node:zlib')
@@ -206,6 +206,17 @@ const heap = {
       return { text }
     },
     check (out) { return checkHeapText(JSON.stringify(JSON.parse(out.text).result.profile)) }
+  },
+  v8api: {
+    about: "V8's floor on Node >= 26: v8.startHeapProfile() handle's stop(), a JSON string, no forced GC",
+    unavailable: () => typeof require('node:v8').startHeapProfile === 'function'
+      ? null
+      : 'needs Node >= 26 (v8.startHeapProfile)',
+    start ({ interval }) {
+      return require('node:v8').startHeapProfile({ sampleInterval: interval || 32768, stackDepth: 128 })
+    },
+    async stop (h) { return { text: h.stop() } },
+    check (out) { return checkHeapText(out.text) }
   },
   plain: {
     about: '@pm2/io: HeapProfiler.startSampling/stopSampling, JSON.stringify, fs.writeFileSync',

@@ -21,7 +21,7 @@ const { runLoad } = require('../examples/load')
 
 const HELP = `usage: node bench/run.js [options]
   --quick               short run: fewer rounds, shorter loads and profiles (< 5 min on 2 cores)
-  --nodes 20,24         Node majors to run on (others than the running one install from npm
+  --nodes 20,26         Node majors to run on (others than the running one install from npm
                         into bench/.cache/)
   --sections LIST       any of http,cpu,heap,report (default: all)
   --rounds N            rounds per measurement (full 3, quick 2)
@@ -40,7 +40,7 @@ const HELP = `usage: node bench/run.js [options]
 const { values: opt } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
-    nodes: { type: 'string', default: '20,24' },
+    nodes: { type: 'string', default: '20,26' },
     sections: { type: 'string', default: 'http,cpu,heap,report' },
     rounds: { type: 'string' },
     'http-seconds': { type: 'string' },
@@ -269,7 +269,7 @@ async function sectionHttp (node) {
 async function sectionStop (node, kind) {
   const seconds = kind === 'cpu' ? O.seconds : O.heapSeconds
   const interval = kind === 'cpu' ? 1000 : 32768
-  const wanted = kind === 'cpu' ? opt['cpu-approaches'].split(',') : ['floor', 'plain', 'datadog', 'cprof']
+  const wanted = kind === 'cpu' ? opt['cpu-approaches'].split(',') : ['floor', 'v8api', 'plain', 'datadog', 'cprof']
   const names = []
   const excluded = {}
   for (const a of wanted) {

