@@ -106,7 +106,10 @@ int cprof__rd_size(cprof__rd_t *r, int64_t *out) {
 
 /* ---- call frames ---- */
 
+/* Bits in the order of FRAME_KEYS. */
 enum { CF_NAME = 1, CF_URL = 2, CF_SCRIPT = 4, CF_LINE = 8, CF_COLUMN = 16 };
+static const char *const FRAME_KEYS[] = {"functionName", "url",          "scriptId",
+                                         "lineNumber",   "columnNumber", NULL};
 
 static int intern(cprof__rd_t *r, cprof_profile_t *p, const char *s, size_t len, const char **out) {
   *out = cprof__profile_intern_str(p, s, len);
@@ -143,12 +146,7 @@ static int opt_i32(cprof__rd_t *r, int32_t *out) {
 /* 0, a negative code, or 1 when the member's value has the wrong type. */
 static int frame_member(cprof__rd_t *r, cprof_profile_t *p, cprof_frame_t *f, unsigned *seen,
                         const char *key, size_t klen, const char **bad) {
-  unsigned bit = CPROF__KEY(key, klen, "functionName")   ? CF_NAME
-                 : CPROF__KEY(key, klen, "url")          ? CF_URL
-                 : CPROF__KEY(key, klen, "scriptId")     ? CF_SCRIPT
-                 : CPROF__KEY(key, klen, "lineNumber")   ? CF_LINE
-                 : CPROF__KEY(key, klen, "columnNumber") ? CF_COLUMN
-                                                         : 0;
+  unsigned bit = cprof__rd_key_bit(key, klen, FRAME_KEYS);
   if (bit == 0 || (*seen & bit)) return cprof__rd_skip(r); /* the first of a key wins */
   *seen |= bit;
   switch (bit) {
@@ -196,14 +194,10 @@ int cprof__parse_call_frame(cprof__rd_t *r, cprof_profile_t *p, cprof__who_t who
 
 /* ---- the document ---- */
 
-enum {
-  P_NODES = 1,
-  P_HEAD = 2,
-  P_SAMPLES = 4,
-  P_DELTAS = 8,
-  P_START = 16,
-  P_END = 32,
-};
+/* Bits in the order of PROFILE_KEYS. */
+enum { P_NODES = 1, P_HEAD = 2, P_SAMPLES = 4, P_DELTAS = 8, P_START = 16, P_END = 32 };
+static const char *const PROFILE_KEYS[] = {"nodes",     "head",    "samples", "timeDeltas",
+                                           "startTime", "endTime", NULL};
 
 /* A profile object being read: a .cpuprofile or .heapprofile at the top,
  * or result.profile of an inspector reply. */
@@ -251,13 +245,7 @@ static int time_member(cprof__rd_t *r, int64_t *out, int *ok) {
 
 /* 1 when key is not a profile member (the reader is still at its value). */
 static int prof_member(cprof__rd_t *r, prof_t *pr, const char *key, size_t klen) {
-  unsigned bit = CPROF__KEY(key, klen, "nodes")        ? P_NODES
-                 : CPROF__KEY(key, klen, "head")       ? P_HEAD
-                 : CPROF__KEY(key, klen, "samples")    ? P_SAMPLES
-                 : CPROF__KEY(key, klen, "timeDeltas") ? P_DELTAS
-                 : CPROF__KEY(key, klen, "startTime")  ? P_START
-                 : CPROF__KEY(key, klen, "endTime")    ? P_END
-                                                       : 0;
+  unsigned bit = cprof__rd_key_bit(key, klen, PROFILE_KEYS);
   if (bit == 0) return 1;
   if (pr->seen & bit) return cprof__rd_skip(r); /* the first of a key wins */
   pr->seen |= bit;

@@ -24,7 +24,9 @@ struct cprof__cpu_raw_s {
 
 typedef cprof__cpu_raw_t raw_node_t;
 
+/* Bits in the order of NODE_KEYS. */
 enum { SEEN_ID = 1, SEEN_FRAME = 2, SEEN_HITS = 4, SEEN_KIDS = 8, SEEN_PARENT = 16 };
+static const char *const NODE_KEYS[] = {"id", "callFrame", "hitCount", "children", "parent", NULL};
 
 static cprof__who_t who(const raw_node_t *n, unsigned seen, uint32_t i) {
   return (seen & SEEN_ID) ? (cprof__who_t){"node %u", n->id} : (cprof__who_t){"nodes[%u]", i};
@@ -53,12 +55,7 @@ static int read_children(cprof__rd_t *r, cprof__cpu_t *c, raw_node_t *n, cprof__
 static int node_member(cprof__rd_t *r, cprof_profile_t *p, cprof__cpu_t *c, raw_node_t *n,
                        uint32_t i, unsigned *seen, const char *key, size_t klen) {
   char what[48];
-  unsigned bit = CPROF__KEY(key, klen, "id")          ? SEEN_ID
-                 : CPROF__KEY(key, klen, "callFrame") ? SEEN_FRAME
-                 : CPROF__KEY(key, klen, "hitCount")  ? SEEN_HITS
-                 : CPROF__KEY(key, klen, "children")  ? SEEN_KIDS
-                 : CPROF__KEY(key, klen, "parent")    ? SEEN_PARENT
-                                                      : 0;
+  unsigned bit = cprof__rd_key_bit(key, klen, NODE_KEYS);
   if (bit == 0 || (*seen & bit)) return cprof__rd_skip(r); /* the first of a key wins */
   cprof__who_t w = who(n, *seen, i);
   *seen |= bit;
@@ -116,36 +113,43 @@ int cprof__cpu_nodes(cprof__rd_t *r, cprof_profile_t *p, cprof__cpu_t *c) {
   return rc;
 }
 
-int cprof__cpu_samples(cprof__rd_t *r, cprof__cpu_t *c) {
+/* An array of numbers (samples, timeDeltas); elem reads element i. */
+static int numbers(cprof__rd_t *r, cprof__cpu_t *c, const char *what,
+                   int (*elem)(cprof__rd_t *, cprof__cpu_t *, uint32_t)) {
   int first = 1, rc;
+  uint32_t i = 0;
   if (cprof__rd_null(r)) return 0;
-  if (cprof__rd_peek(r) != '[') return FAIL("samples is not an array");
+  if (cprof__rd_peek(r) != '[') return FAIL("%s is not an array", what);
   if ((rc = cprof__rd_open(r, '[')) != 0) return rc;
-  while ((rc = cprof__rd_elem(r, &first)) == 1) {
-    uint32_t i = c->nsamples;
-    if (cprof__grow((void **)&c->samples, &c->samples_cap, i + 1, sizeof *c->samples) != 0)
-      return cprof__rd_fail(r, CPROF_ENOMEM, "out of memory for %u samples", i + 1);
-    if (!cprof__rd_u32(r, &c->samples[i]))
-      return FAIL("sample %u is not a node id (an integer in 0..4294967295)", i);
-    c->nsamples++;
-  }
+  while ((rc = cprof__rd_elem(r, &first)) == 1)
+    if ((rc = elem(r, c, i++)) != 0) return rc;
   return rc;
 }
 
+static int sample(cprof__rd_t *r, cprof__cpu_t *c, uint32_t i) {
+  if (cprof__grow((void **)&c->samples, &c->samples_cap, i + 1, sizeof *c->samples) != 0)
+    return cprof__rd_fail(r, CPROF_ENOMEM, "out of memory for %u samples", i + 1);
+  if (!cprof__rd_u32(r, &c->samples[i]))
+    return FAIL("sample %u is not a node id (an integer in 0..4294967295)", i);
+  c->nsamples = i + 1;
+  return 0;
+}
+
+static int delta(cprof__rd_t *r, cprof__cpu_t *c, uint32_t i) {
+  if (cprof__grow((void **)&c->deltas, &c->deltas_cap, i + 1, sizeof *c->deltas) != 0)
+    return cprof__rd_fail(r, CPROF_ENOMEM, "out of memory for %u samples", i + 1);
+  if (!cprof__rd_i64(r, &c->deltas[i]))
+    return FAIL("timeDeltas[%u] is not a number within +-2^53", i);
+  c->ndeltas = i + 1;
+  return 0;
+}
+
+int cprof__cpu_samples(cprof__rd_t *r, cprof__cpu_t *c) {
+  return numbers(r, c, "samples", sample);
+}
+
 int cprof__cpu_deltas(cprof__rd_t *r, cprof__cpu_t *c) {
-  int first = 1, rc;
-  if (cprof__rd_null(r)) return 0;
-  if (cprof__rd_peek(r) != '[') return FAIL("timeDeltas is not an array");
-  if ((rc = cprof__rd_open(r, '[')) != 0) return rc;
-  while ((rc = cprof__rd_elem(r, &first)) == 1) {
-    uint32_t i = c->ndeltas;
-    if (cprof__grow((void **)&c->deltas, &c->deltas_cap, i + 1, sizeof *c->deltas) != 0)
-      return cprof__rd_fail(r, CPROF_ENOMEM, "out of memory for %u samples", i + 1);
-    if (!cprof__rd_i64(r, &c->deltas[i]))
-      return FAIL("timeDeltas[%u] is not a number within +-2^53", i);
-    c->ndeltas++;
-  }
-  return rc;
+  return numbers(r, c, "timeDeltas", delta);
 }
 
 /* ---- linking ---- */

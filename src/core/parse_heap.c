@@ -12,7 +12,9 @@
 #define FAIL(...) cprof__rd_fail(r, CPROF_ESCHEMA, __VA_ARGS__)
 #define NOMEM(what) cprof__rd_fail(r, CPROF_ENOMEM, "out of memory for %s", (what))
 
+/* Bits in the order of NODE_KEYS. */
 enum { SEEN_ID = 1, SEEN_FRAME = 2, SEEN_SELF = 4, SEEN_KIDS = 8 };
+static const char *const NODE_KEYS[] = {"id", "callFrame", "selfSize", "children", NULL};
 
 /* A node whose object is open: the reader is in its members, or in its
  * children array. */
@@ -83,11 +85,7 @@ static int member(cprof__rd_t *r, cprof_profile_t *p, cprof__heap_t *h, const ch
   cprof__heap_open_t *o = &h->open[h->depth - 1];
   cprof_node_t *n = &p->nodes[o->k];
   char what[48];
-  unsigned bit = CPROF__KEY(key, klen, "id")          ? SEEN_ID
-                 : CPROF__KEY(key, klen, "callFrame") ? SEEN_FRAME
-                 : CPROF__KEY(key, klen, "selfSize")  ? SEEN_SELF
-                 : CPROF__KEY(key, klen, "children")  ? SEEN_KIDS
-                                                      : 0;
+  unsigned bit = cprof__rd_key_bit(key, klen, NODE_KEYS);
   if (bit == 0 || (o->seen & bit)) return cprof__rd_skip(r); /* the first of a key wins */
   o->seen |= bit;
   snprintf(what, sizeof what, "heap node %u", n->id);
@@ -147,14 +145,13 @@ int cprof__heap_tree(cprof__rd_t *r, cprof_profile_t *p, cprof__heap_t *h) {
 
 /* ---- samples ---- */
 
+/* Bits in the order of SAMPLE_KEYS. */
 enum { SEEN_SIZE = 1, SEEN_NODE = 2, SEEN_ORDINAL = 4 };
+static const char *const SAMPLE_KEYS[] = {"size", "nodeId", "ordinal", NULL};
 
 static int sample_member(cprof__rd_t *r, cprof__heap_t *h, uint32_t i, unsigned *seen,
                          const char *key, size_t klen) {
-  unsigned bit = CPROF__KEY(key, klen, "size")      ? SEEN_SIZE
-                 : CPROF__KEY(key, klen, "nodeId")  ? SEEN_NODE
-                 : CPROF__KEY(key, klen, "ordinal") ? SEEN_ORDINAL
-                                                    : 0;
+  unsigned bit = cprof__rd_key_bit(key, klen, SAMPLE_KEYS);
   int64_t ordinal;
   if (bit == 0 || (*seen & bit)) return cprof__rd_skip(r);
   *seen |= bit;

@@ -281,3 +281,11 @@ int cprof__rd_skip(cprof__rd_t *r) {
     }
   }
 }
+
+unsigned cprof__rd_key_bit(const char *key, size_t klen, const char *const *names) {
+  if (klen == 0) return 0;
+  for (unsigned i = 0; names[i] != NULL; i++)
+    if (names[i][0] == key[0] && strncmp(names[i], key, klen) == 0 && names[i][klen] == '\0')
+      return 1u << i;
+  return 0;
+}

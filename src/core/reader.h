@@ -70,6 +70,10 @@ static inline int cprof__rd_key_is(const char *key, size_t klen, const char *lit
   return klen == n && memcmp(key, lit, n) == 0;
 }
 
+/* The bit (1u << i) of the names[i] equal to key (names ends with NULL; at
+ * most 32), or 0 when none is: members map to "seen" bits this way. */
+unsigned cprof__rd_key_bit(const char *key, size_t klen, const char *const *names);
+
 /* key == "literal" */
 #define CPROF__KEY(key, klen, lit) cprof__rd_key_is((key), (klen), "" lit, sizeof(lit) - 1)
 
