@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <string.h>
 #include <sys/stat.h>
 
@@ -345,6 +348,12 @@ static void execute_cb(napi_env env, void *data) {
   (void)env;
   job_t *job = data;
   job->err = run(job);
+#ifdef __GLIBC__
+  /* glibc keeps what a thread frees in that thread's arena: without this,
+   * each libuv thread that ran a job holds its profile's text and model
+   * (MBs) as free-but-resident memory for the life of the app. */
+  malloc_trim(0);
+#endif
 }
 
 /* ---- building the JS result on the main thread ---- */
