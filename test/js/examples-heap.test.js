@@ -6,21 +6,16 @@
 
 const { test: nodeTest, after } = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
 const path = require('node:path')
-const { once } = require('node:events')
-const { spawnSync } = require('node:child_process')
 
-const { makeTmpDir, removeTmpDirs, ROOT } = require('./helpers/util.js')
-const { createServer } = require('../../examples/server.js')
+const { removeTmpDirs, ROOT } = require('./helpers/util.js')
+const { EXAMPLES, withServer, skipWithoutAutocannon, runDemo } = require('./helpers/examples.js')
 const { retainSessions, churnBuffers, sessionCount, SESSIONS_PER_REQUEST } = require('../../examples/leak.js')
 const { formatTop, formatBytes } = require('../../examples/table.js')
 
 after(removeTmpDirs)
 
 const test = (name, fn) => nodeTest(name, { timeout: 40000 }, fn)
-
-const EXAMPLES = path.join(ROOT, 'examples')
 
 test('leak.js: retainSessions keeps what it makes, churnBuffers does not', () => {
   const before = sessionCount()
@@ -30,23 +25,14 @@ test('leak.js: retainSessions keeps what it makes, churnBuffers does not', () =>
   assert.equal(sessionCount(), before + 5, 'churnBuffers leaves nothing behind')
 })
 
-test('example server: /leak answers and leaks', async () => {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const base = `http://127.0.0.1:${server.address().port}`
-  try {
-    const res = await fetch(base + '/leak')
-    assert.equal(res.status, 200)
-    const first = await res.json()
-    const second = await (await fetch(base + '/leak')).json()
-    assert.equal(second.sessions - first.sessions, SESSIONS_PER_REQUEST)
-    assert.equal(typeof second.checksum, 'number')
-  } finally {
-    server.close()
-    server.closeAllConnections()
-  }
-})
+test('example server: /leak answers and leaks', () => withServer(async (base) => {
+  const res = await fetch(base + '/leak')
+  assert.equal(res.status, 200)
+  const first = await res.json()
+  const second = await (await fetch(base + '/leak')).json()
+  assert.equal(second.sessions - first.sessions, SESSIONS_PER_REQUEST)
+  assert.equal(typeof second.checksum, 'number')
+}))
 
 test('formatTop: heap summaries in bytes', () => {
   assert.equal(formatBytes(0), '0 B')
@@ -69,43 +55,9 @@ test('formatTop: heap summaries in bytes', () => {
   assert.equal(lines[lines.length - 1], 'total 10.0 MiB')
 })
 
-function autocannonAvailable () {
-  try {
-    require.resolve('autocannon', { paths: [EXAMPLES] })
-    return true
-  } catch {
-    return false
-  }
-}
-
 test('demo:heap: heap-profiles the server under load and finds retainSessions on top', (t) => {
-  if (!autocannonAvailable()) {
-    t.skip('autocannon is not installed (npm install)')
-    return
-  }
-  const dir = makeTmpDir()
-  const r = spawnSync(process.execPath, [path.join(EXAMPLES, 'demo-heap.js')], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 30000,
-    env: {
-      ...process.env,
-      CPROF_DIR: dir,
-      CPROF_DEMO_LOAD_MS: '3000',
-      CPROF_DEMO_PROFILE_MS: '1500',
-      CPROF_DEMO_DELAY_MS: '500'
-    }
-  })
-  const describe = `status=${r.status} signal=${r.signal}\n${r.stdout}\n${r.stderr}`
-  assert.equal(r.status, 0, describe)
-  assert.match(r.stdout, /load: \d+ requests .* requests\/s/)
-  const lines = r.stdout.split('\n')
-  const header = lines.findIndex((l) => /^\s*#\s+self\s+self %\s+total/.test(l))
-  assert.ok(header >= 0, describe)
-  assert.match(lines[header + 1], /^\s*1\s.*\bretainSessions\s+examples\/leak\.js:\d+$/, describe)
-  assert.match(r.stdout, /(KiB|MiB)/)
-  const m = /profile written to (\S+\.heapprofile)/.exec(r.stdout)
-  assert.ok(m, describe)
-  assert.equal(path.dirname(m[1]), dir)
-  assert.ok(fs.existsSync(m[1]))
+  if (skipWithoutAutocannon(t)) return
+  const { stdout, top, describe } = runDemo('demo-heap.js', { headerRe: /^\s*#\s+self\s+self %\s+total/, ext: 'heapprofile' })
+  assert.match(top, /^\s*1\s.*\bretainSessions\s+examples\/leak\.js:\d+$/, describe)
+  assert.match(stdout, /(KiB|MiB)/)
 })

@@ -6,13 +6,11 @@
 
 const { test: nodeTest, after } = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
 const path = require('node:path')
-const { once } = require('node:events')
-const { spawnSync } = require('node:child_process')
 
-const { makeTmpDir, removeTmpDirs, ROOT } = require('./helpers/util.js')
-const { createServer, hashPayload, parseLog, renderJson, LOG_LINES } = require('../../examples/server.js')
+const { removeTmpDirs, ROOT } = require('./helpers/util.js')
+const { EXAMPLES, withServer, skipWithoutAutocannon, runDemo } = require('./helpers/examples.js')
+const { hashPayload, parseLog, renderJson, LOG_LINES } = require('../../examples/server.js')
 const { formatTop } = require('../../examples/table.js')
 
 after(removeTmpDirs)
@@ -20,32 +18,21 @@ after(removeTmpDirs)
 // No test may hang the suite: each has a time limit (a failure, not a timing check).
 const test = (name, fn) => nodeTest(name, { timeout: 40000 }, fn)
 
-const EXAMPLES = path.join(ROOT, 'examples')
-
-test('example server: every route answers', async () => {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const base = `http://127.0.0.1:${server.address().port}`
-  try {
-    const get = async (p) => {
-      const res = await fetch(base + p)
-      return { status: res.status, body: await res.text() }
-    }
-    assert.deepEqual(await get('/'), { status: 200, body: 'ok\n' })
-    const hash = await get('/hash')
-    assert.equal(hash.status, 200)
-    assert.match(hash.body, /^[0-9a-f]{8}\n$/)
-    const log = JSON.parse((await get('/regex')).body)
-    assert.equal(log.parsed, LOG_LINES.length)
-    const json = JSON.parse((await get('/json')).body)
-    assert.equal(json.items.length, 200)
-    assert.equal((await get('/nope')).status, 404)
-  } finally {
-    server.close()
-    server.closeAllConnections()
+test('example server: every route answers', () => withServer(async (base) => {
+  const get = async (p) => {
+    const res = await fetch(base + p)
+    return { status: res.status, body: await res.text() }
   }
-})
+  assert.deepEqual(await get('/'), { status: 200, body: 'ok\n' })
+  const hash = await get('/hash')
+  assert.equal(hash.status, 200)
+  assert.match(hash.body, /^[0-9a-f]{8}\n$/)
+  const log = JSON.parse((await get('/regex')).body)
+  assert.equal(log.parsed, LOG_LINES.length)
+  const json = JSON.parse((await get('/json')).body)
+  assert.equal(json.items.length, 200)
+  assert.equal((await get('/nope')).status, 404)
+}))
 
 test('example server: the work functions are deterministic', () => {
   const buf = Buffer.from('hello world')
@@ -85,46 +72,12 @@ test('formatTop: columns, relative paths, shares', () => {
   for (const l of lines.slice(1, 5)) assert.ok(/\S/.test(l[col]) && l[col - 1] === ' ', `aligned: ${l}`)
 })
 
-function autocannonAvailable () {
-  try {
-    require.resolve('autocannon', { paths: [EXAMPLES] })
-    return true
-  } catch {
-    return false
-  }
-}
-
 test('demo: profiles the server under load and finds hashPayload on top', (t) => {
-  if (!autocannonAvailable()) {
-    t.skip('autocannon is not installed (npm install)')
-    return
-  }
-  const dir = makeTmpDir()
-  const r = spawnSync(process.execPath, [path.join(EXAMPLES, 'demo.js')], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 30000,
-    env: {
-      ...process.env,
-      CPROF_DIR: dir,
-      CPROF_DEMO_LOAD_MS: '3000',
-      CPROF_DEMO_PROFILE_MS: '1500',
-      CPROF_DEMO_DELAY_MS: '500'
-    }
-  })
-  const describe = `status=${r.status} signal=${r.signal}\n${r.stdout}\n${r.stderr}`
-  assert.equal(r.status, 0, describe)
-  assert.match(r.stdout, /load: \d+ requests .* requests\/s/)
-  const lines = r.stdout.split('\n')
-  const header = lines.findIndex((l) => /^\s*#\s+self ms/.test(l))
-  assert.ok(header >= 0, describe)
+  if (skipWithoutAutocannon(t)) return
+  const { top, describe } = runDemo('demo.js', { headerRe: /^\s*#\s+self ms/, ext: 'cpuprofile' })
   // The costliest route's work tops the table: hashPayload itself, or its
   // caller handleRequest when V8 charges an already-optimised callee to the
   // caller, as it may when profiling starts mid-run (README, "What you see
   // in profiles"; DESIGN: tests must not depend on it either way).
-  assert.match(lines[header + 1], /^\s*1\s.*\b(hashPayload|handleRequest)\s+examples\/server\.js:\d+$/, describe)
-  const m = /profile written to (\S+\.cpuprofile)/.exec(r.stdout)
-  assert.ok(m, describe)
-  assert.equal(path.dirname(m[1]), dir)
-  assert.ok(fs.existsSync(m[1]))
+  assert.match(top, /^\s*1\s.*\b(hashPayload|handleRequest)\s+examples\/server\.js:\d+$/, describe)
 })
