@@ -1,7 +1,7 @@
 'use strict'
 // cprof's benchmark suite: cprof against what a user would otherwise pick (no
 // profiler, the plain inspector approach of @pm2/io, @datadog/pprof), in one
-// run, as ratios, on Node 20 and Node 24. See README.md, "Benchmarks".
+// run, as ratios, on Node 20 and Node 26. See README.md, "Benchmarks".
 //
 //   npm run bench                     full run (~50 min on 2 cores)
 //   npm run bench -- --quick          short run (< 5 min on 2 cores)
