@@ -3,6 +3,8 @@
 // port, driven over IPC by bench/run.js:
 //   → { cmd: 'start', kind, approach, interval }   start profiling (approach 'none': nothing)
 //   ← { started: true }
+//   → { cmd: 'mark' }                              the server's CPU time and requests so far
+//   ← { mark: { cpuUs, served } }                  (run.js marks both ends of the measured load)
 //   → { cmd: 'stop' }                              stop, write, check the file
 //   ← { stopped: true, samples, nodes, bytes }     or { error }
 // On 'ready' it sends { port }.
@@ -15,6 +17,8 @@ const { createServer } = require('../examples/server')
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-bench-http-'))
 const server = createServer()
 let run = null
+let served = 0
+server.on('request', () => { served++ })
 
 function cleanup () {
   fs.rmSync(dir, { recursive: true, force: true })
@@ -32,6 +36,9 @@ async function onMessage (m) {
         run = { a, st: await a.start({ interval: m.interval, dir }) }
       }
       process.send({ started: true })
+    } else if (m.cmd === 'mark') {
+      const c = process.cpuUsage()
+      process.send({ mark: { cpuUs: c.user + c.system, served } })
     } else if (m.cmd === 'stop') {
       let checked = {}
       if (!run.none) {
