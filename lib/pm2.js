@@ -33,10 +33,19 @@ function send (message) {
  * rejection becomes the reply { ok: false, error: { code, message } } and
  * goes to onError. Returns uninstall().
  */
+// `pm2 trigger` (PM2 7.0.4, lib/API/Extra.js) exits when it has counted as
+// many replies as the daemon's answer says processes got the command; a reply
+// that reaches it before that answer is counted against 0 and the CLI never
+// exits. cprof's quick replies (start, errors) could win that race (seen in
+// CI), so replies wait a moment; the timer is unref'd.
+const REPLY_DELAY_MS = 100
+
 function installActions (actions, onError) {
   const names = Object.keys(actions)
-  const reply = (name, value) =>
-    send({ type: 'axm:reply', data: { at: Date.now(), action_name: name, return: value } })
+  const reply = (name, value) => {
+    const data = { at: Date.now(), action_name: name, return: value }
+    setTimeout(() => send({ type: 'axm:reply', data }), REPLY_DELAY_MS).unref()
+  }
 
   function onMessage (msg) {
     const name = typeof msg === 'string' ? msg : msg !== null && typeof msg === 'object' ? msg.msg : undefined
