@@ -12,7 +12,7 @@ const { test: nodeTest, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn, spawnSync } = require('node:child_process')
+const { spawnSync } = require('node:child_process')
 
 const {
   FIXTURES,
@@ -21,6 +21,7 @@ const {
   runFixture,
   childEnv,
   jsonLines,
+  startFixture,
   assertCprofErrorInfo
 } = require('./helpers/util.js')
 
@@ -190,39 +191,23 @@ for (const kind of ['cpu', 'heap']) {
 
 // ---- the process ends while cprof works ----
 
-function startChild (args, execArgv = []) {
-  const child = spawn(process.execPath, [...execArgv, path.join(FIXTURES, 'fault-exit.js'), ...args], {
-    env: childEnv(),
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
-  const exited = new Promise((resolve) => {
-    child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr, json: jsonLines(stdout) }))
-  })
+function startChild (args) {
+  const c = startFixture('fault-exit.js', args)
   // Resolves true once the child printed { key }, false after ms or at its end.
+  const printed = (key) => jsonLines(c.stdout()).some((o) => o[key] !== undefined)
   const line = (key, ms = 60000) => new Promise((resolve) => {
     const done = (v) => {
       clearTimeout(timer)
-      child.stdout.off('data', check)
+      c.child.stdout.off('data', check)
       resolve(v)
     }
     const timer = setTimeout(() => done(false), ms)
-    const check = () => {
-      if (jsonLines(stdout).some((o) => o[key] !== undefined)) done(true)
-    }
-    child.stdout.on('data', check)
-    child.once('close', () => done(jsonLines(stdout).some((o) => o[key] !== undefined)))
+    const check = () => { if (printed(key)) done(true) }
+    c.child.stdout.on('data', check)
+    c.child.once('close', () => done(printed(key)))
     check()
   })
-  return { child, exited, line, stdout: () => stdout }
-}
-
-// What the child printed so far (it may be stopped, so not waiting for exit).
-async function peekStdout (c) {
-  return c.stdout()
+  return { ...c, line }
 }
 
 const describeExit = (e) => `status=${e.status} signal=${e.signal}\n--- stdout\n${e.stdout}\n--- stderr\n${e.stderr}`
@@ -321,7 +306,7 @@ for (const signal of ['SIGTERM', 'SIGKILL']) {
       const dir = makeTmpDir()
       const c = startChild(['signal-writing', dir, String(1000 + 1000 * attempt)])
       await Promise.race([c.line('freezing'), c.line('missed'), c.exited])
-      const said = Object.assign({}, ...jsonLines(await peekStdout(c)))
+      const said = Object.assign({}, ...jsonLines(c.stdout()))
       let frozen = null
       if (said.freezing && waitStopped(c.child.pid)) frozen = fs.readdirSync(dir)
       c.child.kill(signal)

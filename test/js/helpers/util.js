@@ -88,7 +88,8 @@ function runFixture (name, args = [], { env, timeout = 20000, execArgv = [], she
   return r
 }
 
-// Starts a fixture without waiting; returns { child, lines() , exited }.
+// Starts a fixture without waiting; returns { child, exited, waitForLine, stdout() }.
+// exited resolves { status, signal, stdout, stderr, json } at the child's end.
 function startFixture (name, args = [], { env } = {}) {
   const child = spawn(process.execPath, [path.join(FIXTURES, name), ...args], {
     env: childEnv(env),
@@ -99,7 +100,7 @@ function startFixture (name, args = [], { env } = {}) {
   child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
   child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
   const exited = new Promise((resolve) => {
-    child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr }))
+    child.on('close', (status, signal) => resolve({ status, signal, stdout, stderr, json: jsonLines(stdout) }))
   })
   const waitForLine = (pred, ms = 10000) =>
     new Promise((resolve, reject) => {
@@ -115,7 +116,7 @@ function startFixture (name, args = [], { env } = {}) {
       child.stdout.on('data', check)
       check()
     })
-  return { child, exited, waitForLine }
+  return { child, exited, waitForLine, stdout: () => stdout }
 }
 
 // Asserts that `err` is an Error with the given cprof code and a message.
