@@ -148,25 +148,10 @@ static int open_raw(napi_env env, cprof_insp_t *insp, napi_value ctor) {
 }
 
 static int open_session(napi_env env, cprof_insp_t *insp) {
-  napi_value process = cprof__js_global(env, "process"), get, name, mod, ctor, session, connect,
-             ignored;
-  napi_valuetype type;
-  if (!process) return -1;
-  NAPI_CALL_INT(env, napi_get_named_property(env, process, "getBuiltinModule", &get));
-  NAPI_CALL_INT(env, napi_typeof(env, get, &type));
-  if (type != napi_function) {
-    insp_fail(env, "process.getBuiltinModule is missing (Node.js >= 20.16 is required)");
-    return -1;
-  }
-  NAPI_CALL_INT(env, napi_create_string_utf8(env, "node:inspector", NAPI_AUTO_LENGTH, &name));
-  if (napi_call_function(env, process, get, 1, &name, &mod) != napi_ok) {
-    napi_get_and_clear_last_exception(env, &ignored);
-    insp_fail(env, "node:inspector is not available in this Node.js build");
-    return -1;
-  }
-  NAPI_CALL_INT(env, napi_typeof(env, mod, &type));
-  if (type != napi_object) {
-    insp_fail(env, "node:inspector is not available in this Node.js build");
+  napi_value mod = cprof__js_builtin(env, "node:inspector"), ctor, session, connect, ignored;
+  if (!mod) {
+    insp_fail(env, "node:inspector is not available (Node.js >= 20.16 built with the inspector "
+                   "is required)");
     return -1;
   }
   NAPI_CALL_INT(env, napi_get_named_property(env, mod, "Session", &ctor));
