@@ -54,6 +54,7 @@ void cprof__job_in_free(cprof_job_in_t *in) {
     free(in->outs[i]);
   free(in->title);
   free(in->focus);
+  free(in->main);
   memset(in, 0, sizeof *in);
 }
 
@@ -104,7 +105,9 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_string(env, obj, "title", &in->title) != 0 || opt_double(env, obj, "top", &top) != 0 ||
       opt_double(env, obj, "cut", &cut) != 0 || opt_string(env, obj, "focus", &in->focus) != 0 ||
       opt_bool(env, obj, "text", &in->want_text) != 0 ||
-      opt_bool(env, obj, "needSamples", &in->need_samples) != 0)
+      opt_bool(env, obj, "needSamples", &in->need_samples) != 0 ||
+      opt_bool(env, obj, "keepExisting", &in->opts.keep_existing) != 0 ||
+      opt_string(env, obj, "main", &in->main) != 0)
     return -1;
   in->opts.interval = interval > 0 ? (int64_t)interval : 0;
   in->opts.start_time_ms = start > 0 ? (int64_t)start : 0;
@@ -113,6 +116,7 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
   in->opts.cut_percent = cut > 0 ? cut : 0;
   in->opts.title = in->title;
   in->opts.focus = in->focus;
+  in->opts.main = in->main;
   return 0;
 }
 

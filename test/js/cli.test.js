@@ -197,6 +197,86 @@ test('diff: per-function table, differential flame graph in red and blue', () =>
   assert.match(bad.stderr, /cannot diff a CPU profile .* with a heap profile/)
 })
 
+// The overwrite rule: a command never replaces a file it did not just write
+// unless asked (--force, or the file named with -o); otherwise exit 1, one
+// line naming the file, and the file is left exactly as it was.
+test('overwrite rule: convert, flame and diff -o never replace a file unasked', () => {
+  const dir = makeTmpDir()
+  const cpu = path.join(dir, 'app.cpuprofile')
+  const heap = path.join(dir, 'app.heapprofile')
+  fs.copyFileSync(fibFile, cpu)
+  fs.copyFileSync(heapFile, heap)
+  const pb = path.join(dir, 'app.pb.gz')
+  const refused = (r, file) => {
+    assert.equal(r.status, 1, r.describe())
+    assert.equal(r.stdout, '', r.describe())
+    assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.describe()}`)
+    assert.ok(r.stderr.includes(`${file} exists`), r.describe())
+    assert.match(r.stderr, /--force/, r.describe())
+  }
+
+  // The issue's case: both conversions want app.pb.gz; the second is refused.
+  ok('convert', cpu, '--to', 'pprof')
+  const first = fs.readFileSync(pb)
+  assert.deepEqual(decodePprof(pb).types, ['samples/count', 'cpu/nanoseconds'])
+  refused(cli('convert', heap, '--to', 'pprof'), pb)
+  assert.deepEqual(fs.readFileSync(pb), first, 'the CPU pprof is untouched')
+  // With several formats nothing is written when one of them is in the way.
+  refused(cli('convert', heap, '--to', 'folded', '--to', 'pprof'), pb)
+  assert.equal(fs.existsSync(path.join(dir, 'app.folded')), false, 'no partial conversion')
+  // --force replaces; so does naming the file with -o.
+  ok('convert', heap, '--to', 'pprof', '--force')
+  assert.equal(decodePprof(pb).types[1], 'inuse_space/bytes')
+  ok('convert', cpu, '--to', 'pprof', '-o', pb)
+  assert.equal(decodePprof(pb).types[1], 'cpu/nanoseconds')
+
+  // flame: the same rule for app.svg.
+  const svg = path.join(dir, 'app.svg')
+  fs.writeFileSync(svg, 'mine')
+  refused(cli('flame', cpu), svg)
+  assert.equal(fs.readFileSync(svg, 'utf8'), 'mine')
+  ok('flame', cpu, '--force')
+  readSvg(svg)
+  fs.writeFileSync(svg, 'mine')
+  ok('flame', heap, '-o', svg)
+  assert.ok(fs.readFileSync(svg, 'utf8').includes('Heap allocation flame graph'))
+
+  // diff -o names its file, so it may replace it; never an input, unless --force.
+  const d = path.join(dir, 'd.svg')
+  fs.writeFileSync(d, 'mine')
+  ok('diff', fibFile, stringsFile, '-o', d)
+  readSvg(d)
+  const self = path.join(dir, 'after.cpuprofile')
+  fs.copyFileSync(stringsFile, self)
+  const r = cli('diff', fibFile, self, '-o', self)
+  assert.equal(r.status, 1, r.describe())
+  assert.ok(r.stderr.includes(`${self} is also an input`), r.describe())
+  assert.deepEqual(fs.readFileSync(self), fs.readFileSync(stringsFile), 'the input is untouched')
+  // An input as convert's default output cannot happen (the extension
+  // changes), but -o can name it: refused the same way.
+  const again = cli('convert', cpu, '--to', 'txt', '-o', cpu)
+  assert.equal(again.status, 1, again.describe())
+  assert.ok(again.stderr.includes(`${cpu} is also an input`), again.describe())
+})
+
+// The native writer refuses by itself (link, not rename): a file that appears
+// after the CLI's check is not replaced either; the error names it.
+test('overwrite rule: the native writer never replaces a file with keepExisting', async () => {
+  const native = require('../../lib/native')
+  const dir = makeTmpDir()
+  const out = path.join(dir, 'x.svg')
+  fs.writeFileSync(out, 'mine')
+  await assert.rejects(native.convert(fibFile, dir, 0, { outs: { svg: 'x.svg' }, keepExisting: true }),
+    (err) => err.code === 'ERR_CPROF_EXISTS' && err.message.includes(out))
+  assert.equal(fs.readFileSync(out, 'utf8'), 'mine')
+  assert.deepEqual(fs.readdirSync(dir), ['x.svg'], 'no temp file left behind')
+  const r = await native.convert(fibFile, dir, 0, { outs: { svg: 'y.svg' }, keepExisting: true })
+  assert.equal(r.outputs.svg.path, path.join(dir, 'y.svg'))
+  readSvg(path.join(dir, 'y.svg'))
+  assert.equal(fs.statSync(path.join(dir, 'y.svg')).nlink, 1, 'the temp name is gone')
+  assert.equal(fs.statSync(path.join(dir, 'y.svg')).mode & 0o777, 0o600)
+})
+
 // Bad input files: each command fails with exit 1 and one line that names
 // the file and the problem; nothing is written.
 test('bad files: truncated, wrong schema, missing node, empty, not a file → exit 1, a clear message', () => {
