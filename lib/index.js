@@ -33,6 +33,13 @@ function emitProfile (result) {
 
 const hooks = { report, emitProfile }
 
+// What pprof's one Mapping names: the app's main script (under PM2, the
+// script PM2 runs, not its container), else node itself (-e, the REPL).
+function mainScript () {
+  const script = process.env.pm_exec_path || process.argv[1]
+  return typeof script === 'string' && script !== '' ? script : process.execPath
+}
+
 const cpu = createController({
   kind: 'cpu',
   label: 'CPU',
@@ -41,7 +48,7 @@ const cpu = createController({
   profileOptions: (arg) => options.profileOptions(arg, options.cpuStartOptions),
   nativeStart: (o, onTimeout) => native.cpuStart(o.interval, o.timeout, onTimeout),
   nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT, {
-    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName
+    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript()
   }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval })
 }, hooks)
@@ -60,7 +67,8 @@ const heap = createController({
     startTime: run.startTime,
     duration: Math.round((run.stoppedAt - run.startedAt) * 1000),
     includeCollected: run.o.includeCollected,
-    title: run.fileName
+    title: run.fileName,
+    main: mainScript()
   }),
   resultFields: (run, r) => ({
     durationMs: run.stoppedAt - run.startedAt,

@@ -24,9 +24,8 @@ Converts a .cpuprofile or .heapprofile to:
                       with exit 1 and names the file in the way)
   --interval N        pprof: the sampling interval (CPU µs, heap bytes); default for
                       CPU: the mean gap between samples, for heap: left out
-  --include-collected pprof, heap: name the values alloc_objects/alloc_space (the
-                      profile includes objects GC collected) instead of
-                      inuse_objects/inuse_space
+  --include-collected pprof, heap: name the bytes alloc_space (the profile
+                      includes objects GC collected) instead of inuse_space
 `
 
 const OPTIONS = {

@@ -13,7 +13,7 @@ const { spawnSync } = require('node:child_process')
 
 const cprof = require('../..')
 const { ROOT, makeTmpDir, removeTmpDirs, runFixture, childEnv } = require('./helpers/util.js')
-const { decodePprof, readFolded, readSvg } = require('./helpers/formats.js')
+const { decodePprof, readFolded, readSvg, assertMainMapping } = require('./helpers/formats.js')
 
 after(removeTmpDirs)
 
@@ -131,6 +131,7 @@ test('convert: pprof, folded, svg, txt; totals equal analyze()', async () => {
   assert.equal(p.durationNanos, BigInt(Math.round(a.durationMs * 1000)) * 1000n)
   assert.ok(p.period > 0n, 'a period, from the mean sample gap')
   assert.ok(p.functions.some((f) => f.name === 'fibonacci' && f.filename.endsWith('cli-workload.js') && f.startLine > 0))
+  assertMainMapping(p, '') // a .cpuprofile does not say which script was main
 
   ok('convert', fibFile, '--to', 'pprof', '--interval', '250', '-o', path.join(dir, 'q.pb.gz'))
   assert.equal(decodePprof(path.join(dir, 'q.pb.gz')).period, 250000n)
@@ -152,18 +153,18 @@ test('convert: pprof, folded, svg, txt; totals equal analyze()', async () => {
   assert.equal(r.stdout, `${path.join(dir, 'x.pb.gz')}\n${path.join(dir, 'x.folded')}\n`)
 })
 
-test('convert a node --heap-prof profile: pprof inuse_* or alloc_*, totals in bytes', async () => {
+test('convert a node --heap-prof profile: pprof samples and inuse_space or alloc_space, totals in bytes', async () => {
   const dir = makeTmpDir()
   const a = await cprof.analyze(heapFile)
   ok('convert', heapFile, '--to', 'pprof', '-o', path.join(dir, 'h.pb.gz'))
   const p = decodePprof(path.join(dir, 'h.pb.gz'))
-  assert.deepEqual(p.types, ['inuse_objects/count', 'inuse_space/bytes'])
+  assert.deepEqual(p.types, ['samples/count', 'inuse_space/bytes'])
   assert.equal(p.periodType, 'space/bytes')
   assert.equal(p.sums[0], BigInt(a.samples))
   assert.equal(p.sums[1], BigInt(a.summary.total))
   ok('convert', heapFile, '--to', 'pprof', '--include-collected', '--interval', '8192', '-o', path.join(dir, 'c.pb.gz'))
   const c = decodePprof(path.join(dir, 'c.pb.gz'))
-  assert.deepEqual(c.types, ['alloc_objects/count', 'alloc_space/bytes'])
+  assert.deepEqual(c.types, ['samples/count', 'alloc_space/bytes'])
   assert.equal(c.period, 8192n)
   ok('convert', heapFile, '--to', 'folded', '-o', path.join(dir, 'h.folded'))
   assert.equal(readFolded(path.join(dir, 'h.folded')).sum, a.summary.total)
