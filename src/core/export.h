@@ -82,4 +82,11 @@ int cprof_write_diff_svg(const char *dir, const char *name, const cprof_profile_
                          const cprof_profile_t *after, const cprof_export_opts_t *o,
                          long long *size_out, char *errbuf, size_t errlen);
 
+/* cprof_profile_drop_leading (profile.h) on a .cpuprofile's JSON text (V8's profile object): the
+ * text is written to f byte for byte except the first k elements of
+ * samples and the first k + 1 of timeDeltas, which become their sum.
+ * CPROF_OK; CPROF_EPARSE or CPROF_ESCHEMA when the text is not JSON or has
+ * no such arrays (with more than k elements); CPROF_EIO when f fails. */
+int cprof_write_text_drop_leading(const char *text, size_t len, uint32_t k, FILE *f);
+
 #endif
