@@ -198,6 +198,23 @@ test('diff: per-function table, differential flame graph in red and blue', () =>
   assert.match(bad.stderr, /cannot diff a CPU profile .* with a heap profile/)
 })
 
+// The counting rule the docs state, computed here from V8's file: a sample
+// weighs the gap to the next one (the last: to endTime), a negative gap 0.
+test('counting rule: the total is the sum of the gaps to the next sample, negative ones as 0', async () => {
+  for (const file of [fibFile, stringsFile]) {
+    const p = JSON.parse(fs.readFileSync(file, 'utf8'))
+    let t = p.startTime
+    const times = p.timeDeltas.map((d) => (t += d))
+    let sum = 0
+    for (let i = 0; i < times.length; i++) {
+      const gap = (i + 1 < times.length ? times[i + 1] : p.endTime) - times[i]
+      sum += Math.max(gap, 0)
+    }
+    const a = await cprof.analyze(file)
+    assert.equal(us(a.summary), sum, file)
+  }
+})
+
 // The overwrite rule: a command never replaces a file it did not just write
 // unless asked (--force, or the file named with -o); otherwise exit 1, one
 // line naming the file, and the file is left exactly as it was.
