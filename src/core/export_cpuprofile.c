@@ -4,6 +4,7 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
+#include "out.h"
 
 /* {"id","callFrame","hitCount","children"}; V8 leaves children out of
  * leaves, and so do we. */

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
+#include "out.h"
 #include "render.h"
 
 void cprof__folded_clean(char *label) {

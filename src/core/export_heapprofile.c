@@ -5,6 +5,7 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
+#include "out.h"
 
 /* Everything of a node up to its children's opening bracket. */
 static void open_node(cprof__out_t *o, const cprof_node_t *n) {

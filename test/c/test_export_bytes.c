@@ -9,6 +9,7 @@
 
 #include "helpers.h"
 #include "internal.h"
+#include "out.h"
 
 static char *export_text(cprof_exporter_fn fn, const cprof_profile_t *p, size_t *len) {
   FILE *f = tmpfile();
