@@ -15,7 +15,8 @@
 #include "export.h"
 #include "internal.h"
 #include "out.h"
-#include "render.h"
+#include "export_folded.h"
+#include "tree.h"
 
 void cprof__folded_clean(char *label) {
   for (char *s = label; *s; s++) {

@@ -9,7 +9,7 @@
 
 #include "helpers.h"
 #include "internal.h"
-#include "render.h"
+#include "xml.h"
 
 /* (root) → main → {work, (anonymous) → work}, plus (idle) and GC; the
  * names carry characters each format must escape. */
