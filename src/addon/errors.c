@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "../core/error.h"
+#include "../core/cprof.h"
 #include "macros.h"
 
 const char *cprof__js_code(int core_err) {

@@ -7,7 +7,7 @@
 #include <node_api.h>
 #include <stddef.h>
 
-#include "../core/export.h"
+#include "../core/cprof.h"
 
 typedef struct {
   char *json;   /* JSON text to parse (owned, freed once parsed), or NULL */

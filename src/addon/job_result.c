@@ -3,7 +3,7 @@
  * the text report, and the error of a failed job. */
 #include "job_result.h"
 
-#include "../core/error.h"
+#include "../core/cprof.h"
 #include "errors.h"
 #include "job.h"
 #include "macros.h"

@@ -12,11 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../core/aggregate.h"
-#include "../core/error.h"
-#include "../core/export.h"
-#include "../core/fsutil.h"
-#include "../core/profile.h"
+#include "../core/cprof.h"
 #include "errors.h"
 #include "job_result.h"
 #include "job_state.h"

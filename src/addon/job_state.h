@@ -7,9 +7,7 @@
 #include <node_api.h>
 #include <stddef.h>
 
-#include "../core/aggregate.h"
-#include "../core/export.h"
-#include "../core/profile.h"
+#include "../core/cprof.h"
 #include "job.h"
 
 typedef struct {

@@ -12,10 +12,7 @@
 
 #include <cmocka.h>
 
-#include "aggregate.h"
-#include "error.h"
-#include "export.h"
-#include "profile.h"
+#include "cprof.h"
 
 /* Test JSON is written with single quotes for readability; this turns
  * them into double quotes. Caller frees. */

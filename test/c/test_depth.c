@@ -1,5 +1,5 @@
 /* cprof_profile_limit_depth: V8's stackDepth applied to a parsed profile. */
-#include "aggregate.h"
+#include "cprof.h"
 #include "helpers.h"
 #include "internal.h"
 
