@@ -3,7 +3,6 @@
 #include <stdio.h>
 
 #include "../core/cprof.h"
-#include "macros.h"
 
 const char *cprof__js_code(int core_err) {
   switch (core_err) {
