@@ -232,4 +232,4 @@ function main () {
 }
 
 if (require.main === module) main()
-module.exports = { cGraph, jsGraph, circles }
+module.exports = { cGraph, jsGraph, circles, definedFunctions, stripC }
