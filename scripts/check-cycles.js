@@ -14,7 +14,8 @@
 // render.c calling the exporters that include render.h.
 // JS (lib/): a unit is a file; A depends on B when A require()s B.
 //
-// --graph prints every unit's dependencies (the include and symbol graph).
+// --graph prints every unit's dependencies (the include and call graph),
+// by layer: a unit depends only on units of lower layers.
 // Exit status: 0 without circles, 1 with (each one printed, with the
 // includes and functions that make its edges), 2 on usage errors.
 
@@ -199,11 +200,30 @@ function describe (edges, scc) {
   return lines.join('\n')
 }
 
+// Units by layer: layer 0 depends on nothing; any other unit depends only
+// on units of lower layers (there are layers only without circles).
+function layers (edges) {
+  const layer = new Map()
+  const of = (u) => {
+    if (!layer.has(u)) {
+      layer.set(u, 0)
+      let l = 0
+      for (const d of edges.get(u).keys()) l = Math.max(l, of(d) + 1)
+      layer.set(u, l)
+    }
+    return layer.get(u)
+  }
+  for (const u of edges.keys()) of(u)
+  return layer
+}
+
 function printGraph (title, edges) {
+  const layer = layers(edges)
+  const units = [...edges.keys()].sort((a, b) => layer.get(a) - layer.get(b) || (a < b ? -1 : 1))
   process.stdout.write(`${title}\n`)
-  for (const a of [...edges.keys()].sort()) {
+  for (const a of units) {
     const deps = [...edges.get(a).keys()].sort()
-    process.stdout.write(`  ${a} -> ${deps.length ? deps.join(', ') : '(nothing)'}\n`)
+    process.stdout.write(`  ${layer.get(a)} ${a} -> ${deps.length ? deps.join(', ') : '(nothing)'}\n`)
   }
 }
 
@@ -215,11 +235,10 @@ function main () {
   ]
   let failed = false
   for (const [title, edges] of graphs) {
-    if (opts.graph) printGraph(title, edges)
-    for (const scc of circles(edges)) {
-      failed = true
-      process.stderr.write(describe(edges, scc) + '\n')
-    }
+    const found = circles(edges)
+    for (const scc of found) process.stderr.write(describe(edges, scc) + '\n')
+    if (found.length > 0) failed = true
+    else if (opts.graph) printGraph(title, edges)
   }
   if (failed) {
     process.stderr.write(
