@@ -150,14 +150,19 @@ typedef struct {
  * counts from the previous profile's last sample; the others are q's own. */
 static void append_cpu(cprof_profile_t *p, const cprof_profile_t *q, const uint32_t *map,
                        size_t index, timeline_t *tl) {
+  int64_t first = q->nsamples > 0 && q->time_deltas != NULL
+                      ? cprof__sat_add(q->start_time, q->time_deltas[0])
+                      : q->start_time;
   if (index == 0) {
     p->start_time = q->start_time;
     tl->last = q->start_time;
     tl->shift = 0;
-  } else if (q->start_time < tl->prev_start) {
+  } else if (q->start_time < tl->prev_start || cprof__sat_add(first, tl->shift) < tl->last) {
     /* Profiles come in time order, so one that starts before the previous
-     * one did is not on its clock (another host, or a restarted clock):
-     * place it back to back, its start at the merged end so far. */
+     * one did is not on its clock (another host, a restarted clock); one
+     * whose first sample comes before the previous one's last ran at the same
+     * time (another process). Either way, samples on one timeline would go
+     * back in time: place it back to back, its start at the merged end. */
     tl->shift = cprof__sat_sub(p->end_time, q->start_time);
   } /* else the same clock as the previous one: the same offset */
   tl->prev_start = q->start_time;

@@ -18,8 +18,10 @@
  * made relative to the previous profile's last sample so timestamps stay
  * true on V8's clock (same process => same clock). A profile that starts
  * before the previous one did cannot share its clock (another host, or a
- * restarted clock): it is placed back to back, its start at the previous
- * end. Heap: samples concatenated (ordinals renumbered unique). Returns
+ * restarted clock), and one whose first sample comes before the previous
+ * one's last sample ran at the same time (another process): either is
+ * placed back to back, its start at the previous end, so the merged
+ * timeline never goes back. Heap: samples concatenated (ordinals renumbered unique). Returns
  * CPROF_OK or a negative CPROF_E* code (CPROF_EINVAL for mixed kinds /
  * n == 0, CPROF_ENOMEM).
  *

@@ -129,6 +129,22 @@ static void cpu_unrelated_clock_goes_back_to_back(void **state) {
   cprof_profile_free(m);
 }
 
+static void cpu_concurrent_profiles_go_back_to_back(void **state) {
+  (void)state;
+  /* The same window twice: one clock, but the second's first sample (1000)
+   * comes before the first's last (1030): they ran at the same time, so
+   * the second goes after the first (shifted by 60). */
+  cprof_profile_t *m = merge2(CPU1, CPU1);
+  assert_int_equal(m->start_time, 1000);
+  assert_int_equal(m->end_time, 1120);
+  const int64_t deltas[] = {0, 10, 20, 30, 10, 20};
+  assert_int_equal(m->nsamples, 6);
+  for (uint32_t i = 0; i < 6; i++)
+    assert_int_equal(m->time_deltas[i], deltas[i]);
+  assert_int_equal(cprof_profile_total(m), 120);
+  cprof_profile_free(m);
+}
+
 static void heap_sums_and_renumbers_ordinals(void **state) {
   (void)state;
   cprof_profile_t *m = merge2(HEAP1, HEAP2);
@@ -285,6 +301,7 @@ int main(void) {
       cmocka_unit_test(cpu_merges_by_call_path),
       cmocka_unit_test(cpu_samples_keep_true_timestamps),
       cmocka_unit_test(cpu_unrelated_clock_goes_back_to_back),
+      cmocka_unit_test(cpu_concurrent_profiles_go_back_to_back),
       cmocka_unit_test(heap_sums_and_renumbers_ordinals),
       cmocka_unit_test(rejects_bad_arguments),
       cmocka_unit_test(single_profile_is_a_copy),
