@@ -2,8 +2,8 @@
 // cprof flame <file> [-o out.svg]: an interactive SVG flame graph of a
 // .cpuprofile / .heapprofile, laid out and written by the native core.
 const path = require('node:path')
-const native = require('../native')
-const { parseCommand, input, outputPath } = require('./profile-io')
+const { parseCommand, outputPath } = require('./profile-io')
+const { STORE_OPTIONS, STORE_USAGE, commandInput, profileJob, storeOutputPath, storeTitle } = require('./store')
 
 const USAGE = `usage: cprof flame <file> [-o out.svg] [--title TEXT]
 
@@ -13,21 +13,27 @@ type in the search box to highlight matches, Escape to reset.
 
   -o, --output FILE   where to write (default: next to <file>, extension .svg)
   --title TEXT        the graph's title (default: the file name)
+${STORE_USAGE}  With a store and no -o, the graph goes to the current directory as
+  <kind>-merged-<fromMs>-<toMs>.svg.
 `
 
 const OPTIONS = {
   output: { type: 'string', short: 'o' },
-  title: { type: 'string' }
+  title: { type: 'string' },
+  ...STORE_OPTIONS
 }
 
 async function run (argv) {
   const a = parseCommand('flame', argv, USAGE, OPTIONS, ['file'])
   if (a.exit !== undefined) return a.exit
   const [file] = a.positionals
-  const out = outputPath(file, a.values.output, 'svg')
-  const r = await native.convert(input(file), path.dirname(out), 0, {
+  const src = commandInput('flame', USAGE, file, a.values)
+  if (src.exit !== undefined) return src.exit
+  const store = src.input.store
+  const out = store && a.values.output === undefined ? storeOutputPath(src.input, 'svg') : outputPath(file, a.values.output, 'svg')
+  const r = await profileJob(src.input, path.dirname(out), 0, {
     outs: { svg: path.basename(out) },
-    title: a.values.title ?? path.basename(file),
+    title: a.values.title ?? (store ? storeTitle(src.input) : path.basename(file)),
     needSamples: true
   })
   process.stdout.write(`${r.outputs.svg.path}\n`)
