@@ -4,7 +4,7 @@
 const path = require('node:path')
 const { FORMAT_EXT } = require('../options')
 const { parseCommand, usageError, intArg, outputPath } = require('./profile-io')
-const { STORE_OPTIONS, STORE_USAGE, commandInput, parseTime, profileJob, storeOutputPath, storeTitle } = require('./store')
+const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, parseTime, profileJob, storeOutputPath, storeTitle } = require('./store')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 
@@ -41,7 +41,7 @@ const OPTIONS = {
 }
 
 async function run (argv) {
-  const a = parseCommand('convert', argv, USAGE, OPTIONS, ['file'])
+  const a = parseCommand('convert', joinTimeArgs(argv), USAGE, OPTIONS, ['file'])
   if (a.exit !== undefined) return a.exit
   const given = [...new Set(a.values.to || [])]
   const to = given.filter((f) => FORMATS.includes(f))

@@ -3,7 +3,7 @@
 // .cpuprofile / .heapprofile, laid out and written by the native core.
 const path = require('node:path')
 const { parseCommand, outputPath } = require('./profile-io')
-const { STORE_OPTIONS, STORE_USAGE, commandInput, profileJob, storeOutputPath, storeTitle } = require('./store')
+const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, profileJob, storeOutputPath, storeTitle } = require('./store')
 
 const USAGE = `usage: cprof flame <file> [-o out.svg] [--title TEXT]
 
@@ -24,7 +24,7 @@ const OPTIONS = {
 }
 
 async function run (argv) {
-  const a = parseCommand('flame', argv, USAGE, OPTIONS, ['file'])
+  const a = parseCommand('flame', joinTimeArgs(argv), USAGE, OPTIONS, ['file'])
   if (a.exit !== undefined) return a.exit
   const [file] = a.positionals
   const src = commandInput('flame', USAGE, file, a.values)

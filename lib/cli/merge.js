@@ -8,7 +8,7 @@ const { parseArgs } = require('node:util')
 const native = require('../native')
 const { FORMAT_EXT } = require('../options')
 const { usageError, intArg } = require('./profile-io')
-const { STORE_OPTIONS, STORE_USAGE, commandInput, storeOutputPath, iso } = require('./store')
+const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath, iso } = require('./store')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
@@ -103,7 +103,7 @@ function printSummary (r, n, files, top) {
 async function run (argv) {
   let a
   try {
-    a = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+    a = parseArgs({ args: joinTimeArgs(argv), options: OPTIONS, allowPositionals: true, strict: true })
   } catch (err) {
     return usageError('merge', USAGE, err.message).exit
   }

@@ -4,7 +4,7 @@
 // function), or the summary object as JSON. Rendered by the native core.
 const { TOP_DEFAULT } = require('../options')
 const { parseCommand, usageError, intArg, percentArg } = require('./profile-io')
-const { STORE_OPTIONS, STORE_USAGE, commandInput, profileJob, storeTitle } = require('./store')
+const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, profileJob, storeTitle } = require('./store')
 
 const USAGE = `usage: cprof report <file> [--top N] [--cut PCT] [--bottom-up NAME] [--json]
 
@@ -30,7 +30,7 @@ const OPTIONS = {
 }
 
 async function run (argv) {
-  const a = parseCommand('report', argv, USAGE, OPTIONS, ['file'])
+  const a = parseCommand('report', joinTimeArgs(argv), USAGE, OPTIONS, ['file'])
   if (a.exit !== undefined) return a.exit
   const top = intArg('report', 'top', a.values.top, 1, 100000)
   const cut = percentArg('cut', a.values.cut)

@@ -34,8 +34,26 @@ const STORE_USAGE = `
                       -5m, -2h, -1d, -500ms; or "now"
   --pid N             only the windows of process N (default: every process; each
                       process's windows follow the previous process's)
-  --kind cpu|heap     which windows (default: cpu when the range has any, else heap)
+  --kind cpu|heap     which windows (default: cpu when the store has any, else heap)
 `
+
+const RELATIVE_RE = /^-(\d+(?:\.\d+)?)(ms|s|m|h|d)$/
+
+/**
+ * node:util parseArgs takes "--from -5m" for a missing value followed by an
+ * option; users type it so. Joins such pairs into "--from=-5m" first.
+ */
+function joinTimeArgs (argv) {
+  const out = []
+  for (let i = 0; i < argv.length; i++) {
+    if ((argv[i] === '--from' || argv[i] === '--to') && RELATIVE_RE.test(argv[i + 1] ?? '')) {
+      out.push(`${argv[i]}=${argv[++i]}`)
+    } else {
+      out.push(argv[i])
+    }
+  }
+  return out
+}
 
 /**
  * Parses a --from/--to value into ms since the epoch.
@@ -44,7 +62,7 @@ const STORE_USAGE = `
 function parseTime (name, text, now = Date.now()) {
   const t = text.trim()
   if (t === 'now') return { value: now }
-  const rel = /^-(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(t)
+  const rel = RELATIVE_RE.exec(t)
   if (rel) return { value: now - Number(rel[1]) * UNITS[rel[2]] }
   if (/^\d+$/.test(t)) return { value: Number(t) }
   // A date: at least YYYY-MM-DD, so "12" or "5m" never reads as one.
@@ -88,13 +106,17 @@ function iso (ms) {
  */
 function selectWindows (dir, { from = -Infinity, to = Infinity, pid, kind } = {}) {
   const all = listWindows(dir).filter((w) => w.ext === V8_EXT[w.kind])
-  const inRange = all.filter((w) => w.to >= from && w.from <= to && (pid === undefined || w.pid === pid))
-  const k = kind ?? (inRange.some((w) => w.kind === 'cpu') ? 'cpu' : 'heap')
+  // Windows are half-open, [fromMs, toMs): consecutive ones touch, and a
+  // --from at a boundary starts with the window that begins there.
+  const inRange = all.filter((w) => w.to > from && w.from <= to && (pid === undefined || w.pid === pid))
+  const k = kind ?? (all.some((w) => w.kind === 'cpu' && (pid === undefined || w.pid === pid)) ? 'cpu' : 'heap')
   const windows = inRange.filter((w) => w.kind === k)
   if (windows.length === 0) {
     const held = all.filter((w) => w.kind === k)
     const what = `${k} windows${pid === undefined ? '' : ` of process ${pid}`}`
-    const range = from === -Infinity && to === Infinity ? '' : ` between ${iso(from)} and ${iso(to)}`
+    const range = from === -Infinity
+      ? (to === Infinity ? '' : ` up to ${iso(to)}`)
+      : (to === Infinity ? ` from ${iso(from)} on` : ` between ${iso(from)} and ${iso(to)}`)
     const has = held.length === 0
       ? `it holds none (a store holds ${Object.values(V8_EXT).map((e) => `<kind>-<pid>-<fromMs>-<toMs>.${e}`).join(' or ')} files)`
       : `it holds ${held.length} from ${iso(Math.min(...held.map((w) => w.from)))} to ${iso(Math.max(...held.map((w) => w.to)))}`
@@ -204,6 +226,7 @@ module.exports = {
   STORE_OPTIONS,
   STORE_USAGE,
   parseTime,
+  joinTimeArgs,
   listWindows,
   selectWindows,
   resolveInput,
