@@ -46,9 +46,9 @@ async function run (argv) {
   const given = [...new Set(a.values.to || [])]
   const to = given.filter((f) => FORMATS.includes(f))
   const times = given.filter((f) => !FORMATS.includes(f) && !parseTime('to', f).error)
-  if (to.length === 0) return usageError('convert', USAGE, `--to is required (${FORMATS.join(', ')})`).exit
   const unknown = given.find((f) => !to.includes(f) && !times.includes(f))
   if (unknown) return usageError('convert', USAGE, `unknown format "${unknown}" for --to; known: ${FORMATS.join(', ')}`).exit
+  if (to.length === 0) return usageError('convert', USAGE, `--to is required (${FORMATS.join(', ')})`).exit
   if (times.length > 1) return usageError('convert', USAGE, `one range end for --to, got ${times.join(' and ')}`).exit
   if (to.length > 1 && a.values.output !== undefined) {
     return usageError('convert', USAGE, '-o names one file: use it with a single --to').exit

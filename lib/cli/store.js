@@ -10,6 +10,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const native = require('../native')
+const { cprofError } = require('../errors')
 const { usageError } = require('./profile-io')
 
 const WINDOW_RE = /^(cpu|heap)-(\d+)-(\d+)-(\d+)\.(cpuprofile|heapprofile|pb\.gz)$/
@@ -143,9 +144,10 @@ function isDirectory (file) {
 
 /**
  * What a profile command reads: one file, or the windows of a store
- * directory. Returns { path } | { paths, store } | { error, usage }:
- * usage is true for an argument mistake (exit 2), false when the store has
- * nothing in range (exit 1).
+ * directory. Returns { path } | { paths, store } | { error, usage, io }:
+ * usage is true for an argument mistake (exit 2), io for a directory that
+ * is no store (ERR_CPROF_IO, as for any unreadable file), neither when the
+ * store has nothing in range (exit 1).
  */
 function resolveInput (file, values) {
   const abs = path.resolve(file)
@@ -155,6 +157,13 @@ function resolveInput (file, values) {
       return { usage: true, error: `--${storeOpts[0]} takes a recorder store directory, and ${file} is not a directory` }
     }
     return { path: abs }
+  }
+  if (storeOpts.length === 0 && !listWindows(abs).some((w) => w.ext === V8_EXT[w.kind])) {
+    return {
+      io: true,
+      error: `cannot read ${file}: it is a directory, and not a recorder store (no ` +
+        '<cpu|heap>-<pid>-<fromMs>-<toMs>.cpuprofile or .heapprofile files in it)'
+    }
   }
   const now = Date.now()
   const range = {}
@@ -194,6 +203,7 @@ function resolveInput (file, values) {
 function commandInput (cmd, usage, file, values) {
   const input = resolveInput(file, values)
   if (!input.error) return { input }
+  if (input.io) throw cprofError('ERR_CPROF_IO', input.error)
   if (input.usage) return usageError(cmd, usage, input.error)
   process.stderr.write(`cprof ${cmd}: ${input.error}\n`)
   return { exit: 1 }

@@ -200,6 +200,24 @@ test('cprof merge --formats writes the derived files beside the profile', () => 
   assert.ok(fs.statSync(path.join(dir, 'two.svg')).size > 0)
 })
 
+test('cprof merge of heap profiles: sizes add up, samples append', () => {
+  const dir = makeTmpDir()
+  const heap = path.join(ROOT, 'test', 'fixtures', 'small.heapprofile')
+  const one = JSON.parse(ok(['report', heap, '--json']).stdout)
+  const res = JSON.parse(ok(['merge', heap, heap, heap, '--json'], { cwd: dir }).stdout)
+  assert.equal(res.kind, 'heap')
+  assert.equal(res.samples, 3 * one.samples)
+  assert.equal(res.summary.total, 3 * one.summary.total)
+  const merged = JSON.parse(fs.readFileSync(path.join(dir, 'merged.heapprofile'), 'utf8'))
+  assert.equal(merged.samples.length, 3 * one.samples)
+  const ordinals = merged.samples.map((s) => s.ordinal)
+  assert.equal(new Set(ordinals).size, ordinals.length, 'ordinals are unique')
+  let sum = 0
+  const walk = (n) => { sum += n.selfSize; n.children.forEach(walk) }
+  walk(merged.head)
+  assert.equal(sum, 3 * one.summary.total)
+})
+
 test('cprof merge refuses to replace a file it was not told to', () => {
   const dir = makeTmpDir()
   ok(['merge', phases[0].file, phases[1].file], { cwd: dir })
@@ -279,6 +297,10 @@ test('report <store>: nothing in range, bad times', () => {
     r = cli(['report', store, ...bad])
     assert.equal(r.status, 2, r.describe())
   }
+  // A directory that is no store is an unreadable input, as before.
+  r = cli(['report', makeTmpDir()])
+  assert.equal(r.status, 1, r.describe())
+  assert.match(r.stderr, /^cprof: ERR_CPROF_IO: cannot read .*: it is a directory, and not a recorder store/)
   r = cli(['report', store, '--from', String(phases[2].to), '--to', String(phases[0].from)])
   assert.equal(r.status, 2, r.describe())
   assert.match(r.stderr, /--from .* is after --to/)
