@@ -306,6 +306,21 @@ test('report <store>: nothing in range, bad times', () => {
   assert.match(r.stderr, /--from .* is after --to/)
 })
 
+test('cprof merge <store> --from: the windows in range, into the current directory', () => {
+  const dir = makeTmpDir()
+  const res = JSON.parse(ok(['merge', store, '--from', String(phases[1].from), '--json'], { cwd: dir }).stdout)
+  const file = path.join(fs.realpathSync(dir), `cpu-merged-${phases[1].from}-${phases[2].to}.cpuprofile`)
+  assert.deepEqual(res.files, [file])
+  assert.equal(res.inputs.length, 2)
+  const merged = JSON.parse(fs.readFileSync(file, 'utf8'))
+  assertCpuProfileSchema(merged)
+  assert.equal(merged.samples.length, phases[1].profile.samples.length + phases[2].profile.samples.length)
+  assert.equal(merged.startTime, phases[1].profile.startTime)
+  assert.equal(merged.endTime, phases[2].profile.endTime)
+  const r = cli(['merge', store, phases[0].file])
+  assert.equal(r.status, 2, r.describe())
+})
+
 test('flame and convert take a store, and write into the current directory', () => {
   const dir = makeTmpDir()
   const f = ok(['flame', store, '--from', String(phases[1].from)], { cwd: dir })
