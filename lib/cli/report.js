@@ -17,8 +17,8 @@ in bytes (B, KiB, MiB); percentages are of the profile's total.
   --cut PCT           leave out tree nodes under PCT % of the total (default 1)
   --bottom-up NAME    also the callers of the function NAME (its exact name, or a
                       part of "name (file:line)")
-  --json              print the summary object (kind, samples, durationMs, summary)
-                      as JSON instead of the text
+  --json              print the summary object (kind, samples, durationMs, summary;
+                      for a store also windows, from, to) as JSON instead of the text
 ${STORE_USAGE}`
 
 const OPTIONS = {

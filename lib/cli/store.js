@@ -30,9 +30,10 @@ const STORE_USAGE = `
 <file> may be a recorder store directory: its windows whose time range overlaps
 [--from, --to] are merged into one profile first.
   --from T, --to T    the time range (default: all of it). T is an ISO-8601 date
-                      (2026-11-23T18:30:00Z; without a zone it is local time), ms
-                      since the epoch (1795336200123), or relative to now: -30s,
-                      -5m, -2h, -1d, -500ms; or "now"
+                      (2026-11-23T18:30:00Z; a date and time without a zone is
+                      local time, a date alone is UTC midnight), ms since the
+                      epoch (1795336200123), or relative to now: -30s, -5m, -2h,
+                      -1d, -500ms; or "now"
   --pid N             only the windows of process N (default: every process; each
                       process's windows follow the previous process's)
   --kind cpu|heap     which windows (default: cpu when the store has any, else heap)
