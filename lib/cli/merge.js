@@ -85,6 +85,16 @@ function fmtNum (v, digits) {
   return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 }
 
+// A frame as every cprof output writes it (docs/formats.md, derived
+// formats): name (path:line), a file:// url shortened to its path, the name
+// alone without a script.
+function frameLabel (f) {
+  const name = f.functionName || '(anonymous)'
+  if (!f.url) return name
+  const where = f.url.startsWith('file://') ? decodeURIComponent(f.url.slice('file://'.length)) : f.url
+  return `${name} (${where}:${f.line})`
+}
+
 function printSummary (r, n, files, top) {
   const cpu = r.kind === 'cpu'
   const span = cpu ? `, ${fmtNum(r.durationMs / 1000, 2)} s from first start to last end` : ''
@@ -94,8 +104,7 @@ function printSummary (r, n, files, top) {
   out.push(`total ${fmtNum(r.summary.total, cpu ? 1 : 0)} ${unit}; top ${Math.min(top, r.summary.top.length)} by self ${cpu ? 'time' : 'size'}:`)
   out.push(`  ${`self ${unit}`.padStart(14)}  ${'self %'.padStart(6)}  function`)
   for (const f of r.summary.top.slice(0, top)) {
-    const where = f.url ? ` ${f.url}:${f.line}` : ''
-    out.push(`  ${fmtNum(f.self, cpu ? 1 : 0).padStart(14)}  ${f.selfPercent.toFixed(1).padStart(5)}%  ${f.functionName || '(anonymous)'}${where}`)
+    out.push(`  ${fmtNum(f.self, cpu ? 1 : 0).padStart(14)}  ${f.selfPercent.toFixed(1).padStart(5)}%  ${frameLabel(f)}`)
   }
   process.stdout.write(out.join('\n') + '\n')
 }
