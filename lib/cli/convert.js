@@ -3,7 +3,7 @@
 // .heapprofile in another format, written by the native core.
 const path = require('node:path')
 const { FORMAT_EXT } = require('../options')
-const { parseCommand, usageError, intArg, outputPath } = require('./profile-io')
+const { parseCommand, usageError, intArg, input, outputPath, claimOutputs, refused } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, parseTime, profileJob, storeOutputPath, storeTitle } = require('./store')
 
 const FORMATS = Object.keys(FORMAT_EXT)
@@ -19,12 +19,13 @@ Converts a .cpuprofile or .heapprofile to:
 
   --to FORMAT         the output format (repeat it for several; then -o is not allowed)
   -o, --output FILE   where to write (default: next to <file>, extension .pb.gz,
-                      .folded, .svg or .txt)
+                      .folded, .svg or .txt); -o replaces an existing FILE
+  --force             replace existing default outputs (without it, convert stops
+                      with exit 1 and names the file in the way)
   --interval N        pprof: the sampling interval (CPU µs, heap bytes); default for
                       CPU: the mean gap between samples, for heap: left out
-  --include-collected pprof, heap: name the values alloc_objects/alloc_space (the
-                      profile includes objects GC collected) instead of
-                      inuse_objects/inuse_space
+  --include-collected pprof, heap: name the bytes alloc_space (the profile
+                      includes objects GC collected) instead of inuse_space
 ${STORE_USAGE}  In convert, --to names the format and, given a time, the range end too:
   cprof convert store/ --from -5m --to now --to pprof. With a store and no -o,
   outputs go to the current directory as <kind>-merged-<fromMs>-<toMs>.<ext>.
@@ -37,7 +38,8 @@ const OPTIONS = {
   to: { type: 'string', multiple: true },
   output: { type: 'string', short: 'o' },
   interval: { type: 'string' },
-  'include-collected': { type: 'boolean' }
+  'include-collected': { type: 'boolean' },
+  force: { type: 'boolean' }
 }
 
 async function run (argv) {
@@ -61,6 +63,7 @@ async function run (argv) {
   const store = src.input.store
   // Every output in the same directory: the input's, or -o's.
   const outs = {}
+  const paths = []
   let dir
   for (const f of to) {
     const out = store && a.values.output === undefined
@@ -68,14 +71,25 @@ async function run (argv) {
       : outputPath(file, a.values.output, FORMAT_EXT[f])
     dir = path.dirname(out)
     outs[f] = path.basename(out)
+    paths.push(out)
   }
-  const r = await profileJob(src.input, dir, 0, {
-    outs,
-    interval: interval.value,
-    includeCollected: a.values['include-collected'] === true,
-    title: store ? storeTitle(src.input) : path.basename(file),
-    needSamples: true
+  const claim = claimOutputs('convert', paths, {
+    explicit: a.values.output !== undefined, force: a.values.force, inputs: src.input.paths ?? [input(file)]
   })
+  if (claim.exit !== undefined) return claim.exit
+  let r
+  try {
+    r = await profileJob(src.input, dir, 0, {
+      outs,
+      interval: interval.value,
+      includeCollected: a.values['include-collected'] === true,
+      title: store ? storeTitle(src.input) : path.basename(file),
+      needSamples: true,
+      keepExisting: claim.keepExisting
+    })
+  } catch (err) {
+    return refused('convert', err)
+  }
   for (const f of to) process.stdout.write(`${r.outputs[f].path}\n`)
   return 0
 }

@@ -7,7 +7,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const native = require('../native')
 const { FORMAT_EXT } = require('../options')
-const { usageError, intArg } = require('./profile-io')
+const { usageError, intArg, claimOutputs, refused } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath, iso } = require('./store')
 
 const FORMATS = Object.keys(FORMAT_EXT)
@@ -26,8 +26,9 @@ Heap samples are appended, their ordinals renumbered after the previous file's.
 
   -o, --output FILE   the merged profile (default: merged.cpuprofile or
                       merged.heapprofile in the current directory, after the
-                      first file's extension; an existing file is replaced
-                      only when named with -o)
+                      first file's extension); -o replaces an existing FILE
+  --force             replace existing default outputs (without it, merge stops
+                      with exit 1 and names the file in the way)
   --formats LIST      also write these next to it, same name, their extension
                       (comma-separated or repeated): ${FORMATS.join(', ')}
   --top N             functions in the printed summary (default ${TOP})
@@ -44,6 +45,7 @@ const OPTIONS = {
   formats: { type: 'string', multiple: true },
   top: { type: 'string' },
   json: { type: 'boolean' },
+  force: { type: 'boolean' },
   ...STORE_OPTIONS
 }
 
@@ -131,20 +133,23 @@ async function run (argv) {
   const base = out.file.replace(/\.(cpuprofile|heapprofile|json)$/i, '')
   const outs = {}
   for (const f of formats.value) outs[f] = path.basename(`${base}.${FORMAT_EXT[f]}`)
-  if (!out.explicit) {
-    const taken = [out.file, ...Object.values(outs).map((o) => path.join(path.dirname(out.file), o))]
-      .find((f) => fs.existsSync(f))
-    if (taken) {
-      process.stderr.write(`cprof merge: ${taken} exists; name the output with -o to replace it, or move it\n`)
-      return 1
-    }
-  }
-  const n = src.paths.length
-  const r = await native.merge(src.paths, path.dirname(out.file), path.basename(out.file), top.value ?? TOP, {
-    outs,
-    title: src.store ? `${src.store.store.kind} ${iso(src.store.store.from)} to ${iso(src.store.store.to)}` : `${n} merged profiles`,
-    needSamples: true
+  const dir = path.dirname(out.file)
+  const claim = claimOutputs('merge', [out.file, ...Object.values(outs).map((o) => path.join(dir, o))], {
+    explicit: out.explicit, force: a.values.force, inputs: src.paths
   })
+  if (claim.exit !== undefined) return claim.exit
+  const n = src.paths.length
+  let r
+  try {
+    r = await native.merge(src.paths, dir, path.basename(out.file), top.value ?? TOP, {
+      outs,
+      title: src.store ? `${src.store.store.kind} ${iso(src.store.store.from)} to ${iso(src.store.store.to)}` : `${n} merged profiles`,
+      needSamples: true,
+      keepExisting: claim.keepExisting
+    })
+  } catch (err) {
+    return refused('merge', err)
+  }
   const files = [r.file.path, ...formats.value.map((f) => r.outputs[f].path)]
   if (a.values.json) {
     const { kind, samples, durationMs, summary } = r

@@ -224,12 +224,33 @@ test('cprof merge refuses to replace a file it was not told to', () => {
   const first = fs.readFileSync(path.join(dir, 'merged.cpuprofile'), 'utf8')
   const r = cli(['merge', phases[2].file], { cwd: dir })
   assert.equal(r.status, 1, r.describe())
-  assert.match(r.stderr, /merged\.cpuprofile exists; name the output with -o/)
+  assert.match(r.stderr, /merged\.cpuprofile exists: pass --force to replace it, or -o FILE/)
   assert.equal(fs.readFileSync(path.join(dir, 'merged.cpuprofile'), 'utf8'), first)
-  // Named with -o, it is replaced.
+  // Named with -o, or with --force, it is replaced.
   ok(['merge', phases[2].file, '-o', path.join(dir, 'merged.cpuprofile')])
   assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'merged.cpuprofile'), 'utf8')).startTime,
     phases[2].profile.startTime)
+  ok(['merge', phases[1].file, '--force'], { cwd: dir })
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'merged.cpuprofile'), 'utf8')).startTime,
+    phases[1].profile.startTime)
+  // Never over an input, -o or not.
+  const r2 = cli(['merge', phases[0].file, phases[1].file, '-o', phases[1].file])
+  assert.equal(r2.status, 1, r2.describe())
+  assert.match(r2.stderr, /is also an input/)
+})
+
+test('merge with keepExisting: the native writer never replaces the merged file', async () => {
+  const native = require('../../lib/native')
+  const dir = makeTmpDir()
+  const out = path.join(dir, 'taken.cpuprofile')
+  fs.writeFileSync(out, 'mine')
+  await assert.rejects(
+    native.merge([phases[0].file, phases[1].file], dir, 'taken.cpuprofile', 0, { keepExisting: true }),
+    (err) => err.code === 'ERR_CPROF_EXISTS' && err.message.includes('taken.cpuprofile'))
+  assert.equal(fs.readFileSync(out, 'utf8'), 'mine')
+  assert.deepEqual(fs.readdirSync(dir), ['taken.cpuprofile'], 'no temp file left behind')
+  const r = await native.merge([phases[0].file, phases[1].file], dir, 'new.cpuprofile', 0, { keepExisting: true })
+  assert.equal(r.file.path, path.join(dir, 'new.cpuprofile'))
 })
 
 test('cprof merge: mixed kinds, a bad file, usage errors', () => {
