@@ -9,7 +9,6 @@
 // (.cpuprofile, .heapprofile): pprof is an export, not read back.
 const fs = require('node:fs')
 const path = require('node:path')
-const native = require('../native')
 const { cprofError } = require('../errors')
 const { usageError } = require('./profile-io')
 
@@ -78,20 +77,19 @@ function parseTime (name, text, now = Date.now()) {
   }
 }
 
+/** A recorder window's file name read: { kind, pid, from, to, ext }, or null. */
+function parseWindowName (base) {
+  const m = WINDOW_RE.exec(base)
+  if (!m) return null // temp files start with a dot
+  return { kind: m[1], pid: Number(m[2]), from: Number(m[3]), to: Number(m[4]), ext: m[5] }
+}
+
 /** The windows in dir as the recorder names them: [{ file, kind, pid, from, to, ext }]. */
 function listWindows (dir) {
   const out = []
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const m = WINDOW_RE.exec(entry.name)
-    if (!m || !entry.isFile()) continue // temp files start with a dot
-    out.push({
-      file: path.join(dir, entry.name),
-      kind: m[1],
-      pid: Number(m[2]),
-      from: Number(m[3]),
-      to: Number(m[4]),
-      ext: m[5]
-    })
+    const w = parseWindowName(entry.name)
+    if (w && entry.isFile()) out.push({ file: path.join(dir, entry.name), ...w })
   }
   return out
 }
@@ -229,6 +227,7 @@ function storeTitle (input) {
  * merge (then the same job) on a store's windows. Off the main thread.
  */
 function profileJob (input, dir, top, opts) {
+  const native = require('../native') // here: cprof list reads names without the addon
   if (input.paths) return native.merge(input.paths, dir, null, top, opts)
   return native.convert(input.path, dir, top, opts)
 }
@@ -238,6 +237,7 @@ module.exports = {
   STORE_USAGE,
   parseTime,
   joinTimeArgs,
+  parseWindowName,
   listWindows,
   selectWindows,
   resolveInput,

@@ -308,6 +308,21 @@ test('report <store> --from/--to merges the windows in range, and only those', (
   assert.equal(storeReport('--pid', String(PID)).samples, all.samples)
 })
 
+test('cprof list <store>: each window with its process, start and end', () => {
+  const rows = ok(['list', store, '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l))
+  const windows = rows.filter((r) => r.format === 'cpuprofile')
+  assert.equal(windows.length, 3)
+  windows.forEach((w, i) => {
+    assert.equal(w.kind, 'cpu')
+    assert.equal(w.pid, PID)
+    assert.equal(w.time, new Date(phases[i].from).toISOString())
+    assert.equal(w.to, new Date(phases[i].to).toISOString())
+  })
+  const pprof = rows.filter((r) => r.format === 'pb.gz')
+  assert.ok(pprof.length === 3 && pprof.every((r) => r.kind === 'cpu' && r.pid === PID))
+  assert.ok(!rows.some((r) => path.basename(r.file).startsWith('.')), 'temp files are not listed')
+})
+
 test('report <store>: nothing in range, bad times', () => {
   let r = cli(['report', store, '--to', '-1h'])
   assert.equal(r.status, 1, r.describe())
