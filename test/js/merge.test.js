@@ -253,6 +253,29 @@ test('merge with keepExisting: the native writer never replaces the merged file'
   assert.equal(r.file.path, path.join(dir, 'new.cpuprofile'))
 })
 
+// The CLI merges in steps of 128 files (a store may hold thousands of
+// windows): more than two steps' worth must add up exactly as well.
+test('cprof merge of 300 files: merged in steps, the same sums; a wrong kind in a later step', () => {
+  const dir = makeTmpDir()
+  const files = []
+  for (let i = 0; i < 300; i++) {
+    const f = path.join(dir, `w${String(i).padStart(3, '0')}.cpuprofile`)
+    fs.copyFileSync(phases[i % 3].file, f)
+    files.push(f)
+  }
+  const res = JSON.parse(ok(['merge', ...files, '-o', path.join(dir, 'all.cpuprofile'), '--json', '--top', '100000']).stdout)
+  const inputs = files.map((_, i) => phases[i % 3].profile)
+  assert.equal(res.samples, independentMerge(inputs).samples)
+  assertSelfTimes(res.summary, independentMerge(inputs), '300 files')
+
+  const heap = path.join(ROOT, 'test', 'fixtures', 'small.heapprofile')
+  const mixed = [...files.slice(0, 200), heap, ...files.slice(200)]
+  const r = cli(['merge', ...mixed, '-o', path.join(dir, 'mixed.cpuprofile')])
+  assert.equal(r.status, 1, r.describe())
+  assert.match(r.stderr, /cannot merge a CPU profile \(.*w000\.cpuprofile\) with a heap profile \(.*small\.heapprofile\)/)
+  assert.ok(!fs.existsSync(path.join(dir, 'mixed.cpuprofile')))
+})
+
 test('cprof merge: mixed kinds, a bad file, usage errors', () => {
   const dir = makeTmpDir()
   const heap = path.join(ROOT, 'test', 'fixtures', 'small.heapprofile')
