@@ -1,6 +1,5 @@
 /* Merging profiles of one kind into one (the flight recorder's windows,
- * `cprof merge`), and the memory a profile really holds (the recorder's
- * ring accounting). Pure C11 like the rest of the core. */
+ * `cprof merge`). Pure C11 like the rest of the core. */
 #ifndef CPROF_MERGE_H
 #define CPROF_MERGE_H
 
@@ -35,10 +34,8 @@
  * between the two profiles, per boundary. */
 int cprof_profile_merge(cprof_profile_t *const *in, size_t n, cprof_profile_t **out);
 
-/* The bytes this profile really holds in memory (every allocation the model
- * owns: arrays at their capacity, interned strings, internal tables), for a
- * ring's honest accounting. Where the C library can tell, each block counts
- * at its usable size (malloc_usable_size); elsewhere at its requested size. */
-size_t cprof_profile_bytes(const cprof_profile_t *p);
+/* cprof_profile_bytes(p), the bytes a profile really holds (a ring's
+ * honest accounting), is declared in profile.h, the unit that owns the
+ * model's allocations; this header includes it. */
 
 #endif
