@@ -17,8 +17,10 @@ typedef struct {
   size_t len;   /* its length */
   char *path;   /* a profile file to read instead of json (owned), or NULL */
   char *path_b; /* diff: the "after" profile file (owned); path is "before" */
-  char *dir;    /* output directory (owned), or NULL to write nothing */
-  char *name;   /* the .cpuprofile/.heapprofile name inside dir (owned), or NULL */
+  char **paths; /* merge: profile files (owned) merged in this order, instead of path */
+  size_t npaths;
+  char *dir;  /* output directory (owned), or NULL to write nothing */
+  char *name; /* the .cpuprofile/.heapprofile name inside dir (owned), or NULL */
   char *outs[CPROF_FORMAT_COUNT]; /* derived formats' names inside dir (owned), or NULL;
                                      for a diff, outs[SVG] is the differential graph */
   unsigned top;                   /* how many functions the summary lists */
