@@ -114,6 +114,7 @@ NAPI_MODULE_INIT() {
       export_fn(env, exports, "heapStop", cprof__heap_stop) ||
       export_fn(env, exports, "analyze", cprof__analyze) ||
       export_fn(env, exports, "convert", convert) || export_fn(env, exports, "diff", diff) ||
+      export_fn(env, exports, "merge", cprof__merge) ||
       export_fn(env, exports, "signalWatch", cprof__signal_watch) ||
       export_fn(env, exports, "signalUnwatch", cprof__signal_unwatch))
     return NULL;

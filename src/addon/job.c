@@ -48,6 +48,9 @@ void cprof__job_in_free(cprof_job_in_t *in) {
   free(in->json);
   free(in->path);
   free(in->path_b);
+  for (size_t i = 0; i < in->npaths; i++)
+    free(in->paths[i]);
+  free(in->paths);
   free(in->dir);
   free(in->name);
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
@@ -216,6 +219,19 @@ static int load(job_t *job, const char *path, char **json, size_t *len, cprof_pr
   return rc;
 }
 
+/* A merge's loader: each file alone may be empty (a quiet window); the
+ * merged profile is what must hold samples. */
+static int load_one(void *ctx, const char *path, cprof_profile_t **out) {
+  job_t *job = ctx;
+  char *json = NULL;
+  size_t len = 0;
+  int need = job->in.need_samples;
+  job->in.need_samples = 0;
+  int rc = load(job, path, &json, &len, out);
+  job->in.need_samples = need;
+  return rc;
+}
+
 static char *join_path(const char *dir, const char *name) {
   size_t n = strlen(dir) + strlen(name) + 2;
   char *s = malloc(n);
@@ -307,7 +323,10 @@ static int run(job_t *job) {
   /* After a failed write the parse still runs: err.result keeps the summary.
    * The parse clears errbuf: keep the write's message (it names the errno). */
   if (wrc != CPROF_OK) memcpy(werr, job->errbuf, sizeof werr);
-  int rc = load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
+  int rc = job->in.npaths ? cprof__job_merge_files(job->in.paths, job->in.npaths,
+                                                   job->in.need_samples, load_one, job,
+                                                   &job->profile, job->errbuf, sizeof job->errbuf)
+                          : load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
   if (rc != CPROF_OK) return rc;
   if (job->in.path_b) {
     char *json = NULL;
