@@ -57,6 +57,7 @@ void cprof__job_in_free(cprof_job_in_t *in) {
     free(in->outs[i]);
   free(in->title);
   free(in->focus);
+  if (in->produce_free) in->produce_free(in->produce_ctx);
   memset(in, 0, sizeof *in);
 }
 
@@ -323,10 +324,13 @@ static int run(job_t *job) {
   /* After a failed write the parse still runs: err.result keeps the summary.
    * The parse clears errbuf: keep the write's message (it names the errno). */
   if (wrc != CPROF_OK) memcpy(werr, job->errbuf, sizeof werr);
-  int rc = job->in.npaths ? cprof__job_merge_files(job->in.paths, job->in.npaths,
-                                                   job->in.need_samples, load_one, job,
-                                                   &job->profile, job->errbuf, sizeof job->errbuf)
-                          : load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
+  int rc =
+      job->in.produce
+          ? job->in.produce(job->in.produce_ctx, &job->profile, job->errbuf, sizeof job->errbuf)
+      : job->in.npaths
+          ? cprof__job_merge_files(job->in.paths, job->in.npaths, job->in.need_samples, load_one,
+                                   job, &job->profile, job->errbuf, sizeof job->errbuf)
+          : load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
   if (rc != CPROF_OK) return rc;
   if (job->in.path_b) {
     char *json = NULL;

@@ -28,6 +28,12 @@ typedef struct {
   int need_samples;         /* a profile without samples is an error (the CLI) */
   cprof_export_opts_t opts; /* title and focus point at the owned copies below */
   char *title, *focus;
+  /* Instead of json or path: run on the worker thread, gives the profile
+   * (the recorder's dump: a merge of its windows). produce_free(ctx) runs
+   * when the job is freed, also if it never ran. */
+  int (*produce)(void *ctx, cprof_profile_t **out, char *errbuf, size_t errlen);
+  void (*produce_free)(void *ctx);
+  void *produce_ctx;
 } cprof_job_in_t;
 
 /* Queues the job and returns its promise. Takes ownership of in's buffers,
