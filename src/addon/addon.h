@@ -27,6 +27,7 @@ typedef struct {
   cprof_ctl_t cpu;
   cprof_ctl_t heap;
   cprof_signal_t *signals[CPROF_SIGNAL_SLOTS]; /* the signal triggers (CPU, heap) */
+  struct cprof_rec_s *recorder;                /* the flight recorder (recorder.h), or NULL */
 } cprof_addon_t;
 
 /* An inspector command and its params (JSON text or NULL). */

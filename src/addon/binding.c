@@ -6,6 +6,7 @@
 #include "errors.h"
 #include "job.h"
 #include "macros.h"
+#include "recorder.h"
 #include "signal.h"
 
 cprof_addon_t *cprof__addon(napi_env env) {
@@ -76,6 +77,7 @@ static void cleanup_hook(void *arg) {
   addon->exiting = 1;
   cprof__ctl_abandon(addon->env, &addon->cpu);
   cprof__ctl_abandon(addon->env, &addon->heap);
+  cprof__rec_abandon(addon->env);
   for (int i = 0; i < CPROF_SIGNAL_SLOTS; i++) {
     cprof__signal_stop(addon->signals[i]);
     addon->signals[i] = NULL;
@@ -116,7 +118,12 @@ NAPI_MODULE_INIT() {
       export_fn(env, exports, "convert", convert) || export_fn(env, exports, "diff", diff) ||
       export_fn(env, exports, "merge", cprof__merge) ||
       export_fn(env, exports, "signalWatch", cprof__signal_watch) ||
-      export_fn(env, exports, "signalUnwatch", cprof__signal_unwatch))
+      export_fn(env, exports, "signalUnwatch", cprof__signal_unwatch) ||
+      export_fn(env, exports, "recStart", cprof__rec_start) ||
+      export_fn(env, exports, "recRotate", cprof__rec_rotate) ||
+      export_fn(env, exports, "recStop", cprof__rec_stop) ||
+      export_fn(env, exports, "recStatus", cprof__rec_status) ||
+      export_fn(env, exports, "recDump", cprof__rec_dump))
     return NULL;
   return exports;
 }

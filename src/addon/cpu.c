@@ -3,6 +3,8 @@
 
 #include "addon.h"
 #include "args.h"
+#include "errors.h"
+#include "recorder.h"
 
 /* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name */
 napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
@@ -14,6 +16,12 @@ napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
       cprof__arg_double(env, argv[0], "interval", &interval) != 0 ||
       cprof__arg_double(env, argv[1], "timeout", &timeout) != 0)
     return NULL;
+  if (cprof__rec_running(env)) {
+    cprof__throw(env, "ERR_CPROF_BUSY",
+                 "the flight recorder is running: use recorder.dump() for a CPU profile of the "
+                 "last seconds, or recorder.stop() before start()");
+    return NULL;
+  }
   snprintf(params, sizeof params, "{\"interval\":%.0f}", interval);
   const cprof_cmd_t cmds[] = {{"Profiler.enable", NULL},
                               {"Profiler.setSamplingInterval", params},
