@@ -6,6 +6,7 @@ const options = require('./options')
 const { createController } = require('./controller')
 const { snapshot } = require('./snapshot')
 const { createTriggers } = require('./triggers')
+const { createRecorder } = require('./recorder')
 
 const cprof = new EventEmitter()
 
@@ -32,6 +33,19 @@ function emitProfile (result) {
 }
 
 const hooks = { report, emitProfile }
+
+// 'window': every recorder window once it is in the ring (and the store).
+const recorder = createRecorder({
+  report,
+  emitProfile,
+  emit: (event, value) => {
+    try {
+      cprof.emit(event, value)
+    } catch (err) {
+      report(err)
+    }
+  }
+})
 
 const cpu = createController({
   kind: 'cpu',
@@ -78,7 +92,7 @@ async function analyze (file, opts) {
   return native.analyze(o.path, o.top, o.nodes)
 }
 
-const triggers = createTriggers({ cpu, heap }, snapshot, hooks)
+const triggers = createTriggers({ cpu, heap, recorder }, snapshot, hooks)
 
 Object.assign(cprof, {
   init: triggers.init,
@@ -87,6 +101,7 @@ Object.assign(cprof, {
   stop: cpu.stop,
   profile: cpu.profile,
   analyze,
+  recorder: { start: recorder.start, stop: recorder.stop, status: recorder.status, dump: recorder.dump },
   heap: { start: heap.start, stop: heap.stop, profile: heap.profile, snapshot }
 })
 module.exports = cprof
