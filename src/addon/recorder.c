@@ -601,9 +601,10 @@ napi_value cprof__rec_dump(napi_env env, napi_callback_info info) {
   in.produce = produce_merge;
   in.produce_free = produce_free;
   in.produce_ctx = s;
-  if (cprof__job_args(env, argv + 1, &in) != 0 || cprof__job_export_args(env, argv[4], &in) != 0 ||
-      !(promise = cprof__job_queue(env, &in)))
+  if (cprof__job_args(env, argv + 1, &in) != 0 || cprof__job_export_args(env, argv[4], &in) != 0)
     return NULL;
+  if (!in.opts.start_time_ms) in.opts.start_time_ms = from; /* pprof's time_nanos */
+  if (!(promise = cprof__job_queue(env, &in))) return NULL;
   NAPI_CALL(env, napi_create_object(env, &r));
   NAPI_CALL(env, napi_set_named_property(env, r, "promise", promise));
   if (set_num(env, r, "from", (double)from) || set_num(env, r, "to", (double)to) ||
