@@ -1,5 +1,6 @@
 'use strict'
 // cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--force]
+// cprof trigger <pid> --dump [--last <s>] [--signal <name>] [--force]
 //
 // Sends the signal trigger to a live process that installed it (cprof.init()
 // or node -r cprof/register): the first signal starts a profile, the next one
@@ -9,8 +10,10 @@
 const fs = require('node:fs')
 const { parseArgs } = require('node:util')
 const { parseSignal, DEFAULT_SIGNAL } = require('../trigger-config')
+const dumpRequest = require('../dump-request')
 
 const USAGE = `usage: cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--force]
+       cprof trigger <pid> --dump [--last <s>] [--signal <name>] [--force]
 
 Toggles profiling in a process that runs cprof's signal trigger
 (cprof.init() or node -r cprof/register): the first signal starts a
@@ -22,6 +25,10 @@ profile, the second stops it and writes the file into the app's directory
                     process was started with, else ${DEFAULT_SIGNAL} (CPU; heap has no default)
   --duration <s>    send the signal, wait this many seconds, send it again
   --force           send even if the process does not seem to catch the signal
+  --dump            ask the flight recorder (recorder: in init(), or CPROF_RECORDER=1) to write
+                    what it holds; the signal defaults to the process's CPROF_DUMP_SIGNAL, else
+                    CPROF_SIGNAL, else ${DEFAULT_SIGNAL}
+  --last <s>        with --dump: only the last <s> seconds (default: all the recorder keeps)
 `
 
 class UsageError extends Error {}
@@ -37,6 +44,8 @@ function options (argv) {
         signal: { type: 'string' },
         duration: { type: 'string' },
         force: { type: 'boolean' },
+        dump: { type: 'boolean' },
+        last: { type: 'string' },
         help: { type: 'boolean', short: 'h' }
       }
     })
@@ -57,7 +66,26 @@ function options (argv) {
       throw new UsageError(`--duration must be a number of seconds > 0, got ${JSON.stringify(values.duration)}`)
     }
   }
-  return { pid, heap: Boolean(values.heap), signal: values.signal, duration, force: Boolean(values.force) }
+  let last
+  if (values.last !== undefined) {
+    if (!values.dump) throw new UsageError('--last goes with --dump')
+    last = Number(values.last)
+    if (values.last.trim() === '' || !Number.isFinite(last) || last <= 0) {
+      throw new UsageError(`--last must be a number of seconds > 0, got ${JSON.stringify(values.last)}`)
+    }
+  }
+  if (values.dump && (values.heap || duration !== undefined)) {
+    throw new UsageError('--dump does not go with --heap or --duration')
+  }
+  return {
+    pid,
+    heap: Boolean(values.heap),
+    signal: values.signal,
+    duration,
+    force: Boolean(values.force),
+    dump: Boolean(values.dump),
+    last
+  }
 }
 
 // The environment the process was started with (what register.js read).
@@ -120,7 +148,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     out.write(USAGE)
     return 0
   }
-  const kind = o.heap ? 'heap' : 'CPU'
+  const kind = o.dump ? 'dump' : o.heap ? 'heap' : 'CPU'
   let name = o.signal
   let from = '--signal'
   if (name !== undefined) {
@@ -137,8 +165,8 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   }
   if (name === undefined) {
     const env = startEnv(o.pid)
-    name = o.heap ? env.CPROF_HEAP_SIGNAL : env.CPROF_SIGNAL
-    from = o.heap ? 'CPROF_HEAP_SIGNAL' : 'CPROF_SIGNAL'
+    name = o.heap ? env.CPROF_HEAP_SIGNAL : o.dump ? env.CPROF_DUMP_SIGNAL || env.CPROF_SIGNAL : env.CPROF_SIGNAL
+    from = o.heap ? 'CPROF_HEAP_SIGNAL' : o.dump && env.CPROF_DUMP_SIGNAL ? 'CPROF_DUMP_SIGNAL' : 'CPROF_SIGNAL'
     if (!name && !o.heap) {
       name = DEFAULT_SIGNAL
       from = 'the default'
@@ -163,6 +191,14 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     return 1
   }
   try {
+    if (o.dump) {
+      // The app reads (and deletes) the request when the signal arrives.
+      if (o.last !== undefined) dumpRequest.put(o.pid, Math.round(o.last * 1000), startEnv(o.pid).TMPDIR || undefined)
+      send(o.pid, sig)
+      out.write(`sent ${sig.name} to ${o.pid}: its flight recorder writes ` +
+        `${o.last !== undefined ? `the last ${o.last} s` : 'all it holds'} (\`cprof list\` shows the file)\n`)
+      return 0
+    }
     send(o.pid, sig)
     if (o.duration === undefined) {
       out.write(`sent ${sig.name} to ${o.pid}: it starts a ${kind} profile, or stops the running one ` +
