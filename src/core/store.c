@@ -1,3 +1,5 @@
+#define _POSIX_C_SOURCE 200809L /* fstatat, dirfd, strdup */
+
 #include "store.h"
 
 #include <dirent.h>
