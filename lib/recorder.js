@@ -16,10 +16,10 @@ const KEEP_DEFAULT_MS = 60_000
 const MAX_BYTES_DEFAULT = 16 * 1024 * 1024
 const STORE_MAX_BYTES_DEFAULT = 256 * 1024 * 1024
 const STORE_MAX_AGE_DEFAULT_MS = 24 * 3600 * 1000
-const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'store']
+const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'store']
 const STORE_KEYS = ['dir', 'maxBytes', 'maxAge', 'formats']
 const STORE_FORMATS = ['cpuprofile', 'pprof']
-const DUMP_KEYS = ['last', 'formats', 'dir', 'name']
+const DUMP_KEYS = ['kind', 'last', 'formats', 'dir', 'name']
 
 function describe (v) {
   if (v === null) return 'null'
@@ -71,15 +71,20 @@ function storeOption (value) {
   }
 }
 
-/** recorder.start() options → { window, keep, maxBytes, interval, heap, store } */
+function heapIntervalOption (value) {
+  if (value === undefined) return options.HEAP_INTERVAL_DEFAULT_BYTES
+  const [min, max] = options.HEAP_INTERVAL_RANGE_BYTES
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw invalidArg(`heapInterval must be an integer from ${min} to ${max} bytes, got ${describe(value)}`)
+  }
+  return value
+}
+
+/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval, store } */
 function startOptions (arg) {
   const o = objectOption(arg, START_KEYS, 'recorder.start()')
   if (o.heap !== undefined && typeof o.heap !== 'boolean') {
     throw invalidArg(`heap must be a boolean, got ${describe(o.heap)}`)
-  }
-  if (o.heap === true) {
-    throw invalidArg('heap: true is not available in this version of the recorder: it records CPU ' +
-      'windows only; use heap.start()/heap.stop() for heap profiles')
   }
   const interval = o.interval === undefined ? options.CPU_INTERVAL_DEFAULT_US : o.interval
   if (!Number.isInteger(interval) || interval < options.CPU_INTERVAL_RANGE_US[0] || interval > options.CPU_INTERVAL_RANGE_US[1]) {
@@ -90,16 +95,23 @@ function startOptions (arg) {
     keep: numberOption(o.keep, 'keep', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', KEEP_DEFAULT_MS),
     maxBytes: numberOption(o.maxBytes, 'maxBytes', [0, Number.MAX_SAFE_INTEGER], 'bytes', MAX_BYTES_DEFAULT),
     interval,
-    heap: false,
+    heap: o.heap === true,
+    heapInterval: heapIntervalOption(o.heapInterval),
     store: storeOption(o.store)
   }
 }
 
-/** recorder.dump() options → { last, formats, dir, name } */
+/** recorder.dump() options → { kind, last, formats, dir, name } */
 function dumpOptions (arg) {
   const o = typeof arg === 'number' ? { last: arg } : objectOption(arg, DUMP_KEYS, 'recorder.dump()')
-  const startLike = options.cpuStartOptions({ dir: o.dir, name: o.name, formats: o.formats }, 'recorder.dump()')
+  if (o.kind !== undefined && o.kind !== 'cpu' && o.kind !== 'heap') {
+    throw invalidArg(`kind must be 'cpu' or 'heap', got ${describe(o.kind)}`)
+  }
+  const kind = o.kind || 'cpu'
+  const startLike = (kind === 'heap' ? options.heapStartOptions : options.cpuStartOptions)(
+    { dir: o.dir, name: o.name, formats: o.formats }, 'recorder.dump()')
   return {
+    kind,
     last: numberOption(o.last, 'last', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', 0),
     dir: startLike.dir,
     name: startLike.name,
@@ -109,17 +121,25 @@ function dumpOptions (arg) {
 
 /** hooks: { report(err), emitProfile(result), emit(event, value) } */
 function createRecorder (hooks) {
-  let run = null // { o, timer, transport, waiters: Map<seq, resolve> }
+  let run = null // { o, timer, transport, waiters: Map<'<kind>:<seq>', resolve> }
   let intervalUs = options.CPU_INTERVAL_DEFAULT_US
+  let heapIntervalBytes = options.HEAP_INTERVAL_DEFAULT_BYTES
 
   function onWindow (info) {
     const r = run
     if (info.error) hooks.report(info.error)
     else hooks.emit('window', info)
-    if (r && r.waiters.has(info.seq)) {
-      r.waiters.get(info.seq)(info)
-      r.waiters.delete(info.seq)
+    const key = `${info.kind}:${info.seq}`
+    if (r && r.waiters.has(key)) {
+      r.waiters.get(key)(info)
+      r.waiters.delete(key)
     }
+  }
+
+  // Resolves once window seq (CPU, and heap when recorded) is in its ring.
+  function waitFor (r, seq) {
+    const kinds = r.o.heap ? ['cpu', 'heap'] : ['cpu']
+    return Promise.all(kinds.map((k) => new Promise((resolve) => r.waiters.set(`${k}:${seq}`, resolve))))
   }
 
   // Ends the current window (the next one has already started) and
@@ -128,7 +148,7 @@ function createRecorder (hooks) {
     const r = run
     const seq = native.recRotate()
     if (seq === 0) return Promise.resolve(null) // lost: someone ended our profile
-    return new Promise((resolve) => r.waiters.set(seq, resolve))
+    return waitFor(r, seq)
   }
 
   function tick () {
@@ -154,11 +174,12 @@ function createRecorder (hooks) {
       maxAge: o.store.maxAge,
       maxBytes: o.store.maxBytes
     }
-    const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow)
+    const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0)
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
     run = { o, timer, transport, waiters: new Map() }
     intervalUs = o.interval
+    heapIntervalBytes = o.heapInterval
     return { transport, ...o }
   }
 
@@ -167,7 +188,7 @@ function createRecorder (hooks) {
     const r = run
     if (r) clearInterval(r.timer)
     const seq = native.recStop() // throws ERR_CPROF_NOT_STARTED when not running
-    if (seq !== 0) await new Promise((resolve) => r.waiters.set(seq, resolve))
+    if (seq !== 0) await waitFor(r, seq)
     return status()
   }
 
@@ -188,35 +209,38 @@ function createRecorder (hooks) {
   async function dump (arg) {
     const o = dumpOptions(arg)
     if (run && native.recStatus().running) await rotate()
+    const heap = o.kind === 'heap'
     const stamp = Date.now()
-    const stem = o.name || fileStem('cpu', undefined, stamp).replace(/^cpu-/, 'cpu-recording-')
-    const fileName = `${stem}.cpuprofile`
+    const stem = o.name || fileStem(o.kind, undefined, stamp).replace(/^(cpu|heap)-/, '$1-recording-')
+    const ext = heap ? 'heapprofile' : 'cpuprofile'
+    const fileName = `${stem}.${ext}`
     const d = native.recDump(o.last, o.dir, fileName, options.TOP_DEFAULT, {
-      outs: formatNames(stem, o.formats), interval: intervalUs, title: fileName
-    })
+      outs: formatNames(stem, o.formats), interval: heap ? heapIntervalBytes : intervalUs, title: fileName
+    }, heap)
     let r
     try {
       r = await d.promise
     } catch (err) {
-      if (err.result) err.result = shape(err.result, d)
+      if (err.result) err.result = shape(err.result, d, heap)
       throw err
     }
-    const result = shape(r, d)
+    const result = shape(r, d, heap)
     hooks.emitProfile(result)
     return result
   }
 
-  function shape (r, d) {
+  function shape (r, d, heap) {
     const files = {}
-    if (r.file) files.cpuprofile = r.file.path
+    if (r.file) files[heap ? 'heapprofile' : 'cpuprofile'] = r.file.path
     for (const [format, out] of Object.entries(r.outputs || {})) files[format] = out.path
+    const fields = heap
+      ? { durationMs: d.to - d.from, samples: r.samples, intervalBytes: heapIntervalBytes, includeCollected: false }
+      : { durationMs: r.durationMs, samples: r.samples, intervalUs }
     return {
-      kind: 'cpu',
+      kind: heap ? 'heap' : 'cpu',
       files,
       startTime: d.from,
-      durationMs: r.durationMs,
-      samples: r.samples,
-      intervalUs,
+      ...fields,
       summary: r.summary,
       from: d.from,
       to: d.to,
@@ -224,7 +248,14 @@ function createRecorder (hooks) {
     }
   }
 
-  return { start, stop, status, dump, isRunning: () => native.recStatus()?.running === true }
+  return {
+    start,
+    stop,
+    status,
+    dump,
+    isRunning: () => native.recStatus()?.running === true,
+    recordsHeap: () => Boolean(run && run.o.heap && native.recStatus()?.running)
+  }
 }
 
 module.exports = {

@@ -190,11 +190,20 @@ const RECORDER_VARS = [
   ['CPROF_RECORDER_KEEP', 'keep'],
   ['CPROF_RECORDER_MAX_BYTES', 'maxBytes'],
   ['CPROF_RECORDER_INTERVAL', 'interval'],
+  ['CPROF_RECORDER_HEAP', 'heap'],
+  ['CPROF_RECORDER_HEAP_INTERVAL', 'heapInterval'],
   ['CPROF_RECORDER_STORE', 'store.dir'],
   ['CPROF_RECORDER_STORE_MAX_BYTES', 'store.maxBytes'],
   ['CPROF_RECORDER_STORE_MAX_AGE', 'store.maxAge'],
   ['CPROF_RECORDER_STORE_FORMATS', 'store.formats']
 ]
+
+function envFlag (text) {
+  const s = text.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true
+  if (['0', 'false', 'no', 'off'].includes(s)) return false
+  throw new Error('must be 1 or 0 (true/false, on/off, yes/no)')
+}
 
 function envRecorder (env) {
   const on = env.CPROF_RECORDER
@@ -213,6 +222,7 @@ function envRecorder (env) {
     let value
     try {
       value = key === 'store.dir' ? text
+        : key === 'heap' ? envFlag(text)
         : key === 'store.formats' ? text.split(',').map((f) => f.trim()).filter(Boolean)
           : envNumber(text)
     } catch (err) {

@@ -67,12 +67,17 @@ function createTriggers (ctl, snapshot, hooks) {
       hooks.report(err)
     }
     ctl.recorder.dump(dumpOptions(c, last)).catch(hooks.report)
+    if (ctl.recorder.recordsHeap()) ctl.recorder.dump({ ...dumpOptions(c, last), kind: 'heap' }).catch(hooks.report)
   }
 
   function pm2Actions (c) {
     const actions = {}
     if (c.recorder) {
       actions['cprof:dump'] = async (param) => ({ ok: true, ...(await ctl.recorder.dump(dumpOptions(c, timeoutParam(param)))) })
+      if (c.recorder.heap === true) {
+        actions['cprof:dump:heap'] = async (param) =>
+          ({ ok: true, ...(await ctl.recorder.dump({ ...dumpOptions(c, timeoutParam(param)), kind: 'heap' })) })
+      }
     }
     for (const kind of ['cpu', 'heap']) {
       if (!c[kind]) continue

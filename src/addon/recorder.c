@@ -20,6 +20,7 @@
 #include "job.h"
 #include "jsutil.h"
 #include "macros.h"
+#include "v8heap.h"
 
 /* A finished window's notification text, waiting for its conversion. */
 typedef struct pending_s {
@@ -28,6 +29,7 @@ typedef struct pending_s {
   size_t len;
   int64_t from_ms, to_ms;
   uint64_t seq;
+  int heap; /* a heap window: json is V8's reply or profile text, not a notification */
 } pending_t;
 
 /* Continuous mode: every window also goes to a file (store.h). */
@@ -53,6 +55,14 @@ struct cprof_rec_s {
   char *note;
   size_t note_len;
   cprof_ring_t *ring;
+  /* heap: true: V8's sampling heap profiler, stopped and started again at
+   * every rotation, so V8 never holds more than one window of samples. */
+  int heap;
+  double heap_interval; /* bytes */
+  napi_ref v8heap;      /* v8.startHeapProfile's handle (Node >= 26), or */
+  int heap_insp;        /* HeapProfiler sampling on the session */
+  int64_t heap_from_ms;
+  cprof_ring_t *heap_ring;
   pending_t *head, *tail;
   int converting; /* one conversion at a time, in window order */
   store_t store;
@@ -74,6 +84,12 @@ static cprof_rec_t *rec_of(napi_env env) {
   return addon ? addon->recorder : NULL;
 }
 
+int cprof__rec_heap_running(napi_env env) {
+  cprof_addon_t *addon = NULL;
+  return napi_get_instance_data(env, (void **)&addon) == napi_ok && addon && addon->recorder &&
+         addon->recorder->running && addon->recorder->heap;
+}
+
 int cprof__rec_running(napi_env env) {
   cprof_addon_t *addon = NULL;
   return napi_get_instance_data(env, (void **)&addon) == napi_ok && addon && addon->recorder &&
@@ -93,6 +109,7 @@ static void free_pending(pending_t *p) {
 static void rec_unref(cprof_rec_t *rec) {
   if (atomic_fetch_sub_explicit(&rec->refs, 1, memory_order_acq_rel) != 1) return;
   cprof_ring_free(rec->ring);
+  cprof_ring_free(rec->heap_ring);
   free_pending(rec->head);
   free(rec->note);
   free(rec->store.dir);
@@ -153,16 +170,24 @@ static int store_one(conv_t *c, const cprof_profile_t *p, int pprof) {
   const store_t *st = &c->rec->store;
   char name[160];
   long long size = 0;
-  int rc = cprof_store_name(name, sizeof name, "cpu", (long)getpid(), c->from_ms, c->to_ms,
-                            pprof ? "pb.gz" : "cpuprofile");
+  int heap = p->kind == CPROF_KIND_HEAP;
+  int rc = cprof_store_name(name, sizeof name, heap ? "heap" : "cpu", (long)getpid(), c->from_ms,
+                            c->to_ms,
+                            pprof  ? "pb.gz"
+                            : heap ? "heapprofile"
+                                   : "cpuprofile");
   if (rc != CPROF_OK) return rc;
   if (pprof) {
-    cprof_export_opts_t o = {.interval = c->rec->interval_us, .start_time_ms = c->from_ms};
+    cprof_export_opts_t o = {.interval =
+                                 heap ? (int64_t)c->rec->heap_interval : c->rec->interval_us,
+                             .start_time_ms = c->from_ms,
+                             .duration_us = heap ? (c->to_ms - c->from_ms) * 1000 : 0};
     rc = cprof_write_format(st->dir, name, CPROF_FORMAT_PPROF, p, &o, &size, c->errbuf,
                             sizeof c->errbuf);
   } else {
-    rc = cprof_write_atomic(st->dir, name, cprof_export_cpuprofile, p, &size, c->errbuf,
-                            sizeof c->errbuf);
+    rc =
+        cprof_write_atomic(st->dir, name, heap ? cprof_export_heapprofile : cprof_export_cpuprofile,
+                           p, &size, c->errbuf, sizeof c->errbuf);
   }
   if (rc == CPROF_OK && !(c->files[pprof] = join(st->dir, name))) rc = CPROF_ENOMEM;
   return rc;
@@ -185,8 +210,14 @@ static int convert(conv_t *c) {
   size_t off, n, tlen;
   const char *title;
   cprof_profile_t *p = NULL;
-  int rc = cprof_note_profile_span(c->win->json, c->win->len, &off, &n, &title, &tlen, c->errbuf,
-                                   sizeof c->errbuf);
+  int rc = CPROF_OK;
+  if (c->win->heap) { /* V8's reply or profile text: the parser takes either */
+    off = 0;
+    n = c->win->len;
+  } else {
+    rc = cprof_note_profile_span(c->win->json, c->win->len, &off, &n, &title, &tlen, c->errbuf,
+                                 sizeof c->errbuf);
+  }
   if (rc == CPROF_OK)
     rc = cprof_profile_parse(c->win->json + off, n, &p, c->errbuf, sizeof c->errbuf);
   free(c->win->json); /* never hold a window twice */
@@ -196,7 +227,7 @@ static int convert(conv_t *c) {
   cprof_window_t *w = cprof_window_new(p, c->win->from_ms, c->win->to_ms, c->bytes, c->win->seq);
   if (!w) return CPROF_ENOMEM;
   cprof_window_ref(w); /* ours, while the store writes it: eviction may come first */
-  if ((rc = cprof_ring_push(c->rec->ring, w)) == CPROF_OK) {
+  if ((rc = cprof_ring_push(c->win->heap ? c->rec->heap_ring : c->rec->ring, w)) == CPROF_OK) {
     c->from_ms = w->from_ms;
     c->to_ms = w->to_ms;
     c->samples = w->profile->nsamples;
@@ -234,17 +265,19 @@ static napi_value window_info(napi_env env, const conv_t *c) {
   napi_value info, files, err;
   NAPI_CALL(env, napi_create_object(env, &info));
   NAPI_CALL(env, napi_create_object(env, &files));
-  if (set_num(env, info, "seq", (double)c->win->seq) || set_num(env, info, "from", c->from_ms) ||
+  if (set_str(env, info, "kind", c->win->heap ? "heap" : "cpu") ||
+      set_num(env, info, "seq", (double)c->win->seq) || set_num(env, info, "from", c->from_ms) ||
       set_num(env, info, "to", c->to_ms) || set_num(env, info, "samples", c->samples) ||
       set_num(env, info, "bytes", (double)c->bytes) || set_num(env, info, "pruned", c->pruned) ||
-      (c->files[0] && set_str(env, files, "cpuprofile", c->files[0])) ||
+      (c->files[0] &&
+       set_str(env, files, c->win->heap ? "heapprofile" : "cpuprofile", c->files[0])) ||
       (c->files[1] && set_str(env, files, "pprof", c->files[1])))
     return NULL;
   NAPI_CALL(env, napi_set_named_property(env, info, "files", files));
   if (c->err != CPROF_OK) {
     char msg[640];
-    snprintf(msg, sizeof msg, "recorder window %llu: %s", (unsigned long long)c->win->seq,
-             c->errbuf);
+    snprintf(msg, sizeof msg, "recorder %s window %llu: %s", c->win->heap ? "heap" : "CPU",
+             (unsigned long long)c->win->seq, c->errbuf);
     if (!(err = cprof__make_error(env, cprof__js_code(c->err), msg))) return NULL;
     NAPI_CALL(env, napi_set_named_property(env, info, "error", err));
   }
@@ -308,6 +341,68 @@ static void kick(napi_env env, cprof_rec_t *rec) {
   }
 }
 
+static void enqueue(napi_env env, cprof_rec_t *rec, pending_t *win) {
+  if (rec->tail)
+    rec->tail->next = win;
+  else
+    rec->head = win;
+  rec->tail = win;
+  kick(env, rec);
+}
+
+/* Starts V8's sampling heap profiler for the next window. 0, or -1 after
+ * throwing. */
+static int heap_start(napi_env env, cprof_rec_t *rec) {
+  char params[192];
+  if (cprof__v8heap_usable(env))
+    return cprof__v8heap_start(env, rec->heap_interval, 128, false, false, &rec->v8heap);
+  snprintf(params, sizeof params,
+           "{\"samplingInterval\":%.0f,\"stackDepth\":128,"
+           "\"includeObjectsCollectedByMajorGC\":false,"
+           "\"includeObjectsCollectedByMinorGC\":false}",
+           rec->heap_interval);
+  if (cprof__insp_call_ok(env, rec->insp, "HeapProfiler.enable", NULL) != 0 ||
+      cprof__insp_call_ok(env, rec->insp, "HeapProfiler.startSampling", params) != 0)
+    return -1;
+  rec->heap_insp = 1;
+  return 0;
+}
+
+/* Ends the heap window at t and queues it; starts the next one unless
+ * stopping. The inspector's stop runs a full GC first (V8 starts its
+ * sampler with kSamplingForceGC); v8.startHeapProfile's does not. 0, or -1
+ * after throwing. */
+static int heap_rotate(napi_env env, cprof_rec_t *rec, int64_t t, int restart) {
+  char *json = NULL;
+  size_t len = 0;
+  int rc = 0;
+  if (rec->v8heap) {
+    rc = cprof__v8heap_stop(env, rec->v8heap, &json, &len);
+    rec->v8heap = NULL;
+  } else if (rec->heap_insp) {
+    rc = cprof__insp_call(env, rec->insp, "HeapProfiler.stopSampling", NULL, &json, &len);
+    rec->heap_insp = 0;
+  } /* else a failed restart left no sampler: start one now */
+  if (rc == 0 && json) {
+    pending_t *win = calloc(1, sizeof *win);
+    if (!win) {
+      free(json);
+      rec->lost++;
+    } else {
+      *win = (pending_t){.json = json,
+                         .len = len,
+                         .from_ms = rec->heap_from_ms,
+                         .to_ms = t,
+                         .seq = rec->seq,
+                         .heap = 1};
+      enqueue(env, rec, win);
+    }
+  }
+  rec->heap_from_ms = t;
+  if (rc != 0) return -1;
+  return restart ? heap_start(env, rec) : 0;
+}
+
 /* Ends window seq at t: its profile comes back synchronously as our
  * session's notification. 1 when queued for conversion, 0 when it was
  * lost (someone else ended it: console.profileEnd() with no title ends the
@@ -338,12 +433,7 @@ static int end_window(napi_env env, cprof_rec_t *rec, int64_t t) {
                      .to_ms = t,
                      .seq = rec->seq};
   rec->note = NULL;
-  if (rec->tail)
-    rec->tail->next = win;
-  else
-    rec->head = win;
-  rec->tail = win;
-  kick(env, rec);
+  enqueue(env, rec, win);
   return 1;
 }
 
@@ -409,6 +499,9 @@ static int open_session(napi_env env, cprof_rec_t *rec) {
 
 /* Closes the session (ending every profile left) and drops JS refs. */
 static void close_session(napi_env env, cprof_rec_t *rec) {
+  cprof__v8heap_discard(env, rec->v8heap);
+  rec->v8heap = NULL;
+  rec->heap_insp = 0;
   cprof__insp_close(env, rec->insp);
   rec->insp = NULL;
   if (rec->console) napi_delete_reference(env, rec->console);
@@ -427,16 +520,20 @@ static void forget(napi_env env, cprof_addon_t *addon) {
   rec_unref(rec);
 }
 
-/* recStart(intervalUs, keepMs, maxBytes, store, onWindow) → transport */
+/* recStart(intervalUs, keepMs, maxBytes, store, onWindow, heapIntervalBytes)
+ * → transport. heapIntervalBytes 0 or undefined: no heap windows. */
 napi_value cprof__rec_start(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
-  napi_value argv[5], transport;
-  double interval, keep, max_bytes;
+  napi_value argv[6], transport;
+  double interval, keep, max_bytes, heap_interval = 0;
+  napi_valuetype t;
   cprof_rec_t *rec;
-  if (!addon || cprof__args(env, info, 5, argv) != 0 ||
+  if (!addon || cprof__args(env, info, 6, argv) != 0 ||
       cprof__arg_double(env, argv[0], "interval", &interval) != 0 ||
       cprof__arg_double(env, argv[1], "keep", &keep) != 0 ||
-      cprof__arg_double(env, argv[2], "maxBytes", &max_bytes) != 0)
+      cprof__arg_double(env, argv[2], "maxBytes", &max_bytes) != 0 ||
+      napi_typeof(env, argv[5], &t) != napi_ok ||
+      (t != napi_undefined && cprof__arg_double(env, argv[5], "heapInterval", &heap_interval) != 0))
     return NULL;
   if (addon->recorder && addon->recorder->running) {
     cprof__throw(env, "ERR_CPROF_BUSY",
@@ -450,8 +547,16 @@ napi_value cprof__rec_start(napi_env env, napi_callback_info info) {
                  "samples all the time; while it runs, recorder.dump() gives CPU profiles)");
     return NULL;
   }
+  if (heap_interval > 0 && (addon->heap.insp || addon->heap.v8heap)) {
+    cprof__throw(env, "ERR_CPROF_BUSY",
+                 "a heap profile started with heap.start() is running: stop it first, or start "
+                 "the recorder without heap");
+    return NULL;
+  }
   if (!(rec = calloc(1, sizeof *rec)) ||
-      !(rec->ring = cprof_ring_new((int64_t)keep, (size_t)max_bytes))) {
+      !(rec->ring = cprof_ring_new((int64_t)keep, (size_t)max_bytes)) ||
+      !(rec->heap_ring = cprof_ring_new((int64_t)keep, (size_t)max_bytes))) {
+    if (rec) cprof_ring_free(rec->ring);
     free(rec);
     cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory starting the recorder");
     return NULL;
@@ -461,8 +566,11 @@ napi_value cprof__rec_start(napi_env env, napi_callback_info info) {
   rec->id = atomic_fetch_add(&next_id, 1);
   rec->interval_us = (int64_t)interval;
   rec->seq = 1;
-  rec->from_ms = now_ms();
+  rec->from_ms = rec->heap_from_ms = now_ms();
+  rec->heap = heap_interval > 0;
+  rec->heap_interval = heap_interval;
   if (store_args(env, argv[3], &rec->store) != 0 || open_session(env, rec) != 0 ||
+      (rec->heap && heap_start(env, rec) != 0) ||
       napi_create_reference(env, argv[4], 1, &rec->on_window) != napi_ok ||
       napi_create_string_utf8(env, cprof__insp_transport(rec->insp), NAPI_AUTO_LENGTH,
                               &transport) != napi_ok) {
@@ -486,9 +594,12 @@ napi_value cprof__rec_rotate(napi_env env, napi_callback_info info) {
   if (not_running(env, rec) || console_call(env, rec, "profile", rec->seq + 1) != 0) return NULL;
   uint64_t ended = rec->seq;
   int rc = end_window(env, rec, t);
+  /* The heap window is queued after the CPU one and converted after it:
+   * whoever waits for the CPU window finds the heap window kept too. */
+  int hrc = rec->heap ? heap_rotate(env, rec, t, 1) : 0;
   rec->seq++;
   rec->from_ms = t;
-  if (rc < 0) return NULL;
+  if (rc < 0 || hrc < 0) return NULL;
   return number(env, rc ? (double)ended : 0);
 }
 
@@ -499,7 +610,9 @@ napi_value cprof__rec_stop(napi_env env, napi_callback_info info) {
   cprof_rec_t *rec = rec_of(env);
   if (not_running(env, rec)) return NULL;
   uint64_t ended = rec->seq;
-  int rc = end_window(env, rec, now_ms());
+  int64_t t = now_ms();
+  int rc = end_window(env, rec, t);
+  if (rc >= 0 && rec->heap && heap_rotate(env, rec, t, 0) != 0) rc = -1;
   napi_value exc = NULL;
   bool pending = false;
   if (rc < 0 && napi_is_exception_pending(env, &pending) == napi_ok && pending)
@@ -523,8 +636,13 @@ napi_value cprof__rec_status(napi_env env, napi_callback_info info) {
     NAPI_CALL(env, napi_get_null(env, &o));
     return o;
   }
-  if (rec->running) cprof_ring_evict(rec->ring, now_ms());
+  cprof_ring_stats_t hs;
+  if (rec->running) {
+    cprof_ring_evict(rec->ring, now_ms());
+    cprof_ring_evict(rec->heap_ring, now_ms());
+  }
   cprof_ring_stats(rec->ring, &s);
+  cprof_ring_stats(rec->heap_ring, &hs);
   unsigned pending = rec->converting;
   for (pending_t *p = rec->head; p; p = p->next)
     pending++;
@@ -538,6 +656,16 @@ napi_value cprof__rec_status(napi_env env, napi_callback_info info) {
       set_num(env, o, "trimmed", (double)s.trimmed) || set_num(env, o, "pending", pending) ||
       set_num(env, o, "current", rec->running ? (double)rec->seq : 0))
     return NULL;
+  if (rec->heap) {
+    napi_value h;
+    NAPI_CALL(env, napi_create_object(env, &h));
+    if (set_num(env, h, "windows", hs.windows) || set_num(env, h, "bytes", (double)hs.bytes) ||
+        set_num(env, h, "from", (double)hs.from_ms) || set_num(env, h, "to", (double)hs.to_ms) ||
+        set_num(env, h, "evicted", (double)hs.evicted) ||
+        set_num(env, h, "intervalBytes", rec->heap_interval))
+      return NULL;
+    NAPI_CALL(env, napi_set_named_property(env, o, "heap", h));
+  }
   return o;
 }
 
@@ -569,23 +697,33 @@ static void produce_free(void *ctx) {
   free(s);
 }
 
-/* recDump(lastMs, dir, name, top, exportOpts) → { promise, from, to,
- * windows }. The windows are chosen (and referenced) now; merging, export
- * and writing run on a worker thread. */
+/* recDump(lastMs, dir, name, top, exportOpts, heap) → { promise, from, to,
+ * windows }; heap true: the heap windows. The windows are chosen (and referenced) now; merging,
+ * export and writing run on a worker thread. */
 napi_value cprof__rec_dump(napi_env env, napi_callback_info info) {
   cprof_rec_t *rec = rec_of(env);
   cprof_job_in_t in = {0};
-  napi_value argv[5], r, promise;
+  napi_value argv[6], r, promise;
   double last;
+  bool heap = false;
+  napi_valuetype t;
   sel_t *s;
-  if (cprof__args(env, info, 5, argv) != 0 || cprof__arg_double(env, argv[0], "last", &last) != 0)
+  if (cprof__args(env, info, 6, argv) != 0 || cprof__arg_double(env, argv[0], "last", &last) != 0 ||
+      napi_typeof(env, argv[5], &t) != napi_ok ||
+      (t != napi_undefined && cprof__arg_bool(env, argv[5], "heap", &heap) != 0))
     return NULL;
   if (!rec) {
     cprof__throw(env, "ERR_CPROF_NOT_STARTED",
                  "the recorder was never started: call recorder.start() first");
     return NULL;
   }
-  if (!(s = calloc(1, sizeof *s)) || cprof_ring_select(rec->ring, (int64_t)last, &s->w, &s->n)) {
+  if (heap && !rec->heap) {
+    cprof__throw(env, "ERR_CPROF_NOT_STARTED",
+                 "the recorder records no heap windows: start it with heap: true");
+    return NULL;
+  }
+  if (!(s = calloc(1, sizeof *s)) ||
+      cprof_ring_select(heap ? rec->heap_ring : rec->ring, (int64_t)last, &s->w, &s->n)) {
     free(s);
     cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory selecting the recorder's windows");
     return NULL;
@@ -604,6 +742,7 @@ napi_value cprof__rec_dump(napi_env env, napi_callback_info info) {
   if (cprof__job_args(env, argv + 1, &in) != 0 || cprof__job_export_args(env, argv[4], &in) != 0)
     return NULL;
   if (!in.opts.start_time_ms) in.opts.start_time_ms = from; /* pprof's time_nanos */
+  if (heap && !in.opts.duration_us) in.opts.duration_us = (to - from) * 1000;
   if (!(promise = cprof__job_queue(env, &in))) return NULL;
   NAPI_CALL(env, napi_create_object(env, &r));
   NAPI_CALL(env, napi_set_named_property(env, r, "promise", promise));

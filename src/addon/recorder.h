@@ -22,6 +22,9 @@ typedef struct cprof_rec_s cprof_rec_t;
 /* 1 while a recording runs in this environment. */
 int cprof__rec_running(napi_env env);
 
+/* 1 while a recording with heap windows runs in this environment. */
+int cprof__rec_heap_running(napi_env env);
+
 /* Environment teardown: no JS may run; in-flight jobs finish on their own. */
 void cprof__rec_abandon(napi_env env);
 

@@ -274,3 +274,48 @@ test('store: every window is written; retention deletes by age and by bytes, nev
   assert.ok(seen >= 4, `windows written: ${seen}`)
   assert.equal(left.length, 1, 'maxBytes: only the newest window stays')
 })
+
+test('heap: true: heap windows (the sampler restarted every window), dumped as one .heapprofile', async () => {
+  const { assertHeapProfileSchema } = require('./helpers/heap.js')
+  const store = makeTmpDir()
+  const kept = []
+  function recorderRetains () {
+    for (let i = 0; i < 500; i++) kept.push({ i, s: `item-${i}-${kept.length}` })
+  }
+  const started = cprof.recorder.start({ window: 300, heap: true, heapInterval: 4096, store: { dir: store } })
+  assert.equal(started.heap, true)
+  try {
+    await assert.rejects(cprof.heap.start(), { code: 'ERR_CPROF_BUSY' })
+    const end = Date.now() + 1000
+    while (Date.now() < end) {
+      recorderRetains()
+      await sleep(10)
+    }
+    const h = await cprof.recorder.dump({ kind: 'heap', formats: ['pprof'], dir: makeTmpDir() })
+    assert.equal(h.kind, 'heap')
+    assert.ok(h.windows >= 3, `windows: ${h.windows}`)
+    assert.equal(h.intervalBytes, 4096)
+    assert.equal(h.durationMs, h.to - h.from)
+    const prof = JSON.parse(fs.readFileSync(h.files.heapprofile, 'utf8'))
+    assertHeapProfileSchema(prof)
+    assert.equal(prof.samples.length, h.samples)
+    assert.ok(h.summary.top.some((f) => f.functionName === 'recorderRetains'), JSON.stringify(h.summary.top.slice(0, 5)))
+    // The same windows, stored one by one: samples add up.
+    const files = fs.readdirSync(store).filter((f) => /^heap-\d+-\d+-\d+\.heapprofile$/.test(f))
+    assert.equal(files.length, h.windows)
+    const sum = files.reduce((n, f) => n + JSON.parse(fs.readFileSync(path.join(store, f), 'utf8')).samples.length, 0)
+    assert.equal(sum, h.samples)
+    const s = cprof.recorder.status()
+    assert.equal(s.heap.windows, h.windows)
+    assert.equal(s.heap.intervalBytes, 4096)
+    // CPU dumps still work alongside.
+    assert.equal((await cprof.recorder.dump({ dir: makeTmpDir() })).kind, 'cpu')
+  } finally {
+    await stopIfRunning()
+  }
+  // The recorder gave V8's heap sampler back.
+  await cprof.heap.start({ dir: makeTmpDir() })
+  await cprof.heap.stop()
+  // And kept its heap windows for a last dump.
+  assert.equal((await cprof.recorder.dump({ kind: 'heap', dir: makeTmpDir() })).kind, 'heap')
+})
