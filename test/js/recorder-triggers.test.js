@@ -25,6 +25,23 @@ test('the process exits on its own with the recorder running', () => {
   assert.deepEqual(r.json.at(-1), { exit: 0, status: true }, r.describe())
 })
 
+for (const transport of ['connection', 'session']) {
+  test(`the recorder over the ${transport} transport: CPU and heap dumps`, () => {
+    const dir = makeTmpDir()
+    const r = runFixture('recorder-app.js', ['dump', dir], { env: { CPROF_TRANSPORT: transport }, timeout: 20000 })
+    assert.equal(r.status, 0, r.describe())
+    const m = r.json[0]
+    assert.ok(m, r.describe())
+    assert.equal(m.transport, transport)
+    assert.ok(m.cpu[0] >= 3 && m.cpu[1] > 0, r.describe())
+    assert.ok(m.heap[0] >= 3, r.describe())
+    assertCpuProfileSchema(JSON.parse(fs.readFileSync(m.cpu[2], 'utf8')))
+    assert.equal(JSON.parse(fs.readFileSync(m.heap[2], 'utf8')).head.callFrame.functionName, '(root)')
+    assert.equal(m.status.lost, 0)
+    assert.equal(m.status.failed, 0)
+  })
+}
+
 test('the recorder in a worker thread', () => {
   const dir = makeTmpDir()
   const r = runFixture('recorder-app.js', ['worker', dir], { timeout: 20000 })
