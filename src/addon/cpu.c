@@ -3,7 +3,10 @@
 
 #include "addon.h"
 #include "args.h"
+#include "ctl.h"
+#include "entry.h"
 #include "errors.h"
+#include "job.h"
 #include "recorder.h"
 
 /* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name */
@@ -16,7 +19,7 @@ napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
       cprof__arg_double(env, argv[0], "interval", &interval) != 0 ||
       cprof__arg_double(env, argv[1], "timeout", &timeout) != 0)
     return NULL;
-  if (cprof__rec_running(env)) {
+  if (cprof__rec_running(addon->recorder)) {
     cprof__throw(env, "ERR_CPROF_BUSY",
                  "the flight recorder is running: use recorder.dump() for a CPU profile of the "
                  "last seconds, or recorder.stop() before start()");

@@ -14,9 +14,9 @@
 #include "../core/note.h"
 #include "../core/ring.h"
 #include "../core/store.h"
-#include "addon.h"
 #include "args.h"
 #include "errors.h"
+#include "inspector.h"
 #include "job.h"
 #include "jsutil.h"
 #include "macros.h"
@@ -79,21 +79,12 @@ static int64_t now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static cprof_rec_t *rec_of(napi_env env) {
-  cprof_addon_t *addon = cprof__addon(env);
-  return addon ? addon->recorder : NULL;
+int cprof__rec_running(const cprof_rec_t *rec) {
+  return rec && rec->running;
 }
 
-int cprof__rec_heap_running(napi_env env) {
-  cprof_addon_t *addon = NULL;
-  return napi_get_instance_data(env, (void **)&addon) == napi_ok && addon && addon->recorder &&
-         addon->recorder->running && addon->recorder->heap;
-}
-
-int cprof__rec_running(napi_env env) {
-  cprof_addon_t *addon = NULL;
-  return napi_get_instance_data(env, (void **)&addon) == napi_ok && addon && addon->recorder &&
-         addon->recorder->running;
+int cprof__rec_heap_running(const cprof_rec_t *rec) {
+  return rec && rec->running && rec->heap;
 }
 
 static void free_pending(pending_t *p) {
@@ -437,7 +428,7 @@ static int end_window(napi_env env, cprof_rec_t *rec, int64_t t) {
   return 1;
 }
 
-/* ---- the binding's functions ---- */
+/* ---- what recorder_api.c calls ---- */
 
 static napi_value number(napi_env env, double v) {
   napi_value n;
@@ -509,50 +500,18 @@ static void close_session(napi_env env, cprof_rec_t *rec) {
   rec->running = 0;
 }
 
-/* Drops a stopped recorder (and its ring) from the environment. */
-static void forget(napi_env env, cprof_addon_t *addon) {
-  cprof_rec_t *rec = addon->recorder;
+void cprof__rec_release(napi_env env, cprof_rec_t *rec) {
   if (!rec) return;
-  addon->recorder = NULL;
   if (rec->on_window) napi_delete_reference(env, rec->on_window);
   rec->on_window = NULL;
   rec->gone = 1; /* late conversions still push to its ring, then free it */
   rec_unref(rec);
 }
 
-/* recStart(intervalUs, keepMs, maxBytes, store, onWindow, heapIntervalBytes)
- * → transport. heapIntervalBytes 0 or undefined: no heap windows. */
-napi_value cprof__rec_start(napi_env env, napi_callback_info info) {
-  cprof_addon_t *addon = cprof__addon(env);
-  napi_value argv[6], transport;
-  double interval, keep, max_bytes, heap_interval = 0;
-  napi_valuetype t;
+cprof_rec_t *cprof__rec_start(napi_env env, const cprof_rec_opts_t *o, napi_value store,
+                              napi_value on_window) {
   cprof_rec_t *rec;
-  if (!addon || cprof__args(env, info, 6, argv) != 0 ||
-      cprof__arg_double(env, argv[0], "interval", &interval) != 0 ||
-      cprof__arg_double(env, argv[1], "keep", &keep) != 0 ||
-      cprof__arg_double(env, argv[2], "maxBytes", &max_bytes) != 0 ||
-      napi_typeof(env, argv[5], &t) != napi_ok ||
-      (t != napi_undefined && cprof__arg_double(env, argv[5], "heapInterval", &heap_interval) != 0))
-    return NULL;
-  if (addon->recorder && addon->recorder->running) {
-    cprof__throw(env, "ERR_CPROF_BUSY",
-                 "the recorder is already running: call recorder.stop() "
-                 "first to start it with other options");
-    return NULL;
-  }
-  if (addon->cpu.insp) {
-    cprof__throw(env, "ERR_CPROF_BUSY",
-                 "a CPU profile started with start() is running: stop it first (the recorder "
-                 "samples all the time; while it runs, recorder.dump() gives CPU profiles)");
-    return NULL;
-  }
-  if (heap_interval > 0 && (addon->heap.insp || addon->heap.v8heap)) {
-    cprof__throw(env, "ERR_CPROF_BUSY",
-                 "a heap profile started with heap.start() is running: stop it first, or start "
-                 "the recorder without heap");
-    return NULL;
-  }
+  double keep = o->keep_ms, max_bytes = o->max_bytes, heap_interval = o->heap_interval;
   if (!(rec = calloc(1, sizeof *rec)) ||
       !(rec->ring = cprof_ring_new((int64_t)keep, (size_t)max_bytes)) ||
       !(rec->heap_ring = cprof_ring_new((int64_t)keep, (size_t)max_bytes))) {
@@ -564,32 +523,28 @@ napi_value cprof__rec_start(napi_env env, napi_callback_info info) {
   atomic_init(&rec->refs, 1);
   rec->env = env;
   rec->id = atomic_fetch_add(&next_id, 1);
-  rec->interval_us = (int64_t)interval;
+  rec->interval_us = (int64_t)o->interval_us;
   rec->seq = 1;
   rec->from_ms = rec->heap_from_ms = now_ms();
   rec->heap = heap_interval > 0;
   rec->heap_interval = heap_interval;
-  if (store_args(env, argv[3], &rec->store) != 0 || open_session(env, rec) != 0 ||
+  if (store_args(env, store, &rec->store) != 0 || open_session(env, rec) != 0 ||
       (rec->heap && heap_start(env, rec) != 0) ||
-      napi_create_reference(env, argv[4], 1, &rec->on_window) != napi_ok ||
-      napi_create_string_utf8(env, cprof__insp_transport(rec->insp), NAPI_AUTO_LENGTH,
-                              &transport) != napi_ok) {
+      napi_create_reference(env, on_window, 1, &rec->on_window) != napi_ok) {
     close_session(env, rec);
     if (rec->on_window) napi_delete_reference(env, rec->on_window);
     rec_unref(rec);
     return NULL;
   }
-  forget(env, addon); /* the previous recording's ring */
   rec->running = 1;
-  addon->recorder = rec;
-  return transport;
+  return rec;
 }
 
-/* recRotate() → the number of the window it ended (0 if that one was lost).
- * Starts the next window first, so the timeline has no gap. */
-napi_value cprof__rec_rotate(napi_env env, napi_callback_info info) {
-  (void)info;
-  cprof_rec_t *rec = rec_of(env);
+const char *cprof__rec_transport(const cprof_rec_t *rec) {
+  return rec->insp ? cprof__insp_transport(rec->insp) : "none";
+}
+
+napi_value cprof__rec_rotate(napi_env env, cprof_rec_t *rec) {
   int64_t t = now_ms();
   if (not_running(env, rec) || console_call(env, rec, "profile", rec->seq + 1) != 0) return NULL;
   uint64_t ended = rec->seq;
@@ -603,11 +558,7 @@ napi_value cprof__rec_rotate(napi_env env, napi_callback_info info) {
   return number(env, rc ? (double)ended : 0);
 }
 
-/* recStop() → the number of the last window (0 if lost). The ring stays
- * for a last dump until the next start. */
-napi_value cprof__rec_stop(napi_env env, napi_callback_info info) {
-  (void)info;
-  cprof_rec_t *rec = rec_of(env);
+napi_value cprof__rec_stop(napi_env env, cprof_rec_t *rec) {
   if (not_running(env, rec)) return NULL;
   uint64_t ended = rec->seq;
   int64_t t = now_ms();
@@ -625,11 +576,7 @@ napi_value cprof__rec_stop(napi_env env, napi_callback_info info) {
   return number(env, rc > 0 ? (double)ended : 0);
 }
 
-/* recStatus() → { running, windows, bytes, from, to, evicted, lost, failed,
- * trimmed, pending } or null when never started. */
-napi_value cprof__rec_status(napi_env env, napi_callback_info info) {
-  (void)info;
-  cprof_rec_t *rec = rec_of(env);
+napi_value cprof__rec_status(napi_env env, cprof_rec_t *rec) {
   cprof_ring_stats_t s;
   napi_value o, b;
   if (!rec) {
@@ -697,21 +644,11 @@ static void produce_free(void *ctx) {
   free(s);
 }
 
-/* recDump(lastMs, dir, name, top, exportOpts, heap) → { promise, from, to,
- * windows }; heap true: the heap windows. The windows are chosen (and referenced) now; merging,
- * export and writing run on a worker thread. */
-napi_value cprof__rec_dump(napi_env env, napi_callback_info info) {
-  cprof_rec_t *rec = rec_of(env);
+napi_value cprof__rec_dump(napi_env env, cprof_rec_t *rec, napi_value *argv, double last,
+                           bool heap) {
   cprof_job_in_t in = {0};
-  napi_value argv[6], r, promise;
-  double last;
-  bool heap = false;
-  napi_valuetype t;
+  napi_value r, promise;
   sel_t *s;
-  if (cprof__args(env, info, 6, argv) != 0 || cprof__arg_double(env, argv[0], "last", &last) != 0 ||
-      napi_typeof(env, argv[5], &t) != napi_ok ||
-      (t != napi_undefined && cprof__arg_bool(env, argv[5], "heap", &heap) != 0))
-    return NULL;
   if (!rec) {
     cprof__throw(env, "ERR_CPROF_NOT_STARTED",
                  "the recorder was never started: call recorder.start() first");
@@ -739,7 +676,7 @@ napi_value cprof__rec_dump(napi_env env, napi_callback_info info) {
   in.produce = produce_merge;
   in.produce_free = produce_free;
   in.produce_ctx = s;
-  if (cprof__job_args(env, argv + 1, &in) != 0 || cprof__job_export_args(env, argv[4], &in) != 0)
+  if (cprof__job_args(env, argv, &in) != 0 || cprof__job_export_args(env, argv[3], &in) != 0)
     return NULL;
   if (!in.opts.start_time_ms) in.opts.start_time_ms = from; /* pprof's time_nanos */
   if (heap && !in.opts.duration_us) in.opts.duration_us = (to - from) * 1000;
@@ -752,14 +689,12 @@ napi_value cprof__rec_dump(napi_env env, napi_callback_info info) {
   return r;
 }
 
-void cprof__rec_abandon(napi_env env) {
-  cprof_addon_t *addon = NULL;
-  if (napi_get_instance_data(env, (void **)&addon) != napi_ok || !addon || !addon->recorder) return;
-  cprof_rec_t *rec = addon->recorder;
+void cprof__rec_abandon(napi_env env, cprof_rec_t *rec) {
+  if (!rec) return;
   cprof__insp_abandon(env, rec->insp);
   rec->insp = NULL;
   if (rec->console) napi_delete_reference(env, rec->console);
   rec->console = NULL;
   rec->running = 0;
-  forget(env, addon);
+  cprof__rec_release(env, rec);
 }
