@@ -161,9 +161,9 @@ function createRecorder (hooks) {
 
   /**
    * Starts recording: { window (ms, 10000), keep (ms, 60000), maxBytes
-   * (bytes, 16 MiB), interval (µs, 10000), heap (false), store: { dir,
-   * maxBytes (256 MiB), maxAge (ms, 24 h), formats (['cpuprofile']) } }.
-   * Returns { transport, window, keep, maxBytes, interval, store }.
+   * (bytes, 16 MiB), interval (µs, 10000), heap (false), heapInterval
+   * (bytes, 32768), store: { dir, maxBytes (256 MiB), maxAge (ms, 24 h),
+   * formats (['cpuprofile']) } }. Returns { transport, ...those options }.
    */
   function start (arg) {
     const o = startOptions(arg)
