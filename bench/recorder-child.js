@@ -6,8 +6,9 @@
 //       the recorder's rotation (start the next console profile, end the
 //       current one, copy its text to C). plain: Profiler.stop + Profiler.start
 //       on one raw inspector Connection (the plain way to cut windows).
-//   rss {minutes, port} → an HTTP server (examples/server.js) with the recorder
-//     at its defaults; prints { rss: [[s, bytes]...] } at the end
+//   rss {minutes, recorder} → an HTTP server (examples/server.js) with the
+//     recorder at its defaults (recorder: false: without it, the baseline);
+//     prints { rss: [[s, bytes, ring bytes]...] } at the end
 const path = require('node:path')
 const { generate, runFor } = require('./workload')
 
@@ -74,7 +75,7 @@ async function rotation () {
 async function rss () {
   const { createServer } = require('../examples/server')
   const cprof = require('..')
-  cprof.recorder.start()
+  if (cfg.recorder !== false) cprof.recorder.start()
   const server = createServer()
   await new Promise((resolve) => server.listen(cfg.port || 0, '127.0.0.1', resolve))
   process.send({ port: server.address().port })
@@ -88,7 +89,7 @@ async function rss () {
   const s = cprof.recorder.status()
   server.close()
   server.closeAllConnections()
-  await cprof.recorder.stop()
+  if (s.running) await cprof.recorder.stop()
   return { rss: points, windows: s.windows, evicted: s.evicted, lost: s.lost, failed: s.failed }
 }
 

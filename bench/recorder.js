@@ -149,8 +149,9 @@ async function sectionHttp (node, out) {
   }
 }
 
-async function sectionRss (node, out) {
-  const c = fork(path.join(__dirname, 'recorder-child.js'), [JSON.stringify({ mode: 'rss', minutes: O.rssMinutes })],
+// One long HTTP run: the server child under continuous load for --rss-minutes.
+async function rssRun (node, recorder) {
+  const c = fork(path.join(__dirname, 'recorder-child.js'), [JSON.stringify({ mode: 'rss', minutes: O.rssMinutes, recorder })],
     { execPath: node.bin, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
   let stdout = ''
   c.stdout.on('data', (d) => { stdout += d })
@@ -161,8 +162,7 @@ async function sectionRss (node, out) {
   const r = JSON.parse(stdout.trim().split('\n').pop())
   const from = r.rss.find(([s]) => s >= Math.min(120, O.rssMinutes * 60 / 2)) || r.rss[0]
   const last = r.rss.at(-1)
-  out.rss = {
-    minutes: O.rssMinutes,
+  return {
     fromSecond: from[0],
     toSecond: last[0],
     rssFromMiB: from[1] / 2 ** 20,
@@ -175,7 +175,14 @@ async function sectionRss (node, out) {
     failed: r.failed,
     points: r.rss
   }
-  out.rss.verdict = out.rss.growthMiB < 5 ? 'PASS' : 'MISS'
+}
+
+// The recorder's server and a baseline server without it, side by side
+// (same machine, same time, each under its own load).
+async function sectionRss (node, out) {
+  const [rec, base] = await Promise.all([rssRun(node, true), rssRun(node, false)])
+  out.rss = { minutes: O.rssMinutes, recorder: rec, baseline: base, growthOverBaselineMiB: rec.growthMiB - base.growthMiB }
+  out.rss.verdict = rec.growthMiB < 5 ? 'PASS' : 'MISS'
 }
 
 async function main () {
@@ -188,7 +195,7 @@ async function main () {
       if (!sections.includes(name)) continue
       try {
         await fn(node, out)
-        log(`  ${name}: ${JSON.stringify({ ...out[name], points: undefined })}`)
+        log(`  ${name}: ${JSON.stringify(out[name], (k, v) => (k === 'points' ? undefined : v))}`)
       } catch (err) {
         out[name] = { failed: err.message }
         log(`  ${name} FAILED: ${err.message}`)
