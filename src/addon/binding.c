@@ -2,7 +2,6 @@
  * entry.h, once the environment's state is installed (addon.c). */
 #include "addon.h"
 #include "entry.h"
-#include "job.h"
 #include "macros.h"
 
 static int export_fn(napi_env env, napi_value exports, const char *name, napi_callback cb) {
@@ -21,9 +20,9 @@ NAPI_MODULE_INIT() {
       export_fn(env, exports, "analyze", cprof__analyze) ||
       export_fn(env, exports, "convert", cprof__convert) ||
       export_fn(env, exports, "diff", cprof__diff) ||
+      export_fn(env, exports, "merge", cprof__merge) ||
       export_fn(env, exports, "signalWatch", cprof__signal_watch) ||
       export_fn(env, exports, "signalUnwatch", cprof__signal_unwatch) ||
-      export_fn(env, exports, "merge", cprof__merge) ||
       export_fn(env, exports, "recStart", cprof__recorder_start) ||
       export_fn(env, exports, "recRotate", cprof__recorder_rotate) ||
       export_fn(env, exports, "recStop", cprof__recorder_stop) ||

@@ -14,6 +14,7 @@ napi_value cprof__heap_stop(napi_env env, napi_callback_info info);
 napi_value cprof__analyze(napi_env env, napi_callback_info info);
 napi_value cprof__convert(napi_env env, napi_callback_info info);
 napi_value cprof__diff(napi_env env, napi_callback_info info);
+napi_value cprof__merge(napi_env env, napi_callback_info info);
 napi_value cprof__signal_watch(napi_env env, napi_callback_info info);
 napi_value cprof__signal_unwatch(napi_env env, napi_callback_info info);
 napi_value cprof__recorder_start(napi_env env, napi_callback_info info);

@@ -14,6 +14,7 @@
 
 #include "../core/cprof.h"
 #include "errors.h"
+#include "job_merge.h"
 #include "job_result.h"
 #include "job_state.h"
 #include "macros.h"
@@ -172,13 +173,21 @@ static int write_raw(job_t *job, uint32_t drop, int *done) {
   return rc;
 }
 
+/* The profile in its own V8 format, as a cprof_write_fn. */
+static int write_model(void *ctx, FILE *f) {
+  const cprof_profile_t *p = ctx;
+  return p->kind == CPROF_KIND_HEAP ? cprof_export_heapprofile(p, f)
+                                    : cprof_export_cpuprofile(p, f);
+}
+
 static int write_output(job_t *job) {
   int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
   if (rc != CPROF_OK || !job->in.name) return rc;
-  cprof_exporter_fn fn =
-      job->profile->kind == CPROF_KIND_HEAP ? cprof_export_heapprofile : cprof_export_cpuprofile;
-  rc = cprof_write_atomic(job->in.dir, job->in.name, fn, job->profile, &job->size, job->errbuf,
-                          sizeof job->errbuf);
+  /* keepExisting (the CLI's overwrite rule, e.g. cprof merge without -o):
+   * never replace a file that appeared since the CLI checked. */
+  rc = (job->in.opts.keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
+      job->in.dir, job->in.name, write_model, job->profile, &job->size, job->errbuf,
+      sizeof job->errbuf);
   if (rc != CPROF_OK) return rc;
   if (!(job->file = join_path(job->in.dir, job->in.name))) return CPROF_ENOMEM;
   return CPROF_OK;
@@ -212,6 +221,9 @@ static int run(job_t *job) {
   char werr[sizeof job->errbuf] = "";
   if (job->in.own_url && job->in.json) {
     rc = load_own(job, &raw, &wrc, werr);
+  } else if (job->in.npaths) {
+    rc = cprof__job_merge_files(job->in.paths, job->in.npaths, job->in.need_samples, load_one, job,
+                                &job->profile, job->errbuf, sizeof job->errbuf);
   } else {
     if (job->in.raw_reply && job->in.json && job->in.dir && job->in.name)
       wrc = write_raw(job, 0, &raw);
@@ -220,9 +232,6 @@ static int run(job_t *job) {
     if (wrc != CPROF_OK) memcpy(werr, job->errbuf, sizeof werr);
     rc = job->in.produce
              ? job->in.produce(job->in.produce_ctx, &job->profile, job->errbuf, sizeof job->errbuf)
-         : job->in.npaths
-             ? cprof__job_merge_files(job->in.paths, job->in.npaths, job->in.need_samples, load_one,
-                                      job, &job->profile, job->errbuf, sizeof job->errbuf)
              : load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
   }
   if (rc != CPROF_OK) return rc;

@@ -10,6 +10,8 @@
  *                stacks, SVG flame graph, text report, diff; dispatch by
  *                cprof_format_t
  *   fsutil.h     atomic file writes (temp file + rename, mode 0600), mkdir -p
+ *   merge.h      cprof_profile_merge: profiles of one kind into one, by call
+ *                path (cprof merge, the flight recorder's windows)
  *   ring.h       the flight recorder's ring of windows (evicted by age and
  *                bytes, reference counted), overlap trimming
  *   store.h      the recorder store's file names and retention
@@ -28,6 +30,7 @@
 #include "aggregate.h"
 #include "export.h"
 #include "fsutil.h"
+#include "merge.h"
 #include "note.h"
 #include "ring.h"
 #include "store.h"

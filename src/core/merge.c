@@ -3,8 +3,9 @@
  * Inputs are walked node by node in their parent-first order, so a node's
  * parent is always merged before it: a node maps to the merged child of its
  * parent's merged node that has the same call frame, created on first
- * sight. Frames match on name, url, line and column only: script ids are
- * per process, and a function profiled in two processes is one function.
+ * sight. Frames match on name, url, line and column: script ids are per
+ * process, and a function profiled in two processes is one function (see
+ * frame_key_uses_script for frames without a url).
  * The merged tree is built parent-first too, so it is a valid model. */
 #include <stdlib.h>
 #include <string.h>
@@ -37,26 +38,37 @@ static int table_alloc(uint64_t n, uint32_t **slots, uint32_t *mask) {
   return 0;
 }
 
-/* name and url are interned in the merged profile: pointers compare. */
+/* A frame's identity across profiles. The url names the script, so the
+ * script id (per process) is left out; a frame without a url (eval, new
+ * Function, V8's own like "(program)") has only its script id to tell it
+ * from another at the same line, so then it counts. Strings are interned in
+ * the merged profile: pointers compare. */
+static int frame_key_uses_script(const cprof_frame_t *f) {
+  return f->url[0] == '\0';
+}
+
 static uint32_t frame_key_hash(const cprof_frame_t *f) {
   uint64_t h = CPROF__HASH_SEED;
   h = cprof__hash_bytes(h, &f->name, sizeof(f->name));
   h = cprof__hash_bytes(h, &f->url, sizeof(f->url));
   h = cprof__hash_bytes(h, &f->line, sizeof(f->line));
   h = cprof__hash_bytes(h, &f->column, sizeof(f->column));
+  if (frame_key_uses_script(f)) h = cprof__hash_bytes(h, &f->script_id, sizeof(f->script_id));
   return (uint32_t)(h ^ (h >> 32));
 }
 
 static int frame_key_eq(const cprof_frame_t *a, const cprof_frame_t *b) {
-  return a->name == b->name && a->url == b->url && a->line == b->line && a->column == b->column;
+  return a->name == b->name && a->url == b->url && a->line == b->line && a->column == b->column &&
+         (!frame_key_uses_script(a) || a->script_id == b->script_id);
 }
 
 /* The merged frame for an input frame; the first script id seen is kept. */
 static int merge_frame(merger_t *m, const cprof_frame_t *f, uint32_t *out) {
   cprof_frame_t key = {cprof__profile_intern_str(m->p, f->name, strlen(f->name)),
-                       cprof__profile_intern_str(m->p, f->url, strlen(f->url)), NULL, f->line,
+                       cprof__profile_intern_str(m->p, f->url, strlen(f->url)),
+                       cprof__profile_intern_str(m->p, f->script_id, strlen(f->script_id)), f->line,
                        f->column};
-  if (key.name == NULL || key.url == NULL) return CPROF_ENOMEM;
+  if (key.name == NULL || key.url == NULL || key.script_id == NULL) return CPROF_ENOMEM;
   uint32_t j = frame_key_hash(&key) & m->frame_mask;
   for (; m->frame_slots[j] != 0; j = (j + 1) & m->frame_mask) {
     if (frame_key_eq(&m->p->frames[m->frame_slots[j] - 1], &key)) {
@@ -64,8 +76,7 @@ static int merge_frame(merger_t *m, const cprof_frame_t *f, uint32_t *out) {
       return 0;
     }
   }
-  key.script_id = cprof__profile_intern_str(m->p, f->script_id, strlen(f->script_id));
-  if (key.script_id == NULL || cprof__profile_add_frame(m->p, &key, out) != 0) return CPROF_ENOMEM;
+  if (cprof__profile_add_frame(m->p, &key, out) != 0) return CPROF_ENOMEM;
   m->frame_slots[j] = *out + 1;
   return 0;
 }

@@ -6,7 +6,6 @@
 
 #include "error.h"
 #include "internal.h"
-#include "merge.h"
 #include "profile.h"
 
 #define ARENA_BLOCK (64 * 1024)
@@ -310,7 +309,7 @@ int cprof__check_model(const cprof_profile_t *p) {
   return 0;
 }
 
-/* ---- cprof_profile_bytes (merge.h) ---- */
+/* ---- cprof_profile_bytes ---- */
 
 /* A heap block's real size where the C library says (what the allocator
  * holds for it), else the size asked for. */

@@ -86,6 +86,32 @@ static void cpu_merges_by_call_path(void **state) {
   cprof_profile_free(m);
 }
 
+/* Two functions made by new Function: no url, the same position, told
+ * apart only by their script ids. They stay two nodes, in one profile and
+ * across two. */
+static const char *EVALS =
+    "{'nodes':[{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'',"
+    "'lineNumber':-1,'columnNumber':-1},'hitCount':0,'children':[2,3]},"
+    "{'id':2,'callFrame':{'functionName':'','scriptId':'90','url':'',"
+    "'lineNumber':0,'columnNumber':19},'hitCount':1},"
+    "{'id':3,'callFrame':{'functionName':'','scriptId':'91','url':'',"
+    "'lineNumber':0,'columnNumber':19},'hitCount':1}],"
+    "'startTime':0,'endTime':30,'samples':[2,3],'timeDeltas':[0,10]}";
+
+static void urlless_frames_keep_script_ids(void **state) {
+  (void)state;
+  cprof_profile_t *m = merge2(EVALS, EVALS);
+  check_invariants(m);
+  assert_int_equal(m->nnodes, 3);
+  assert_int_equal(m->nsamples, 4);
+  uint32_t a = m->nodes[0].first_child, b = m->nodes[a].next_sibling;
+  assert_string_equal(m->frames[m->nodes[a].frame].script_id, "90");
+  assert_string_equal(m->frames[m->nodes[b].frame].script_id, "91");
+  assert_int_equal(m->nodes[a].self, 20);
+  assert_int_equal(m->nodes[b].self, 40);
+  cprof_profile_free(m);
+}
+
 static void cpu_samples_keep_true_timestamps(void **state) {
   (void)state;
   cprof_profile_t *m = merge2(CPU1, CPU2);
@@ -299,6 +325,7 @@ static void bytes_counts_what_is_held(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cpu_merges_by_call_path),
+      cmocka_unit_test(urlless_frames_keep_script_ids),
       cmocka_unit_test(cpu_samples_keep_true_timestamps),
       cmocka_unit_test(cpu_unrelated_clock_goes_back_to_back),
       cmocka_unit_test(cpu_concurrent_profiles_go_back_to_back),
