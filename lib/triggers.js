@@ -128,7 +128,7 @@ function createTriggers (ctl, snapshot, hooks) {
     try {
       if (c.recorder) {
         ctl.recorder.start(c.recorder)
-        state.uninstall.push(() => { ctl.recorder.stop().catch(hooks.report) })
+        state.uninstall.push(() => { if (ctl.recorder.isRunning()) ctl.recorder.stop().catch(hooks.report) })
         native.signalWatch(SLOT.dump, c.dumpSignal.number, () => onDumpSignal(c))
         state.uninstall.push(() => native.signalUnwatch(SLOT.dump))
       }
