@@ -189,6 +189,27 @@ const cpu = {
   }
 }
 
+// The flight recorder at its defaults (10 s windows, 10 ms interval, 60 s
+// kept): start() is recorder.start(), stop() a dump of all it holds, then
+// recorder.stop(). interval null keeps the default.
+cpu.recorder = {
+  about: 'cprof.recorder.start() / recorder.dump() (bench/recorder.js)',
+  start ({ interval, dir }) {
+    const cprof = require(CPROF)
+    cprof.recorder.start(interval ? { interval } : {})
+    return { cprof, dir }
+  },
+  async stop ({ cprof, dir }) {
+    const r = await cprof.recorder.dump({ dir })
+    await cprof.recorder.stop()
+    return { file: r.files.cpuprofile, result: r }
+  },
+  check (out) {
+    if (!(out.result.samples > 0)) throw new Error('the recorder reported no samples')
+    return { ...checkFile(out.file, checkCpuText), intervalUs: out.result.intervalUs }
+  }
+}
+
 // --- heap ---------------------------------------------------------------
 
 const heap = {

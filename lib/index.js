@@ -7,6 +7,7 @@ const options = require('./options')
 const { createController } = require('./controller')
 const { snapshot } = require('./snapshot')
 const { createTriggers } = require('./triggers')
+const { createRecorder } = require('./recorder')
 
 const cprof = new EventEmitter()
 
@@ -45,6 +46,19 @@ function mainScript () {
   const script = process.env.pm_exec_path || process.argv[1]
   return typeof script === 'string' && script !== '' ? script : process.execPath
 }
+
+// 'window': every recorder window once it is in the ring (and the store).
+const recorder = createRecorder({
+  report,
+  emitProfile,
+  emit: (event, value) => {
+    try {
+      cprof.emit(event, value)
+    } catch (err) {
+      report(err)
+    }
+  }
+})
 
 const cpu = createController({
   kind: 'cpu',
@@ -92,7 +106,7 @@ async function analyze (file, opts) {
   return native.analyze(o.path, o.top, o.nodes)
 }
 
-const triggers = createTriggers({ cpu, heap }, snapshot, hooks)
+const triggers = createTriggers({ cpu, heap, recorder }, snapshot, hooks)
 
 Object.assign(cprof, {
   init: triggers.init,
@@ -101,6 +115,7 @@ Object.assign(cprof, {
   stop: cpu.stop,
   profile: cpu.profile,
   analyze,
+  recorder: { start: recorder.start, stop: recorder.stop, status: recorder.status, dump: recorder.dump },
   heap: { start: heap.start, stop: heap.stop, profile: heap.profile, snapshot }
 })
 module.exports = cprof

@@ -8,7 +8,7 @@ const { CPU_INTERVAL_RANGE_US, HEAP_INTERVAL_RANGE_BYTES, FORMAT_EXT } = require
 
 const MAX_DURATION_DEFAULT_MS = 10 * 60 * 1000
 const DEFAULT_SIGNAL = 'SIGUSR2'
-const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats']
+const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats', 'recorder', 'dumpSignal']
 const INIT_FORMATS = ['cpuprofile', 'heapprofile', ...Object.keys(FORMAT_EXT)]
 
 // Signals that can never be triggers, by number (aliases such as SIGIOT
@@ -106,11 +106,25 @@ function initConfig (config) {
       throw invalidArg(`unknown option "${key}" for init(); known options: ${INIT_KEYS.join(', ')}`)
     }
   }
-  const { cpu, heap } = profilingOption(config.profiling)
+  const recorder = recorderOption(config.recorder)
+  // With the recorder on, CPU sampling is always running: a dump replaces
+  // the CPU toggle, and profiling defaults to off (heap stays available).
+  const { cpu: cpuToggle, heap } = profilingOption(config.profiling === undefined && recorder ? false : config.profiling)
+  const cpu = cpuToggle && !recorder
+  if (config.dumpSignal !== undefined && !recorder) {
+    throw invalidArg('dumpSignal is set but the recorder is off (set recorder: true or { ...options })')
+  }
+  const dumpSignal = recorder
+    ? parseSignal(config.dumpSignal !== undefined ? config.dumpSignal
+      : config.signal !== undefined ? config.signal : DEFAULT_SIGNAL, 'dumpSignal')
+    : null
   const signal = parseSignal(config.signal === undefined ? DEFAULT_SIGNAL : config.signal, 'signal')
   const heapSignal = config.heapSignal === undefined ? null : parseSignal(config.heapSignal, 'heapSignal')
-  if (heapSignal && heapSignal.number === signal.number) {
+  if (heapSignal && cpu && heapSignal.number === signal.number) {
     throw invalidArg(`heapSignal and signal must differ, both are ${signal.name}`)
+  }
+  if (heapSignal && dumpSignal && heapSignal.number === dumpSignal.number) {
+    throw invalidArg(`heapSignal and dumpSignal must differ, both are ${dumpSignal.name}`)
   }
   if (heapSignal && !heap) {
     throw invalidArg('heapSignal is set but heap profiling is off (profiling.heap is not true)')
@@ -128,8 +142,21 @@ function initConfig (config) {
     maxDuration: msOption(config.maxDuration, 'maxDuration', MAX_DURATION_DEFAULT_MS, { positive: true }),
     interval: intOption(config.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs'),
     heapInterval: intOption(config.heapInterval, 'heapInterval', HEAP_INTERVAL_RANGE_BYTES, 'bytes'),
-    formats: initFormats(config.formats)
+    formats: initFormats(config.formats),
+    recorder,
+    dumpSignal
   }
+}
+
+// recorder: true | false | recorder.start() options (checked there).
+function recorderOption (value) {
+  if (value === undefined || value === false) return null
+  if (value === true) return {}
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArg(`recorder must be a boolean or recorder.start() options, got ${describe(value)}`)
+  }
+  require('./recorder').startOptions(value) // throws on a bad option, naming it
+  return value
 }
 
 // One list for CPU and heap profiles: 'cpuprofile' and 'heapprofile' are
@@ -153,8 +180,72 @@ const ENV_VARS = [
   ['CPROF_MAX_DURATION', 'maxDuration', envNumber],
   ['CPROF_INTERVAL', 'interval', envNumber],
   ['CPROF_HEAP_INTERVAL', 'heapInterval', envNumber],
-  ['CPROF_FORMATS', 'formats', (s) => s.split(',').map((f) => f.trim()).filter(Boolean)]
+  ['CPROF_FORMATS', 'formats', (s) => s.split(',').map((f) => f.trim()).filter(Boolean)],
+  ['CPROF_DUMP_SIGNAL', 'dumpSignal', (s) => s]
 ]
+
+// CPROF_RECORDER=1 and its options → init()'s recorder object.
+const RECORDER_VARS = [
+  ['CPROF_RECORDER_WINDOW', 'window'],
+  ['CPROF_RECORDER_KEEP', 'keep'],
+  ['CPROF_RECORDER_MAX_BYTES', 'maxBytes'],
+  ['CPROF_RECORDER_INTERVAL', 'interval'],
+  ['CPROF_RECORDER_HEAP', 'heap'],
+  ['CPROF_RECORDER_HEAP_INTERVAL', 'heapInterval'],
+  ['CPROF_RECORDER_STORE', 'store.dir'],
+  ['CPROF_RECORDER_STORE_MAX_BYTES', 'store.maxBytes'],
+  ['CPROF_RECORDER_STORE_MAX_AGE', 'store.maxAge'],
+  ['CPROF_RECORDER_STORE_FORMATS', 'store.formats']
+]
+
+function envFlag (text) {
+  const s = text.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true
+  if (['0', 'false', 'no', 'off'].includes(s)) return false
+  throw new Error('must be 1 or 0 (true/false, on/off, yes/no)')
+}
+
+function envRecorder (env) {
+  const on = env.CPROF_RECORDER
+  if (on === undefined) return undefined
+  let enabled
+  try {
+    enabled = envProfiling(on) === true
+  } catch {
+    throw invalidArg(`CPROF_RECORDER=${JSON.stringify(on.slice(0, 40))}: must be 1 or 0 (true/false, on/off, yes/no)`)
+  }
+  if (!enabled) return false
+  const rec = {}
+  for (const [name, key] of RECORDER_VARS) {
+    const text = env[name]
+    if (text === undefined || text === '') continue
+    let value
+    try {
+      value = key === 'store.dir' ? text
+        : key === 'heap' ? envFlag(text)
+        : key === 'store.formats' ? text.split(',').map((f) => f.trim()).filter(Boolean)
+          : envNumber(text)
+    } catch (err) {
+      throw invalidArg(`${name}=${JSON.stringify(text.slice(0, 40))}: ${err.message}`)
+    }
+    if (key.startsWith('store.')) {
+      if (key !== 'store.dir' && env.CPROF_RECORDER_STORE === undefined) {
+        throw invalidArg(`${name} is set but CPROF_RECORDER_STORE (the store directory) is not`)
+      }
+      rec.store = { ...rec.store, [key.slice(6)]: value }
+    } else {
+      rec[key] = value
+    }
+  }
+  try {
+    require('./recorder').startOptions(rec)
+  } catch (err) {
+    const entry = RECORDER_VARS.find(([, key]) => err.message.startsWith(key))
+    if (entry) err.message = `${entry[0]}: ${err.message}`
+    throw err
+  }
+  return rec
+}
 
 function envProfiling (text) {
   const s = text.trim().toLowerCase()
@@ -200,7 +291,9 @@ function envConfig (env = process.env) {
       throw invalidArg(`${name}=${JSON.stringify(env[name].slice(0, 40))}: ${err.message}`)
     }
   }
-  if (config.profiling === undefined || config.profiling === false) return null
+  const rec = envRecorder(env)
+  if (rec !== undefined) config.recorder = rec
+  if (!config.recorder && (config.profiling === undefined || config.profiling === false)) return null
   try {
     initConfig(config)
   } catch (err) {

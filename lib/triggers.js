@@ -9,10 +9,12 @@ const { invalidArg } = require('./errors')
 const { initConfig } = require('./trigger-config')
 const pm2 = require('./pm2')
 
-const SLOT = { cpu: 0, heap: 1 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
+const SLOT = { cpu: 0, heap: 1, dump: 2 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
+const dumpRequest = require('./dump-request')
 
 /**
- * ctl: { cpu, heap } controllers (start, stop, isRunning); snapshot(opts);
+ * ctl: { cpu, heap } controllers (start, stop, isRunning), recorder
+ * (lib/recorder.js); snapshot(opts);
  * hooks: { report(err) }.
  */
 function createTriggers (ctl, snapshot, hooks) {
@@ -45,8 +47,38 @@ function createTriggers (ctl, snapshot, hooks) {
     return ms
   }
 
+  // A dump of the recorder, as its triggers ask: into the configured dir,
+  // in the configured formats, the last `last` ms (undefined: all kept).
+  function dumpOptions (c, last) {
+    const o = {}
+    if (last !== undefined && last > 0) o.last = last
+    if (c.dir !== undefined) o.dir = c.dir
+    if (c.formats.length) o.formats = c.formats
+    return o
+  }
+
+  // The dump signal: `cprof trigger <pid> --dump --last S` leaves the
+  // seconds in a request file first (lib/dump-request.js).
+  function onDumpSignal (c) {
+    let last
+    try {
+      last = dumpRequest.take(process.pid)
+    } catch (err) {
+      hooks.report(err)
+    }
+    ctl.recorder.dump(dumpOptions(c, last)).catch(hooks.report)
+    if (ctl.recorder.recordsHeap()) ctl.recorder.dump({ ...dumpOptions(c, last), kind: 'heap' }).catch(hooks.report)
+  }
+
   function pm2Actions (c) {
     const actions = {}
+    if (c.recorder) {
+      actions['cprof:dump'] = async (param) => ({ ok: true, ...(await ctl.recorder.dump(dumpOptions(c, timeoutParam(param)))) })
+      if (c.recorder.heap === true) {
+        actions['cprof:dump:heap'] = async (param) =>
+          ({ ok: true, ...(await ctl.recorder.dump({ ...dumpOptions(c, timeoutParam(param)), kind: 'heap' })) })
+      }
+    }
     for (const kind of ['cpu', 'heap']) {
       if (!c[kind]) continue
       actions[`cprof:${kind}:start`] = async (param) => {
@@ -71,6 +103,8 @@ function createTriggers (ctl, snapshot, hooks) {
       heap: Boolean(c && c.heap),
       signal: c && c.signal ? c.signal.name : null,
       heapSignal: c && c.heapSignal ? c.heapSignal.name : null,
+      recorder: Boolean(c && c.recorder),
+      dumpSignal: c && c.dumpSignal ? c.dumpSignal.name : null,
       maxDuration: c ? c.maxDuration : null,
       pm2Actions: actions ? Object.keys(actions) : []
     }
@@ -83,14 +117,21 @@ function createTriggers (ctl, snapshot, hooks) {
    */
   function init (config) {
     const c = initConfig(config)
-    if ((c.cpu || c.heap) && !require('node:worker_threads').isMainThread) {
+    if ((c.cpu || c.heap || c.recorder) && !require('node:worker_threads').isMainThread) {
       throw invalidArg('init() installs process-wide triggers (signals, PM2 actions) and works in ' +
-        'the main thread only; in a worker thread use start()/stop() or heap.start()/heap.stop()')
+        'the main thread only; in a worker thread use start()/stop(), heap.start()/heap.stop() or ' +
+        'recorder.start()/recorder.dump()')
     }
     destroy()
-    if (!c.cpu && !c.heap) return describe(null, null)
+    if (!c.cpu && !c.heap && !c.recorder) return describe(null, null)
     const state = { c, uninstall: [] }
     try {
+      if (c.recorder) {
+        ctl.recorder.start(c.recorder)
+        state.uninstall.push(() => { if (ctl.recorder.isRunning()) ctl.recorder.stop().catch(hooks.report) })
+        native.signalWatch(SLOT.dump, c.dumpSignal.number, () => onDumpSignal(c))
+        state.uninstall.push(() => native.signalUnwatch(SLOT.dump))
+      }
       for (const kind of ['cpu', 'heap']) {
         const sig = kind === 'cpu' ? c.signal : c.heapSignal
         if (!sig) continue

@@ -1,5 +1,6 @@
 'use strict'
 // cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--force]
+// cprof trigger <pid> --dump [--last <s>] [--signal <name>] [--force]
 //
 // Sends the signal trigger to a live process that installed it (cprof.init()
 // or node -r cprof/register): the first signal starts a profile, the next one
@@ -10,12 +11,14 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { parseSignal, DEFAULT_SIGNAL } = require('../trigger-config')
+const dumpRequest = require('../dump-request')
 
 // How long --duration waits for the app to write its profile after the
 // second signal: the app may be in long synchronous work.
 const WAIT_S = 30
 
 const USAGE = `usage: cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--dir <dir>] [--force]
+       cprof trigger <pid> --dump [--last <s>] [--signal <name>] [--force]
 
 Toggles profiling in a process that runs cprof's signal trigger
 (cprof.init() or node -r cprof/register): the first signal starts a
@@ -32,6 +35,10 @@ profile, the second stops it and writes the file into the app's directory
   --dir <dir>       where the app writes profiles, to find that file (default: the
                     process's CPROF_DIR, else its TMPDIR or /tmp, plus /cprof)
   --force           send even if the process does not seem to catch the signal
+  --dump            ask the flight recorder (recorder: in init(), or CPROF_RECORDER=1) to write
+                    what it holds; the signal defaults to the process's CPROF_DUMP_SIGNAL, else
+                    CPROF_SIGNAL, else ${DEFAULT_SIGNAL}
+  --last <s>        with --dump: only the last <s> seconds (default: all the recorder keeps)
 `
 
 class UsageError extends Error {}
@@ -48,6 +55,8 @@ function options (argv) {
         duration: { type: 'string' },
         dir: { type: 'string' },
         force: { type: 'boolean' },
+        dump: { type: 'boolean' },
+        last: { type: 'string' },
         help: { type: 'boolean', short: 'h' }
       }
     })
@@ -68,8 +77,28 @@ function options (argv) {
       throw new UsageError(`--duration must be a number of seconds > 0, got ${JSON.stringify(values.duration)}`)
     }
   }
+  let last
+  if (values.last !== undefined) {
+    if (!values.dump) throw new UsageError('--last goes with --dump')
+    last = Number(values.last)
+    if (values.last.trim() === '' || !Number.isFinite(last) || last <= 0) {
+      throw new UsageError(`--last must be a number of seconds > 0, got ${JSON.stringify(values.last)}`)
+    }
+  }
+  if (values.dump && (values.heap || duration !== undefined)) {
+    throw new UsageError('--dump does not go with --heap or --duration')
+  }
   if (values.dir === '') throw new UsageError('--dir must name a directory')
-  return { pid, heap: Boolean(values.heap), signal: values.signal, duration, dir: values.dir, force: Boolean(values.force) }
+  return {
+    pid,
+    heap: Boolean(values.heap),
+    signal: values.signal,
+    duration,
+    dir: values.dir,
+    force: Boolean(values.force),
+    dump: Boolean(values.dump),
+    last
+  }
 }
 
 // The environment the process was started with (what register.js read).
@@ -182,7 +211,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     out.write(USAGE)
     return 0
   }
-  const kind = o.heap ? 'heap' : 'CPU'
+  const kind = o.dump ? 'dump' : o.heap ? 'heap' : 'CPU'
   let name = o.signal
   let from = '--signal'
   if (name !== undefined) {
@@ -199,8 +228,8 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   }
   if (name === undefined) {
     const env = startEnv(o.pid)
-    name = o.heap ? env.CPROF_HEAP_SIGNAL : env.CPROF_SIGNAL
-    from = o.heap ? 'CPROF_HEAP_SIGNAL' : 'CPROF_SIGNAL'
+    name = o.heap ? env.CPROF_HEAP_SIGNAL : o.dump ? env.CPROF_DUMP_SIGNAL || env.CPROF_SIGNAL : env.CPROF_SIGNAL
+    from = o.heap ? 'CPROF_HEAP_SIGNAL' : o.dump && env.CPROF_DUMP_SIGNAL ? 'CPROF_DUMP_SIGNAL' : 'CPROF_SIGNAL'
     if (!name && !o.heap) {
       name = DEFAULT_SIGNAL
       from = 'the default'
@@ -226,6 +255,14 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   }
   let env
   try {
+    if (o.dump) {
+      // The app reads (and deletes) the request when the signal arrives.
+      if (o.last !== undefined) dumpRequest.put(o.pid, Math.round(o.last * 1000), startEnv(o.pid).TMPDIR || undefined)
+      send(o.pid, sig)
+      out.write(`sent ${sig.name} to ${o.pid}: its flight recorder writes ` +
+        `${o.last !== undefined ? `the last ${o.last} s` : 'all it holds'} (\`cprof list\` shows the file)\n`)
+      return 0
+    }
     if (o.duration !== undefined) env = startEnv(o.pid)
     const since = Date.now()
     send(o.pid, sig)

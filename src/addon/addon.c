@@ -6,6 +6,7 @@
 #include "addon.h"
 #include "errors.h"
 #include "macros.h"
+#include "recorder.h"
 
 cprof_addon_t *cprof__addon(napi_env env) {
   cprof_addon_t *addon = NULL;
@@ -22,6 +23,8 @@ static void cleanup_hook(void *arg) {
   addon->exiting = 1;
   cprof__ctl_abandon(addon->env, &addon->cpu);
   cprof__ctl_abandon(addon->env, &addon->heap);
+  cprof__rec_abandon(addon->env, addon->recorder);
+  addon->recorder = NULL;
   for (int i = 0; i < CPROF_SIGNAL_SLOTS; i++) {
     cprof__signal_stop(addon->signals[i]);
     addon->signals[i] = NULL;

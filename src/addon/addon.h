@@ -9,14 +9,15 @@
 #include "ctl.h"
 #include "signal.h"
 
-#define CPROF_SIGNAL_SLOTS 2
+#define CPROF_SIGNAL_SLOTS 3
 
 typedef struct {
   napi_env env;
   int exiting; /* set by the cleanup hook: late callbacks return early */
   cprof_ctl_t cpu;
   cprof_ctl_t heap;
-  cprof_signal_t *signals[CPROF_SIGNAL_SLOTS]; /* the signal triggers (CPU, heap) */
+  cprof_signal_t *signals[CPROF_SIGNAL_SLOTS]; /* the signal triggers (CPU, heap, dump) */
+  struct cprof_rec_s *recorder;                /* the flight recorder (recorder.h), or NULL */
 } cprof_addon_t;
 
 /* The calling environment's state; throws and returns NULL if missing. */

@@ -22,7 +22,12 @@ NAPI_MODULE_INIT() {
       export_fn(env, exports, "diff", cprof__diff) ||
       export_fn(env, exports, "merge", cprof__merge) ||
       export_fn(env, exports, "signalWatch", cprof__signal_watch) ||
-      export_fn(env, exports, "signalUnwatch", cprof__signal_unwatch))
+      export_fn(env, exports, "signalUnwatch", cprof__signal_unwatch) ||
+      export_fn(env, exports, "recStart", cprof__recorder_start) ||
+      export_fn(env, exports, "recRotate", cprof__recorder_rotate) ||
+      export_fn(env, exports, "recStop", cprof__recorder_stop) ||
+      export_fn(env, exports, "recStatus", cprof__recorder_status) ||
+      export_fn(env, exports, "recDump", cprof__recorder_dump))
     return NULL;
   return exports;
 }

@@ -5,7 +5,9 @@
 #include "args.h"
 #include "ctl.h"
 #include "entry.h"
+#include "errors.h"
 #include "job.h"
+#include "recorder.h"
 
 /* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name */
 napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
@@ -17,6 +19,12 @@ napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
       cprof__arg_double(env, argv[0], "interval", &interval) != 0 ||
       cprof__arg_double(env, argv[1], "timeout", &timeout) != 0)
     return NULL;
+  if (cprof__rec_running(addon->recorder)) {
+    cprof__throw(env, "ERR_CPROF_BUSY",
+                 "the flight recorder is running: use recorder.dump() for a CPU profile of the "
+                 "last seconds, or recorder.stop() before start()");
+    return NULL;
+  }
   snprintf(params, sizeof params, "{\"interval\":%.0f}", interval);
   const cprof_cmd_t cmds[] = {{"Profiler.enable", NULL},
                               {"Profiler.setSamplingInterval", params},

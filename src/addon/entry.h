@@ -1,6 +1,7 @@
 /* The JS entry points binding.c registers, one per exported function:
  * cpu.c, heap.c (the controllers), analyze.c (the job on profile files)
- * and watch.c (the signal trigger slots). */
+ * watch.c (the signal trigger slots) and recorder_api.c (the flight
+ * recorder). */
 #ifndef CPROF_ENTRY_H
 #define CPROF_ENTRY_H
 
@@ -16,5 +17,10 @@ napi_value cprof__diff(napi_env env, napi_callback_info info);
 napi_value cprof__merge(napi_env env, napi_callback_info info);
 napi_value cprof__signal_watch(napi_env env, napi_callback_info info);
 napi_value cprof__signal_unwatch(napi_env env, napi_callback_info info);
+napi_value cprof__recorder_start(napi_env env, napi_callback_info info);
+napi_value cprof__recorder_rotate(napi_env env, napi_callback_info info);
+napi_value cprof__recorder_stop(napi_env env, napi_callback_info info);
+napi_value cprof__recorder_status(napi_env env, napi_callback_info info);
+napi_value cprof__recorder_dump(napi_env env, napi_callback_info info);
 
 #endif

@@ -5,7 +5,9 @@
 #include "args.h"
 #include "ctl.h"
 #include "entry.h"
+#include "errors.h"
 #include "job.h"
+#include "recorder.h"
 #include "v8heap.h"
 
 /* heapStart(intervalBytes, stackDepth, includeCollected, forceGC, timeoutMs, onTimeout)
@@ -24,6 +26,12 @@ napi_value cprof__heap_start(napi_env env, napi_callback_info info) {
       cprof__arg_bool(env, argv[3], "forceGC", &force_gc) != 0 ||
       cprof__arg_double(env, argv[4], "timeout", &timeout) != 0)
     return NULL;
+  if (cprof__rec_heap_running(addon->recorder)) {
+    cprof__throw(env, "ERR_CPROF_BUSY",
+                 "the flight recorder samples the heap: use recorder.dump({ kind: 'heap' }), or "
+                 "recorder.stop() before heap.start()");
+    return NULL;
+  }
   if (cprof__v8heap_usable(env))
     return cprof__ctl_start_v8heap(env, &addon->heap, interval, depth, collected, force_gc, timeout,
                                    argv[5]);

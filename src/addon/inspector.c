@@ -15,6 +15,8 @@ struct cprof_insp_s {
   unsigned next_id;
   char *reply; /* the reply to the call in flight */
   size_t reply_len;
+  cprof_insp_note_fn on_note; /* notifications, or NULL to drop them */
+  void *note_ctx;
 };
 
 static void insp_fail(napi_env env, const char *what) {
@@ -52,7 +54,10 @@ static napi_value on_raw_message(napi_env env, napi_callback_info info) {
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, (void **)&insp));
   if (argc < 1 || cprof__js_string_copy(env, argv[0], &buf, &len) != 0) return NULL;
   if (strncmp(buf, "{\"method\":", 10) == 0) {
-    free(buf);
+    if (insp->on_note)
+      insp->on_note(insp->note_ctx, buf, len);
+    else
+      free(buf);
     return NULL;
   }
   set_reply(insp, buf, len);
@@ -282,6 +287,34 @@ void cprof__insp_abandon(napi_env env, cprof_insp_t *insp) {
   if (insp->conn) napi_delete_reference(env, insp->conn);
   free(insp->reply);
   free(insp);
+}
+
+/* Session 'inspectorNotification' listener: (message) → JSON text. */
+static napi_value on_session_note(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  cprof_insp_t *insp;
+  char *buf;
+  size_t len;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, (void **)&insp));
+  if (argc < 1 || !insp->on_note || stringify(env, argv[0], &buf, &len) != 0) return NULL;
+  insp->on_note(insp->note_ctx, buf, len);
+  return NULL;
+}
+
+int cprof__insp_on_note(napi_env env, cprof_insp_t *insp, cprof_insp_note_fn fn, void *ctx) {
+  napi_value session, on, argv[2], ignored;
+  insp->on_note = fn;
+  insp->note_ctx = ctx;
+  if (insp->raw) return 0;
+  NAPI_CALL_INT(env, napi_get_reference_value(env, insp->conn, &session));
+  NAPI_CALL_INT(env,
+                napi_create_string_utf8(env, "inspectorNotification", NAPI_AUTO_LENGTH, &argv[0]));
+  NAPI_CALL_INT(env, napi_create_function(env, "cprofOnNote", NAPI_AUTO_LENGTH, on_session_note,
+                                          insp, &argv[1]));
+  NAPI_CALL_INT(env, napi_get_named_property(env, session, "on", &on));
+  NAPI_CALL_INT(env, napi_call_function(env, session, on, 2, argv, &ignored));
+  return 0;
 }
 
 const char *cprof__insp_transport(const cprof_insp_t *insp) {

@@ -35,6 +35,14 @@ void cprof__insp_close(napi_env env, cprof_insp_t *insp);
  * run and Node drops the session itself. Safe with NULL. */
 void cprof__insp_abandon(napi_env env, cprof_insp_t *insp);
 
+/* Notifications ({"method":...,"params":...}) are dropped unless a handler
+ * is set: then each one goes to fn as malloc'd, NUL-terminated JSON text
+ * that fn owns (the recorder catches Profiler.consoleProfileFinished). On
+ * the Session transport this subscribes to 'inspectorNotification' and
+ * serialises each message. 0, or -1 after throwing. */
+typedef void (*cprof_insp_note_fn)(void *ctx, char *json, size_t len);
+int cprof__insp_on_note(napi_env env, cprof_insp_t *insp, cprof_insp_note_fn fn, void *ctx);
+
 /* "connection" or "session": which transport this session uses. */
 const char *cprof__insp_transport(const cprof_insp_t *insp);
 

@@ -33,6 +33,12 @@ typedef struct {
   char *title, *focus, *main;
   char *own_url; /* CPU: the url prefix of cprof's own code; leading samples in
                     it are its start call, dropped (own_start.c); NULL: none */
+  /* Instead of json or path: run on the worker thread, gives the profile
+   * (the recorder's dump: a merge of its windows). produce_free(ctx) runs
+   * when the job is freed, also if it never ran. */
+  int (*produce)(void *ctx, cprof_profile_t **out, char *errbuf, size_t errlen);
+  void (*produce_free)(void *ctx);
+  void *produce_ctx;
 } cprof_job_in_t;
 
 /* Queues the job and returns its promise. Takes ownership of in's buffers,

@@ -29,6 +29,7 @@ void cprof__job_in_free(cprof_job_in_t *in) {
   free(in->focus);
   free(in->main);
   free(in->own_url);
+  if (in->produce_free) in->produce_free(in->produce_ctx);
   memset(in, 0, sizeof *in);
 }
 

@@ -230,7 +230,9 @@ static int run(job_t *job) {
     /* After a failed write the parse still runs: err.result keeps the summary.
      * The parse clears errbuf: keep the write's message (it names the errno). */
     if (wrc != CPROF_OK) memcpy(werr, job->errbuf, sizeof werr);
-    rc = load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
+    rc = job->in.produce
+             ? job->in.produce(job->in.produce_ctx, &job->profile, job->errbuf, sizeof job->errbuf)
+             : load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
   }
   if (rc != CPROF_OK) return rc;
   if (job->in.path_b) {

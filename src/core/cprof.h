@@ -12,6 +12,11 @@
  *   fsutil.h     atomic file writes (temp file + rename, mode 0600), mkdir -p
  *   merge.h      cprof_profile_merge: profiles of one kind into one, by call
  *                path (cprof merge, the flight recorder's windows)
+ *   ring.h       the flight recorder's ring of windows (evicted by age and
+ *                bytes, reference counted), overlap trimming
+ *   store.h      the recorder store's file names and retention
+ *   note.h       the profile inside a Profiler.consoleProfileFinished
+ *                notification
  *
  * Every other header in src/core (internal.h, reader.h, parse_*.h, idmap.h,
  * out.h, pb.h, xml.h, label.h, tree.h, export_*.h) is internal: its names
@@ -26,5 +31,8 @@
 #include "export.h"
 #include "fsutil.h"
 #include "merge.h"
+#include "note.h"
+#include "ring.h"
+#include "store.h"
 
 #endif

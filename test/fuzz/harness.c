@@ -157,6 +157,7 @@ static void run_exporters(const fuzz_in_t *in) {
 }
 
 #include "harness_merge.c"
+#include "harness_recorder.c"
 
 /* Knobs from the input's last bytes, so the fuzzer explores them too. */
 static uint8_t knob(const uint8_t *data, size_t size, size_t back) {
@@ -223,6 +224,8 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
       free(span);
     }
   }
+  fuzz_recorder_note(json, size);
+  fuzz_recorder_name(data, size);
   int rc = cprof_profile_parse(json, size, &p, err, sizeof err);
   free(json);
   if (rc != CPROF_OK) {
@@ -272,6 +275,7 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
     check_flat(p, o.top);
     run_exporters(&in); /* in.other is now the deeper profile: a real diff */
   }
+  if (other) fuzz_recorder_trim(other, knob(data, size, 8));
   cprof_profile_free(other);
   cprof_profile_free(p);
   check_drop_leading(data, size, knob(data, size, 8));

@@ -1,0 +1,270 @@
+'use strict'
+// cprof.recorder: the flight recorder. CPU sampling runs all the time in
+// windows (src/addon/recorder.c); finished windows live in a ring in C
+// (src/core/ring.c), evicted whole by age (keep) and bytes (maxBytes);
+// dump() writes the last seconds as one ordinary profile, merged off the
+// main thread. With store, every window is also written to a directory
+// (continuous profiling) with retention by age and bytes.
+const native = require('./native')
+const { invalidArg } = require('./errors')
+const options = require('./options')
+const { fileStem, formatNames } = require('./controller')
+
+const WINDOW_DEFAULT_MS = 10_000
+const WINDOW_RANGE_MS = [100, 3_600_000]
+const KEEP_DEFAULT_MS = 60_000
+const MAX_BYTES_DEFAULT = 16 * 1024 * 1024
+const STORE_MAX_BYTES_DEFAULT = 256 * 1024 * 1024
+const STORE_MAX_AGE_DEFAULT_MS = 24 * 3600 * 1000
+const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'store']
+const STORE_KEYS = ['dir', 'maxBytes', 'maxAge', 'formats']
+const STORE_FORMATS = ['cpuprofile', 'pprof']
+const DUMP_KEYS = ['kind', 'last', 'formats', 'dir', 'name']
+
+function describe (v) {
+  if (v === null) return 'null'
+  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
+  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
+  return Array.isArray(v) ? 'array' : typeof v
+}
+
+function objectOption (value, keys, where) {
+  if (value === undefined || value === null) return {}
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArg(`${where} takes an options object, got ${describe(value)}`)
+  }
+  for (const key of Object.keys(value)) {
+    if (!keys.includes(key)) {
+      throw invalidArg(`unknown option "${key}" for ${where}; known options: ${keys.join(', ')}`)
+    }
+  }
+  return value
+}
+
+function numberOption (value, name, [min, max], unit, fallback) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw invalidArg(`${name} must be a number of ${unit} from ${min} to ${max}, got ${describe(value)}`)
+  }
+  return value
+}
+
+function storeOption (value) {
+  if (value === undefined || value === null || value === false) return null
+  const s = objectOption(value, STORE_KEYS, 'recorder.start() store')
+  if (typeof s.dir !== 'string' || s.dir === '') {
+    throw invalidArg(`store.dir must be a non-empty string (a directory path), got ${describe(s.dir)}`)
+  }
+  let formats = ['cpuprofile']
+  if (s.formats !== undefined) {
+    if (!Array.isArray(s.formats) || s.formats.length === 0 || !s.formats.every((f) => STORE_FORMATS.includes(f))) {
+      throw invalidArg(`store.formats must be a non-empty array of 'cpuprofile', 'pprof', got ${
+        Array.isArray(s.formats) ? JSON.stringify(s.formats) : describe(s.formats)}`)
+    }
+    formats = [...new Set(s.formats)]
+  }
+  return {
+    dir: require('node:path').resolve(s.dir),
+    maxBytes: numberOption(s.maxBytes, 'store.maxBytes', [0, Number.MAX_SAFE_INTEGER], 'bytes', STORE_MAX_BYTES_DEFAULT),
+    maxAge: numberOption(s.maxAge, 'store.maxAge', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', STORE_MAX_AGE_DEFAULT_MS),
+    formats
+  }
+}
+
+function heapIntervalOption (value) {
+  if (value === undefined) return options.HEAP_INTERVAL_DEFAULT_BYTES
+  const [min, max] = options.HEAP_INTERVAL_RANGE_BYTES
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw invalidArg(`heapInterval must be an integer from ${min} to ${max} bytes, got ${describe(value)}`)
+  }
+  return value
+}
+
+/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval, store } */
+function startOptions (arg) {
+  const o = objectOption(arg, START_KEYS, 'recorder.start()')
+  if (o.heap !== undefined && typeof o.heap !== 'boolean') {
+    throw invalidArg(`heap must be a boolean, got ${describe(o.heap)}`)
+  }
+  const interval = o.interval === undefined ? options.CPU_INTERVAL_DEFAULT_US : o.interval
+  if (!Number.isInteger(interval) || interval < options.CPU_INTERVAL_RANGE_US[0] || interval > options.CPU_INTERVAL_RANGE_US[1]) {
+    throw invalidArg(`interval must be an integer from ${options.CPU_INTERVAL_RANGE_US.join(' to ')} µs, got ${describe(o.interval)}`)
+  }
+  return {
+    window: numberOption(o.window, 'window', WINDOW_RANGE_MS, 'milliseconds', WINDOW_DEFAULT_MS),
+    keep: numberOption(o.keep, 'keep', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', KEEP_DEFAULT_MS),
+    maxBytes: numberOption(o.maxBytes, 'maxBytes', [0, Number.MAX_SAFE_INTEGER], 'bytes', MAX_BYTES_DEFAULT),
+    interval,
+    heap: o.heap === true,
+    heapInterval: heapIntervalOption(o.heapInterval),
+    store: storeOption(o.store)
+  }
+}
+
+/** recorder.dump() options → { kind, last, formats, dir, name } */
+function dumpOptions (arg) {
+  const o = typeof arg === 'number' ? { last: arg } : objectOption(arg, DUMP_KEYS, 'recorder.dump()')
+  if (o.kind !== undefined && o.kind !== 'cpu' && o.kind !== 'heap') {
+    throw invalidArg(`kind must be 'cpu' or 'heap', got ${describe(o.kind)}`)
+  }
+  const kind = o.kind || 'cpu'
+  const startLike = (kind === 'heap' ? options.heapStartOptions : options.cpuStartOptions)(
+    { dir: o.dir, name: o.name, formats: o.formats }, 'recorder.dump()')
+  return {
+    kind,
+    last: numberOption(o.last, 'last', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', 0),
+    dir: startLike.dir,
+    name: startLike.name,
+    formats: startLike.formats
+  }
+}
+
+/** hooks: { report(err), emitProfile(result), emit(event, value) } */
+function createRecorder (hooks) {
+  let run = null // { o, timer, transport, waiters: Map<'<kind>:<seq>', resolve> }
+  let intervalUs = options.CPU_INTERVAL_DEFAULT_US
+  let heapIntervalBytes = options.HEAP_INTERVAL_DEFAULT_BYTES
+
+  function onWindow (info) {
+    const r = run
+    if (info.error) hooks.report(info.error)
+    else hooks.emit('window', info)
+    const key = `${info.kind}:${info.seq}`
+    if (r && r.waiters.has(key)) {
+      r.waiters.get(key)(info)
+      r.waiters.delete(key)
+    }
+  }
+
+  // Resolves once window seq (CPU, and heap when recorded) is in its ring.
+  function waitFor (r, seq) {
+    const kinds = r.o.heap ? ['cpu', 'heap'] : ['cpu']
+    return Promise.all(kinds.map((k) => new Promise((resolve) => r.waiters.set(`${k}:${seq}`, resolve))))
+  }
+
+  // Ends the current window (the next one has already started) and
+  // resolves once it is in the ring.
+  function rotate () {
+    const r = run
+    const seq = native.recRotate()
+    if (seq === 0) return Promise.resolve(null) // lost: someone ended our profile
+    return waitFor(r, seq)
+  }
+
+  function tick () {
+    try {
+      rotate()
+    } catch (err) {
+      hooks.report(err)
+    }
+  }
+
+  /**
+   * Starts recording: { window (ms, 10000), keep (ms, 60000), maxBytes
+   * (bytes, 16 MiB), interval (µs, 10000), heap (false), heapInterval
+   * (bytes, 32768), store: { dir, maxBytes (256 MiB), maxAge (ms, 24 h),
+   * formats (['cpuprofile']) } }. Returns { transport, ...those options }.
+   */
+  function start (arg) {
+    const o = startOptions(arg)
+    const store = o.store && {
+      dir: o.store.dir,
+      cpuprofile: o.store.formats.includes('cpuprofile'),
+      pprof: o.store.formats.includes('pprof'),
+      maxAge: o.store.maxAge,
+      maxBytes: o.store.maxBytes
+    }
+    const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0)
+    const timer = setInterval(tick, o.window)
+    timer.unref() // recording never keeps the process alive
+    run = { o, timer, transport, waiters: new Map() }
+    intervalUs = o.interval
+    heapIntervalBytes = o.heapInterval
+    return { transport, ...o }
+  }
+
+  /** Stops recording; the ring stays for a last dump() until the next start(). */
+  async function stop () {
+    const r = run
+    if (r) clearInterval(r.timer)
+    const seq = native.recStop() // throws ERR_CPROF_NOT_STARTED when not running
+    if (seq !== 0) await waitFor(r, seq)
+    return status()
+  }
+
+  /** { running, windows, bytes, from, to (ms since the epoch), evicted, lost, ... } */
+  function status () {
+    const s = native.recStatus()
+    if (!s) return { running: false, windows: 0, bytes: 0, from: null, to: null }
+    if (s.windows === 0) { s.from = null; s.to = null }
+    return s
+  }
+
+  /**
+   * Writes the recorded CPU profile of the last `last` ms (default: all
+   * kept), the current window included up to now. Recording goes on.
+   * Resolves with stop()'s result shape plus from, to (ms since the epoch)
+   * and windows.
+   */
+  async function dump (arg) {
+    const o = dumpOptions(arg)
+    if (run && native.recStatus().running) await rotate()
+    const heap = o.kind === 'heap'
+    const stamp = Date.now()
+    const stem = o.name || fileStem(o.kind, undefined, stamp).replace(/^(cpu|heap)-/, '$1-recording-')
+    const ext = heap ? 'heapprofile' : 'cpuprofile'
+    const fileName = `${stem}.${ext}`
+    const d = native.recDump(o.last, o.dir, fileName, options.TOP_DEFAULT, {
+      outs: formatNames(stem, o.formats), interval: heap ? heapIntervalBytes : intervalUs, title: fileName
+    }, heap)
+    let r
+    try {
+      r = await d.promise
+    } catch (err) {
+      if (err.result) err.result = shape(err.result, d, heap)
+      throw err
+    }
+    const result = shape(r, d, heap)
+    hooks.emitProfile(result)
+    return result
+  }
+
+  function shape (r, d, heap) {
+    const files = {}
+    if (r.file) files[heap ? 'heapprofile' : 'cpuprofile'] = r.file.path
+    for (const [format, out] of Object.entries(r.outputs || {})) files[format] = out.path
+    const fields = heap
+      ? { durationMs: d.to - d.from, samples: r.samples, intervalBytes: heapIntervalBytes, includeCollected: false }
+      : { durationMs: r.durationMs, samples: r.samples, intervalUs }
+    return {
+      kind: heap ? 'heap' : 'cpu',
+      files,
+      startTime: d.from,
+      ...fields,
+      summary: r.summary,
+      from: d.from,
+      to: d.to,
+      windows: d.windows
+    }
+  }
+
+  return {
+    start,
+    stop,
+    status,
+    dump,
+    isRunning: () => native.recStatus()?.running === true,
+    recordsHeap: () => Boolean(run && run.o.heap && native.recStatus()?.running)
+  }
+}
+
+module.exports = {
+  createRecorder,
+  startOptions,
+  dumpOptions,
+  WINDOW_DEFAULT_MS,
+  KEEP_DEFAULT_MS,
+  MAX_BYTES_DEFAULT,
+  STORE_MAX_BYTES_DEFAULT,
+  STORE_MAX_AGE_DEFAULT_MS
+}

@@ -1,0 +1,132 @@
+/* The recorder's notification locator (note.c) and store names and
+ * retention (store.c). */
+#define _POSIX_C_SOURCE 200809L
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "note.h"
+#include "store.h"
+
+static const char NOTE[] =
+    "{'method':'Profiler.consoleProfileFinished','params':{'id':'3','location':{'scriptId':'1',"
+    "'lineNumber':0,'columnNumber':0},'profile':{'nodes':[{'id':1,'callFrame':{'functionName':"
+    "'(root)','scriptId':'0','url':'','lineNumber':-1,'columnNumber':-1},'hitCount':0,'children':"
+    "[2]},{'id':2,'callFrame':{'functionName':'a','scriptId':'1','url':'file:///a.js',"
+    "'lineNumber':1,'columnNumber':1},'hitCount':2}],'startTime':100,'endTime':140,'samples':[2,2],"
+    "'timeDeltas':[10,10]},'title':'cprof-recorder-1-2'}}";
+
+static void note_span_parses(void **state) {
+  (void)state;
+  char *json = dq(NOTE), err[256];
+  size_t off, n, tlen;
+  const char *title;
+  assert_int_equal(
+      cprof_note_profile_span(json, strlen(json), &off, &n, &title, &tlen, err, sizeof err), 0);
+  assert_int_equal(tlen, strlen("cprof-recorder-1-2"));
+  assert_memory_equal(title, "cprof-recorder-1-2", tlen);
+  cprof_profile_t *p = parse_raw(json + off, n);
+  assert_int_equal(p->nsamples, 2);
+  assert_int_equal(p->start_time, 100);
+  cprof_profile_free(p);
+  free(json);
+}
+
+static void note_rejects_others(void **state) {
+  (void)state;
+  char err[256];
+  size_t off, n, tlen;
+  const char *title;
+  const char *bad[] = {
+      "{\"method\":\"Profiler.consoleProfileStarted\",\"params\":{\"title\":\"x\"}}",
+      "{\"method\":\"Profiler.consoleProfileFinished\",\"params\":{\"title\":\"x\"}}",
+      "{\"method\":\"Profiler.consoleProfileFinished\",\"params\":{\"profile\":{}", "[]", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = '\0';
+    assert_true(cprof_note_profile_span(bad[i], strlen(bad[i]), &off, &n, &title, &tlen, err,
+                                        sizeof err) < 0);
+    assert_true(err[0] != '\0');
+  }
+}
+
+static void store_names(void **state) {
+  (void)state;
+  char buf[128];
+  int64_t to = 0;
+  assert_int_equal(cprof_store_name(buf, sizeof buf, "cpu", 42, 1000, 2000, "pb.gz"), 0);
+  assert_string_equal(buf, "cpu-42-1000-2000.pb.gz");
+  assert_true(cprof_store_parse_name(buf, &to));
+  assert_int_equal(to, 2000);
+  assert_true(cprof_store_parse_name("heap-1-2-3.heapprofile", &to));
+  assert_false(cprof_store_parse_name(".cpu-42-1000-2000.pb.gz.Ab12Cd", &to));
+  assert_false(cprof_store_parse_name("cpu-42-1000-2000.pb.gz.tmp", &to));
+  assert_false(cprof_store_parse_name("cpu-recording-42-20261123T190638.198Z.cpuprofile", &to));
+  assert_false(cprof_store_parse_name("cpu-42-1000.cpuprofile", &to));
+  assert_int_equal(cprof_store_name(buf, 8, "cpu", 42, 1000, 2000, "pb.gz"), CPROF_EINVAL);
+}
+
+static void touch(const char *dir, const char *name, size_t size) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  for (size_t i = 0; i < size; i++)
+    fputc('x', f);
+  fclose(f);
+}
+
+static int exists(const char *dir, const char *name) {
+  char path[512];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return stat(path, &st) == 0;
+}
+
+static void store_prunes_by_age_and_bytes(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cprof-store-XXXXXX", err[256];
+  cprof_store_prune_t pr;
+  assert_non_null(mkdtemp(dir));
+  touch(dir, "cpu-1-0-100.cpuprofile", 10);
+  touch(dir, "cpu-2-100-200.pb.gz", 10);
+  touch(dir, "cpu-1-200-300.cpuprofile", 10);
+  touch(dir, "cpu-1-300-400.cpuprofile", 10);
+  touch(dir, ".cpu-1-0-50.cpuprofile.XyZ123", 1000); /* a write in progress */
+  touch(dir, "readme.txt", 1000);
+  /* Age: ended before 1000 - 750 = 250 → the first two. */
+  assert_int_equal(cprof_store_prune(dir, 1000, 750, 0, 400, &pr, err, sizeof err), 0);
+  assert_int_equal(pr.deleted, 2);
+  assert_int_equal(pr.files, 4);
+  assert_int_equal(pr.bytes, 20);
+  assert_false(exists(dir, "cpu-1-0-100.cpuprofile"));
+  assert_true(exists(dir, "cpu-1-200-300.cpuprofile"));
+  /* Bytes: 20 > 15, oldest first; the window just written (ending at 400) stays. */
+  assert_int_equal(cprof_store_prune(dir, 1000, 0, 15, 400, &pr, err, sizeof err), 0);
+  assert_int_equal(pr.deleted, 1);
+  assert_false(exists(dir, "cpu-1-200-300.cpuprofile"));
+  assert_true(exists(dir, "cpu-1-300-400.cpuprofile"));
+  /* Even over the limit, the newest stays. */
+  assert_int_equal(cprof_store_prune(dir, 1000, 1, 1, 400, &pr, err, sizeof err), 0);
+  assert_int_equal(pr.deleted, 0);
+  assert_true(exists(dir, ".cpu-1-0-50.cpuprofile.XyZ123"));
+  assert_true(exists(dir, "readme.txt"));
+  char path[512];
+  const char *left[] = {"cpu-1-300-400.cpuprofile", ".cpu-1-0-50.cpuprofile.XyZ123", "readme.txt"};
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, left[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+  assert_int_equal(cprof_store_prune("/nonexistent/cprof", 0, 0, 0, 0, &pr, err, sizeof err),
+                   CPROF_EIO);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(note_span_parses),
+      cmocka_unit_test(note_rejects_others),
+      cmocka_unit_test(store_names),
+      cmocka_unit_test(store_prunes_by_age_and_bytes),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

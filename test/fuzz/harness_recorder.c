@@ -1,0 +1,57 @@
+/* The flight recorder's parts of one fuzz iteration, included by
+ * harness.c (so the libFuzzer target and the cmocka replay run them):
+ *
+ *   - cprof_note_profile_span (note.h) on the input: the spans it gives lie
+ *     inside the input, the profile span is brace-delimited, and its parse
+ *     runs;
+ *   - cprof_store_parse_name on the input as a file name;
+ *   - cprof_profile_trim_before (ring.h) on every CPU profile that parses,
+ *     at a point from the input: it drops exactly the samples it says, the
+ *     total stays the sum of self, and the profile still exports. */
+#include "note.h"
+#include "ring.h"
+#include "store.h"
+
+static void fuzz_recorder_note(const char *json, size_t size) {
+  size_t off = 0, n = 0, tlen = 0;
+  const char *title = NULL;
+  char err[256];
+  if (cprof_note_profile_span(json, size, &off, &n, &title, &tlen, err, sizeof err) != CPROF_OK)
+    return;
+  FUZZ_CHECK(off < size && n >= 2 && n <= size - off && json[off] == '{' &&
+                 json[off + n - 1] == '}',
+             "note profile span %zu+%zu of %zu", off, n, size);
+  FUZZ_CHECK(title != NULL && title >= json && tlen <= size - (size_t)(title - json),
+             "note title outside the input");
+  cprof_profile_t *q = NULL;
+  if (cprof_profile_parse(json + off, n, &q, NULL, 0) == CPROF_OK) cprof_profile_free(q);
+}
+
+static void fuzz_recorder_name(const uint8_t *data, size_t size) {
+  char name[256];
+  int64_t to = -1;
+  if (size >= sizeof name) return;
+  memcpy(name, data, size);
+  name[size] = '\0';
+  if (cprof_store_parse_name(name, &to)) FUZZ_CHECK(to >= 0, "store name with a negative end");
+}
+
+static void fuzz_recorder_trim(cprof_profile_t *p, uint8_t knob_value) {
+  if (p->kind != CPROF_KIND_CPU) return;
+  uint32_t before = p->nsamples;
+  int64_t span = p->end_time - p->start_time;
+  int64_t at = p->start_time + (span > 0 ? span / 256 * knob_value : knob_value);
+  uint32_t gone = cprof_profile_trim_before(p, at);
+  FUZZ_CHECK(gone <= before && p->nsamples == before - gone, "trim: %u of %u gone, %u left", gone,
+             before, p->nsamples);
+  FUZZ_CHECK(p->start_time >= at || gone == 0, "trim: start %lld before %lld",
+             (long long)p->start_time, (long long)at);
+  int64_t self = cprof_profile_total(p); /* the saturating sum of self */
+  FUZZ_CHECK(self == p->nodes[0].total, "trim: total %lld is not the sum of self %lld",
+             (long long)p->nodes[0].total, (long long)self);
+  FILE *f = tmpfile();
+  if (f) {
+    FUZZ_CHECK(cprof_export_cpuprofile(p, f) == CPROF_OK, "trimmed profile does not export");
+    fclose(f);
+  }
+}

@@ -1,0 +1,106 @@
+'use strict'
+
+// The recorder under real PM2 (the pm2 devDependency, its own PM2_HOME):
+// an app preloads cprof/register with CPROF_RECORDER=1; `pm2 trigger <app>
+// cprof:dump [ms]` replies with the files and the summary.
+
+const { test: nodeTest, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const { assertCpuProfileSchema } = require('./helpers/schema.js')
+const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
+
+let PM2_BIN = null
+try {
+  PM2_BIN = require.resolve('pm2/bin/pm2', { paths: [ROOT] })
+} catch {}
+
+const home = makeTmpDir('cprof-pm2rec-')
+const appDir = makeTmpDir('cprof-pm2rec-app-')
+const outDir = makeTmpDir()
+const env = childEnv({ PM2_HOME: home, PM2_DISABLE_VERSION_CHECK: 'true', NO_COLOR: '1', FORCE_COLOR: '0' })
+for (const k of Object.keys(env)) if (k.startsWith('CPROF_') || k === 'io') delete env[k]
+
+function pm2 (...args) {
+  const r = spawnSync(process.execPath, [PM2_BIN, ...args], { encoding: 'utf8', env, cwd: appDir, timeout: 20000 })
+  r.describe = () => `pm2 ${args.join(' ')}: status=${r.status}\n${r.stdout}\n${r.stderr}`
+  return r
+}
+
+let skip = PM2_BIN ? false : 'the pm2 package is not installed (npm install --include=dev)'
+
+before(() => {
+  if (skip) return
+  fs.writeFileSync(path.join(home, 'touch'), String(Date.now()))
+  const ping = pm2('ping')
+  if (ping.status !== 0) {
+    skip = `pm2 cannot run here: ${ping.describe()}`
+    return
+  }
+  fs.writeFileSync(path.join(appDir, 'ecosystem.config.js'), `module.exports = ${JSON.stringify({
+    apps: [{
+      name: 'cprof-rec',
+      script: path.join(FIXTURES, 'trigger-pm2-app.js'),
+      node_args: `-r ${path.join(ROOT, 'register.js')}`,
+      env: { CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '300', CPROF_DIR: outDir, CPROF_FORMATS: 'pprof' }
+    }]
+  }, null, 2)}\n`)
+  const r = pm2('start', 'ecosystem.config.js')
+  assert.equal(r.status, 0, r.describe())
+})
+
+after(() => {
+  if (PM2_BIN && fs.existsSync(path.join(home, 'rpc.sock'))) pm2('kill')
+  removeTmpDirs()
+})
+
+const test = (name, fn) => nodeTest(name, { timeout: 40000 }, (t) => {
+  if (skip) return t.skip(skip)
+  return fn(t)
+})
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function actions () {
+  const r = pm2('jlist')
+  try {
+    const app = JSON.parse(r.stdout.slice(r.stdout.indexOf('['))).find((p) => p.name === 'cprof-rec')
+    return app && app.pm2_env.axm_actions ? app.pm2_env.axm_actions.map((a) => a.action_name) : []
+  } catch {
+    return []
+  }
+}
+
+function trigger (action, param) {
+  const r = pm2('trigger', 'cprof-rec', action, ...(param === undefined ? [] : [param]))
+  assert.equal(r.status, 0, r.describe())
+  const line = r.stdout.split('\n').find((l) => l.startsWith('[cprof-rec:'))
+  assert.ok(line, r.describe())
+  return JSON.parse(line.slice(line.indexOf(']=') + 2))
+}
+
+test('pm2 trigger <app> cprof:dump [ms]: the reply names the files and gives the summary', async () => {
+  const end = Date.now() + 20000
+  while (!actions().includes('cprof:dump')) {
+    assert.ok(Date.now() < end, `cprof:dump never registered: ${actions()}`)
+    await sleep(200)
+  }
+  await sleep(1500) // a few windows
+  const r = trigger('cprof:dump', '600')
+  assert.equal(r.ok, true, JSON.stringify(r))
+  assert.equal(r.kind, 'cpu')
+  assert.ok(r.windows >= 2 && r.windows <= 4, `windows: ${r.windows}`)
+  assert.ok(r.to - r.from >= 600, `${r.to - r.from} ms`)
+  assert.equal(path.dirname(r.files.cpuprofile), outDir)
+  assert.ok(fs.existsSync(r.files.pprof))
+  assertCpuProfileSchema(JSON.parse(fs.readFileSync(r.files.cpuprofile, 'utf8')))
+  assert.ok(r.summary.top.some((f) => f.url.endsWith('/trigger-pm2-app.js')), JSON.stringify(r.summary.top.slice(0, 5)))
+  const all = trigger('cprof:dump')
+  assert.equal(all.ok, true)
+  assert.ok(all.windows > r.windows)
+  const bad = trigger('cprof:dump', 'soon')
+  assert.equal(bad.ok, false)
+  assert.equal(bad.error.code, 'ERR_CPROF_INVALID_ARG')
+})

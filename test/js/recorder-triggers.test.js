@@ -1,0 +1,116 @@
+'use strict'
+
+// The recorder from outside: the preload (CPROF_RECORDER=1), the dump signal
+// through `cprof trigger <pid> --dump --last S`, a worker thread, and a
+// process that exits on its own while recording.
+
+const { test, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const { assertCpuProfileSchema } = require('./helpers/schema.js')
+const { ROOT, makeTmpDir, removeTmpDirs, runFixture, startFixture } = require('./helpers/util.js')
+const { envConfig } = require('../../lib/trigger-config.js')
+
+after(removeTmpDirs)
+
+const CLI = path.join(ROOT, 'bin', 'cprof.js')
+
+test('the process exits on its own with the recorder running', () => {
+  const r = runFixture('recorder-app.js', ['exit'], { timeout: 20000 })
+  assert.equal(r.timedOut, false, r.describe())
+  assert.equal(r.status, 0, r.describe())
+  assert.deepEqual(r.json.at(-1), { exit: 0, status: true }, r.describe())
+})
+
+for (const transport of ['connection', 'session']) {
+  test(`the recorder over the ${transport} transport: CPU and heap dumps`, () => {
+    const dir = makeTmpDir()
+    const r = runFixture('recorder-app.js', ['dump', dir], { env: { CPROF_TRANSPORT: transport }, timeout: 20000 })
+    assert.equal(r.status, 0, r.describe())
+    const m = r.json[0]
+    assert.ok(m, r.describe())
+    assert.equal(m.transport, transport)
+    assert.ok(m.cpu[0] >= 3 && m.cpu[1] > 0, r.describe())
+    assert.ok(m.heap[0] >= 3, r.describe())
+    assertCpuProfileSchema(JSON.parse(fs.readFileSync(m.cpu[2], 'utf8')))
+    assert.equal(JSON.parse(fs.readFileSync(m.heap[2], 'utf8')).head.callFrame.functionName, '(root)')
+    assert.equal(m.status.lost, 0)
+    assert.equal(m.status.failed, 0)
+  })
+}
+
+test('the recorder in a worker thread', () => {
+  const dir = makeTmpDir()
+  const r = runFixture('recorder-app.js', ['worker', dir], { timeout: 20000 })
+  assert.equal(r.status, 0, r.describe())
+  const m = r.json[0]
+  assert.ok(m && !m.error, r.describe())
+  assert.ok(m.windows >= 3, r.describe())
+  assert.ok(m.samples > 0)
+  assert.equal(path.dirname(m.file), dir)
+  assertCpuProfileSchema(JSON.parse(fs.readFileSync(m.file, 'utf8')))
+})
+
+test('CPROF_RECORDER=1 under the preload; cprof trigger <pid> --dump --last S writes the last seconds', async () => {
+  const dir = makeTmpDir()
+  const store = makeTmpDir()
+  const app = startFixture('recorder-app.js', ['preload'], {
+    env: {
+      NODE_OPTIONS: `-r ${path.join(ROOT, 'register.js')}`,
+      CPROF_RECORDER: '1',
+      CPROF_RECORDER_WINDOW: '250',
+      CPROF_RECORDER_STORE: store,
+      CPROF_DUMP_SIGNAL: 'SIGURG',
+      CPROF_DIR: dir
+    }
+  })
+  try {
+    const line = await app.waitForLine((l) => l.startsWith('{"ready"'), 15000)
+    const pid = JSON.parse(line).ready
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const t = spawnSync(process.execPath, [CLI, 'trigger', String(pid), '--dump', '--last', '0.5'], { encoding: 'utf8' })
+    assert.equal(t.status, 0, `${t.stdout}${t.stderr}`)
+    assert.match(t.stdout, /sent SIGURG to \d+: its flight recorder writes the last 0.5 s/)
+    const end = Date.now() + 15000
+    let files = []
+    while (Date.now() < end) {
+      files = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))
+      if (files.length) break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    assert.equal(files.length, 1, `no dump in ${dir}; stderr: ${app.stderr?.() || ''}`)
+    const prof = JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8'))
+    assertCpuProfileSchema(prof)
+    const spanMs = (prof.endTime - prof.startTime) / 1000
+    // The last 0.5 s: whole windows of 250 ms covering it, not the 1.5 s recorded.
+    assert.ok(spanMs >= 500 && spanMs < 1200, `spans ${spanMs} ms`)
+    assert.ok(!fs.existsSync(path.join(require('node:os').tmpdir(), `cprof-dump-${pid}.json`)), 'the request is taken')
+    // Continuous mode from the environment too.
+    assert.ok(fs.readdirSync(store).some((f) => /^cpu-\d+-\d+-\d+\.cpuprofile$/.test(f)))
+  } finally {
+    app.child.kill('SIGKILL')
+    await app.exited
+  }
+})
+
+test('envConfig: CPROF_RECORDER and its options; bad values name the variable', () => {
+  const c = envConfig({ CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '5000', CPROF_RECORDER_KEEP: '30000', CPROF_RECORDER_STORE: '/tmp/s', CPROF_RECORDER_STORE_FORMATS: 'cpuprofile,pprof' })
+  assert.deepEqual(c.recorder, { window: 5000, keep: 30000, store: { dir: '/tmp/s', formats: ['cpuprofile', 'pprof'] } })
+  assert.equal(envConfig({ CPROF_RECORDER: '0' }), null)
+  assert.throws(() => envConfig({ CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: 'soon' }), /CPROF_RECORDER_WINDOW/)
+  assert.throws(() => envConfig({ CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '5' }), /CPROF_RECORDER_WINDOW: window must be/)
+  assert.throws(() => envConfig({ CPROF_RECORDER: '1', CPROF_RECORDER_STORE_MAX_AGE: '5' }), /CPROF_RECORDER_STORE/)
+  assert.throws(() => envConfig({ CPROF_RECORDER: 'maybe' }), /CPROF_RECORDER=/)
+  assert.throws(() => envConfig({ CPROF_PROFILING: '1', CPROF_DUMP_SIGNAL: 'SIGURG' }), /dumpSignal is set but the recorder is off/)
+})
+
+test('cprof trigger --dump: usage errors', () => {
+  const r = spawnSync(process.execPath, [CLI, 'trigger', '1', '--last', '3'], { encoding: 'utf8' })
+  assert.equal(r.status, 2)
+  assert.match(r.stderr, /--last goes with --dump/)
+  const h = spawnSync(process.execPath, [CLI, 'trigger', '1', '--dump', '--heap'], { encoding: 'utf8' })
+  assert.equal(h.status, 2)
+})
