@@ -7,7 +7,9 @@ const COMMANDS = {
   convert: 'convert a profile to pprof, folded stacks or SVG',
   diff: 'compare two profiles: per-function deltas and a differential flame graph',
   trigger: 'signal a live process to start/stop profiling',
-  list: 'list profile files in a directory'
+  list: 'list profile files in a directory',
+  ps: 'list the live processes that run cprof: app, instance, role, CPU %, RSS',
+  attach: 'profile a running Node process that never loaded cprof (SIGUSR1, inspector)'
 }
 
 function usage (out) {

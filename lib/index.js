@@ -7,6 +7,7 @@ const options = require('./options')
 const { createController } = require('./controller')
 const { snapshot } = require('./snapshot')
 const { createTriggers } = require('./triggers')
+const { createAnnouncer } = require('./fleet/announce')
 
 const cprof = new EventEmitter()
 
@@ -24,7 +25,10 @@ function report (err) {
   process.stderr.write(`cprof: ${code}${err && err.message ? err.message : err}\n`)
 }
 
+const announcer = createAnnouncer({ report })
+
 function emitProfile (result) {
+  announcer.finished(result.kind, result)
   try {
     cprof.emit('profile', result)
   } catch (err) {
@@ -32,7 +36,12 @@ function emitProfile (result) {
   }
 }
 
-const hooks = { report, emitProfile }
+const hooks = {
+  report,
+  emitProfile,
+  started: (kind, run) => announcer.running(kind, run),
+  failed: (kind, err) => announcer.failed(kind, err)
+}
 
 // The url prefix of cprof's own code as V8 names it in call frames: a CPU
 // profile's leading samples under it are cprof's start call (V8 samples
@@ -92,7 +101,7 @@ async function analyze (file, opts) {
   return native.analyze(o.path, o.top, o.nodes)
 }
 
-const triggers = createTriggers({ cpu, heap }, snapshot, hooks)
+const triggers = createTriggers({ cpu, heap }, snapshot, { ...hooks, announcer })
 
 Object.assign(cprof, {
   init: triggers.init,

@@ -8,12 +8,13 @@ const native = require('./native')
 const { invalidArg } = require('./errors')
 const { initConfig } = require('./trigger-config')
 const pm2 = require('./pm2')
+const { cpuStartOptions } = require('./options')
 
 const SLOT = { cpu: 0, heap: 1 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
 
 /**
  * ctl: { cpu, heap } controllers (start, stop, isRunning); snapshot(opts);
- * hooks: { report(err) }.
+ * hooks: { report(err), announcer (lib/fleet/announce.js) }.
  */
 function createTriggers (ctl, snapshot, hooks) {
   let active = null // { c, uninstall: [] }
@@ -103,7 +104,12 @@ function createTriggers (ctl, snapshot, hooks) {
         state.uninstall.push(pm2.installActions(actions, hooks.report))
       }
       active = state
-      return describe(c, actions)
+      const installed = describe(c, actions)
+      hooks.announcer.start({
+        dir: c.dir !== undefined ? c.dir : cpuStartOptions({}).dir,
+        triggers: { ...installed, pm2Actions: installed.pm2Actions.length > 0 }
+      })
+      return installed
     } catch (err) {
       for (const undo of state.uninstall.reverse()) undo()
       throw err
@@ -118,6 +124,7 @@ function createTriggers (ctl, snapshot, hooks) {
     const state = active
     active = null
     if (!state) return
+    hooks.announcer.stop()
     for (const undo of state.uninstall.reverse()) {
       try {
         undo()
