@@ -28,7 +28,8 @@ function report (err) {
 const announcer = createAnnouncer({ report })
 
 function emitProfile (result) {
-  announcer.finished(result.kind, result)
+  if (result.merged) announcer.merged(result.kind, result)
+  else announcer.finished(result.kind, result)
   try {
     cprof.emit('profile', result)
   } catch (err) {

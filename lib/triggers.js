@@ -9,6 +9,8 @@ const { invalidArg } = require('./errors')
 const { initConfig } = require('./trigger-config')
 const pm2 = require('./pm2')
 const { cpuStartOptions } = require('./options')
+const { identity } = require('./fleet/identity')
+const { installWorker, createPrimary } = require('./fleet/cluster')
 
 const SLOT = { cpu: 0, heap: 1 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
 
@@ -31,8 +33,17 @@ function createTriggers (ctl, snapshot, hooks) {
     return o
   }
 
+  // A node:cluster primary passes the toggle on to its workers (lib/fleet/cluster.js).
+  const primary = createPrimary(hooks)
+
   function toggle (c, kind) {
     const k = ctl[kind]
+    try {
+      if (primary.toggle(kind, k, startOptions(c, kind))) return
+    } catch (err) {
+      hooks.report(err)
+      return
+    }
     const p = k.isRunning() ? k.stop() : k.start(startOptions(c, kind))
     p.catch(hooks.report)
   }
@@ -97,6 +108,9 @@ function createTriggers (ctl, snapshot, hooks) {
         if (!sig) continue
         native.signalWatch(SLOT[kind], sig.number, () => toggle(c, kind))
         state.uninstall.push(() => native.signalUnwatch(SLOT[kind]))
+      }
+      if (identity().role === 'worker') {
+        state.uninstall.push(installWorker(ctl, (kind, timeout) => startOptions(c, kind, timeout), hooks.report))
       }
       let actions = null
       if (pm2.underPm2()) {

@@ -121,6 +121,23 @@ function createAnnouncer (hooks) {
     flush()
   }
 
+  // A node:cluster primary's merged profile of itself and its workers.
+  function merged (kind, result) {
+    if (!state) return
+    const last = state.last[kind] || {}
+    state.last[kind] = {
+      ...last,
+      merged: {
+        startTime: result.startTime,
+        files: result.files,
+        samples: result.samples,
+        instances: result.instances,
+        missing: result.missing
+      }
+    }
+    flush()
+  }
+
   function failed (kind, err) {
     if (!state) return
     state.running[kind] = null
@@ -128,7 +145,7 @@ function createAnnouncer (hooks) {
     flush()
   }
 
-  return { start, stop, running, finished, failed, active: () => state !== null }
+  return { start, stop, running, finished, merged, failed, active: () => state !== null }
 }
 
 module.exports = { createAnnouncer, VERSION }
