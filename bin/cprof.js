@@ -6,6 +6,7 @@ const COMMANDS = {
   flame: 'write an SVG flame graph of a profile',
   convert: 'convert a profile to pprof, folded stacks or SVG',
   diff: 'compare two profiles: per-function deltas and a differential flame graph',
+  merge: 'merge profiles of one kind into one (files, or a recorder store\'s windows)',
   trigger: 'signal a live process to start/stop profiling',
   list: 'list profile files in a directory',
   ps: 'list the live processes that run cprof: app, instance, role, CPU %, RSS',

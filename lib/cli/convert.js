@@ -2,9 +2,9 @@
 // cprof convert <file> --to pprof|folded|svg|txt [-o out]: a .cpuprofile /
 // .heapprofile in another format, written by the native core.
 const path = require('node:path')
-const native = require('../native')
 const { FORMAT_EXT } = require('../options')
 const { parseCommand, usageError, intArg, input, outputPath, claimOutputs, refused } = require('./profile-io')
+const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, parseTime, profileJob, storeOutputPath, storeTitle } = require('./store')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 
@@ -26,9 +26,15 @@ Converts a .cpuprofile or .heapprofile to:
                       CPU: the mean gap between samples, for heap: left out
   --include-collected pprof, heap: name the bytes alloc_space (the profile
                       includes objects GC collected) instead of inuse_space
+${STORE_USAGE}  In convert, --to names the format and, given a time, the range end too:
+  cprof convert store/ --from -5m --to now --to pprof. With a store and no -o,
+  outputs go to the current directory as <kind>-merged-<fromMs>-<toMs>.<ext>.
 `
 
+// --to is the output format here, and a store's range end too: a value
+// that is not a format name but a time (they never look alike) is the latter.
 const OPTIONS = {
+  ...STORE_OPTIONS,
   to: { type: 'string', multiple: true },
   output: { type: 'string', short: 'o' },
   interval: { type: 'string' },
@@ -37,39 +43,47 @@ const OPTIONS = {
 }
 
 async function run (argv) {
-  const a = parseCommand('convert', argv, USAGE, OPTIONS, ['file'])
+  const a = parseCommand('convert', joinTimeArgs(argv), USAGE, OPTIONS, ['file'])
   if (a.exit !== undefined) return a.exit
-  const to = [...new Set(a.values.to || [])]
-  if (to.length === 0) return usageError('convert', USAGE, `--to is required (${FORMATS.join(', ')})`).exit
-  const unknown = to.find((f) => !FORMATS.includes(f))
+  const given = [...new Set(a.values.to || [])]
+  const to = given.filter((f) => FORMATS.includes(f))
+  const times = given.filter((f) => !FORMATS.includes(f) && !parseTime('to', f).error)
+  const unknown = given.find((f) => !to.includes(f) && !times.includes(f))
   if (unknown) return usageError('convert', USAGE, `unknown format "${unknown}" for --to; known: ${FORMATS.join(', ')}`).exit
+  if (to.length === 0) return usageError('convert', USAGE, `--to is required (${FORMATS.join(', ')})`).exit
+  if (times.length > 1) return usageError('convert', USAGE, `one range end for --to, got ${times.join(' and ')}`).exit
   if (to.length > 1 && a.values.output !== undefined) {
     return usageError('convert', USAGE, '-o names one file: use it with a single --to').exit
   }
   const interval = intArg('convert', 'interval', a.values.interval, 1, 2 ** 40)
   if (interval.error) return usageError('convert', USAGE, interval.error).exit
   const [file] = a.positionals
+  const src = commandInput('convert', USAGE, file, { ...a.values, to: times[0] })
+  if (src.exit !== undefined) return src.exit
+  const store = src.input.store
   // Every output in the same directory: the input's, or -o's.
   const outs = {}
   const paths = []
   let dir
   for (const f of to) {
-    const out = outputPath(file, a.values.output, FORMAT_EXT[f])
+    const out = store && a.values.output === undefined
+      ? storeOutputPath(src.input, FORMAT_EXT[f])
+      : outputPath(file, a.values.output, FORMAT_EXT[f])
     dir = path.dirname(out)
     outs[f] = path.basename(out)
     paths.push(out)
   }
   const claim = claimOutputs('convert', paths, {
-    explicit: a.values.output !== undefined, force: a.values.force, inputs: [input(file)]
+    explicit: a.values.output !== undefined, force: a.values.force, inputs: src.input.paths ?? [input(file)]
   })
   if (claim.exit !== undefined) return claim.exit
   let r
   try {
-    r = await native.convert(input(file), dir, 0, {
+    r = await profileJob(src.input, dir, 0, {
       outs,
       interval: interval.value,
       includeCollected: a.values['include-collected'] === true,
-      title: path.basename(file),
+      title: store ? storeTitle(src.input) : path.basename(file),
       needSamples: true,
       keepExisting: claim.keepExisting
     })

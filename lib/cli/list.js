@@ -6,6 +6,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
+const { parseWindowName } = require('./store')
 
 const USAGE = `usage: cprof list [dir] [--json]
 
@@ -37,7 +38,11 @@ function stampTime (stamp) {
   return m ? Date.UTC(+m[1], m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]) : NaN
 }
 
-/** The profile files in dir: [{ file, kind, format, pid, thread, time, size }]. */
+/**
+ * The profile files in dir: [{ file, kind, format, pid, thread, time, size }];
+ * a flight recorder's window (<kind>-<pid>-<fromMs>-<toMs>.<ext>) also has
+ * `to`, and its time is its start.
+ */
 function listProfiles (dir) {
   const out = []
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -46,22 +51,24 @@ function listProfiles (dir) {
     const ext = extOf(base)
     if (!ext) continue
     const m = NAME_RE.exec(base)
-    if (!m && !V8_EXTS[ext] && ext !== 'pb.gz') continue // an .svg or .txt not named by cprof
+    const w = m ? null : parseWindowName(base)
+    if (!m && !w && !V8_EXTS[ext] && ext !== 'pb.gz') continue // an .svg or .txt not named by cprof
     let st
     try {
       st = fs.statSync(path.join(dir, base))
     } catch {
       continue // removed meanwhile
     }
-    const kind = V8_EXTS[ext] ? V8_EXTS[ext][0] : m ? m[1] : 'unknown'
-    const time = m && Number.isFinite(stampTime(m[4])) ? stampTime(m[4]) : st.mtimeMs
+    const kind = V8_EXTS[ext] ? V8_EXTS[ext][0] : m ? m[1] : w ? w.kind : 'unknown'
+    const time = m && Number.isFinite(stampTime(m[4])) ? stampTime(m[4]) : w ? w.from : st.mtimeMs
     out.push({
       file: path.join(dir, base),
       kind,
       format: ext,
-      pid: m ? Number(m[2]) : null,
+      pid: m ? Number(m[2]) : w ? w.pid : null,
       thread: m && m[3] ? Number(m[3]) : null,
       time: new Date(time).toISOString(),
+      ...(w ? { to: new Date(w.to).toISOString() } : {}),
       size: st.size
     })
   }

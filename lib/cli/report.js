@@ -2,9 +2,9 @@
 // cprof report <file>: the text report of a .cpuprofile / .heapprofile
 // (top functions by self and by total, the top-down tree, callers of one
 // function), or the summary object as JSON. Rendered by the native core.
-const native = require('../native')
 const { TOP_DEFAULT } = require('../options')
-const { parseCommand, usageError, intArg, percentArg, input } = require('./profile-io')
+const { parseCommand, usageError, intArg, percentArg } = require('./profile-io')
+const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, profileJob, storeTitle } = require('./store')
 
 const USAGE = `usage: cprof report <file> [--top N] [--cut PCT] [--bottom-up NAME] [--json]
 
@@ -17,19 +17,20 @@ in bytes (B, KiB, MiB); percentages are of the profile's total.
   --cut PCT           leave out tree nodes under PCT % of the total (default 1)
   --bottom-up NAME    also the callers of the function NAME (its exact name, or a
                       part of "name (file:line)")
-  --json              print the summary object (kind, samples, durationMs, summary)
-                      as JSON instead of the text
-`
+  --json              print the summary object (kind, samples, durationMs, summary;
+                      for a store also windows, from, to) as JSON instead of the text
+${STORE_USAGE}`
 
 const OPTIONS = {
   top: { type: 'string' },
   cut: { type: 'string' },
   'bottom-up': { type: 'string' },
-  json: { type: 'boolean' }
+  json: { type: 'boolean' },
+  ...STORE_OPTIONS
 }
 
 async function run (argv) {
-  const a = parseCommand('report', argv, USAGE, OPTIONS, ['file'])
+  const a = parseCommand('report', joinTimeArgs(argv), USAGE, OPTIONS, ['file'])
   if (a.exit !== undefined) return a.exit
   const top = intArg('report', 'top', a.values.top, 1, 100000)
   const cut = percentArg('cut', a.values.cut)
@@ -37,17 +38,20 @@ async function run (argv) {
   if (bad) return usageError('report', USAGE, bad).exit
   const [file] = a.positionals
   const focus = a.values['bottom-up']
-  const r = await native.convert(input(file), null, top.value ?? TOP_DEFAULT, {
+  const src = commandInput('report', USAGE, file, a.values)
+  if (src.exit !== undefined) return src.exit
+  const r = await profileJob(src.input, null, top.value ?? TOP_DEFAULT, {
     text: !a.values.json,
     top: top.value,
     cut: cut.value,
     focus: a.values.json ? undefined : focus,
-    title: file,
+    title: src.input.store ? storeTitle(src.input) : file,
     needSamples: true
   })
   if (a.values.json) {
     const { kind, samples, durationMs, summary } = r
-    process.stdout.write(JSON.stringify({ file, kind, samples, durationMs, summary }, null, 2) + '\n')
+    const merged = src.input.store ? { windows: src.input.paths, from: src.input.store.from, to: src.input.store.to } : {}
+    process.stdout.write(JSON.stringify({ file, ...merged, kind, samples, durationMs, summary }, null, 2) + '\n')
   } else {
     process.stdout.write(r.text)
   }

@@ -1,9 +1,12 @@
 /* The job on profile files, nothing sampled: analyze() for the API and
- * convert()/diff() for the CLI (lib/cli). */
+ * convert()/diff()/merge() for the CLI (lib/cli). */
+#include <stdlib.h>
+
 #include "args.h"
 #include "entry.h"
 #include "errors.h"
 #include "job.h"
+#include "macros.h"
 
 /* analyze(path, top, wantNodes) → Promise<job result>: the native core on
  * any profile file, read and parsed off the main thread. */
@@ -56,4 +59,47 @@ napi_value cprof__convert(napi_env env, napi_callback_info info) {
 /* diff(before, after, dir | null, top, { text, outs: { svg }, ... }) */
 napi_value cprof__diff(napi_env env, napi_callback_info info) {
   return file_job(env, info, 1);
+}
+
+/* paths[]: an array of at least one string, copied into in. */
+static int read_paths(napi_env env, napi_value arr, cprof_job_in_t *in) {
+  bool is_array = false;
+  uint32_t n = 0;
+  NAPI_CALL_INT(env, napi_is_array(env, arr, &is_array));
+  if (is_array) NAPI_CALL_INT(env, napi_get_array_length(env, arr, &n));
+  if (!is_array || n == 0) {
+    cprof__throw(env, "ERR_CPROF_INVALID_ARG", "paths must be a non-empty array of file paths");
+    return -1;
+  }
+  if (!(in->paths = calloc(n, sizeof *in->paths))) {
+    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory for the merge's paths");
+    return -1;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    napi_value v;
+    NAPI_CALL_INT(env, napi_get_element(env, arr, i, &v));
+    if (cprof__arg_string(env, v, "path", &in->paths[i]) != 0) return -1;
+    in->npaths = i + 1;
+    if (!in->paths[i]) {
+      cprof__throw(env, "ERR_CPROF_INVALID_ARG", "every path to merge must be a string");
+      return -1;
+    }
+  }
+  return 0;
+}
+
+napi_value cprof__merge(napi_env env, napi_callback_info info) {
+  cprof_job_in_t in = {0};
+  napi_value argv[5];
+  double top = 0;
+  if (cprof__args(env, info, 5, argv) != 0) return NULL;
+  if (read_paths(env, argv[0], &in) != 0 || cprof__arg_string(env, argv[1], "dir", &in.dir) != 0 ||
+      cprof__arg_string(env, argv[2], "name", &in.name) != 0 ||
+      cprof__arg_double(env, argv[3], "top", &top) != 0) {
+    cprof__job_in_free(&in);
+    return NULL;
+  }
+  in.top = top > 0 ? (unsigned)top : 0;
+  if (cprof__job_export_args(env, argv[4], &in) != 0) return NULL;
+  return cprof__job_queue(env, &in);
 }

@@ -20,6 +20,7 @@ NAPI_MODULE_INIT() {
       export_fn(env, exports, "analyze", cprof__analyze) ||
       export_fn(env, exports, "convert", cprof__convert) ||
       export_fn(env, exports, "diff", cprof__diff) ||
+      export_fn(env, exports, "merge", cprof__merge) ||
       export_fn(env, exports, "signalWatch", cprof__signal_watch) ||
       export_fn(env, exports, "signalUnwatch", cprof__signal_unwatch))
     return NULL;

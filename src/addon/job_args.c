@@ -18,6 +18,9 @@ void cprof__job_in_free(cprof_job_in_t *in) {
   free(in->json);
   free(in->path);
   free(in->path_b);
+  for (size_t i = 0; i < in->npaths; i++)
+    free(in->paths[i]);
+  free(in->paths);
   free(in->dir);
   free(in->name);
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++)

@@ -86,6 +86,19 @@ static int load(job_t *job, const char *path, char **json, size_t *len, cprof_pr
   return rc;
 }
 
+/* A merge's loader: each file alone may be empty (a quiet window); the
+ * merged profile is what must hold samples. */
+static int load_one(void *ctx, const char *path, cprof_profile_t **out) {
+  job_t *job = ctx;
+  char *json = NULL;
+  size_t len = 0;
+  int need = job->in.need_samples;
+  job->in.need_samples = 0;
+  int rc = load(job, path, &json, &len, out);
+  job->in.need_samples = need;
+  return rc;
+}
+
 static char *join_path(const char *dir, const char *name) {
   size_t n = strlen(dir) + strlen(name) + 2;
   char *s = malloc(n);
@@ -159,13 +172,21 @@ static int write_raw(job_t *job, uint32_t drop, int *done) {
   return rc;
 }
 
+/* The profile in its own V8 format, as a cprof_write_fn. */
+static int write_model(void *ctx, FILE *f) {
+  const cprof_profile_t *p = ctx;
+  return p->kind == CPROF_KIND_HEAP ? cprof_export_heapprofile(p, f)
+                                    : cprof_export_cpuprofile(p, f);
+}
+
 static int write_output(job_t *job) {
   int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
   if (rc != CPROF_OK || !job->in.name) return rc;
-  cprof_exporter_fn fn =
-      job->profile->kind == CPROF_KIND_HEAP ? cprof_export_heapprofile : cprof_export_cpuprofile;
-  rc = cprof_write_atomic(job->in.dir, job->in.name, fn, job->profile, &job->size, job->errbuf,
-                          sizeof job->errbuf);
+  /* keepExisting (the CLI's overwrite rule, e.g. cprof merge without -o):
+   * never replace a file that appeared since the CLI checked. */
+  rc = (job->in.opts.keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
+      job->in.dir, job->in.name, write_model, job->profile, &job->size, job->errbuf,
+      sizeof job->errbuf);
   if (rc != CPROF_OK) return rc;
   if (!(job->file = join_path(job->in.dir, job->in.name))) return CPROF_ENOMEM;
   return CPROF_OK;
@@ -199,6 +220,9 @@ static int run(job_t *job) {
   char werr[sizeof job->errbuf] = "";
   if (job->in.own_url && job->in.json) {
     rc = load_own(job, &raw, &wrc, werr);
+  } else if (job->in.npaths) {
+    rc = cprof__job_merge_files(job->in.paths, job->in.npaths, job->in.need_samples, load_one, job,
+                                &job->profile, job->errbuf, sizeof job->errbuf);
   } else {
     if (job->in.raw_reply && job->in.json && job->in.dir && job->in.name)
       wrc = write_raw(job, 0, &raw);

@@ -23,5 +23,6 @@
 #include "aggregate.h"
 #include "export.h"
 #include "fsutil.h"
+#include "merge.h"
 
 #endif

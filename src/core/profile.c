@@ -308,3 +308,36 @@ int cprof__check_model(const cprof_profile_t *p) {
     if (p->samples[i] >= p->nnodes) return CPROF_EINVAL;
   return 0;
 }
+
+/* ---- cprof_profile_bytes ---- */
+
+/* A heap block's real size where the C library says (what the allocator
+ * holds for it), else the size asked for. */
+#if defined(__GLIBC__) || defined(__linux__)
+#include <malloc.h>
+#define BLOCK_BYTES(ptr, asked) ((ptr) != NULL ? malloc_usable_size((void *)(ptr)) : 0)
+#elif defined(__APPLE__)
+#include <malloc/malloc.h>
+#define BLOCK_BYTES(ptr, asked) ((ptr) != NULL ? malloc_size(ptr) : 0)
+#else
+#define BLOCK_BYTES(ptr, asked) ((ptr) != NULL ? (size_t)(asked) : 0)
+#endif
+
+size_t cprof_profile_bytes(const cprof_profile_t *p) {
+  if (p == NULL) return 0;
+  size_t n = BLOCK_BYTES(p, sizeof(*p));
+  n += BLOCK_BYTES(p->frames, (size_t)p->nframes * sizeof(*p->frames));
+  n += BLOCK_BYTES(p->nodes, (size_t)p->nnodes * sizeof(*p->nodes));
+  n += BLOCK_BYTES(p->samples, (size_t)p->nsamples * sizeof(*p->samples));
+  n += BLOCK_BYTES(p->time_deltas, (size_t)p->nsamples * sizeof(*p->time_deltas));
+  n += BLOCK_BYTES(p->sample_sizes, (size_t)p->nsamples * sizeof(*p->sample_sizes));
+  n += BLOCK_BYTES(p->sample_ordinals, (size_t)p->nsamples * sizeof(*p->sample_ordinals));
+  const struct cprof__internal_s *in = p->internal;
+  if (in == NULL) return n;
+  n += BLOCK_BYTES(in, sizeof(*in));
+  n += BLOCK_BYTES(in->strs, (size_t)in->str_cap * sizeof(*in->strs));
+  n += BLOCK_BYTES(in->frame_slots, (size_t)in->frame_cap * sizeof(*in->frame_slots));
+  for (const arena_block_t *b = in->blocks; b != NULL; b = b->next)
+    n += BLOCK_BYTES(b, sizeof(*b) + b->cap);
+  return n;
+}

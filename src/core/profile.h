@@ -138,4 +138,10 @@ void cprof__profile_fill_values(cprof_profile_t *p);
  * bounds. */
 int cprof__check_model(const cprof_profile_t *p);
 
+/* The bytes this profile really holds in memory (every allocation the model
+ * owns: arrays at their capacity, interned strings, internal tables), for a
+ * ring's honest accounting. Where the C library can tell, each block counts
+ * at its usable size (malloc_usable_size); elsewhere at its requested size. */
+size_t cprof_profile_bytes(const cprof_profile_t *p);
+
 #endif

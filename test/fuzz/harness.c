@@ -11,7 +11,8 @@
  * Oracles besides the sanitizers: what the parser accepts, each writer must
  * accept too (CPROF_OK); the .cpuprofile / .heapprofile writers' output must
  * parse again into a profile of the same shape; limiting the depth keeps
- * the total and the sample count.
+ * the total and the sample count. Merging is checked too (harness_merge.c:
+ * an input with a NUL byte is two profiles).
  *
  * A new exporter is one line in EXPORTERS. */
 #define _GNU_SOURCE /* open_memstream */
@@ -155,6 +156,8 @@ static void run_exporters(const fuzz_in_t *in) {
   }
 }
 
+#include "harness_merge.c"
+
 /* Knobs from the input's last bytes, so the fuzzer explores them too. */
 static uint8_t knob(const uint8_t *data, size_t size, size_t back) {
   return size > back ? data[size - 1 - back] : 0;
@@ -196,6 +199,7 @@ static void check_drop_leading(const uint8_t *data, size_t size, uint8_t k_knob)
 }
 
 int cprof_fuzz_one(const uint8_t *data, size_t size) {
+  fuzz_merge_split(data, size);
   /* An exact-size copy without a terminator: reading past the end is a
    * bug ASan reports. */
   char *json = malloc(size ? size : 1);
@@ -252,6 +256,7 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
   if (cprof_profile_parse((const char *)data, size, &other, NULL, 0) != CPROF_OK) other = NULL;
   fuzz_in_t in = {p, other ? other : p, &o};
   run_exporters(&in);
+  if (other) fuzz_merge_pair(p, other);
 
   /* Depth limits of 1, 2 and one from the input (V8's 1..480 range). */
   int64_t total = cprof_profile_total(p);

@@ -1,0 +1,163 @@
+'use strict'
+// cprof merge <files…> [-o out] [--formats …]: profiles of one kind merged
+// into one by the native core (read, parsed, merged and written off the
+// main thread), and a summary of the result.
+const fs = require('node:fs')
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+const native = require('../native')
+const { FORMAT_EXT } = require('../options')
+const { usageError, intArg, claimOutputs, refused } = require('./profile-io')
+const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath, iso } = require('./store')
+
+const FORMATS = Object.keys(FORMAT_EXT)
+const TOP = 10
+
+const USAGE = `usage: cprof merge <file>… [-o out] [--formats pprof,folded,svg,txt] [options]
+
+Merges .cpuprofile files, or .heapprofile files, into one profile of the same
+kind that Chrome DevTools, speedscope and every cprof command read. The same
+function at the same position in the call stack becomes one node: self time
+(µs) or self size (bytes) and hit counts add up. CPU samples follow each
+other in the order the files are given (give them oldest first), with their
+true timestamps when they come from one process; a file that ran at the same
+time as the one before it, or on another clock, starts where that one ends.
+Heap samples are appended, their ordinals renumbered after the previous file's.
+
+  -o, --output FILE   the merged profile (default: merged.cpuprofile or
+                      merged.heapprofile in the current directory, after the
+                      first file's extension); -o replaces an existing FILE
+  --force             replace existing default outputs (without it, merge stops
+                      with exit 1 and names the file in the way)
+  --formats LIST      also write these next to it, same name, their extension
+                      (comma-separated or repeated): ${FORMATS.join(', ')}
+  --top N             functions in the printed summary (default ${TOP})
+  --json              print the result (kind, samples, durationMs, files,
+                      summary) as JSON instead of text
+
+A mix of CPU and heap profiles, or a file that is not a profile, is an error
+(exit 1) naming the file.
+${STORE_USAGE}`
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  output: { type: 'string', short: 'o' },
+  formats: { type: 'string', multiple: true },
+  top: { type: 'string' },
+  json: { type: 'boolean' },
+  force: { type: 'boolean' },
+  ...STORE_OPTIONS
+}
+
+// The files to merge: every positional, or the windows of one store directory.
+function inputs (files, values) {
+  const dirs = files.filter((f) => {
+    try {
+      return fs.statSync(f).isDirectory()
+    } catch {
+      return false
+    }
+  })
+  if (dirs.length > 0 && files.length > 1) {
+    return usageError('merge', USAGE, `${dirs[0]} is a directory: merge one store directory, or files`)
+  }
+  const src = commandInput('merge', USAGE, files[0], values)
+  if (src.exit !== undefined) return src
+  if (src.input.store) return { paths: src.input.paths, store: src.input }
+  return { paths: files.map((f) => path.resolve(f)) }
+}
+
+// -o as given; else a default that must not replace anything.
+function outputFile (paths, store, output) {
+  if (output !== undefined) return { file: path.resolve(output), explicit: true }
+  if (store) return { file: storeOutputPath(store, store.store.kind === 'heap' ? 'heapprofile' : 'cpuprofile') }
+  const m = /\.(cpuprofile|heapprofile)$/i.exec(paths[0])
+  if (!m) return { error: `cannot tell the kind from the name ${path.basename(paths[0])}: name the output with -o` }
+  return { file: path.resolve(`merged.${m[1].toLowerCase()}`) }
+}
+
+function formatList (values) {
+  const list = [...new Set((values || []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))]
+  const unknown = list.find((f) => !FORMATS.includes(f))
+  if (unknown) return { error: `unknown format "${unknown}" for --formats; known: ${FORMATS.join(', ')}` }
+  return { value: list }
+}
+
+function fmtNum (v, digits) {
+  return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+}
+
+// A frame as every cprof output writes it (docs/formats.md, derived
+// formats): name (path:line), a file:// url shortened to its path, the name
+// alone without a script.
+function frameLabel (f) {
+  const name = f.functionName || '(anonymous)'
+  if (!f.url) return name
+  const where = f.url.startsWith('file://') ? decodeURIComponent(f.url.slice('file://'.length)) : f.url
+  return `${name} (${where}:${f.line})`
+}
+
+function printSummary (r, n, files, top) {
+  const cpu = r.kind === 'cpu'
+  const span = cpu ? `, ${fmtNum(r.durationMs / 1000, 2)} s from first start to last end` : ''
+  const out = [`merged ${n} ${cpu ? 'CPU' : 'heap'} profile${n === 1 ? '' : 's'}: ${r.samples} samples${span}`]
+  for (const f of files) out.push(`  ${f}`)
+  const unit = r.summary.unit
+  out.push(`total ${fmtNum(r.summary.total, cpu ? 1 : 0)} ${unit}; top ${Math.min(top, r.summary.top.length)} by self ${cpu ? 'time' : 'size'}:`)
+  out.push(`  ${`self ${unit}`.padStart(14)}  ${'self %'.padStart(6)}  function`)
+  for (const f of r.summary.top.slice(0, top)) {
+    out.push(`  ${fmtNum(f.self, cpu ? 1 : 0).padStart(14)}  ${f.selfPercent.toFixed(1).padStart(5)}%  ${frameLabel(f)}`)
+  }
+  process.stdout.write(out.join('\n') + '\n')
+}
+
+async function run (argv) {
+  let a
+  try {
+    a = parseArgs({ args: joinTimeArgs(argv), options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (err) {
+    return usageError('merge', USAGE, err.message).exit
+  }
+  if (a.values.help) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  if (a.positionals.length === 0) return usageError('merge', USAGE, 'missing <file>…').exit
+  const top = intArg('merge', 'top', a.values.top, 1, 100000)
+  const formats = formatList(a.values.formats)
+  if (top.error || formats.error) return usageError('merge', USAGE, top.error || formats.error).exit
+  const src = inputs(a.positionals, a.values)
+  if (src.exit !== undefined) return src.exit
+  const out = outputFile(src.paths, src.store, a.values.output)
+  if (out.error) return usageError('merge', USAGE, out.error).exit
+  const base = out.file.replace(/\.(cpuprofile|heapprofile|json)$/i, '')
+  const outs = {}
+  for (const f of formats.value) outs[f] = path.basename(`${base}.${FORMAT_EXT[f]}`)
+  const dir = path.dirname(out.file)
+  const claim = claimOutputs('merge', [out.file, ...Object.values(outs).map((o) => path.join(dir, o))], {
+    explicit: out.explicit, force: a.values.force, inputs: src.paths
+  })
+  if (claim.exit !== undefined) return claim.exit
+  const n = src.paths.length
+  let r
+  try {
+    r = await native.merge(src.paths, dir, path.basename(out.file), top.value ?? TOP, {
+      outs,
+      title: src.store ? `${src.store.store.kind} ${iso(src.store.store.from)} to ${iso(src.store.store.to)}` : `${n} merged profiles`,
+      needSamples: true,
+      keepExisting: claim.keepExisting
+    })
+  } catch (err) {
+    return refused('merge', err)
+  }
+  const files = [r.file.path, ...formats.value.map((f) => r.outputs[f].path)]
+  if (a.values.json) {
+    const { kind, samples, durationMs, summary } = r
+    process.stdout.write(JSON.stringify({ inputs: src.paths, files, kind, samples, durationMs, summary }, null, 2) + '\n')
+  } else {
+    printSummary(r, n, files, top.value ?? TOP)
+  }
+  return 0
+}
+
+module.exports = { run, USAGE }
