@@ -26,9 +26,9 @@ function print (r, o, out) {
     (r.by === 'primary' ? ` (merged by the cluster primary, pid ${r.primary})` : '')]
   lines.push(`  ${r.file}`)
   for (const f of Object.values(r.outputs || {})) lines.push(`  ${f}`)
-  lines.push('instances (share of the merged total):')
+  lines.push(`instances (share of the ${o.heap ? 'sampled bytes' : 'time on CPU, idle left out'}):`)
   for (const i of r.instances) {
-    const total = i.total !== undefined ? `${fmt(i.total, o.heap ? 0 : 1)} ${i.unit}, ` : ''
+    const total = i.total !== undefined ? `${fmt(i.total, o.heap ? 0 : 1)} ${i.unit}${o.heap ? '' : ' on CPU'}, ` : ''
     lines.push(`  ${i.label.padEnd(16)} pid ${String(i.pid).padEnd(8)} ${String(i.samples).padStart(7)} samples  ` +
       `${total}${i.share !== undefined ? `${i.share.toFixed(1)}%` : ''}${i.top ? `  top: ${i.top}` : ''}`)
     lines.push(`  ${''.padEnd(16)} ${i.file}`)

@@ -173,7 +173,7 @@ function profileDir (pid, env, given) {
 // at or after since (ms); null after waitMs.
 async function waitForProfile (dir, pid, kind, since, waitMs) {
   const ext = kind === 'heap' ? 'heapprofile' : 'cpuprofile'
-  const re = new RegExp(`^${kind}-${pid}-(\\d{8}T\\d{6}\\.\\d{3}Z)\\.${ext}$`)
+  const re = new RegExp(`^${kind}-(?:[A-Za-z0-9_-]+\\.[0-9a-z]+-)?${pid}-(\\d{8}T\\d{6}\\.\\d{3}Z)\\.${ext}$`)
   const deadline = Date.now() + waitMs
   for (;;) {
     let names = []

@@ -30,7 +30,8 @@ function mergedStem (kind, app, startTime) {
  * members: [{ pid, app, instance, role, file | null, reason }] (file: the
  * instance's profile; reason: why there is none). opts: { kind, app, dir,
  * startTime, formats, top }. Resolves { file, outputs, samples, durationMs,
- * summary, instances: [{ label, pid, file, samples, total, share }],
+ * summary, instances: [{ label, pid, file, samples, total (CPU: ms not
+ * idle; heap: bytes), share (% of the instances' totals), top }],
  * missing: [{ label, pid, reason }] }; rejects (ERR_CPROF_FLEET) when no
  * instance delivered.
  */
@@ -56,15 +57,18 @@ async function mergeSet (members, opts) {
     needSamples: true,
     keepExisting: true
   })
-  const sum = own.reduce((s, o) => s + o.summary.total, 0)
+  // CPU: the share of the time on CPU (idle left out: an idle primary
+  // would otherwise count as much as a busy worker); heap: of the bytes.
+  const busy = own.map((o) => o.summary.total - (o.summary.idle ? o.summary.idle.self : 0))
+  const sum = busy.reduce((a, b) => a + b, 0)
   const instances = delivered.map((m, i) => ({
     label: label(m),
     pid: m.pid,
     file: m.file,
     samples: own[i].samples,
-    total: own[i].summary.total,
+    total: busy[i],
     unit: own[i].summary.unit,
-    share: sum > 0 ? (own[i].summary.total / sum) * 100 : 0,
+    share: sum > 0 ? (busy[i] / sum) * 100 : 0,
     top: own[i].summary.top[0] ? own[i].summary.top[0].functionName : null
   }))
   return {
