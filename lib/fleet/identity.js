@@ -5,6 +5,7 @@
 // 10 ms for a process that does not use it): a primary is a process that
 // already loaded it and forked workers.
 const path = require('node:path')
+const { startEnv } = require('../pm2')
 
 /** node:cluster, if this process loaded it; else null. */
 function loadedCluster () {
@@ -47,7 +48,7 @@ function intOrNull (v) {
  * of a PM2 app), 'worker' (a node:cluster worker), 'primary' (a node:cluster
  * primary with live workers) or null.
  */
-function identity (env = process.env) {
+function identity (env = startEnv()) {
   const app = appName(env)
   if (underPm2(env)) {
     const instance = intOrNull(env[env.instance_var || 'NODE_APP_INSTANCE'])

@@ -18,6 +18,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { cprofError } = require('../errors')
+const { startEnv } = require('../pm2')
 
 function uid () {
   return typeof process.geteuid === 'function' ? process.geteuid() : null
@@ -28,7 +29,7 @@ function tmpRun (tmp) {
 }
 
 /** The run directory this process writes to. */
-function runDir (env = process.env) {
+function runDir (env = startEnv()) {
   if (env.CPROF_RUN_DIR) return path.resolve(env.CPROF_RUN_DIR)
   if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) return path.join(env.XDG_RUNTIME_DIR, 'cprof')
   return tmpRun(os.tmpdir())
