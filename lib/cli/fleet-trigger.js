@@ -74,8 +74,11 @@ async function runFleet (o, { out, err }) {
     const failed = fanout.signalAll(members, kind)
     for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${why}\n`)
     if (!o.json) {
-      err.write(`cprof trigger: ${kind} profile started in ${members.length - failed.size} of ${members.length} ` +
-        `process${members.length === 1 ? '' : 'es'} of ${describeSet(o)}; stopping in ${o.duration} s\n`)
+      const sent = fanout.targets(members).length - failed.size
+      const via = members.length - fanout.targets(members).length
+      err.write(`cprof trigger: ${kind} profile started: signalled ${sent} process${sent === 1 ? '' : 'es'} of ` +
+        `${describeSet(o)}${via ? ` (a cluster primary passes it on to ${via} worker${via === 1 ? '' : 's'})` : ''}; ` +
+        `stopping in ${o.duration} s\n`)
     }
     await sleep(o.duration * 1000)
   }
