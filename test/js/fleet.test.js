@@ -263,6 +263,25 @@ test('PM2 cluster mode, 2 instances: cprof ps names app and instance; trigger --
     const rep = await cprof(['report', '--app', 'fleet-pm2', '--json'])
     assert.equal(rep.status, 0, rep.describe())
     assert.equal(JSON.parse(rep.stdout).samples, sum)
+
+    // PM2's own action reaches every instance (cluster mode too); each file
+    // carries app and instance, and report --app merges the newest of each.
+    const action = (name) => {
+      const a = pm2('trigger', 'fleet-pm2', name)
+      assert.equal(a.status, 0, `${a.stdout}\n${a.stderr}`)
+      return a.stdout.split('\n').filter((l) => l.startsWith('[fleet-pm2:')).map((l) => JSON.parse(l.slice(l.indexOf(']=') + 2)))
+    }
+    assert.deepEqual(action('cprof:cpu:start').map((x) => x.ok), [true, true])
+    await sleep(1000)
+    const stopped = action('cprof:cpu:stop')
+    assert.equal(stopped.length, 2)
+    const newest = stopped.map((x) => x.files.cpuprofile)
+    for (const f of newest) assert.match(path.basename(f), /^cpu-fleet-pm2\.[01]-\d+-/)
+    const rep2 = await cprof(['report', '--app', 'fleet-pm2', '--json'])
+    assert.equal(rep2.status, 0, rep2.describe())
+    const after = JSON.parse(rep2.stdout)
+    assert.deepEqual(after.instances.slice().sort(), newest.slice().sort())
+    assert.equal(after.samples, newest.reduce((n, f) => n + samplesIn(f), 0))
   } finally {
     pm2('kill')
   }
