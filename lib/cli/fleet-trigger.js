@@ -60,8 +60,11 @@ async function runFleet (o, { out, err }) {
     if (on.length === 0) {
       const failed = fanout.signalAll(members, kind)
       for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${why}\n`)
-      out.write(`started a ${kind} profile in ${targets.length - failed.size} process${targets.length - failed.size === 1 ? '' : 'es'} ` +
-        `of ${describeSet(o)}; run the same command again to stop them and merge\n`)
+      const sent = targets.length - failed.size
+      const via = members.length - targets.length
+      out.write(`started a ${kind} profile: signalled ${sent} process${sent === 1 ? '' : 'es'} of ${describeSet(o)}` +
+        `${via ? ` (a cluster primary passes it on to ${via} worker${via === 1 ? '' : 's'})` : ''}; ` +
+        'run the same command again to stop them and merge\n')
       return failed.size === targets.length ? 1 : 0
     }
     if (on.length !== targets.length) {

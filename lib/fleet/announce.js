@@ -121,19 +121,22 @@ function createAnnouncer (hooks) {
     flush()
   }
 
-  // A node:cluster primary's merged profile of itself and its workers.
+  // A node:cluster primary's merged profile of itself and its workers, or
+  // why it could not merge them ({ startTime, error }).
   function merged (kind, result) {
     if (!state) return
     const last = state.last[kind] || {}
     state.last[kind] = {
       ...last,
-      merged: {
-        startTime: result.startTime,
-        files: result.files,
-        samples: result.samples,
-        instances: result.instances,
-        missing: result.missing
-      }
+      merged: result.error
+        ? { startTime: result.startTime, error: result.error }
+        : {
+            startTime: result.startTime,
+            files: result.files,
+            samples: result.samples,
+            instances: result.instances,
+            missing: result.missing
+          }
     }
     flush()
   }

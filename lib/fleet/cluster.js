@@ -147,7 +147,11 @@ function createPrimary (hooks) {
     cluster.removeListener('message', g.onMessage)
     cluster.removeListener('exit', g.onExit)
     if (groups[g.kind] === g) groups[g.kind] = null
-    finish(g).catch(hooks.report)
+    finish(g).catch((err) => {
+      // Say so in the run directory too: cprof trigger --tree waits for it.
+      hooks.announcer.merged(g.kind, { startTime: g.startTime, error: { code: err.code, message: err.message } })
+      hooks.report(err)
+    })
   }
 
   async function finish (g) {

@@ -115,6 +115,12 @@ async function gather (members, opts) {
   const primary = members.find((m) => m.role === 'primary' && !got[m.pid].reason)
   if (primary && members.some((m) => m.ppid === primary.pid)) {
     const merged = await primaryMerged(primary, opts.kind, opts.since, opts.waitMs)
+    if (merged && merged.error) {
+      const err = new Error(`the cluster primary (pid ${primary.pid}) could not merge: ` +
+        `${merged.error.code ? merged.error.code + ': ' : ''}${merged.error.message}`)
+      err.code = 'ERR_CPROF_FLEET'
+      throw err
+    }
     if (merged) {
       const file = merged.files.cpuprofile || merged.files.heapprofile
       const r = await native.convert(file, null, opts.top || 10, { needSamples: true })

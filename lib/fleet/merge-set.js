@@ -46,7 +46,9 @@ async function mergeSet (members, opts) {
     throw err
   }
   // Each instance's own figures, for its share (parsed off the main thread).
-  const own = await Promise.all(delivered.map((m) => native.convert(m.file, null, 1, { needSamples: true })))
+  // An instance may hold no samples (a heap profile of a worker that
+  // allocated nothing): it counts 0; the merged profile must hold some.
+  const own = await Promise.all(delivered.map((m) => native.convert(m.file, null, 1, { needSamples: false })))
   const dir = opts.dir || path.dirname(delivered[0].file)
   const stem = mergedStem(opts.kind, opts.app, opts.startTime)
   const outs = {}
