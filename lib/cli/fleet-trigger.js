@@ -85,8 +85,9 @@ async function runFleet (o, { out, err }) {
     }
     await sleep(o.duration * 1000)
   }
+  const now = new Map(discover({ prune: false }).entries.map((e) => [e.pid, e]))
   const failed = fanout.signalAll(members.filter((m) => {
-    const e = discover({ prune: false }).entries.find((x) => x.pid === m.pid)
+    const e = now.get(m.pid)
     return e && e.running && e.running[kind]
   }), kind)
   let r

@@ -118,11 +118,20 @@ async function preflight (pid) {
       `(${disp === 'default' ? 'the signal would terminate it' : 'the signal would do nothing'}); nothing was sent`)
   }
   const own = procfs.listeningPorts(pid) || []
-  if (own.includes(opts.port) || (await jsonList(opts.port)) !== null) {
+  if (opts.port !== 0 && (own.includes(opts.port) || (await jsonList(opts.port)) !== null)) {
     throw attachError(`an inspector already listens on 127.0.0.1:${opts.port}${own.includes(opts.port) ? ` (process ${pid}'s)` : ''}: ` +
       'someone else is debugging; attach refuses to share it and sent nothing')
   }
-  if (portOwners(opts.port)) {
+  if (opts.port === 0) {
+    // --inspect-port=0: an inspector already open would be on any port of its own.
+    for (const p of own) {
+      if ((await jsonList(p)) !== null) {
+        throw attachError(`an inspector already listens on 127.0.0.1:${p} (process ${pid}'s): someone else is ` +
+          'debugging; attach refuses to share it and sent nothing')
+      }
+    }
+  }
+  if (opts.port !== 0 && portOwners(opts.port)) {
     throw attachError(`port ${opts.port} is taken by another process, so process ${pid} could not open its ` +
       'inspector there; nothing was sent (start it with --inspect-port=<free port>)')
   }
@@ -165,14 +174,19 @@ async function connect (url) {
   return { ws, post }
 }
 
-async function waitForInspector (pid, port, waitMs = OPEN_WAIT_MS) {
+// The inspector's WebSocket URL and port once it listens. Port 0
+// (--inspect-port=0) is a port the kernel picks: a new listener of the
+// process's, not among those it had before the signal.
+async function waitForInspector (pid, port, before, waitMs = OPEN_WAIT_MS) {
   const deadline = Date.now() + waitMs
   while (Date.now() < deadline) {
     if (procfs.startTime(pid) === null) throw attachError(`process ${pid} exited after SIGUSR1`)
-    if ((procfs.listeningPorts(pid) || []).includes(port)) {
-      const list = await jsonList(port)
+    const now = procfs.listeningPorts(pid) || []
+    const candidates = port === 0 ? now.filter((p) => !before.includes(p)) : now.filter((p) => p === port)
+    for (const p of candidates) {
+      const list = await jsonList(p)
       const target = list && list.find((t) => t.webSocketDebuggerUrl)
-      if (target) return target.webSocketDebuggerUrl
+      if (target) return { url: target.webSocketDebuggerUrl, port: p }
     }
     await sleep(50)
   }
@@ -208,9 +222,9 @@ const CLOSE_EXPR = `(() => {
  */
 async function attach (opts) {
   const { pid } = opts
-  const { port } = await preflight(pid)
+  const pre = await preflight(pid)
   process.kill(pid, 'SIGUSR1')
-  const url = await waitForInspector(pid, port, opts.openWaitMs)
+  const { url, port } = await waitForInspector(pid, pre.port, pre.before, opts.openWaitMs)
   if (opts.onOpen) opts.onOpen(port)
   let client
   let text

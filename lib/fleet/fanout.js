@@ -77,7 +77,7 @@ async function collect (members, kind, since, waitMs, failed) {
       const e = entryOf(m.pid)
       const last = e && e.last && e.last[kind]
       const err = e && e.errors && e.errors[kind]
-      if (last && last.startTime >= since - 1000 && last.files) {
+      if (last && last.startTime >= since && last.files) {
         out[m.pid] = { file: last.files.cpuprofile || last.files.heapprofile, entry: e }
       } else if (err && err.at >= since) {
         out[m.pid] = { reason: `failed: ${err.code ? err.code + ': ' : ''}${err.message}` }
@@ -99,7 +99,7 @@ async function primaryMerged (primary, kind, since, waitMs) {
   for (;;) {
     const e = entryOf(primary.pid)
     const merged = e && e.last && e.last[kind] && e.last[kind].merged
-    if (merged && merged.startTime >= since - 1000) return merged
+    if (merged && merged.startTime >= since) return merged
     if (!e || Date.now() >= deadline) return null
     await sleep(POLL_MS)
   }

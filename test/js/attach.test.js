@@ -158,6 +158,21 @@ test('attach --heap: a heap sampling profile of the running process', { timeout:
   assert.deepEqual(await srv.exited, { status: 3, signal: null })
 })
 
+test('attach finds the port of a process started with --inspect-port=0 (the kernel picks it)', { timeout: 60000 }, async () => {
+  const srv = startServer(['--inspect-port=0'])
+  const port = await srv.port
+  const stop = load(port)
+  const r = await cprof(['attach', String(srv.child.pid), '--duration', '1', '--dir', makeTmpDir(), '--json'])
+  await stop()
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.ok(res.port > 0 && res.port !== port, r.describe())
+  assert.equal(res.closed, true)
+  assert.equal(listening(res.port), false)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null })
+})
+
 test('attach refuses a process that is not node, and sends nothing', async () => {
   const sleeper = spawn('sleep', ['30'], { stdio: 'ignore' })
   try {
