@@ -167,7 +167,7 @@ test('an instance that dies mid-profile: the others still merge, it is named mis
 
 test('no instance delivers (the only one exits mid-profile): exit 1, and why', async () => {
   const dir = makeTmpDir()
-  const solo = start('fleet-solo.js', ['1500'], { CPROF_DIR: dir, CPROF_APP: 'solo' })
+  const solo = start('fleet-solo.js', ['500', 'after-signal'], { CPROF_DIR: dir, CPROF_APP: 'solo' })
   await solo.ready
   assert.equal((await psUntil('solo', 1)).length, 1)
   const r = await cprof(['trigger', '--app', 'solo', '--duration', '3'])
