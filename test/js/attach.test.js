@@ -18,7 +18,13 @@ const { spawn, spawnSync } = require('node:child_process')
 const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
-after(removeTmpDirs)
+const servers = []
+// A failed test must not leave its server running (its pipes would keep
+// this file, and the runner, waiting).
+after(() => {
+  for (const c of servers) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  removeTmpDirs()
+})
 
 function freePort () {
   return new Promise((resolve, reject) => {
@@ -52,6 +58,7 @@ function startServer (nodeArgs, appArgs = []) {
   const child = spawn(process.execPath, [...nodeArgs, path.join(FIXTURES, 'attach-server.js'), ...appArgs], {
     env: childEnv(), stdio: ['ignore', 'pipe', 'pipe']
   })
+  servers.push(child)
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
@@ -94,7 +101,7 @@ function load (port) {
 
 function cprof (args, timeout = 60000) {
   return new Promise((resolve) => {
-    const c = spawn(process.execPath, [CLI, ...args], { env: childEnv() })
+    const c = spawn(process.execPath, [CLI, ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     c.stdout.on('data', (d) => { stdout += d })

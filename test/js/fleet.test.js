@@ -39,7 +39,7 @@ function env (extra = {}) {
 
 function cprof (args, extra) {
   return new Promise((resolve) => {
-    const c = spawn(process.execPath, [CLI, ...args], { env: env(extra) })
+    const c = spawn(process.execPath, [CLI, ...args], { env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     c.stdout.on('data', (d) => { stdout += d })
