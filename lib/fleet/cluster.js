@@ -28,6 +28,7 @@ function send (msg) {
 }
 
 function resultInfo (r) {
+  if (!r) return null
   return { files: r.files, samples: r.samples, startTime: r.startTime, durationMs: r.durationMs }
 }
 
@@ -37,27 +38,34 @@ function resultInfo (r) {
  * Returns uninstall().
  */
 function installWorker (ctl, startOptions, report) {
-  let runs = { cpu: null, heap: null } // the primary's run id each profile belongs to
+  let runs = { cpu: null, heap: null } // the primary's run each profile belongs to: { id, started, stopAsked }
 
   function onMessage (msg) {
     if (!isFleetMessage(msg) || !ctl[msg.kind]) return
     const k = ctl[msg.kind]
     if (msg.op === 'start') {
+      const run = { id: msg.run, started: false, stopAsked: false }
+      runs[msg.kind] = run
       Promise.resolve()
         .then(() => k.start(startOptions(msg.kind, msg.timeout)))
         .then(() => {
-          runs[msg.kind] = msg.run
-          return k.finished()
+          run.started = true
+          const done = k.finished()
+          if (run.stopAsked) k.stop().catch(() => {}) // the stop came while it started
+          return done
         })
         .then(
           (r) => send({ cprof: 'fleet', op: 'done', run: msg.run, kind: msg.kind, result: resultInfo(r) }),
           (err) => {
-            send({ cprof: 'fleet', op: 'done', run: msg.run, kind: msg.kind, error: { code: err.code, message: err.message } })
+            send({ cprof: 'fleet', op: 'done', run: msg.run, kind: msg.kind, error: { code: err && err.code, message: err && err.message ? err.message : String(err) } })
             report(err)
           })
-    } else if (msg.op === 'stop' && runs[msg.kind] === msg.run && k.isRunning()) {
+        .catch(report) // never an unhandled rejection in the app
+    } else if (msg.op === 'stop' && runs[msg.kind] && runs[msg.kind].id === msg.run) {
+      const run = runs[msg.kind]
       runs[msg.kind] = null
-      k.stop().catch(() => {}) // its result or error goes out through finished() above
+      if (!run.started) run.stopAsked = true
+      else if (k.isRunning()) k.stop().catch(() => {}) // its result or error goes out through finished() above
     }
   }
 
