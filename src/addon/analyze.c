@@ -88,6 +88,9 @@ static int read_paths(napi_env env, napi_value arr, cprof_job_in_t *in) {
   return 0;
 }
 
+/* merge(paths[], dir | null, name | null, top, exportOpts) → Promise<job
+ * result>: the files read, parsed and merged in order (job_merge.c), then
+ * what convert does; name: the merged .cpuprofile/.heapprofile in dir. */
 napi_value cprof__merge(napi_env env, napi_callback_info info) {
   cprof_job_in_t in = {0};
   napi_value argv[5];

@@ -13,9 +13,6 @@ napi_value cprof__heap_stop(napi_env env, napi_callback_info info);
 napi_value cprof__analyze(napi_env env, napi_callback_info info);
 napi_value cprof__convert(napi_env env, napi_callback_info info);
 napi_value cprof__diff(napi_env env, napi_callback_info info);
-/* merge(paths[], dir | null, name | null, top, exportOpts) → Promise<job
- * result>: the files read, parsed and merged in order (job_merge.c), then
- * what convert does; name: the merged .cpuprofile/.heapprofile in dir. */
 napi_value cprof__merge(napi_env env, napi_callback_info info);
 napi_value cprof__signal_watch(napi_env env, napi_callback_info info);
 napi_value cprof__signal_unwatch(napi_env env, napi_callback_info info);

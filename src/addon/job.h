@@ -58,16 +58,6 @@ int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 /* The JS name of a derived format ("pprof", "folded", "svg", "txt"). */
 const char *cprof__format_name(cprof_format_t fmt);
 
-/* Loads one profile file as the job does (read, parse; errors name the
- * file): the loader cprof__job_merge_files calls per path. */
-typedef int (*cprof_job_load_fn)(void *ctx, const char *path, cprof_profile_t **out);
-
-/* Loads every path in order and merges them into *out (job_merge.c). Files
- * of two kinds are an error (CPROF_EINVAL) naming one of each. With
- * need_samples, a merged profile without samples is an error. */
-int cprof__job_merge_files(char *const *paths, size_t n, int need_samples, cprof_job_load_fn load,
-                           void *ctx, cprof_profile_t **out, char *errbuf, size_t errlen);
-
 /* Frees in's buffers (for callers that fail before queueing). */
 void cprof__job_in_free(cprof_job_in_t *in);
 

@@ -1,12 +1,11 @@
-/* cprof merge, --from/--to over a store, the fleet's merged profile: the
- * job's input files loaded and merged (core/merge.h) on the worker thread
- * before the usual summary, text and outputs. The entry point, merge(), is
- * analyze.c's with convert() and diff(). */
+/* cprof merge and --from/--to over a store: the job's load step for
+ * several files, read and merged (core/merge.h) on the worker thread
+ * before the usual summary, text and outputs (job_run.c). */
+#include "job_merge.h"
+
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "../core/cprof.h"
-#include "job.h"
 
 static const char *kind_name(cprof_kind_t kind) {
   return kind == CPROF_KIND_CPU ? "CPU" : "heap";

@@ -14,6 +14,7 @@
 
 #include "../core/cprof.h"
 #include "errors.h"
+#include "job_merge.h"
 #include "job_result.h"
 #include "job_state.h"
 #include "macros.h"

@@ -10,6 +10,8 @@
  *                stacks, SVG flame graph, text report, diff; dispatch by
  *                cprof_format_t
  *   fsutil.h     atomic file writes (temp file + rename, mode 0600), mkdir -p
+ *   merge.h      cprof_profile_merge: profiles of one kind into one, by call
+ *                path (cprof merge, the flight recorder's windows)
  *
  * Every other header in src/core (internal.h, reader.h, parse_*.h, idmap.h,
  * out.h, pb.h, xml.h, label.h, tree.h, export_*.h) is internal: its names

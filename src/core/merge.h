@@ -1,6 +1,5 @@
 /* Merging profiles of one kind into one (the flight recorder's windows,
- * `cprof merge`, the fleet's fan-out). The memory a profile really holds,
- * cprof_profile_bytes, is profile.h's. Pure C11 like the rest of the core. */
+ * `cprof merge`). Pure C11 like the rest of the core. */
 #ifndef CPROF_MERGE_H
 #define CPROF_MERGE_H
 
@@ -34,5 +33,9 @@
  * counted up to its own endTime: at most one sampling interval plus the gap
  * between the two profiles, per boundary. */
 int cprof_profile_merge(cprof_profile_t *const *in, size_t n, cprof_profile_t **out);
+
+/* cprof_profile_bytes(p), the bytes a profile really holds (a ring's
+ * honest accounting), is declared in profile.h, the unit that owns the
+ * model's allocations; this header includes it. */
 
 #endif

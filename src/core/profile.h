@@ -87,6 +87,13 @@ int cprof_reply_profile_span(const char *json, size_t len, size_t *off, size_t *
  * fits. CPROF_OK or CPROF_ENOMEM. */
 int cprof_profile_limit_depth(cprof_profile_t *p, uint32_t max_depth);
 
+/* The bytes this profile really holds in memory (every allocation the model
+ * owns: arrays at their capacity, interned strings, internal tables), for a
+ * ring's honest accounting. Where the C library can tell, each block counts
+ * at its usable size (malloc_usable_size); elsewhere at its requested size.
+ * (Asked for with merge.h, which includes this header.) */
+size_t cprof_profile_bytes(const cprof_profile_t *p);
+
 /* The profiler's own start call in a CPU profile (own_start.c): how many
  * of the first samples have a frame whose url starts with url_prefix in
  * their stack (the profiler's own code). 0 for heap profiles, an empty
@@ -137,11 +144,5 @@ void cprof__profile_fill_values(cprof_profile_t *p);
  * they did not build, so a bad model cannot make them loop or read out of
  * bounds. */
 int cprof__check_model(const cprof_profile_t *p);
-
-/* The bytes this profile really holds in memory (every allocation the model
- * owns: arrays at their capacity, interned strings, internal tables), for a
- * ring's honest accounting. Where the C library can tell, each block counts
- * at its usable size (malloc_usable_size); elsewhere at its requested size. */
-size_t cprof_profile_bytes(const cprof_profile_t *p);
 
 #endif
