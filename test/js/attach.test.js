@@ -128,8 +128,11 @@ test('attach profiles a plain node server under load: the hot route on top, the 
   assert.equal(res.closed, true)
   assert.equal(res.kind, 'cpu')
   assert.ok(res.samples > 100, r.describe())
+  // The /hash route's work on top: hashPayload, or handleRequest when V8
+  // had already inlined hashPayload into it before the profile started
+  // (a profile started in a running process can show that; docs/api.md).
   const named = res.summary.top.filter((f) => !f.functionName.startsWith('('))
-  assert.equal(named[0].functionName, 'hashPayload', r.describe())
+  assert.ok(['hashPayload', 'handleRequest'].includes(named[0].functionName), r.describe())
   assert.match(named[0].url, /examples\/server\.js$/)
   // Real files: the .cpuprofile parses as V8's format; the pprof is gzip'd.
   const [cpuprofile, pprof] = res.files
