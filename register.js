@@ -12,7 +12,8 @@ const { isMainThread } = require('node:worker_threads')
 
 function preload () {
   const { envConfig } = require('./lib/trigger-config')
-  const config = envConfig(process.env)
+  const { startEnv } = require('./lib/pm2')
+  const config = envConfig(startEnv(process.env))
   if (!config) return
   const cprof = require('./lib/index')
   cprof.init(config)

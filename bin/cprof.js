@@ -8,7 +8,9 @@ const COMMANDS = {
   diff: 'compare two profiles: per-function deltas and a differential flame graph',
   merge: 'merge profiles of one kind into one (files, or a recorder store\'s windows)',
   trigger: 'signal a live process to start/stop profiling',
-  list: 'list profile files in a directory'
+  list: 'list profile files in a directory',
+  ps: 'list the live processes that run cprof: app, instance, role, CPU %, RSS',
+  attach: 'profile a running Node process that never loaded cprof (SIGUSR1, inspector)'
 }
 
 function usage (out) {

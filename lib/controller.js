@@ -8,13 +8,16 @@
 const { cprofError } = require('./errors')
 const { FORMAT_EXT } = require('./options')
 
-// <kind>-<pid>-<20261122T082325.123Z>; workers add -w<threadId>.
+// <kind>-<pid>-<20261122T082325.123Z>; worker threads add -w<threadId>; an
+// instance of a PM2 app or a node:cluster worker/primary puts
+// <app>.<instance> before the pid (lib/fleet/identity.js fileTag).
 function fileStem (kind, name, startTime) {
   if (name) return name
   const stamp = new Date(startTime).toISOString().replace(/[-:]/g, '')
   const { threadId, isMainThread } = require('node:worker_threads')
   const thread = isMainThread ? '' : `-w${threadId}`
-  return `${kind}-${process.pid}${thread}-${stamp}`
+  const tag = require('./fleet/identity').fileTag()
+  return `${kind}-${tag ? tag + '-' : ''}${process.pid}${thread}-${stamp}`
 }
 
 function fileName (kind, ext, name, startTime) {
@@ -76,6 +79,7 @@ function createController (spec, hooks) {
     }
     run.transport = spec.nativeStart(o, () => onTimeout(run))
     current = run
+    if (hooks.started) hooks.started(spec.kind, run)
   }
 
   function onTimeout (run) {
@@ -96,6 +100,7 @@ function createController (spec, hooks) {
       result = shape(run, await spec.nativeStop(run))
     } catch (err) {
       if (err.result) err.result = shape(run, err.result)
+      if (hooks.failed) hooks.failed(spec.kind, err)
       run.finished.reject(err)
       throw err
     }
@@ -119,7 +124,10 @@ function createController (spec, hooks) {
     }
   }
 
-  return { start, stop, profile, isRunning: () => current !== null }
+  // The result of the profile running now (however it ends), or null.
+  const finished = () => (current ? current.finished.promise : null)
+
+  return { start, stop, profile, finished, isRunning: () => current !== null }
 }
 
 module.exports = { createController, fileName, fileStem, formatNames }

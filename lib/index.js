@@ -8,6 +8,7 @@ const { createController } = require('./controller')
 const { snapshot } = require('./snapshot')
 const { createTriggers } = require('./triggers')
 const { createRecorder } = require('./recorder')
+const { createAnnouncer } = require('./fleet/announce')
 
 const cprof = new EventEmitter()
 
@@ -25,7 +26,11 @@ function report (err) {
   process.stderr.write(`cprof: ${code}${err && err.message ? err.message : err}\n`)
 }
 
+const announcer = createAnnouncer({ report })
+
 function emitProfile (result) {
+  if (result.merged) announcer.merged(result.kind, result)
+  else announcer.finished(result.kind, result)
   try {
     cprof.emit('profile', result)
   } catch (err) {
@@ -33,7 +38,12 @@ function emitProfile (result) {
   }
 }
 
-const hooks = { report, emitProfile }
+const hooks = {
+  report,
+  emitProfile,
+  started: (kind, run) => announcer.running(kind, run),
+  failed: (kind, err) => announcer.failed(kind, err)
+}
 
 // The url prefix of cprof's own code as V8 names it in call frames: a CPU
 // profile's leading samples under it are cprof's start call (V8 samples
@@ -106,7 +116,7 @@ async function analyze (file, opts) {
   return native.analyze(o.path, o.top, o.nodes)
 }
 
-const triggers = createTriggers({ cpu, heap, recorder }, snapshot, hooks)
+const triggers = createTriggers({ cpu, heap, recorder }, snapshot, { ...hooks, announcer })
 
 Object.assign(cprof, {
   init: triggers.init,

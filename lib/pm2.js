@@ -13,8 +13,33 @@
 // The 'message' listener must not keep the process alive: Node refs the IPC
 // channel for each 'message' listener; this one takes its count back.
 
+/**
+ * The environment PM2 gives the app. In cluster mode PM2 forks its
+ * ProcessContainer.js with the app's whole environment in one variable,
+ * pm2_env (JSON), and copies it into process.env only when that script
+ * runs: after the preload (-r cprof/register). So a preload (and anything
+ * before the app) reads it from pm2_env; what is in process.env wins.
+ * Objects (PM2's io) become JSON, as fork mode passes them.
+ */
+function startEnv (env = process.env) {
+  if (typeof env.pm2_env !== 'string' || env.pm_id !== undefined) return env
+  let pe
+  try {
+    pe = JSON.parse(env.pm2_env)
+  } catch {
+    return env
+  }
+  if (pe === null || typeof pe !== 'object') return env
+  const out = {}
+  for (const [k, v] of Object.entries(pe)) {
+    if (v === null || v === undefined || k === 'env') continue
+    out[k] = typeof v === 'object' ? JSON.stringify(v) : String(v)
+  }
+  return { ...out, ...env }
+}
+
 /** Running under PM2: an IPC channel to the daemon and PM2's markers. */
-function underPm2 (env = process.env) {
+function underPm2 (env = startEnv()) {
   return typeof process.send === 'function' && env.pm_id !== undefined && env.pm_id !== ''
 }
 
@@ -76,4 +101,4 @@ function installActions (actions, onError) {
   }
 }
 
-module.exports = { underPm2, installActions }
+module.exports = { underPm2, installActions, startEnv }

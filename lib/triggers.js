@@ -8,6 +8,9 @@ const native = require('./native')
 const { invalidArg } = require('./errors')
 const { initConfig } = require('./trigger-config')
 const pm2 = require('./pm2')
+const { cpuStartOptions } = require('./options')
+const { identity } = require('./fleet/identity')
+const { installWorker, createPrimary } = require('./fleet/cluster')
 
 const SLOT = { cpu: 0, heap: 1, dump: 2 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
 const dumpRequest = require('./dump-request')
@@ -15,7 +18,7 @@ const dumpRequest = require('./dump-request')
 /**
  * ctl: { cpu, heap } controllers (start, stop, isRunning), recorder
  * (lib/recorder.js); snapshot(opts);
- * hooks: { report(err) }.
+ * hooks: { report(err), announcer (lib/fleet/announce.js) }.
  */
 function createTriggers (ctl, snapshot, hooks) {
   let active = null // { c, uninstall: [] }
@@ -32,8 +35,17 @@ function createTriggers (ctl, snapshot, hooks) {
     return o
   }
 
+  // A node:cluster primary passes the toggle on to its workers (lib/fleet/cluster.js).
+  const primary = createPrimary(hooks)
+
   function toggle (c, kind) {
     const k = ctl[kind]
+    try {
+      if (primary.toggle(kind, k, startOptions(c, kind))) return
+    } catch (err) {
+      hooks.report(err)
+      return
+    }
     const p = k.isRunning() ? k.stop() : k.start(startOptions(c, kind))
     p.catch(hooks.report)
   }
@@ -138,13 +150,21 @@ function createTriggers (ctl, snapshot, hooks) {
         native.signalWatch(SLOT[kind], sig.number, () => toggle(c, kind))
         state.uninstall.push(() => native.signalUnwatch(SLOT[kind]))
       }
+      if (identity().role === 'worker') {
+        state.uninstall.push(installWorker(ctl, (kind, timeout) => startOptions(c, kind, timeout), hooks.report))
+      }
       let actions = null
       if (pm2.underPm2()) {
         actions = pm2Actions(c)
         state.uninstall.push(pm2.installActions(actions, hooks.report))
       }
       active = state
-      return describe(c, actions)
+      const installed = describe(c, actions)
+      hooks.announcer.start({
+        dir: c.dir !== undefined ? c.dir : cpuStartOptions({}).dir,
+        triggers: { ...installed, pm2Actions: installed.pm2Actions.length > 0 }
+      })
+      return installed
     } catch (err) {
       for (const undo of state.uninstall.reverse()) undo()
       throw err
@@ -159,6 +179,7 @@ function createTriggers (ctl, snapshot, hooks) {
     const state = active
     active = null
     if (!state) return
+    hooks.announcer.stop()
     for (const undo of state.uninstall.reverse()) {
       try {
         undo()

@@ -13,11 +13,14 @@ const USAGE = `usage: cprof list [dir] [--json]
 Lists the profile files in dir (default: $CPROF_DIR, else ${path.join(os.tmpdir(), 'cprof')}),
 oldest first: kind, process id, time (UTC), size, file.
 
-  --json    one JSON object per file: { file, kind, format, pid, thread, time, size }
+  --json    one JSON object per file: { file, kind, format, pid, thread, app, instance,
+            time, size } (app, instance: a PM2 or node:cluster process's, else null)
 `
 
 // <cpu|heap>-<pid>[-w<thread>]-<YYYYMMDDTHHMMSS.mmmZ>.<ext>, as cprof names them.
-const NAME_RE = /^(cpu|heap)-(\d+)(?:-w(\d+))?-(\d{8}T\d{6}\.\d{3}Z)\.(.+)$/
+// A PM2 instance or a node:cluster process puts <app>.<instance> before the
+// pid (instance: a number, primary, or merged for the fan-out's merged file).
+const NAME_RE = /^(cpu|heap)-(?:([A-Za-z0-9_-]+)\.(\d+|primary|merged|x)-)?(\d+)(?:-w(\d+))?-(\d{8}T\d{6}\.\d{3}Z)\.(.+)$/
 // Extension → [kind, format]; the V8 formats are profiles whatever their name.
 const V8_EXTS = {
   cpuprofile: ['cpu', 'cpuprofile'],
@@ -60,13 +63,15 @@ function listProfiles (dir) {
       continue // removed meanwhile
     }
     const kind = V8_EXTS[ext] ? V8_EXTS[ext][0] : m ? m[1] : w ? w.kind : 'unknown'
-    const time = m && Number.isFinite(stampTime(m[4])) ? stampTime(m[4]) : w ? w.from : st.mtimeMs
+    const time = m && Number.isFinite(stampTime(m[6])) ? stampTime(m[6]) : w ? w.from : st.mtimeMs
     out.push({
       file: path.join(dir, base),
       kind,
       format: ext,
-      pid: m ? Number(m[2]) : w ? w.pid : null,
-      thread: m && m[3] ? Number(m[3]) : null,
+      pid: m ? Number(m[4]) : w ? w.pid : null,
+      thread: m && m[5] ? Number(m[5]) : null,
+      app: m && m[2] ? m[2] : null,
+      instance: m && m[3] ? (/^\d+$/.test(m[3]) ? Number(m[3]) : m[3]) : null,
       time: new Date(time).toISOString(),
       ...(w ? { to: new Date(w.to).toISOString() } : {}),
       size: st.size

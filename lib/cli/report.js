@@ -7,6 +7,7 @@ const { parseCommand, usageError, intArg, percentArg } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, profileJob, storeTitle } = require('./store')
 
 const USAGE = `usage: cprof report <file> [--top N] [--cut PCT] [--bottom-up NAME] [--json]
+       cprof report --app NAME [--heap] [--dir DIR]… [options]
 
 Reports on a .cpuprofile or .heapprofile (cprof's, Chrome DevTools', node --cpu-prof's,
 node --heap-prof's): the top functions by self and by total, the top-down call tree,
@@ -19,6 +20,12 @@ in bytes (B, KiB, MiB); percentages are of the profile's total.
                       part of "name (file:line)")
   --json              print the summary object (kind, samples, durationMs, summary;
                       for a store also windows, from, to) as JSON instead of the text
+  --app NAME          instead of <file>: the merged view of app NAME's instances,
+                      each one's newest profile named <kind>-NAME.<instance>-<pid>-…
+                      (as PM2 instances and node:cluster processes name theirs), in
+                      the directories the app's live processes write to, or --dir
+  --heap              with --app: heap profiles instead of CPU
+  --dir DIR           with --app: where to look (repeatable)
 ${STORE_USAGE}`
 
 const OPTIONS = {
@@ -26,31 +33,54 @@ const OPTIONS = {
   cut: { type: 'string' },
   'bottom-up': { type: 'string' },
   json: { type: 'boolean' },
+  app: { type: 'string' },
+  heap: { type: 'boolean' },
+  dir: { type: 'string', multiple: true },
   ...STORE_OPTIONS
 }
 
+// --app NAME: each instance's newest file, merged (lib/fleet/app-files.js).
+function appInput (a) {
+  const { latestByInstance, appDirs } = require('../fleet/app-files')
+  const name = a.values.app
+  const kind = a.values.heap ? 'heap' : 'cpu'
+  const dirs = appDirs(name, a.values.dir)
+  const found = latestByInstance(name, kind, dirs)
+  if (found.length === 0) {
+    process.stderr.write(`cprof report: no ${kind} profile of app ${JSON.stringify(name)} in ` +
+      `${dirs.length ? dirs.join(', ') : 'the directories of its live processes (none runs: pass --dir)'}\n`)
+    return { exit: 1 }
+  }
+  for (const f of found) process.stderr.write(`cprof report: ${name}.${f.instance} (pid ${f.pid}): ${f.file}\n`)
+  return { input: { paths: found.map((f) => f.file) }, title: `${name}: ${found.length} instance${found.length === 1 ? '' : 's'} merged` }
+}
+
 async function run (argv) {
-  const a = parseCommand('report', joinTimeArgs(argv), USAGE, OPTIONS, ['file'])
+  const byApp = argv.some((x) => x === '--app' || x.startsWith('--app='))
+  const a = parseCommand('report', joinTimeArgs(argv), USAGE, OPTIONS, byApp ? [] : ['file'])
   if (a.exit !== undefined) return a.exit
+  if (!byApp && (a.values.heap || a.values.dir)) return usageError('report', USAGE, '--heap and --dir go with --app').exit
   const top = intArg('report', 'top', a.values.top, 1, 100000)
   const cut = percentArg('cut', a.values.cut)
   const bad = top.error || cut.error
   if (bad) return usageError('report', USAGE, bad).exit
-  const [file] = a.positionals
+  const file = byApp ? `app ${a.values.app}` : a.positionals[0]
   const focus = a.values['bottom-up']
-  const src = commandInput('report', USAGE, file, a.values)
+  const src = byApp ? appInput(a) : commandInput('report', USAGE, file, a.values)
   if (src.exit !== undefined) return src.exit
   const r = await profileJob(src.input, null, top.value ?? TOP_DEFAULT, {
     text: !a.values.json,
     top: top.value,
     cut: cut.value,
     focus: a.values.json ? undefined : focus,
-    title: src.input.store ? storeTitle(src.input) : file,
+    title: src.title || (src.input.store ? storeTitle(src.input) : file),
     needSamples: true
   })
   if (a.values.json) {
     const { kind, samples, durationMs, summary } = r
-    const merged = src.input.store ? { windows: src.input.paths, from: src.input.store.from, to: src.input.store.to } : {}
+    const merged = src.input.store
+      ? { windows: src.input.paths, from: src.input.store.from, to: src.input.store.to }
+      : byApp ? { instances: src.input.paths } : {}
     process.stdout.write(JSON.stringify({ file, ...merged, kind, samples, durationMs, summary }, null, 2) + '\n')
   } else {
     process.stdout.write(r.text)

@@ -12,6 +12,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { parseSignal, DEFAULT_SIGNAL } = require('../trigger-config')
 const dumpRequest = require('../dump-request')
+const { FORMAT_EXT } = require('../options')
 
 // How long --duration waits for the app to write its profile after the
 // second signal: the app may be in long synchronous work.
@@ -19,6 +20,7 @@ const WAIT_S = 30
 
 const USAGE = `usage: cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--dir <dir>] [--force]
        cprof trigger <pid> --dump [--last <s>] [--signal <name>] [--force]
+       cprof trigger --app NAME | <pid> --tree [--heap] [--duration <s>] [--formats LIST] [--json]
 
 Toggles profiling in a process that runs cprof's signal trigger
 (cprof.init() or node -r cprof/register): the first signal starts a
@@ -39,6 +41,20 @@ profile, the second stops it and writes the file into the app's directory
                     what it holds; the signal defaults to the process's CPROF_DUMP_SIGNAL, else
                     CPROF_SIGNAL, else ${DEFAULT_SIGNAL}
   --last <s>        with --dump: only the last <s> seconds (default: all the recorder keeps)
+
+Fan-out (the processes that announced themselves; see \`cprof ps\`):
+  --app NAME        every process of app NAME (PM2 name, CPROF_APP, title or script)
+  --tree            process <pid> and every cprof process under it (a node:cluster
+                    primary passes the signal on to its workers itself)
+  Each process gets its own signal. With --duration: start, wait, stop; without:
+  the first call starts, the next stops. Then cprof waits (up to 30 s) for every
+  instance's file and writes one merged profile next to them,
+  <kind>-<app>.merged-<pid>-<stamp>.<ext>, and prints each instance's share of
+  it; an instance that exits or fails is named as missing. Exit 1 only when no
+  instance delivered a profile.
+  --formats LIST    also write the merged profile as: pprof, folded, svg, txt
+  --top N           functions in the printed summary (default 10)
+  --json            print the merged result as JSON
 `
 
 class UsageError extends Error {}
@@ -57,6 +73,11 @@ function options (argv) {
         force: { type: 'boolean' },
         dump: { type: 'boolean' },
         last: { type: 'string' },
+        app: { type: 'string' },
+        tree: { type: 'boolean' },
+        formats: { type: 'string', multiple: true },
+        top: { type: 'string' },
+        json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' }
       }
     })
@@ -65,9 +86,17 @@ function options (argv) {
   }
   const { values, positionals } = parsed
   if (values.help) return { help: true }
-  if (positionals.length !== 1) throw new UsageError('give exactly one process id')
+  const fleet = values.app !== undefined || values.tree
+  if (values.app !== undefined && (values.tree || positionals.length > 0)) {
+    throw new UsageError('--app NAME takes no process id and no --tree')
+  }
+  if (!fleet && (values.formats || values.top !== undefined || values.json)) {
+    throw new UsageError('--formats, --top and --json go with --app or --tree')
+  }
+  if (values.app === '') throw new UsageError('--app must name an app')
+  if (values.app !== undefined) positionals.push('0') // no pid: the app names the set
   const pid = Number(positionals[0])
-  if (!/^\d+$/.test(positionals[0]) || !Number.isSafeInteger(pid) || pid < 1) {
+  if (!/^\d+$/.test(positionals[0]) || !Number.isSafeInteger(pid) || (pid < 1 && values.app === undefined)) {
     throw new UsageError(`not a process id: ${JSON.stringify(positionals[0])}`)
   }
   let duration
@@ -89,15 +118,34 @@ function options (argv) {
     throw new UsageError('--dump does not go with --heap or --duration')
   }
   if (values.dir === '') throw new UsageError('--dir must name a directory')
+  let formats
+  let top
+  if (fleet) {
+    if (values.signal !== undefined || values.dir !== undefined || values.force) {
+      throw new UsageError('--signal, --dir and --force act on one process: the fan-out uses what each process announced')
+    }
+    formats = [...new Set((values.formats || []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean))]
+    const bad = formats.find((f) => !Object.hasOwn(FORMAT_EXT, f))
+    if (bad) throw new UsageError(`unknown format "${bad}" for --formats; known: ${Object.keys(FORMAT_EXT).join(', ')}`)
+    if (values.top !== undefined) {
+      top = Number(values.top)
+      if (!/^\d+$/.test(values.top) || top < 1) throw new UsageError(`--top must be an integer >= 1, got ${JSON.stringify(values.top)}`)
+    }
+  }
   return {
-    pid,
+    pid: values.app !== undefined ? undefined : pid,
     heap: Boolean(values.heap),
     signal: values.signal,
     duration,
     dir: values.dir,
     force: Boolean(values.force),
     dump: Boolean(values.dump),
-    last
+    last,
+    fleet,
+    app: values.app,
+    formats,
+    top,
+    json: Boolean(values.json)
   }
 }
 
@@ -147,7 +195,7 @@ function profileDir (pid, env, given) {
 // at or after since (ms); null after waitMs.
 async function waitForProfile (dir, pid, kind, since, waitMs) {
   const ext = kind === 'heap' ? 'heapprofile' : 'cpuprofile'
-  const re = new RegExp(`^${kind}-${pid}-(\\d{8}T\\d{6}\\.\\d{3}Z)\\.${ext}$`)
+  const re = new RegExp(`^${kind}-(?:[A-Za-z0-9_-]+\\.[0-9a-z]+-)?${pid}-(\\d{8}T\\d{6}\\.\\d{3}Z)\\.${ext}$`)
   const deadline = Date.now() + waitMs
   for (;;) {
     let names = []
@@ -211,6 +259,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     out.write(USAGE)
     return 0
   }
+  if (o.fleet) return require('./fleet-trigger').runFleet(o, { out, err })
   const kind = o.dump ? 'dump' : o.heap ? 'heap' : 'CPU'
   let name = o.signal
   let from = '--signal'

@@ -1,0 +1,163 @@
+'use strict'
+// cprof attach <pid> [--duration S] [--heap] [--formats …]: profiles a
+// running Node process that never loaded cprof, over its inspector
+// (lib/fleet/attach.js), then hands the profile to the native core for the
+// summary and the formats, as cprof convert does.
+const fs = require('node:fs')
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+const native = require('../native')
+const { FORMAT_EXT, cpuStartOptions, CPU_INTERVAL_DEFAULT_US, HEAP_INTERVAL_DEFAULT_BYTES } = require('../options')
+const { attach } = require('../fleet/attach')
+const { topLines } = require('../fleet/summary')
+
+const FORMATS = Object.keys(FORMAT_EXT)
+const TOP = 10
+
+const USAGE = `usage: cprof attach <pid> [--duration S] [--heap] [--interval N] [--formats LIST] [--dir DIR] [--wait S] [--json]
+
+Profiles a running Node.js process that never loaded cprof: sends it SIGUSR1,
+which makes Node open its inspector on 127.0.0.1 (port 9229, or the
+--inspect-port it was started with), connects to it, samples for the
+duration, then closes the target's inspector again and prints the top
+functions. While attached the inspector port is open on loopback: any local
+user who connects to it in that time can run code in the process.
+
+Refuses, sending nothing, when the process is not node, SIGUSR1 is ignored or
+blocked there or Node runs with --disable-sigusr1, or the inspector port is
+already open (someone's debugger) or taken by another process. An app that
+handles SIGUSR1 itself gets the signal and no inspector opens: attach says
+so after --wait seconds (exit 1).
+
+  --duration S      seconds to sample (default 10)
+  --heap            heap allocation sampling (a .heapprofile) instead of CPU
+  --interval N      sampling interval: CPU µs (default ${CPU_INTERVAL_DEFAULT_US}), heap bytes (default ${HEAP_INTERVAL_DEFAULT_BYTES})
+  --formats LIST    also write these (comma-separated): ${FORMATS.join(', ')}
+  --dir DIR         where to write (default: $CPROF_DIR, else cprof's default directory);
+                    files are named <cpu|heap>-<pid>-<start stamp>.<ext>
+  --wait S          seconds to wait for the inspector to open after SIGUSR1 (default 10)
+  --top N           functions in the printed summary (default ${TOP})
+  --json            print { pid, port, kind, samples, durationMs, files, summary } as JSON
+`
+
+class UsageError extends Error {}
+
+function parse (argv) {
+  let a
+  try {
+    a = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        duration: { type: 'string' },
+        heap: { type: 'boolean' },
+        interval: { type: 'string' },
+        formats: { type: 'string', multiple: true },
+        dir: { type: 'string' },
+        wait: { type: 'string' },
+        top: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' }
+      }
+    })
+  } catch (e) {
+    throw new UsageError(e.message)
+  }
+  const v = a.values
+  if (v.help) return { help: true }
+  if (a.positionals.length !== 1 || !/^\d+$/.test(a.positionals[0])) throw new UsageError('give exactly one process id')
+  const num = (name, text, def, ok) => {
+    if (text === undefined) return def
+    const n = Number(text)
+    if (text.trim() === '' || !ok(n)) throw new UsageError(`--${name}: bad value ${JSON.stringify(text)}`)
+    return n
+  }
+  const formats = [...new Set((v.formats || []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean))]
+  const bad = formats.find((f) => !FORMATS.includes(f))
+  if (bad) throw new UsageError(`unknown format "${bad}" for --formats; known: ${FORMATS.join(', ')}`)
+  if (v.dir === '') throw new UsageError('--dir must name a directory')
+  return {
+    pid: Number(a.positionals[0]),
+    durationMs: num('duration', v.duration, 10, (n) => Number.isFinite(n) && n > 0 && n <= 3600) * 1000,
+    heap: Boolean(v.heap),
+    interval: num('interval', v.interval, v.heap ? HEAP_INTERVAL_DEFAULT_BYTES : CPU_INTERVAL_DEFAULT_US,
+      (n) => Number.isInteger(n) && n >= 1 && n <= 2 ** 30),
+    formats,
+    dir: v.dir !== undefined ? path.resolve(v.dir) : cpuStartOptions({}).dir,
+    waitMs: num('wait', v.wait, 10, (n) => Number.isFinite(n) && n > 0 && n <= 600) * 1000,
+    top: num('top', v.top, TOP, (n) => Number.isInteger(n) && n >= 1),
+    json: Boolean(v.json)
+  }
+}
+
+// The profile text into dir, exclusively, mode 0600: <kind>-<pid>-<stamp>.<ext>.
+async function save (dir, o, startTime, text) {
+  await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 })
+  const stamp = new Date(startTime).toISOString().replace(/[-:]/g, '')
+  const kind = o.heap ? 'heap' : 'cpu'
+  const stem = `${kind}-${o.pid}-${stamp}`
+  const file = path.join(dir, `${stem}.${o.heap ? 'heapprofile' : 'cpuprofile'}`)
+  await fs.promises.writeFile(file, text, { flag: 'wx', mode: 0o600 })
+  return { file, stem }
+}
+
+async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
+  let o
+  try {
+    o = parse(argv)
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e
+    err.write(`cprof attach: ${e.message}\n\n${USAGE}`)
+    return 2
+  }
+  if (o.help) {
+    out.write(USAGE)
+    return 0
+  }
+  const kind = o.heap ? 'heap' : 'CPU'
+  const startTime = Date.now()
+  let got
+  try {
+    got = await attach({
+      pid: o.pid,
+      durationMs: o.durationMs,
+      heap: o.heap,
+      intervalUs: o.interval,
+      intervalBytes: o.interval,
+      openWaitMs: o.waitMs,
+      onOpen: (port) => {
+        if (!o.json) {
+          err.write(`cprof attach: process ${o.pid}'s inspector is open on 127.0.0.1:${port}; ` +
+            `${kind} sampling for ${o.durationMs / 1000} s\n`)
+        }
+      }
+    })
+  } catch (e) {
+    err.write(`cprof attach: ${e.code ? e.code + ': ' : ''}${e.message}\n`)
+    return 1
+  }
+  if (!got.closed) {
+    err.write(`cprof attach: warning: process ${o.pid} still listens on 127.0.0.1:${got.port} after ` +
+      'cprof asked its inspector to close\n')
+  }
+  const { file, stem } = await save(o.dir, o, startTime, got.text)
+  const outs = {}
+  for (const f of o.formats) outs[f] = `${stem}.${FORMAT_EXT[f]}`
+  const r = await native.convert(file, o.dir, o.top, {
+    outs, title: path.basename(file), needSamples: true, keepExisting: true, interval: o.interval
+  })
+  const files = [file, ...o.formats.map((f) => r.outputs[f].path)]
+  if (o.json) {
+    out.write(JSON.stringify({
+      pid: o.pid, port: got.port, closed: got.closed, kind: r.kind, samples: r.samples, durationMs: r.durationMs, files, summary: r.summary
+    }, null, 2) + '\n')
+    return got.closed ? 0 : 1
+  }
+  const span = r.kind === 'cpu' ? `, ${(r.durationMs / 1000).toFixed(2)} s` : ''
+  const lines = [`attached to ${o.pid}: ${r.samples} samples${span}; inspector closed again: ${got.closed ? 'yes' : 'NO'}`]
+  for (const f of files) lines.push(`  ${f}`)
+  out.write([...lines, ...topLines(r, o.top)].join('\n') + '\n')
+  return got.closed ? 0 : 1
+}
+
+module.exports = { run, USAGE }

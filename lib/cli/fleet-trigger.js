@@ -1,0 +1,109 @@
+'use strict'
+// `cprof trigger --app NAME` and `cprof trigger <pid> --tree` (part of
+// lib/cli/trigger.js): every process of an app, or a process and the ones
+// under it, that announced itself in the run directory, at once; then one
+// merged profile with each instance's share (lib/fleet/fanout.js).
+const { discover, byApp, tree } = require('../fleet/discover')
+const fanout = require('../fleet/fanout')
+const { topLines, fmt } = require('../fleet/summary')
+
+const WAIT_MS = 30000
+const TOP = 10
+
+function sleep (ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+function describeSet (o) {
+  return o.app !== undefined ? `app ${JSON.stringify(o.app)}` : `the tree of process ${o.pid}`
+}
+
+function print (r, o, out) {
+  const kind = o.heap ? 'heap' : 'CPU'
+  const n = r.instances.length
+  const lines = [`merged ${kind} profile of ${n} instance${n === 1 ? '' : 's'}` +
+    `${r.missing.length ? ` (${r.missing.length} missing)` : ''}: ${r.samples} samples` +
+    (r.by === 'primary' ? ` (merged by the cluster primary, pid ${r.primary})` : '')]
+  lines.push(`  ${r.file}`)
+  for (const f of Object.values(r.outputs || {})) lines.push(`  ${f}`)
+  lines.push(`instances (share of the ${o.heap ? 'sampled bytes' : 'time on CPU, idle left out'}):`)
+  for (const i of r.instances) {
+    const total = i.total !== undefined ? `${fmt(i.total, o.heap ? 0 : 1)} ${i.unit}${o.heap ? '' : ' on CPU'}, ` : ''
+    lines.push(`  ${i.label.padEnd(16)} pid ${String(i.pid).padEnd(8)} ${String(i.samples).padStart(7)} samples  ` +
+      `${total}${i.share !== undefined ? `${i.share.toFixed(1)}%` : ''}${i.top ? `  top: ${i.top}` : ''}`)
+    lines.push(`  ${''.padEnd(16)} ${i.file}`)
+  }
+  for (const m of r.missing) lines.push(`  ${m.label.padEnd(16)} pid ${String(m.pid).padEnd(8)} MISSING: ${m.reason}`)
+  out.write([...lines, ...topLines(r, o.top || TOP)].join('\n') + '\n')
+}
+
+/** o: { app | pid + tree, heap, duration (s), formats, json }. */
+async function runFleet (o, { out, err }) {
+  const kind = o.heap ? 'heap' : 'cpu'
+  const found = discover()
+  for (const w of found.warnings) err.write(`cprof trigger: ${w}\n`)
+  const members = o.app !== undefined ? byApp(found.entries, o.app) : tree(found.entries, o.pid)
+  if (members.length === 0) {
+    err.write(`cprof trigger: no process of ${describeSet(o)} runs cprof (see \`cprof ps\`)\n`)
+    return 1
+  }
+  const running = members.filter((m) => m.running && m.running[kind])
+  if (o.duration !== undefined && running.length > 0) {
+    err.write(`cprof trigger: a ${kind} profile already runs in ${running.map((m) => m.pid).join(', ')}: ` +
+      'stop it first (the same command without --duration stops and merges)\n')
+    return 1
+  }
+  let since = Date.now()
+  if (o.duration === undefined) {
+    const targets = fanout.targets(members)
+    const on = targets.filter((m) => m.running && m.running[kind])
+    if (on.length === 0) {
+      const failed = fanout.signalAll(members, kind)
+      for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${why}\n`)
+      const sent = targets.length - failed.size
+      const via = members.length - targets.length
+      out.write(`started a ${kind} profile: signalled ${sent} process${sent === 1 ? '' : 'es'} of ${describeSet(o)}` +
+        `${via ? ` (a cluster primary passes it on to ${via} worker${via === 1 ? '' : 's'})` : ''}; ` +
+        'run the same command again to stop them and merge\n')
+      return failed.size === targets.length ? 1 : 0
+    }
+    if (on.length !== targets.length) {
+      err.write(`cprof trigger: a ${kind} profile runs in ${on.map((m) => m.pid).join(', ')} but not in ` +
+        `${targets.filter((m) => !on.includes(m)).map((m) => m.pid).join(', ')}: one signal would start some and stop others\n`)
+      return 1
+    }
+    since = Math.min(...on.map((m) => m.running[kind].since))
+  } else {
+    const failed = fanout.signalAll(members, kind)
+    for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${why}\n`)
+    if (!o.json) {
+      const sent = fanout.targets(members).length - failed.size
+      const via = members.length - fanout.targets(members).length
+      err.write(`cprof trigger: ${kind} profile started: signalled ${sent} process${sent === 1 ? '' : 'es'} of ` +
+        `${describeSet(o)}${via ? ` (a cluster primary passes it on to ${via} worker${via === 1 ? '' : 's'})` : ''}; ` +
+        `stopping in ${o.duration} s\n`)
+    }
+    await sleep(o.duration * 1000)
+  }
+  const now = new Map(discover({ prune: false }).entries.map((e) => [e.pid, e]))
+  const failed = fanout.signalAll(members.filter((m) => {
+    const e = now.get(m.pid)
+    return e && e.running && e.running[kind]
+  }), kind)
+  let r
+  try {
+    r = await fanout.gather(members, {
+      kind, app: o.app !== undefined ? o.app : members[0].app, since, waitMs: WAIT_MS, formats: o.formats, top: o.top || TOP, failed
+    })
+  } catch (e) {
+    if (e.code !== 'ERR_CPROF_FLEET') throw e
+    err.write(`cprof trigger: ${e.code}: ${e.message}\n`)
+    return 1
+  }
+  if (o.json) out.write(JSON.stringify(r, null, 2) + '\n')
+  else print(r, o, out)
+  for (const m of r.missing) err.write(`cprof trigger: missing ${m.label} (pid ${m.pid}): ${m.reason}\n`)
+  return 0
+}
+
+module.exports = { runFleet, WAIT_MS }

@@ -1,0 +1,89 @@
+'use strict'
+// cprof ps [--json] [--app NAME]: the live Node processes of this user that
+// have cprof initialised (preload or init()), from the run directory
+// (lib/fleet/rundir.js), with CPU % and RSS from /proc.
+const { parseArgs } = require('node:util')
+const { discover, withUsage, byApp } = require('../fleet/discover')
+const rundir = require('../fleet/rundir')
+
+const WINDOW_MS = 250
+
+const USAGE = `usage: cprof ps [--json] [--app NAME]
+
+Lists the live Node processes of this user that run cprof (cprof.init() or
+node -r cprof/register with CPROF_PROFILING): pid, app name (the PM2 name,
+else $CPROF_APP, process.title or the script's name), PM2 id and instance
+(NODE_APP_INSTANCE, or the node:cluster worker id), cluster role, what is
+running now (cpu, heap profile), CPU % of one core over ${WINDOW_MS} ms, and RSS.
+Processes announce themselves in ${rundir.runDir()}
+(or $CPROF_RUN_DIR); entries of processes that died are removed here.
+
+  --app NAME   only the processes of app NAME
+  --json       one JSON object per process: { pid, ppid, app, pm2Id, instance,
+               role, running, triggers, dir, cpuPercent, rssBytes, ... }
+`
+
+function human (bytes) {
+  if (bytes === null || bytes === undefined) return '-'
+  const mib = bytes / (1024 * 1024)
+  return mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${mib.toFixed(1)} MiB`
+}
+
+function runningText (e) {
+  const now = []
+  for (const kind of ['cpu', 'heap']) if (e.running && e.running[kind]) now.push(kind)
+  return now.length ? now.join(',') : '-'
+}
+
+function dash (v) {
+  return v === null || v === undefined ? '-' : String(v)
+}
+
+function table (entries) {
+  const rows = [['PID', 'APP', 'PM2', 'INST', 'ROLE', 'RUNNING', 'CPU%', 'RSS', 'SIGNAL']]
+  for (const e of entries) {
+    rows.push([
+      String(e.pid), e.app, dash(e.pm2Id), dash(e.instance), dash(e.role), runningText(e),
+      e.cpuPercent === null ? '-' : e.cpuPercent.toFixed(1), human(e.rssBytes),
+      e.triggers && e.triggers.signal ? e.triggers.signal : '-'
+    ])
+  }
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
+  const right = new Set([0, 6, 7])
+  return rows.map((r) => r.map((cell, c) => right.has(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))
+    .join('  ').trimEnd()).join('\n') + '\n'
+}
+
+async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
+  let a
+  try {
+    a = parseArgs({
+      args: argv,
+      options: { json: { type: 'boolean' }, app: { type: 'string' }, help: { type: 'boolean', short: 'h' } }
+    })
+  } catch (e) {
+    err.write(`cprof ps: ${e.message}\n\n${USAGE}`)
+    return 2
+  }
+  if (a.values.help) {
+    out.write(USAGE)
+    return 0
+  }
+  const found = discover()
+  for (const w of found.warnings) err.write(`cprof ps: ${w}\n`)
+  let entries = found.entries
+  if (a.values.app !== undefined) entries = byApp(entries, a.values.app)
+  await withUsage(entries, WINDOW_MS)
+  if (a.values.json) {
+    for (const e of entries) out.write(JSON.stringify(e) + '\n')
+    return 0
+  }
+  if (entries.length === 0) {
+    err.write(`cprof ps: no process runs cprof${a.values.app !== undefined ? ` as app ${JSON.stringify(a.values.app)}` : ''}\n`)
+    return 0
+  }
+  out.write(table(entries))
+  return 0
+}
+
+module.exports = { run, USAGE }

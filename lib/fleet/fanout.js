@@ -1,0 +1,140 @@
+'use strict'
+// The fan-out behind `cprof trigger --app NAME` and `cprof trigger <pid>
+// --tree`: signal every process of a set (from the run directory) at once,
+// wait until each has written its profile (its run-directory entry says
+// so), and merge them (lib/fleet/merge-set.js). A node:cluster primary in
+// the set passes the signal on to its workers itself and writes the merged
+// profile; then its result is used, not merged twice.
+const native = require('../native')
+const procfs = require('./procfs')
+const { discover } = require('./discover')
+const { mergeSet, label } = require('./merge-set')
+
+const POLL_MS = 100
+
+function sleep (ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+function entryOf (pid) {
+  return discover({ prune: false }).entries.find((e) => e.pid === pid) || null
+}
+
+// The processes to signal: not a worker whose primary is in the set (the
+// primary passes the signal on to it).
+function targets (members) {
+  const primaries = new Set(members.filter((m) => m.role === 'primary').map((m) => m.pid))
+  return members.filter((m) => !(m.role === 'worker' && primaries.has(m.ppid)))
+}
+
+function signalName (m, kind) {
+  return m.triggers ? (kind === 'heap' ? m.triggers.heapSignal : m.triggers.signal) : null
+}
+
+/**
+ * Sends each target its signal for kind; returns the members that could
+ * not be signalled, with the reason (a heap profile without a heapSignal, a
+ * process gone).
+ */
+function signalAll (members, kind) {
+  const failed = new Map()
+  for (const m of targets(members)) {
+    const sig = signalName(m, kind)
+    if (!sig) {
+      failed.set(m.pid, `has no ${kind === 'heap' ? 'heapSignal (CPROF_HEAP_SIGNAL)' : 'CPU signal'} installed`)
+      continue
+    }
+    if (!procfs.sameProcess(m.pid, m.startTime)) {
+      failed.set(m.pid, 'exited before the signal')
+      continue
+    }
+    try {
+      process.kill(m.pid, sig)
+    } catch (err) {
+      failed.set(m.pid, `cannot be signalled: ${err.code}`)
+    }
+  }
+  return failed
+}
+
+/**
+ * Waits for each member's profile of kind started at or after since:
+ * { [pid]: { file } | { reason } }. A member that exits, fails, or writes
+ * nothing within waitMs delivers nothing; so does one its primary says is
+ * missing.
+ */
+async function collect (members, kind, since, waitMs, failed) {
+  const out = {}
+  for (const [pid, reason] of failed) out[pid] = { reason }
+  const deadline = Date.now() + waitMs
+  for (;;) {
+    for (const m of members) {
+      if (out[m.pid]) continue
+      if (!procfs.sameProcess(m.pid, m.startTime)) {
+        out[m.pid] = { reason: 'exited before delivering its profile' }
+        continue
+      }
+      const e = entryOf(m.pid)
+      const last = e && e.last && e.last[kind]
+      const err = e && e.errors && e.errors[kind]
+      if (last && last.startTime >= since && last.files) {
+        out[m.pid] = { file: last.files.cpuprofile || last.files.heapprofile, entry: e }
+      } else if (err && err.at >= since) {
+        out[m.pid] = { reason: `failed: ${err.code ? err.code + ': ' : ''}${err.message}` }
+      }
+    }
+    if (members.every((m) => out[m.pid])) return out
+    if (Date.now() >= deadline) break
+    await sleep(POLL_MS)
+  }
+  for (const m of members) {
+    if (!out[m.pid]) out[m.pid] = { reason: `wrote no profile within ${waitMs / 1000} s` }
+  }
+  return out
+}
+
+// A primary's merged result for its group, once it says so.
+async function primaryMerged (primary, kind, since, waitMs) {
+  const deadline = Date.now() + waitMs
+  for (;;) {
+    const e = entryOf(primary.pid)
+    const merged = e && e.last && e.last[kind] && e.last[kind].merged
+    if (merged && merged.startTime >= since) return merged
+    if (!e || Date.now() >= deadline) return null
+    await sleep(POLL_MS)
+  }
+}
+
+/**
+ * Stops (or finishes) a fan-out: waits for the files, merges. members:
+ * run-directory entries; opts: { kind, app, since, waitMs, formats, top,
+ * failed }. Resolves the merge-set result (plus by: 'primary' | 'cprof').
+ */
+async function gather (members, opts) {
+  const got = await collect(members, opts.kind, opts.since, opts.waitMs, opts.failed || new Map())
+  const primary = members.find((m) => m.role === 'primary' && !got[m.pid].reason)
+  if (primary && members.some((m) => m.ppid === primary.pid)) {
+    const merged = await primaryMerged(primary, opts.kind, opts.since, opts.waitMs)
+    if (merged && merged.error) {
+      const err = new Error(`the cluster primary (pid ${primary.pid}) could not merge: ` +
+        `${merged.error.code ? merged.error.code + ': ' : ''}${merged.error.message}`)
+      err.code = 'ERR_CPROF_FLEET'
+      throw err
+    }
+    if (merged) {
+      const file = merged.files.cpuprofile || merged.files.heapprofile
+      const r = await native.convert(file, null, opts.top || 10, { needSamples: true })
+      const outputs = { ...merged.files }
+      delete outputs.cpuprofile
+      delete outputs.heapprofile
+      return { by: 'primary', primary: primary.pid, ...merged, file, outputs, kind: r.kind, durationMs: r.durationMs, summary: r.summary }
+    }
+  }
+  const list = members.map((m) => ({
+    pid: m.pid, app: m.app, instance: m.instance, role: m.role, file: got[m.pid].file || null, reason: got[m.pid].reason
+  }))
+  const r = await mergeSet(list, { kind: opts.kind, app: opts.app, startTime: opts.since, formats: opts.formats, top: opts.top })
+  return { by: 'cprof', ...r }
+}
+
+module.exports = { targets, signalAll, collect, gather, label }

@@ -1,0 +1,288 @@
+'use strict'
+
+// The fleet, for real: a node:cluster app (a primary and 2 workers) and a
+// PM2 cluster app (2 instances) with cprof preloaded, each instance running
+// the same hot function. `cprof ps` must list every instance with its app
+// name and instance id; one `cprof trigger` must yield per-instance files
+// named <kind>-<app>.<instance>-<pid>-<stamp> and a merged profile whose
+// sample count is the sum of theirs (counted here from the files) and whose
+// top function is the hot one; an instance that dies mid-profile is named
+// as missing and the rest still merge; exit 1 only when none delivered.
+// Every process announces itself in a run directory of this test's own
+// (CPROF_RUN_DIR), so other tests' processes do not show up.
+
+const { test: nodeTest, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawn, spawnSync } = require('node:child_process')
+
+const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
+
+const CLI = path.join(ROOT, 'bin', 'cprof.js')
+const REGISTER = path.join(ROOT, 'register.js')
+const runDir = path.join(makeTmpDir('cprof-fleet-'), 'run')
+const children = []
+
+after(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+  removeTmpDirs()
+})
+
+const test = (name, fn) => nodeTest(name, { timeout: 120000 }, fn)
+
+function env (extra = {}) {
+  const e = childEnv({ CPROF_RUN_DIR: runDir, ...extra })
+  for (const k of ['CPROF_SIGNAL', 'CPROF_HEAP_SIGNAL', 'CPROF_APP', 'io']) if (!(k in extra)) delete e[k]
+  return e
+}
+
+function cprof (args, extra) {
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, [CLI, ...args], { env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    c.stdout.on('data', (d) => { stdout += d })
+    c.stderr.on('data', (d) => { stderr += d })
+    c.on('close', (status) => resolve({ status, stdout, stderr, describe: () => `cprof ${args.join(' ')}: status=${status}\n${stdout}\n${stderr}` }))
+  })
+}
+
+function start (script, args, extra) {
+  const c = spawn(process.execPath, ['-r', REGISTER, path.join(FIXTURES, script), ...args], {
+    env: env({ CPROF_PROFILING: 'cpu', CPROF_INTERVAL: '1000', ...extra }), stdio: ['ignore', 'pipe', 'pipe']
+  })
+  children.push(c)
+  let stdout = ''
+  let stderr = ''
+  c.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
+  c.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  const ready = new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 20000)
+    c.stdout.on('data', () => {
+      const line = stdout.split('\n').find((l) => l.startsWith('{"ready"'))
+      if (line) {
+        clearTimeout(t)
+        resolve(JSON.parse(line).ready)
+      }
+    })
+  })
+  const exited = new Promise((resolve) => c.on('close', (status, signal) => resolve({ status, signal })))
+  return { child: c, ready, exited, err: () => stderr }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+// `cprof ps --json --app NAME` until it lists n processes.
+async function psUntil (app, n) {
+  const end = Date.now() + 20000
+  for (;;) {
+    const r = await cprof(['ps', '--json', '--app', app])
+    assert.equal(r.status, 0, r.describe())
+    const rows = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    if (rows.length >= n || Date.now() > end) return rows
+    await sleep(200)
+  }
+}
+
+// Samples in a .cpuprofile, read here (not through cprof).
+function samplesIn (file) {
+  return JSON.parse(fs.readFileSync(file, 'utf8')).samples.length
+}
+
+function topNamed (summary) {
+  return summary.top.find((f) => !f.functionName.startsWith('(')).functionName
+}
+
+test('node:cluster: cprof ps lists the primary and both workers; trigger --tree merges their profiles', async () => {
+  const dir = makeTmpDir()
+  const app = start('fleet-cluster.js', ['2'], { CPROF_DIR: dir })
+  const workers = await app.ready
+  const rows = await psUntil('fleet-cluster', 3)
+  assert.equal(rows.length, 3, JSON.stringify(rows))
+  const primary = rows.find((r) => r.pid === app.child.pid)
+  assert.equal(primary.role, 'primary')
+  assert.deepEqual(primary.workers.slice().sort(), workers.slice().sort())
+  const ws = rows.filter((r) => r.role === 'worker')
+  assert.deepEqual(ws.map((r) => r.instance).sort(), [1, 2])
+  for (const w of ws) {
+    assert.equal(w.app, 'fleet-cluster')
+    assert.equal(w.ppid, app.child.pid)
+    assert.equal(w.triggers.signal, 'SIGUSR2')
+    assert.equal(typeof w.rssBytes, 'number')
+    assert.ok(w.rssBytes > 1e6)
+  }
+  // Entries are private: the directory 0700, the files 0600.
+  assert.equal(fs.statSync(runDir).mode & 0o777, 0o700)
+  for (const f of fs.readdirSync(runDir)) assert.equal(fs.statSync(path.join(runDir, f)).mode & 0o777, 0o600, f)
+
+  const r = await cprof(['trigger', String(app.child.pid), '--tree', '--duration', '2', '--json'])
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.equal(res.by, 'primary', 'the primary passed the signal on and merged')
+  assert.deepEqual(res.missing, [])
+  assert.equal(res.instances.length, 3)
+  const files = res.instances.map((i) => i.file)
+  for (const i of res.instances.filter((x) => x.label !== 'fleet-cluster.primary')) {
+    assert.match(path.basename(i.file), new RegExp(`^cpu-fleet-cluster\\.[12]-${i.pid}-\\d{8}T\\d{6}\\.\\d{3}Z\\.cpuprofile$`))
+    assert.equal(path.dirname(i.file), dir)
+  }
+  const sum = files.reduce((n, f) => n + samplesIn(f), 0)
+  assert.equal(samplesIn(res.file), sum, 'the merged profile holds every instance\'s samples')
+  assert.equal(res.samples, sum)
+  assert.match(path.basename(res.file), /^cpu-fleet-cluster\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.cpuprofile$/)
+  assert.equal(topNamed(res.summary), 'hotWork')
+  const shares = res.instances.reduce((s, i) => s + i.share, 0)
+  assert.ok(Math.abs(shares - 100) < 0.01, `shares add up to 100: ${shares}`)
+
+  // cprof report --app: the same merged view from the files alone.
+  const rep = await cprof(['report', '--app', 'fleet-cluster', '--dir', dir, '--json'])
+  assert.equal(rep.status, 0, rep.describe())
+  const merged = JSON.parse(rep.stdout)
+  assert.equal(merged.samples, sum)
+  assert.equal(topNamed(merged.summary), 'hotWork')
+
+  app.child.kill('SIGTERM')
+  await app.exited
+})
+
+test('an instance that dies mid-profile: the others still merge, it is named missing, exit 0', async () => {
+  const dir = makeTmpDir()
+  const app = start('fleet-cluster.js', ['2'], { CPROF_DIR: dir, CPROF_APP: 'crashy', CRASH_WORKER: '1', CRASH_AFTER_MS: '300' })
+  await app.ready
+  assert.equal((await psUntil('crashy', 3)).length, 3)
+  const r = await cprof(['trigger', '--app', 'crashy', '--duration', '2', '--json'])
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.equal(res.missing.length, 1, r.describe())
+  assert.equal(res.missing[0].label, 'crashy.1')
+  assert.match(res.missing[0].reason, /exited/)
+  assert.match(r.stderr, /missing crashy\.1 \(pid \d+\): .*exited/)
+  assert.deepEqual(res.instances.map((i) => i.label).sort(), ['crashy.2', 'crashy.primary'])
+  assert.equal(samplesIn(res.file), res.instances.reduce((n, i) => n + samplesIn(i.file), 0))
+  assert.equal(topNamed(res.summary), 'hotWork')
+  app.child.kill('SIGTERM')
+  await app.exited
+})
+
+test('no instance delivers (the only one exits mid-profile): exit 1, and why', async () => {
+  const dir = makeTmpDir()
+  const solo = start('fleet-solo.js', ['500', 'after-signal'], { CPROF_DIR: dir, CPROF_APP: 'solo' })
+  await solo.ready
+  assert.equal((await psUntil('solo', 1)).length, 1)
+  const r = await cprof(['trigger', '--app', 'solo', '--duration', '3'])
+  assert.equal(r.status, 1, r.describe())
+  assert.match(r.stderr, /ERR_CPROF_FLEET: no instance of solo delivered a profile: solo\.x \(pid \d+\): exited/)
+  assert.deepEqual(await solo.exited, { status: 0, signal: null })
+  // Its entry went with it: the exit handler removed it.
+  assert.equal((await psUntil('solo', 0)).length, 0)
+})
+
+test('stale entries (a pid that is gone, a pid reused by another process) are pruned by readers', async () => {
+  fs.mkdirSync(runDir, { recursive: true, mode: 0o700 })
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
+  const gone = Number(dead.stdout)
+  const stale = (pid, startTime) => {
+    fs.writeFileSync(path.join(runDir, `${pid}.json`), JSON.stringify({ v: 1, pid, startTime, app: 'stale', updated: 1 }), { mode: 0o600 })
+  }
+  stale(gone, '1')
+  stale(process.pid, '1') // this pid is alive, but did not start at tick 1
+  const r = await cprof(['ps', '--json', '--app', 'stale'])
+  assert.equal(r.status, 0, r.describe())
+  assert.equal(r.stdout, '')
+  assert.equal(fs.existsSync(path.join(runDir, `${gone}.json`)), false)
+  assert.equal(fs.existsSync(path.join(runDir, `${process.pid}.json`)), false)
+})
+
+test('a run directory another user could write to is refused, by writers and readers', async () => {
+  const bad = makeTmpDir('cprof-fleet-bad-')
+  fs.chmodSync(bad, 0o777)
+  const solo = start('fleet-solo.js', ['1000'], { CPROF_RUN_DIR: bad, CPROF_APP: 'unsafe' })
+  await solo.ready
+  assert.deepEqual(await solo.exited, { status: 0, signal: null }, 'the app runs on')
+  assert.match(solo.err(), /ERR_CPROF_IO: cprof ps and the fan-out commands will not see this process: refusing to use .* can be written by other users \(mode 0777\)/)
+  assert.deepEqual(fs.readdirSync(bad), [])
+  const r = await cprof(['ps'], { CPROF_RUN_DIR: bad })
+  assert.match(r.stderr, /ignoring .*: it can be written by other users/)
+})
+
+// ---- PM2 cluster mode, for real (as test/js/pm2.test.js drives it) ----
+
+let PM2_BIN = null
+try {
+  PM2_BIN = require.resolve('pm2/bin/pm2', { paths: [ROOT] })
+} catch {}
+
+test('PM2 cluster mode, 2 instances: cprof ps names app and instance; trigger --app merges both', async (t) => {
+  if (!PM2_BIN) return t.skip('the pm2 package is not installed (npm install --include=dev)')
+  const home = makeTmpDir('cprof-fleet-pm2-')
+  const appDir = makeTmpDir('cprof-fleet-pm2-app-')
+  const dir = makeTmpDir()
+  const pm2Env = env({ PM2_HOME: home, PM2_DISABLE_VERSION_CHECK: 'true', NO_COLOR: '1', FORCE_COLOR: '0' })
+  for (const k of Object.keys(pm2Env)) if (k.startsWith('CPROF_') && k !== 'CPROF_RUN_DIR') delete pm2Env[k]
+  const pm2 = (...args) => spawnSync(process.execPath, [PM2_BIN, ...args], { encoding: 'utf8', env: pm2Env, cwd: appDir, timeout: 30000 })
+  fs.writeFileSync(path.join(home, 'touch'), String(Date.now()))
+  fs.mkdirSync(path.join(appDir, 'node_modules'))
+  fs.symlinkSync(ROOT, path.join(appDir, 'node_modules', 'cprof'), 'dir')
+  fs.writeFileSync(path.join(appDir, 'ecosystem.config.js'), `module.exports = ${JSON.stringify({
+    apps: [{
+      name: 'fleet-pm2',
+      script: path.join(FIXTURES, 'fleet-pm2-app.js'),
+      exec_mode: 'cluster',
+      instances: 2,
+      node_args: '-r cprof/register',
+      env: { CPROF_PROFILING: 'cpu', CPROF_DIR: dir, CPROF_INTERVAL: '1000', CPROF_RUN_DIR: runDir }
+    }]
+  })}\n`)
+  try {
+    const started = pm2('start', 'ecosystem.config.js')
+    assert.equal(started.status, 0, `${started.stdout}\n${started.stderr}`)
+    const rows = await psUntil('fleet-pm2', 2)
+    assert.equal(rows.length, 2, JSON.stringify(rows))
+    assert.deepEqual(rows.map((r) => r.instance).sort(), [0, 1])
+    assert.deepEqual(rows.map((r) => r.pm2Id).sort(), [0, 1])
+    for (const r of rows) assert.equal(r.role, 'pm2')
+    const table = await cprof(['ps', '--app', 'fleet-pm2'])
+    assert.match(table.stdout, /PID\s+APP\s+PM2\s+INST\s+ROLE/)
+    assert.equal(table.stdout.trim().split('\n').filter((l) => /\sfleet-pm2\s+\d\s+\d\s+pm2\s/.test(l)).length, 2, table.stdout)
+
+    const r = await cprof(['trigger', '--app', 'fleet-pm2', '--duration', '2', '--json', '--formats', 'pprof'])
+    assert.equal(r.status, 0, r.describe())
+    const res = JSON.parse(r.stdout)
+    assert.equal(res.by, 'cprof')
+    assert.deepEqual(res.missing, [])
+    assert.deepEqual(res.instances.map((i) => i.label).sort(), ['fleet-pm2.0', 'fleet-pm2.1'])
+    for (const i of res.instances) {
+      assert.match(path.basename(i.file), new RegExp(`^cpu-fleet-pm2\\.[01]-${i.pid}-\\d{8}T\\d{6}\\.\\d{3}Z\\.cpuprofile$`))
+    }
+    const sum = res.instances.reduce((n, i) => n + samplesIn(i.file), 0)
+    assert.equal(samplesIn(res.file), sum)
+    assert.equal(topNamed(res.summary), 'pm2HotWork')
+    assert.deepEqual([...fs.readFileSync(res.outputs.pprof).subarray(0, 2)], [0x1f, 0x8b])
+    // report --app finds the files through the live instances' entries.
+    const rep = await cprof(['report', '--app', 'fleet-pm2', '--json'])
+    assert.equal(rep.status, 0, rep.describe())
+    assert.equal(JSON.parse(rep.stdout).samples, sum)
+
+    // PM2's own action reaches every instance (cluster mode too); each file
+    // carries app and instance, and report --app merges the newest of each.
+    const action = (name) => {
+      const a = pm2('trigger', 'fleet-pm2', name)
+      assert.equal(a.status, 0, `${a.stdout}\n${a.stderr}`)
+      return a.stdout.split('\n').filter((l) => l.startsWith('[fleet-pm2:')).map((l) => JSON.parse(l.slice(l.indexOf(']=') + 2)))
+    }
+    assert.deepEqual(action('cprof:cpu:start').map((x) => x.ok), [true, true])
+    await sleep(1000)
+    const stopped = action('cprof:cpu:stop')
+    assert.equal(stopped.length, 2)
+    const newest = stopped.map((x) => x.files.cpuprofile)
+    for (const f of newest) assert.match(path.basename(f), /^cpu-fleet-pm2\.[01]-\d+-/)
+    const rep2 = await cprof(['report', '--app', 'fleet-pm2', '--json'])
+    assert.equal(rep2.status, 0, rep2.describe())
+    const after = JSON.parse(rep2.stdout)
+    assert.deepEqual(after.instances.slice().sort(), newest.slice().sort())
+    assert.equal(after.samples, newest.reduce((n, f) => n + samplesIn(f), 0))
+  } finally {
+    pm2('kill')
+  }
+})
