@@ -104,7 +104,8 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_string(env, obj, "title", &in->title) != 0 || opt_double(env, obj, "top", &top) != 0 ||
       opt_double(env, obj, "cut", &cut) != 0 || opt_string(env, obj, "focus", &in->focus) != 0 ||
       opt_bool(env, obj, "text", &in->want_text) != 0 ||
-      opt_bool(env, obj, "needSamples", &in->need_samples) != 0)
+      opt_bool(env, obj, "needSamples", &in->need_samples) != 0 ||
+      opt_bool(env, obj, "ownDir", &in->own_dir) != 0)
     return -1;
   in->opts.interval = interval > 0 ? (int64_t)interval : 0;
   in->opts.start_time_ms = start > 0 ? (int64_t)start : 0;
@@ -269,6 +270,13 @@ static int write_span(void *ctx, FILE *f) {
   return fwrite(s->text, 1, s->len, f) == s->len ? CPROF_OK : CPROF_EIO;
 }
 
+/* Creates the output directory, or checks the one that is there: see
+ * cprof_dir_prepare for the rules. */
+static int prepare_dir(job_t *job) {
+  return cprof_dir_prepare(job->in.dir, job->in.own_dir ? CPROF_DIR_OWN : 0, job->errbuf,
+                           sizeof job->errbuf);
+}
+
 /* The CPU reply's profile text, written as V8 made it (positionTicks and
  * all) before the parse: the file is on disk as soon as it can be. 0 with
  * *done = 0 when the reply is not of that shape: write_output then exports
@@ -279,7 +287,7 @@ static int write_raw(job_t *job, int *done) {
   *done = 0;
   if (!cprof_reply_profile_span(job->in.json, job->in.len, &off, &s.len)) return CPROF_OK;
   s.text = job->in.json + off;
-  int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
+  int rc = prepare_dir(job);
   if (rc == CPROF_OK)
     rc = cprof_write_atomic_fn(job->in.dir, job->in.name, write_span, &s, &job->size, job->errbuf,
                                sizeof job->errbuf);
@@ -289,7 +297,7 @@ static int write_raw(job_t *job, int *done) {
 }
 
 static int write_output(job_t *job) {
-  int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
+  int rc = prepare_dir(job);
   if (rc != CPROF_OK || !job->in.name) return rc;
   cprof_exporter_fn fn =
       job->profile->kind == CPROF_KIND_HEAP ? cprof_export_heapprofile : cprof_export_cpuprofile;

@@ -15,6 +15,7 @@ typedef struct {
   char *path;   /* a profile file to read instead of json (owned), or NULL */
   char *path_b; /* diff: the "after" profile file (owned); path is "before" */
   char *dir;    /* output directory (owned), or NULL to write nothing */
+  int own_dir;  /* dir is cprof's default: it must be the user's private one */
   char *name;   /* the .cpuprofile/.heapprofile name inside dir (owned), or NULL */
   char *outs[CPROF_FORMAT_COUNT]; /* derived formats' names inside dir (owned), or NULL;
                                      for a diff, outs[SVG] is the differential graph */
@@ -42,7 +43,8 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
 /* Reads an export options object (undefined: none) into in:
  *   { outs: { pprof?, folded?, svg?, txt?: file name }, interval, startTime,
  *     duration (µs), includeCollected, title, top (text rows), cut (%), focus,
- *     text (bool), needSamples (bool) }
+ *     text (bool), needSamples (bool), ownDir (bool: dir is cprof's default,
+ *     checked with CPROF_DIR_OWN) }
  * 0, or -1 with a throw (in is then freed). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 
