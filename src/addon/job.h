@@ -25,8 +25,10 @@ typedef struct {
   int raw_reply;            /* json is a CPU inspector reply: write its profile text as the file */
   int want_text;            /* result.text: the text report (or the diff table) */
   int need_samples;         /* a profile without samples is an error (the CLI) */
-  cprof_export_opts_t opts; /* title and focus point at the owned copies below */
-  char *title, *focus;
+  cprof_export_opts_t opts; /* title, focus and main point at the owned copies below */
+  char *title, *focus, *main;
+  char *own_url; /* CPU: the url prefix of cprof's own code; leading samples in
+                    it are its start call, dropped (own_start.c); NULL: none */
 } cprof_job_in_t;
 
 /* Queues the job and returns its promise. Takes ownership of in's buffers,
@@ -43,8 +45,10 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
 /* Reads an export options object (undefined: none) into in:
  *   { outs: { pprof?, folded?, svg?, txt?: file name }, interval, startTime,
  *     duration (µs), includeCollected, title, top (text rows), cut (%), focus,
- *     text (bool), needSamples (bool), ownDir (bool: dir is cprof's default,
- *     checked with CPROF_DIR_OWN) }
+ *     text (bool), needSamples (bool), keepExisting (bool: never replace a
+ *     file, ERR_CPROF_EXISTS instead), main (pprof: the main script),
+ *     ownUrl (CPU: drop the leading samples in code under this url),
+ *     ownDir (bool: dir is cprof's default, checked with CPROF_DIR_OWN) }
  * 0, or -1 with a throw (in is then freed). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 
