@@ -15,7 +15,8 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 
-const { ROOT, FIXTURES, childEnv, jsonLines } = require('./helpers/util.js')
+const { ROOT, FIXTURES, childEnv, jsonLines, makeTmpDir, removeTmpDirs } = require('./helpers/util.js')
+const cprof = require('../..')
 
 const test = (name, fn) => nodeTest(name, { timeout: 120000, skip: SKIP }, fn)
 
@@ -69,6 +70,7 @@ before(() => {
 })
 
 function cleanUp () {
+  removeTmpDirs()
   if (base) fs.rmSync(base, { recursive: true, force: true })
   for (const [role, u] of Object.entries(users)) {
     spawnSync('userdel', [u.name])
@@ -335,4 +337,47 @@ test('while a large heap snapshot is being written, another user cannot open it'
   assert.ok(report.seen.some((n) => /^\.cprof-snapshot-[^/]+$/.test(n)),
     `the attacker saw the write in progress: ${JSON.stringify(report)}`)
   assert.ok(report.refused.EACCES > 0, JSON.stringify(report))
+})
+
+// The same checks without a second user, so they run for anyone: the
+// default directory must be a real directory, private to its owner.
+nodeTest('default dir that is a symlink, or writable by group or others: refused in-process too', async () => {
+  const saved = { TMPDIR: process.env.TMPDIR, CPROF_DIR: process.env.CPROF_DIR }
+  const tmp = makeTmpDir('cprof-security-own-')
+  process.env.TMPDIR = tmp // os.tmpdir() reads it at each call
+  delete process.env.CPROF_DIR
+  const own = path.join(tmp, `cprof-${process.geteuid()}`)
+  const elsewhere = path.join(tmp, 'elsewhere')
+  fs.mkdirSync(elsewhere, { mode: 0o700 })
+  try {
+    const cases = [
+      ['is a symbolic link, not a directory', () => fs.symlinkSync(elsewhere, own)],
+      ['can be written by other users (mode 0777)', () => { fs.mkdirSync(own); fs.chmodSync(own, 0o777) }],
+      ['can be written by its group (mode 0770)', () => { fs.mkdirSync(own); fs.chmodSync(own, 0o770) }]
+    ]
+    for (const [why, plant] of cases) {
+      fs.rmSync(own, { recursive: true, force: true })
+      plant()
+      const want = (err) => {
+        assert.equal(err.code, 'ERR_CPROF_IO')
+        assert.ok(err.message.startsWith(`refusing to write into ${own}: it ${why}`), err.message)
+        return true
+      }
+      await assert.rejects(cprof.heap.snapshot(), want)
+      await cprof.start({ formats: ['pprof'] })
+      await assert.rejects(cprof.stop(), (err) => want(err) && err.result.samples >= 0)
+      await cprof.heap.start()
+      await assert.rejects(cprof.heap.stop(), want)
+      assert.deepEqual(fs.readdirSync(own), [], `nothing written: ${why}`)
+    }
+    // Made private again: used as it is.
+    fs.chmodSync(own, 0o700)
+    const file = await cprof.heap.snapshot()
+    assert.equal(path.dirname(file), own)
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
 })
