@@ -78,7 +78,8 @@ const cpu = createController({
   profileOptions: (arg) => options.profileOptions(arg, options.cpuStartOptions),
   nativeStart: (o, onTimeout) => native.cpuStart(o.interval, o.timeout, onTimeout),
   nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT, {
-    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL
+    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL,
+    ownDir: run.o.ownDir
   }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval })
 }, hooks)
@@ -98,7 +99,8 @@ const heap = createController({
     duration: Math.round((run.stoppedAt - run.startedAt) * 1000),
     includeCollected: run.o.includeCollected,
     title: run.fileName,
-    main: mainScript()
+    main: mainScript(),
+    ownDir: run.o.ownDir
   }),
   resultFields: (run, r) => ({
     durationMs: run.stoppedAt - run.startedAt,

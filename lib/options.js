@@ -1,8 +1,8 @@
 'use strict'
 // Option checking for the public API: wrong type or range → ERR_CPROF_INVALID_ARG.
-const os = require('node:os')
 const path = require('node:path')
 const { invalidArg } = require('./errors')
+const { defaultDir } = require('./dirs')
 
 const CPU_INTERVAL_DEFAULT_US = 10000 // 10 ms: ~1–2% overhead, 3,000 samples in 30 s
 const CPU_INTERVAL_RANGE_US = [100, 1_000_000]
@@ -53,14 +53,18 @@ function intOption (value, name, [min, max], unit, fallback) {
   return value
 }
 
+// { dir, ownDir }: ownDir when dir is cprof's default, <os.tmpdir()>/cprof-<uid>,
+// which must be the user's private directory (lib/dirs.js); a dir the user
+// named (the option, or $CPROF_DIR) is theirs to choose.
 function dirOption (value) {
   if (value === undefined) {
-    return process.env.CPROF_DIR || path.join(os.tmpdir(), 'cprof')
+    const env = process.env.CPROF_DIR
+    return env ? { dir: path.resolve(env), ownDir: false } : { dir: defaultDir(), ownDir: true }
   }
   if (typeof value !== 'string' || value === '') {
     throw invalidArg(`dir must be a non-empty string (a directory path), got ${describe(value)}`)
   }
-  return path.resolve(value)
+  return { dir: path.resolve(value), ownDir: false }
 }
 
 function nameOption (value) {
@@ -104,7 +108,7 @@ function cpuStartOptions (arg, where = 'start()') {
   return {
     timeout: msOption(opts.timeout, 'timeout', 0),
     interval: intOption(opts.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs', CPU_INTERVAL_DEFAULT_US),
-    dir: dirOption(opts.dir),
+    ...dirOption(opts.dir),
     name: nameOption(opts.name),
     formats: formatsOption(opts.formats, 'cpuprofile')
   }
@@ -119,7 +123,7 @@ function heapStartOptions (arg, where = 'heap.start()') {
     stackDepth: intOption(opts.stackDepth, 'stackDepth', HEAP_STACK_DEPTH_RANGE, 'frames', HEAP_STACK_DEPTH_DEFAULT),
     includeCollected: boolOption(opts.includeCollected, 'includeCollected', false),
     forceGC: boolOption(opts.forceGC, 'forceGC', false),
-    dir: dirOption(opts.dir),
+    ...dirOption(opts.dir),
     name: nameOption(opts.name),
     formats: formatsOption(opts.formats, 'heapprofile')
   }
@@ -140,7 +144,7 @@ function profileOptions (arg, startOptions) {
 
 function snapshotOptions (arg) {
   const opts = checkKeys(arg, ['dir', 'name'], 'heap.snapshot()')
-  return { dir: dirOption(opts.dir), name: nameOption(opts.name) }
+  return { ...dirOption(opts.dir), name: nameOption(opts.name) }
 }
 
 function analyzeOptions (file, arg) {

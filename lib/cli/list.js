@@ -1,16 +1,16 @@
 'use strict'
 // cprof list [dir] [--json]: the profile files in a directory (default: where
-// cprof writes them, $CPROF_DIR or <tmpdir>/cprof), oldest first, with kind,
+// cprof writes them, $CPROF_DIR or <tmpdir>/cprof-<uid>), oldest first, with kind,
 // process id, time and size.
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { parseWindowName } = require('./store')
+const { defaultDir } = require('../dirs')
 
 const USAGE = `usage: cprof list [dir] [--json]
 
-Lists the profile files in dir (default: $CPROF_DIR, else ${path.join(os.tmpdir(), 'cprof')}),
+Lists the profile files in dir (default: $CPROF_DIR, else ${defaultDir()}),
 oldest first: kind, process id, time (UTC), size, file.
 
   --json    one JSON object per file: { file, kind, format, pid, thread, app, instance,
@@ -50,7 +50,7 @@ function listProfiles (dir) {
   const out = []
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const base = entry.name
-    if (base.startsWith('.') || !entry.isFile()) continue // temp files are .<name>.<pid>.tmp
+    if (base.startsWith('.') || !entry.isFile()) continue // temp files and dirs start with '.'
     const ext = extOf(base)
     if (!ext) continue
     const m = NAME_RE.exec(base)
@@ -126,7 +126,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     return 2
   }
   const given = positionals.length === 1
-  const dir = path.resolve(given ? positionals[0] : (process.env.CPROF_DIR || path.join(os.tmpdir(), 'cprof')))
+  const dir = path.resolve(given ? positionals[0] : (process.env.CPROF_DIR || defaultDir()))
   let rows
   try {
     rows = listProfiles(dir)

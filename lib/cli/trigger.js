@@ -35,7 +35,7 @@ profile, the second stops it and writes the file into the app's directory
                     duration it really covers: the app acts on a signal when its event
                     loop turns, so long synchronous work delays both start and stop
   --dir <dir>       where the app writes profiles, to find that file (default: the
-                    process's CPROF_DIR, else its TMPDIR or /tmp, plus /cprof)
+                    process's CPROF_DIR, else its TMPDIR or /tmp, plus /cprof-<its uid>)
   --force           send even if the process does not seem to catch the signal
   --dump            ask the flight recorder (recorder: in init(), or CPROF_RECORDER=1) to write
                     what it holds; the signal defaults to the process's CPROF_DUMP_SIGNAL, else
@@ -178,7 +178,8 @@ function catches (pid, n) {
 }
 
 // Where the process writes its profiles, as lib/options.js decides it there:
-// CPROF_DIR (relative to its working directory), else <its tmpdir>/cprof.
+// CPROF_DIR (relative to its working directory), else <its tmpdir>/cprof-<its
+// effective uid> (lib/dirs.js; /proc/<pid> belongs to that uid).
 function profileDir (pid, env, given) {
   if (given !== undefined) return path.resolve(given)
   let cwd = '/'
@@ -187,7 +188,11 @@ function profileDir (pid, env, given) {
   } catch {}
   if (env.CPROF_DIR) return path.resolve(cwd, env.CPROF_DIR)
   const tmp = (env.TMPDIR || '/tmp').replace(/(.)\/+$/, '$1')
-  return path.join(path.resolve(cwd, tmp), 'cprof')
+  let uid = process.geteuid()
+  try {
+    uid = fs.statSync(`/proc/${pid}`).uid
+  } catch {}
+  return path.join(path.resolve(cwd, tmp), `cprof-${uid}`)
 }
 
 // cprof names a signal-triggered profile <kind>-<pid>-<start stamp>.<ext>

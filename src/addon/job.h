@@ -19,7 +19,8 @@ typedef struct {
   char *path_b; /* diff: the "after" profile file (owned); path is "before" */
   char **paths; /* merge: profile files (owned) merged in this order, instead of path */
   size_t npaths;
-  char *dir;  /* output directory (owned), or NULL to write nothing */
+  char *dir;    /* output directory (owned), or NULL to write nothing */
+  int own_dir;  /* dir is cprof's default: it must be the user's private one */
   char *name; /* the .cpuprofile/.heapprofile name inside dir (owned), or NULL */
   char *outs[CPROF_FORMAT_COUNT]; /* derived formats' names inside dir (owned), or NULL;
                                      for a diff, outs[SVG] is the differential graph */
@@ -57,7 +58,8 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
  *     duration (µs), includeCollected, title, top (text rows), cut (%), focus,
  *     text (bool), needSamples (bool), keepExisting (bool: never replace a
  *     file, ERR_CPROF_EXISTS instead), main (pprof: the main script),
- *     ownUrl (CPU: drop the leading samples in code under this url) }
+ *     ownUrl (CPU: drop the leading samples in code under this url),
+ *     ownDir (bool: dir is cprof's default, checked with CPROF_DIR_OWN) }
  * 0, or -1 with a throw (in is then freed). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 

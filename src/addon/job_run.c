@@ -154,6 +154,13 @@ static int write_span(void *ctx, FILE *f) {
   return cprof_write_text_drop_leading(s->text, s->len, s->drop, f);
 }
 
+/* Creates the output directory, or checks the one that is there: see
+ * cprof_dir_prepare for the rules. */
+static int prepare_dir(job_t *job) {
+  return cprof_dir_prepare(job->in.dir, job->in.own_dir ? CPROF_DIR_OWN : 0, job->errbuf,
+                           sizeof job->errbuf);
+}
+
 /* The CPU reply's profile text, written as V8 made it (positionTicks and
  * all) but for the drop leading samples: the file is on disk as soon as it
  * can be. 0 with *done = 0 when the reply is not of that shape: write_output
@@ -164,7 +171,7 @@ static int write_raw(job_t *job, uint32_t drop, int *done) {
   *done = 0;
   if (!cprof_reply_profile_span(job->in.json, job->in.len, &off, &s.len)) return CPROF_OK;
   s.text = job->in.json + off;
-  int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
+  int rc = prepare_dir(job);
   if (rc == CPROF_OK)
     rc = cprof_write_atomic_fn(job->in.dir, job->in.name, write_span, &s, &job->size, job->errbuf,
                                sizeof job->errbuf);
@@ -181,7 +188,7 @@ static int write_model(void *ctx, FILE *f) {
 }
 
 static int write_output(job_t *job) {
-  int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
+  int rc = prepare_dir(job);
   if (rc != CPROF_OK || !job->in.name) return rc;
   /* keepExisting (the CLI's overwrite rule, e.g. cprof merge without -o):
    * never replace a file that appeared since the CLI checked. */

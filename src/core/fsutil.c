@@ -1,12 +1,19 @@
-/* Directory creation and atomic, private file writes (POSIX). */
+/* Directory creation and checks, and atomic, private file writes (POSIX). */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* getentropy (glibc >= 2.25, musl) */
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef __APPLE__
+#include <sys/random.h>
+#endif
 
 #include "error.h"
 #include "fsutil.h"
@@ -73,6 +80,45 @@ int cprof_mkdirp(const char *dir, mode_t mode, char *errbuf, size_t errlen) {
   return rc;
 }
 
+/* Why an existing directory may not hold this user's profiles, or NULL.
+ * own: the directory is cprof's default, so it must be the user's private
+ * one; otherwise the user named it and only being a directory matters. */
+static const char *unsafe_dir(const struct stat *st, int own, char *why, size_t len) {
+  if (!own) return S_ISDIR(st->st_mode) ? NULL : "is not a directory";
+  if (S_ISLNK(st->st_mode)) return "is a symbolic link, not a directory";
+  if (!S_ISDIR(st->st_mode)) return "is not a directory";
+  if (st->st_uid != geteuid()) {
+    snprintf(why, len, "is owned by another user (uid %ld, you are uid %ld)", (long)st->st_uid,
+             (long)geteuid());
+    return why;
+  }
+  if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+    snprintf(why, len, "can be written by %s (mode %04o)",
+             (st->st_mode & S_IWOTH) ? "other users" : "its group",
+             (unsigned)(st->st_mode & 07777));
+    return why;
+  }
+  return NULL;
+}
+
+int cprof_dir_prepare(const char *dir, int flags, char *errbuf, size_t errlen) {
+  struct stat st;
+  char why[96];
+  int own = (flags & CPROF_DIR_OWN) != 0;
+  int rc = cprof_mkdirp(dir, 0700, errbuf, errlen);
+  if (rc != 0) return rc;
+  /* lstat for the default directory: a symlink there is someone's trap. */
+  if ((own ? lstat(dir, &st) : stat(dir, &st)) != 0)
+    return io_error(errbuf, errlen, "check directory", dir, errno);
+  const char *bad = unsafe_dir(&st, own, why, sizeof(why));
+  if (bad == NULL) return 0;
+  return cprof__errf(errbuf, errlen, CPROF_EIO,
+                     "refusing to write into %s: it %s, so another user could read, replace or "
+                     "redirect what cprof writes there. Remove it, or pass dir (or set CPROF_DIR) "
+                     "to a directory you own",
+                     dir, bad);
+}
+
 /* A name is one path component: the temp file sits next to it. */
 static int bad_name(const char *name) {
   return name == NULL || name[0] == '\0' || strchr(name, '/') != NULL || strcmp(name, ".") == 0 ||
@@ -116,6 +162,41 @@ static int write_fd(const target_t *t, int fd, cprof_write_fn fn, void *ctx, lon
                      cprof_strerror(rc));
 }
 
+/* Random bytes for temp names. getentropy can fail (ENOSYS on old kernels):
+ * then time, pid and a counter stand in. Safety never rests on the name
+ * (O_EXCL does that); an unguessable one only keeps others from squatting. */
+static void random_bytes(unsigned char *buf, size_t n) {
+  static unsigned counter;
+  if (getentropy(buf, n) == 0) return;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 16) ^
+               (uint64_t)++counter * 0x9e3779b97f4a7c15ULL;
+  for (size_t i = 0; i < n; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    buf[i] = (unsigned char)x;
+  }
+}
+
+/* Like mkstemp, but says exactly how: a new file (O_EXCL: never an existing
+ * one, never through a symlink, which O_NOFOLLOW makes explicit), mode
+ * 0600, close-on-exec so the app's children do not inherit it, under an
+ * unguessable name. tmp ends in TMP_RANDOM 'X's, replaced in place. */
+#define TMP_RANDOM 12
+static int create_temp(char *tmp) {
+  static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  char *x = tmp + strlen(tmp) - TMP_RANDOM;
+  for (int attempt = 0; attempt < 100; attempt++) {
+    unsigned char r[TMP_RANDOM];
+    random_bytes(r, sizeof(r));
+    for (int i = 0; i < TMP_RANDOM; i++)
+      x[i] = chars[r[i] % (sizeof(chars) - 1)];
+    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  return -1; /* errno is EEXIST */
+}
+
 static int exists_error(const target_t *t) {
   return cprof__errf(t->errbuf, t->errlen, CPROF_EEXIST,
                      "%s exists and was not replaced: remove it or write elsewhere", t->final);
@@ -145,7 +226,7 @@ static int publish(const target_t *t) {
 static int write_atomic(const target_t *t, cprof_write_fn fn, void *ctx, long long *size_out) {
   long long size = 0;
   char *tmp = t->tmp;
-  int fd = mkstemp(tmp);
+  int fd = create_temp(tmp);
   if (fd < 0) return io_error(t->errbuf, t->errlen, "write", t->final, errno);
   if (fchmod(fd, 0600) != 0) {
     int e = errno;
@@ -169,7 +250,7 @@ static int write_file(const char *dir, const char *name, int keep, cprof_write_f
     return cprof__errf(errbuf, errlen, CPROF_EINVAL,
                        "cprof_write_atomic: need a directory, a plain file name and a writer");
   char *final = join(dir, "/", name, "");
-  char *tmp = join(dir, "/.", name, ".XXXXXX");
+  char *tmp = join(dir, "/.", name, ".XXXXXXXXXXXX"); /* TMP_RANDOM of them */
   int rc;
   if (final == NULL || tmp == NULL) {
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory");

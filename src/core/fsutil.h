@@ -12,10 +12,25 @@
  * left as they are). */
 int cprof_mkdirp(const char *dir, mode_t mode, char *errbuf, size_t errlen);
 
-/* Writes p with fn to dir/name atomically: a temp file in dir (mkstemp,
- * mode 0600), flushed with every write error checked, then renamed over
- * name. Readers and crashes of this process see the old file or the
- * complete new one, never a partial file: that comes from temp + rename.
+/* cprof_dir_prepare flags. CPROF_DIR_OWN: dir is cprof's default (not one
+ * the user named), so it must be this user's private directory. */
+#define CPROF_DIR_OWN 1
+
+/* Makes dir ready for profiles: creates it and its missing parents (mode
+ * 0700), then checks it. Any dir must be a directory (a symlink to one is
+ * fine: the user named the path). With CPROF_DIR_OWN, dir itself (lstat)
+ * must be a real directory, not a symlink, owned by the effective uid, and
+ * not writable by group or others. Else CPROF_EIO and errbuf says what is
+ * wrong and how to fix it. Directories that exist are never changed. */
+int cprof_dir_prepare(const char *dir, int flags, char *errbuf, size_t errlen);
+
+/* Writes p with fn to dir/name atomically: a temp file in dir created
+ * exclusively (O_CREAT|O_EXCL|O_NOFOLLOW, mode 0600, an unguessable name
+ * .<name>.<12 random characters>), flushed with every write error checked,
+ * then renamed over name. rename replaces whatever entry is at name, a
+ * symlink included, and never writes through it. Readers and crashes of
+ * this process see the old file or the complete new one, never a partial
+ * file: that comes from temp + rename.
  * Nothing is fsync'd (neither the file nor the directory): fsync only
  * guards against power loss or an OS crash, and costs as much as the
  * whole export; after one, the new file may be empty or incomplete. On error

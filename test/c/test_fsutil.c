@@ -1,9 +1,10 @@
-/* cprof_mkdirp and cprof_write_atomic. Tests usually run as root, where
+/* cprof_mkdirp, cprof_dir_prepare and cprof_write_atomic. Tests usually run as root, where
  * permissions do not fail: write errors come from /dev/full instead. */
 #define _XOPEN_SOURCE 700
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -286,6 +287,183 @@ static void write_atomic_bad_arguments(void **state) {
                    CPROF_EINVAL);
 }
 
+/* ---- cprof_dir_prepare: the default directory must be the user's own ---- */
+
+static int prepare(const fixture_t *fx, const char *sub, int flags, char *err, size_t len) {
+  char dir[256];
+  path_in(dir, sizeof(dir), fx, sub);
+  return cprof_dir_prepare(dir, flags, err, len);
+}
+
+static void dir_prepare_creates_private_dir(void **state) {
+  fixture_t *fx = *state;
+  char path[256], err[512] = "";
+  struct stat st;
+  assert_int_equal(prepare(fx, "own/sub", CPROF_DIR_OWN, err, sizeof(err)), 0);
+  path_in(path, sizeof(path), fx, "own/sub");
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  assert_int_equal(st.st_mode & 0777, 0700);
+  /* Again, now that it exists: still fine, and unchanged. */
+  assert_int_equal(prepare(fx, "own/sub", CPROF_DIR_OWN, err, sizeof(err)), 0);
+  assert_int_equal(prepare(fx, "own/sub", 0, err, sizeof(err)), 0);
+}
+
+static void dir_prepare_refuses_symlink(void **state) {
+  fixture_t *fx = *state;
+  char path[256], target[256], want[600], err[512] = "";
+  path_in(target, sizeof(target), fx, "elsewhere");
+  assert_int_equal(mkdir(target, 0700), 0);
+  path_in(path, sizeof(path), fx, "link");
+  assert_int_equal(symlink(target, path), 0);
+  snprintf(want, sizeof(want),
+           "refusing to write into %s: it is a symbolic link, not a directory, so another user "
+           "could read, replace or redirect what cprof writes there. Remove it, or pass dir (or "
+           "set CPROF_DIR) to a directory you own",
+           path);
+  assert_int_equal(prepare(fx, "link", CPROF_DIR_OWN, err, sizeof(err)), CPROF_EIO);
+  assert_string_equal(err, want);
+  /* A directory the user named may be a symlink to one. */
+  assert_int_equal(prepare(fx, "link", 0, err, sizeof(err)), 0);
+  /* A dangling symlink: mkdir does not create its target, nothing is made. */
+  char name[64];
+  assert_int_equal(rmdir(target), 0);
+  assert_int_equal(prepare(fx, "link", CPROF_DIR_OWN, err, sizeof(err)), CPROF_EIO);
+  assert_int_equal(count_entries(fx->dir, name, sizeof(name)), 1);
+  assert_string_equal(name, "link");
+}
+
+static void dir_prepare_refuses_writable_by_others(void **state) {
+  fixture_t *fx = *state;
+  char path[256], err[512] = "";
+  path_in(path, sizeof(path), fx, "shared");
+  assert_int_equal(mkdir(path, 0700), 0);
+  assert_int_equal(chmod(path, 0777), 0);
+  assert_int_equal(prepare(fx, "shared", CPROF_DIR_OWN, err, sizeof(err)), CPROF_EIO);
+  assert_non_null(strstr(err, "it can be written by other users (mode 0777)"));
+  assert_int_equal(chmod(path, 01777), 0); /* sticky, as /tmp: still not private */
+  assert_int_equal(prepare(fx, "shared", CPROF_DIR_OWN, err, sizeof(err)), CPROF_EIO);
+  assert_non_null(strstr(err, "(mode 1777)"));
+  assert_int_equal(chmod(path, 0770), 0);
+  assert_int_equal(prepare(fx, "shared", CPROF_DIR_OWN, err, sizeof(err)), CPROF_EIO);
+  assert_non_null(strstr(err, "it can be written by its group (mode 0770)"));
+  /* Left as it was: cprof never changes a directory it did not create. */
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 07777, 0770);
+  /* A directory the user named: its mode is their choice. */
+  assert_int_equal(prepare(fx, "shared", 0, err, sizeof(err)), 0);
+  assert_int_equal(chmod(path, 0755), 0);
+  assert_int_equal(prepare(fx, "shared", CPROF_DIR_OWN, err, sizeof(err)), 0);
+}
+
+static void dir_prepare_refuses_other_owner(void **state) {
+  fixture_t *fx = *state;
+  char path[256], want[128], err[512] = "";
+  if (geteuid() != 0) skip(); /* only root can give a directory away */
+  path_in(path, sizeof(path), fx, "theirs");
+  assert_int_equal(mkdir(path, 0700), 0);
+  assert_int_equal(chown(path, 54321, 54321), 0);
+  snprintf(want, sizeof(want), "it is owned by another user (uid 54321, you are uid %ld)",
+           (long)geteuid());
+  assert_int_equal(prepare(fx, "theirs", CPROF_DIR_OWN, err, sizeof(err)), CPROF_EIO);
+  assert_non_null(strstr(err, want));
+  assert_int_equal(prepare(fx, "theirs", 0, err, sizeof(err)), 0);
+}
+
+static void dir_prepare_not_a_directory(void **state) {
+  fixture_t *fx = *state;
+  char path[256], err[512] = "";
+  path_in(path, sizeof(path), fx, "file");
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fclose(f);
+  assert_int_equal(prepare(fx, "file", CPROF_DIR_OWN, err, sizeof(err)), CPROF_EIO);
+  assert_non_null(strstr(err, "Not a directory"));
+  assert_int_equal(prepare(fx, "file", 0, err, sizeof(err)), CPROF_EIO);
+  assert_int_equal(cprof_dir_prepare("", 0, err, sizeof(err)), CPROF_EINVAL);
+}
+
+/* ---- cprof_write_atomic never writes through a symlink ---- */
+
+static void write_atomic_replaces_symlink_at_final_name(void **state) {
+  fixture_t *fx = *state;
+  char path[256], target[256], err[256] = "";
+  struct stat st;
+  path_in(target, sizeof(target), fx, "target");
+  FILE *f = fopen(target, "w");
+  assert_non_null(f);
+  fputs("precious", f);
+  fclose(f);
+  path_in(path, sizeof(path), fx, "out.cpuprofile");
+  assert_int_equal(symlink(target, path), 0);
+  assert_int_equal(cprof_write_atomic(fx->dir, "out.cpuprofile", cprof_export_cpuprofile, fx->p,
+                                      NULL, err, sizeof(err)),
+                   0);
+  /* The symlink is gone, replaced by the profile; its target is untouched. */
+  assert_int_equal(lstat(path, &st), 0);
+  assert_true(S_ISREG(st.st_mode));
+  assert_int_equal(st.st_mode & 0777, 0600);
+  size_t len;
+  char *text = read_all(target, &len);
+  assert_string_equal(text, "precious");
+  free(text);
+}
+
+typedef struct {
+  const char *dir;
+  char temp[256];
+  mode_t mode;
+  int regular, cloexec, entries;
+} peek_t;
+
+/* A writer that looks at the temp file while it is being written. */
+static int peek_temp(void *ctx, FILE *out) {
+  peek_t *pk = ctx;
+  DIR *d = opendir(pk->dir);
+  struct dirent *e;
+  char path[600];
+  struct stat st;
+  if (d == NULL) return CPROF_EIO;
+  while ((e = readdir(d)) != NULL) {
+    if (strncmp(e->d_name, ".out.txt.", 9) != 0) continue;
+    pk->entries++;
+    snprintf(pk->temp, sizeof(pk->temp), "%s", e->d_name);
+    snprintf(path, sizeof(path), "%s/%s", pk->dir, e->d_name);
+    if (lstat(path, &st) == 0) {
+      pk->mode = st.st_mode & 07777;
+      pk->regular = S_ISREG(st.st_mode);
+    }
+  }
+  closedir(d);
+  int fl = fcntl(fileno(out), F_GETFD);
+  pk->cloexec = fl >= 0 && (fl & FD_CLOEXEC);
+  return fputs("hello\n", out) < 0 ? CPROF_EIO : CPROF_OK;
+}
+
+static void write_atomic_temp_is_private_and_unguessable(void **state) {
+  fixture_t *fx = *state;
+  char err[256] = "", name[64];
+  peek_t a = {.dir = fx->dir}, b = {.dir = fx->dir};
+  mode_t old = umask(0);
+  assert_int_equal(cprof_write_atomic_fn(fx->dir, "out.txt", peek_temp, &a, NULL, err, sizeof(err)),
+                   0);
+  assert_int_equal(cprof_write_atomic_fn(fx->dir, "out.txt", peek_temp, &b, NULL, err, sizeof(err)),
+                   0);
+  umask(old);
+  for (const peek_t *pk = &a; pk != NULL; pk = pk == &a ? &b : NULL) {
+    assert_int_equal(pk->entries, 1);
+    assert_true(pk->regular);
+    assert_int_equal(pk->mode, 0600);
+    assert_true(pk->cloexec);
+    assert_int_equal(strlen(pk->temp), strlen(".out.txt.") + 12);
+  }
+  /* Random, not derived from the pid or a counter a neighbour could guess. */
+  assert_string_not_equal(a.temp, b.temp);
+  assert_int_equal(count_entries(fx->dir, name, sizeof(name)), 1);
+  assert_string_equal(name, "out.txt");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(mkdirp_creates_parents, setup, teardown),
@@ -298,6 +476,14 @@ int main(void) {
       cmocka_unit_test_setup_teardown(write_atomic_exporter_error, setup, teardown),
       cmocka_unit_test_setup_teardown(write_atomic_read_only_dir, setup, teardown),
       cmocka_unit_test_setup_teardown(write_atomic_bad_arguments, setup, teardown),
+      cmocka_unit_test_setup_teardown(dir_prepare_creates_private_dir, setup, teardown),
+      cmocka_unit_test_setup_teardown(dir_prepare_refuses_symlink, setup, teardown),
+      cmocka_unit_test_setup_teardown(dir_prepare_refuses_writable_by_others, setup, teardown),
+      cmocka_unit_test_setup_teardown(dir_prepare_refuses_other_owner, setup, teardown),
+      cmocka_unit_test_setup_teardown(dir_prepare_not_a_directory, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_atomic_replaces_symlink_at_final_name, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_atomic_temp_is_private_and_unguessable, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

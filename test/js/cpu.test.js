@@ -256,13 +256,13 @@ test('default dir: $CPROF_DIR', () => {
   assertCpuProfileSchema(JSON.parse(fs.readFileSync(result.files.cpuprofile, 'utf8')))
 })
 
-test('default dir: <os.tmpdir()>/cprof when $CPROF_DIR is unset', () => {
+test('default dir: <os.tmpdir()>/cprof-<uid> when $CPROF_DIR is unset', () => {
   const tmp = makeTmpDir()
   const r = runFixture('default-dir.js', [], { env: { CPROF_DIR: undefined, TMPDIR: tmp } })
   assert.equal(r.status, 0, r.describe())
   const { result, tmpdir } = r.json.find((o) => o.result)
   assert.equal(tmpdir, tmp)
-  const dir = path.join(tmp, 'cprof')
+  const dir = path.join(tmp, `cprof-${process.geteuid()}`)
   assert.equal(path.dirname(result.files.cpuprofile), dir)
   assert.equal(fileMode(dir), 0o700)
   assert.ok(fs.existsSync(result.files.cpuprofile))

@@ -1,0 +1,383 @@
+'use strict'
+
+// Another local user against cprof (issue 20): a default directory planted
+// in the shared temp directory, symlinks planted at every name cprof could
+// predict, and reading a heap snapshot while it is written. The victim and
+// the attacker are two throwaway non-root users created here (so root's
+// permission bypass hides nothing); the victim runs a copy of cprof
+// (fixtures/security-victim.js) with its own TMPDIR, a 1777 directory like
+// /tmp, so nothing collides with other tests.
+
+const { test: nodeTest, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawn, spawnSync } = require('node:child_process')
+
+const { ROOT, FIXTURES, childEnv, jsonLines, makeTmpDir, removeTmpDirs } = require('./helpers/util.js')
+const cprof = require('../..')
+
+const test = (name, fn) => nodeTest(name, { timeout: 120000, skip: SKIP }, fn)
+
+function whySkip () {
+  if (typeof process.geteuid !== 'function') return 'needs POSIX users'
+  if (process.geteuid() !== 0) {
+    return 'needs root: it creates two throwaway users and runs node as each (spawn uid/gid)'
+  }
+  if (spawnSync('useradd', ['--help']).error) return 'needs useradd (Debian: apt-get install passwd)'
+  return false
+}
+const SKIP = whySkip()
+
+const users = {} // victim, attacker: { name, uid, gid }
+let base // a directory of our own: users' TMPDIRs, planted dirs, the cprof copy
+let pkg // the copy of cprof every user can read
+
+function addUser (role) {
+  const name = `cprof${role[0]}${process.pid}`.slice(0, 31)
+  const r = spawnSync('useradd', ['-M', '-U', '-s', '/usr/sbin/nologin', name], { encoding: 'utf8' })
+  assert.equal(r.status, 0, `useradd ${name}: ${r.stderr}`)
+  const id = (flag) => Number(spawnSync('id', [flag, name], { encoding: 'utf8' }).stdout.trim())
+  users[role] = { name, uid: id('-u'), gid: id('-g') }
+  assert.ok(users[role].uid > 0 && users[role].gid > 0, `${name}: ${JSON.stringify(users[role])}`)
+}
+
+// lib/, package.json and the addon, readable by everyone: the repository
+// itself may sit in a directory other users cannot enter.
+function copyCprof () {
+  pkg = path.join(base, 'pkg')
+  fs.cpSync(path.join(ROOT, 'lib'), path.join(pkg, 'lib'), { recursive: true })
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(pkg, 'package.json'))
+  const addon = process.env.CPROF_ADDON
+    ? path.resolve(process.env.CPROF_ADDON)
+    : path.join(ROOT, 'build', 'Release', 'cprof.node')
+  fs.mkdirSync(path.join(pkg, 'build', 'Release'), { recursive: true })
+  fs.copyFileSync(addon, path.join(pkg, 'build', 'Release', 'cprof.node'))
+  for (const f of ['security-victim.js', 'security-attacker.js']) {
+    fs.copyFileSync(path.join(FIXTURES, f), path.join(pkg, f))
+  }
+  spawnSync('chmod', ['-R', 'a+rX', pkg])
+}
+
+before(() => {
+  if (SKIP) return
+  base = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-security-'))
+  fs.chmodSync(base, 0o755)
+  addUser('victim')
+  addUser('attacker')
+  copyCprof()
+})
+
+function cleanUp () {
+  removeTmpDirs()
+  if (base) fs.rmSync(base, { recursive: true, force: true })
+  for (const [role, u] of Object.entries(users)) {
+    spawnSync('userdel', [u.name])
+    delete users[role]
+  }
+}
+after(cleanUp)
+process.on('exit', cleanUp) // also when the file ends without reaching after()
+
+// A fresh shared temp directory (1777, like /tmp) for one test.
+let tmpCount = 0
+function sharedTmp () {
+  const dir = path.join(base, `tmp${tmpCount++}`)
+  fs.mkdirSync(dir)
+  fs.chmodSync(dir, 0o1777)
+  return dir
+}
+
+// What the attacker made: owned by them, as if they had run mkdir / ln -s.
+function plantDir (dir, mode = 0o777) {
+  fs.mkdirSync(dir)
+  fs.chmodSync(dir, mode)
+  fs.chownSync(dir, users.attacker.uid, users.attacker.gid)
+}
+function plantSymlink (target, at) {
+  fs.symlinkSync(target, at)
+  fs.lchownSync(at, users.attacker.uid, users.attacker.gid)
+}
+function plantFile (file, text) {
+  fs.writeFileSync(file, text)
+  fs.chmodSync(file, 0o666) // the victim could write it, if cprof followed a link to it
+  fs.chownSync(file, users.attacker.uid, users.attacker.gid)
+}
+
+// Runs a fixture as a user. Returns { child, line(pred), exited }.
+function runAs (role, script, args, { tmpdir, ipc = false } = {}) {
+  const u = users[role]
+  const env = childEnv({ TMPDIR: tmpdir, HOME: tmpdir, CPROF_PKG: pkg, CPROF_DIR: undefined, CPROF_ADDON: undefined })
+  if (ipc) env.pm_id = '0' // what makes cprof believe it runs under PM2
+  const child = spawn(process.execPath, [path.join(pkg, script), ...args], {
+    uid: u.uid,
+    gid: u.gid,
+    cwd: tmpdir,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])]
+  })
+  const out = { stdout: '', stderr: '' }
+  child.stdout.setEncoding('utf8').on('data', (d) => { out.stdout += d })
+  child.stderr.setEncoding('utf8').on('data', (d) => { out.stderr += d })
+  const describe = () => `--- stdout\n${out.stdout}\n--- stderr\n${out.stderr}`
+  const exited = new Promise((resolve) => {
+    child.on('close', (status, signal) => resolve({ status, signal, ...out, json: jsonLines(out.stdout), describe }))
+  })
+  function line (pred, ms = 60000) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => { child.stdout.off('data', check); reject(new Error(`no such line in ${ms} ms\n${describe()}`)) }, ms)
+      function check () {
+        const hit = jsonLines(out.stdout).find(pred)
+        if (hit === undefined) return
+        clearTimeout(timer)
+        child.stdout.off('data', check)
+        resolve(hit)
+      }
+      child.stdout.on('data', check)
+      check()
+    })
+  }
+  return { child, line, exited, describe }
+}
+
+// The victim in one mode, traps planted by plant(pid) once its pid is known.
+async function victim (mode, { tmpdir, opts = {}, plant = () => {}, ipc = false, drive } = {}) {
+  const v = runAs('victim', 'security-victim.js', [mode, JSON.stringify(opts)], { tmpdir, ipc })
+  const { pid } = await v.line((o) => o.ready)
+  plant(pid)
+  v.child.stdin.end('go\n')
+  if (drive) await drive(v)
+  const r = await v.exited
+  assert.equal(r.status, 0, r.describe())
+  const steps = Object.fromEntries(r.json.filter((o) => o.step).map((o) => [o.step, o]))
+  const alive = r.json.find((o) => o.alive)
+  assert.ok(alive && alive.ticks > 10, `the app kept running: ${r.describe()}`)
+  return { steps, r }
+}
+
+function assertRefused (step, dir, why) {
+  assert.ok(step && step.error, `refused: ${JSON.stringify(step)}`)
+  assert.equal(step.error.code, 'ERR_CPROF_IO', JSON.stringify(step))
+  assert.ok(step.error.message.includes(`refusing to write into ${dir}: it ${why}`), step.error.message)
+  assert.match(step.error.message, /Remove it, or pass dir \(or set CPROF_DIR\) to a directory you own/)
+}
+
+function tree (dir) {
+  return fs.readdirSync(dir, { recursive: true }).sort()
+}
+
+// The attack on the default directory, each way of planting it, each way of
+// starting a profile: the API, a signal, a PM2 action.
+const PLANTS = {
+  'a 0777 directory of theirs': {
+    plant: (victimDir) => { plantDir(victimDir) },
+    why: (victimDir) => `is owned by another user (uid ${users.attacker.uid}, you are uid ${users.victim.uid})`
+  },
+  'a symlink to a 0777 directory of theirs': {
+    plant: (victimDir, tmp) => {
+      plantDir(path.join(tmp, 'attacker-dir'))
+      plantSymlink(path.join(tmp, 'attacker-dir'), victimDir)
+    },
+    why: () => 'is a symbolic link, not a directory'
+  }
+}
+
+for (const [how, { plant, why }] of Object.entries(PLANTS)) {
+  test(`default dir planted as ${how}: profiles, snapshots, signal and PM2 triggers refuse, nothing is written, the app runs on`, async () => {
+    const tmp = sharedTmp()
+    const victimDir = path.join(tmp, `cprof-${users.victim.uid}`)
+    plant(victimDir, tmp)
+    const before = tree(tmp)
+
+    const api = await victim('api', { tmpdir: tmp })
+    for (const s of ['cpu', 'heap', 'snapshot']) assertRefused(api.steps[s], victimDir, why(victimDir))
+
+    const sig = await victim('signal', { tmpdir: tmp })
+    assertRefused(sig.steps['signal-cpu'], victimDir, why(victimDir))
+    assert.match(sig.steps['signal-heap'].stderr, /^cprof: ERR_CPROF_IO: refusing to write into /)
+
+    const replies = {}
+    await victim('pm2', {
+      tmpdir: tmp,
+      ipc: true,
+      drive: async (v) => {
+        await v.line((o) => o.step === 'initialized')
+        const reply = (name) => new Promise((resolve) => {
+          const on = (m) => {
+            if (m && m.type === 'axm:reply' && m.data.action_name === name) {
+              v.child.off('message', on)
+              resolve(m.data.return)
+            }
+          }
+          v.child.on('message', on)
+        })
+        // As `pm2 trigger <app> <action>` sends them.
+        for (const name of ['cprof:cpu:start', 'cprof:cpu:stop', 'cprof:heap:snapshot']) {
+          const got = reply(name)
+          v.child.send(name)
+          replies[name] = await got
+        }
+        v.child.send({ fixture: 'done' })
+      }
+    })
+    assert.equal(replies['cprof:cpu:start'].ok, true, JSON.stringify(replies))
+    for (const name of ['cprof:cpu:stop', 'cprof:heap:snapshot']) {
+      assert.equal(replies[name].ok, false, JSON.stringify(replies[name]))
+      assertRefused(replies[name], victimDir, why(victimDir))
+    }
+
+    assert.deepEqual(tree(tmp), before, 'nothing was written into the planted directory')
+  })
+}
+
+test('default dir: created 0700 and used when nobody planted it (the control case)', async () => {
+  const tmp = sharedTmp()
+  const { steps } = await victim('api', { tmpdir: tmp })
+  const victimDir = path.join(tmp, `cprof-${users.victim.uid}`)
+  const st = fs.lstatSync(victimDir)
+  assert.ok(st.isDirectory())
+  assert.equal(st.uid, users.victim.uid)
+  assert.equal(st.mode & 0o7777, 0o700)
+  for (const s of ['cpu', 'heap', 'snapshot']) {
+    assert.ok(steps[s].ok, JSON.stringify(steps[s]))
+    for (const file of Object.values(steps[s].files)) {
+      assert.equal(path.dirname(file), victimDir)
+      const f = fs.lstatSync(file)
+      assert.ok(f.isFile())
+      assert.equal(f.mode & 0o7777, 0o600)
+      assert.equal(f.uid, users.victim.uid)
+    }
+  }
+  assert.equal(tree(victimDir).length, 3, `no temp file or directory is left: ${tree(victimDir)}`)
+})
+
+// Every name cprof could predict for name 'victim' in a directory the
+// victim chose and others can write: the final names of the profile, its
+// derived formats and the snapshot, and the temp names earlier versions
+// used. Half the links point at files the victim could write, half at
+// names that do not exist yet (a write through them would create a file).
+function plantNameTraps (dir, pid, decoys) {
+  const names = ['victim.cpuprofile', 'victim.heapprofile', 'victim.heapsnapshot', 'victim.pb.gz',
+    'victim.folded', 'victim.svg', 'victim.txt', `.victim.heapsnapshot.${pid}.tmp`]
+  const traps = []
+  names.forEach((name, i) => {
+    const target = path.join(decoys, `target-${i}`)
+    if (i % 2 === 0) plantFile(target, `attacker's file ${i}\n`)
+    plantSymlink(target, path.join(dir, name))
+    traps.push({ name, target, existed: i % 2 === 0 })
+  })
+  return traps
+}
+
+for (const [kind, mode] of [['sticky, like /tmp', 0o1777], ['not sticky', 0o777]]) {
+  test(`symlinks planted at every predictable name in a shared dir (${kind}) are never followed`, async () => {
+    const tmp = sharedTmp()
+    const decoys = path.join(tmp, 'decoys')
+    plantDir(decoys)
+    const shared = path.join(tmp, 'shared')
+    fs.mkdirSync(shared)
+    fs.chmodSync(shared, mode)
+    let traps
+    const { steps } = await victim('api', {
+      tmpdir: tmp,
+      opts: { dir: shared, name: 'victim', formats: ['pprof', 'folded', 'svg', 'txt'] },
+      plant: (pid) => { traps = plantNameTraps(shared, pid, decoys) }
+    })
+    for (const t of traps) {
+      if (t.existed) {
+        assert.equal(fs.readFileSync(t.target, 'utf8'), `attacker's file ${traps.indexOf(t)}\n`, `${t.name}'s target is unchanged`)
+      } else {
+        assert.equal(fs.existsSync(t.target), false, `nothing was created through ${t.name}`)
+      }
+    }
+    assert.deepEqual(tree(decoys).filter((n) => !/^target-\d+$/.test(n)), [])
+    for (const s of ['cpu', 'heap', 'snapshot']) {
+      const step = steps[s]
+      if (mode === 0o777) {
+        // Nothing stops the rename there: the link is replaced by the file.
+        assert.ok(step.ok, JSON.stringify(step))
+        for (const file of Object.values(step.files)) {
+          const st = fs.lstatSync(file)
+          assert.ok(st.isFile(), `${file} is the victim's regular file`)
+          assert.equal(st.uid, users.victim.uid)
+          assert.equal(st.mode & 0o777, 0o600)
+        }
+      } else if (step.error) {
+        // The sticky bit forbids replacing another user's link: a refusal.
+        assert.equal(step.error.code, 'ERR_CPROF_IO', JSON.stringify(step))
+      }
+    }
+    // No temp file or private directory is left behind.
+    assert.deepEqual(fs.readdirSync(shared).filter((n) => n.startsWith('.') && !traps.some((t) => t.name === n)), [])
+  })
+}
+
+test('while a large heap snapshot is being written, another user cannot open it', async () => {
+  const tmp = sharedTmp()
+  const shared = path.join(tmp, 'shared') // a directory both users can write, like /tmp
+  fs.mkdirSync(shared)
+  fs.chmodSync(shared, 0o1777)
+  const spy = runAs('attacker', 'security-attacker.js', [shared, 'big.heapsnapshot', '90000'], { tmpdir: tmp })
+  await spy.line((o) => o.ready)
+  const { steps } = await victim('bigsnapshot', { tmpdir: tmp, opts: { dir: shared, name: 'big', objects: 100000 } })
+  const r = await spy.exited
+  assert.equal(r.status, 0, r.describe())
+  const report = r.json.find((o) => o.seen)
+  assert.ok(steps.snapshot.ok, JSON.stringify(steps.snapshot))
+  const file = steps.snapshot.files.heapsnapshot
+  assert.equal(file, path.join(shared, 'big.heapsnapshot'))
+  const st = fs.lstatSync(file)
+  assert.equal(st.mode & 0o777, 0o600)
+  assert.ok(st.size > 5e6, `a large snapshot: ${st.size} bytes`)
+  // The attacker could neither open a file nor list the private directory
+  // the snapshot was written in, which it saw: it watched the write.
+  assert.deepEqual(report.opened, [], JSON.stringify(report))
+  assert.deepEqual(report.listed, [], JSON.stringify(report))
+  assert.ok(report.seen.some((n) => /^\.cprof-snapshot-[^/]+$/.test(n)),
+    `the attacker saw the write in progress: ${JSON.stringify(report)}`)
+  assert.ok(report.refused.EACCES > 0, JSON.stringify(report))
+})
+
+// The same checks without a second user, so they run for anyone: the
+// default directory must be a real directory, private to its owner.
+nodeTest('default dir that is a symlink, or writable by group or others: refused in-process too', async () => {
+  const saved = { TMPDIR: process.env.TMPDIR, CPROF_DIR: process.env.CPROF_DIR }
+  const tmp = makeTmpDir('cprof-security-own-')
+  process.env.TMPDIR = tmp // os.tmpdir() reads it at each call
+  delete process.env.CPROF_DIR
+  const own = path.join(tmp, `cprof-${process.geteuid()}`)
+  const elsewhere = path.join(tmp, 'elsewhere')
+  fs.mkdirSync(elsewhere, { mode: 0o700 })
+  try {
+    const cases = [
+      ['is a symbolic link, not a directory', () => fs.symlinkSync(elsewhere, own)],
+      ['can be written by other users (mode 0777)', () => { fs.mkdirSync(own); fs.chmodSync(own, 0o777) }],
+      ['can be written by its group (mode 0770)', () => { fs.mkdirSync(own); fs.chmodSync(own, 0o770) }]
+    ]
+    for (const [why, plant] of cases) {
+      fs.rmSync(own, { recursive: true, force: true })
+      plant()
+      const want = (err) => {
+        assert.equal(err.code, 'ERR_CPROF_IO')
+        assert.ok(err.message.startsWith(`refusing to write into ${own}: it ${why}`), err.message)
+        return true
+      }
+      await assert.rejects(cprof.heap.snapshot(), want)
+      await cprof.start({ formats: ['pprof'] })
+      await assert.rejects(cprof.stop(), (err) => want(err) && err.result.samples >= 0)
+      await cprof.heap.start()
+      await assert.rejects(cprof.heap.stop(), want)
+      assert.deepEqual(fs.readdirSync(own), [], `nothing written: ${why}`)
+    }
+    // Made private again: used as it is.
+    fs.chmodSync(own, 0o700)
+    const file = await cprof.heap.snapshot()
+    assert.equal(path.dirname(file), own)
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
+})
