@@ -6,9 +6,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <string.h>
 #include <sys/stat.h>
 
@@ -17,6 +14,7 @@
 #include "job_result.h"
 #include "job_state.h"
 #include "macros.h"
+#include "trim.h"
 
 static void job_free(job_t *job) {
   cprof__job_in_free(&job->in);
@@ -247,12 +245,6 @@ static void execute_cb(napi_env env, void *data) {
   (void)env;
   job_t *job = data;
   job->err = run(job);
-#ifdef __GLIBC__
-  /* glibc keeps what a thread frees in that thread's arena: without this,
-   * each libuv thread that ran a job holds its profile's text and model
-   * (MBs) as free-but-resident memory for the life of the app. */
-  malloc_trim(0);
-#endif
 }
 
 static void complete_cb(napi_env env, napi_status status, void *data) {
@@ -270,6 +262,9 @@ static void complete_cb(napi_env env, napi_status status, void *data) {
   }
   napi_delete_async_work(env, job->work);
   job_free(job);
+  /* Freed memory goes back to the OS after the promise is settled, not
+   * before: the trim walks every arena (trim.h). */
+  if (env) cprof__trim_soon(env);
 }
 
 napi_value cprof__job_queue(napi_env env, cprof_job_in_t *in) {
