@@ -56,7 +56,7 @@ const cpu = createController({
   nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT, {
     outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL
   }),
-  resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval })
+  resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval, transport: run.transport })
 }, hooks)
 
 const heap = createController({

@@ -6,8 +6,10 @@
 #include "ctl.h"
 #include "entry.h"
 #include "job.h"
+#include "v8cpu.h"
 
-/* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name */
+/* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name: "v8"
+ * (v8.startCpuProfile, see v8cpu.h), else the inspector's. */
 napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
   napi_value argv[3];
@@ -17,6 +19,8 @@ napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
       cprof__arg_double(env, argv[0], "interval", &interval) != 0 ||
       cprof__arg_double(env, argv[1], "timeout", &timeout) != 0)
     return NULL;
+  if (cprof__v8cpu_usable(env, interval))
+    return cprof__ctl_start_v8cpu(env, &addon->cpu, interval, timeout, argv[2]);
   snprintf(params, sizeof params, "{\"interval\":%.0f}", interval);
   const cprof_cmd_t cmds[] = {{"Profiler.enable", NULL},
                               {"Profiler.setSamplingInterval", params},
@@ -33,5 +37,6 @@ napi_value cprof__cpu_stop(napi_env env, napi_callback_info info) {
       cprof__job_export_args(env, argv[3], &in) != 0)
     return NULL;
   in.raw_reply = 1;
+  in.v8_text = addon->cpu.v8heap != NULL; /* v8.startCpuProfile's: repaired first */
   return cprof__ctl_stop(env, &addon->cpu, "CPU", "Profiler.stop", &in);
 }

@@ -15,6 +15,7 @@
 #include "job_state.h"
 #include "macros.h"
 #include "trim.h"
+#include "v8cpu.h"
 
 static void job_free(job_t *job) {
   cprof__job_in_free(&job->in);
@@ -146,7 +147,12 @@ static int write_raw(job_t *job, uint32_t drop, int *done) {
   span_t s = {NULL, 0, drop};
   size_t off;
   *done = 0;
-  if (!cprof_reply_profile_span(job->in.json, job->in.len, &off, &s.len)) return CPROF_OK;
+  if (job->in.v8_text) { /* the profile itself, repaired or as V8 made it */
+    off = 0;
+    s.len = job->in.len;
+  } else if (!cprof_reply_profile_span(job->in.json, job->in.len, &off, &s.len)) {
+    return CPROF_OK;
+  }
   s.text = job->in.json + off;
   int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
   if (rc == CPROF_OK)
@@ -192,9 +198,40 @@ static int load_own(job_t *job, int *raw, int *wrc, char *werr) {
   return rc;
 }
 
+/* v8.startCpuProfile's text with its raw names escaped (v8cpu.h). A text
+ * the repair refuses stays as V8 made it: it is written so, and its parse
+ * fails (v8_failed tells the message). */
+static void repair_v8(job_t *job) {
+  char *fixed;
+  size_t len;
+  if (cprof_cpu_text_repair(job->in.json, job->in.len, &fixed, &len, NULL) != CPROF_OK) {
+    job->v8_failed = 1;
+    return;
+  }
+  free(job->in.json);
+  job->in.json = fixed;
+  job->in.len = len;
+}
+
+/* A v8 text that does not parse: the inspector from now on, and the message
+ * says where V8's text is. */
+static int v8_fallback(job_t *job, int rc) {
+  char msg[sizeof job->errbuf];
+  cprof__v8cpu_disable();
+  snprintf(msg, sizeof msg,
+           "%.500s (v8.startCpuProfile's text%s; it is kept as written%s%s); later CPU profiles of "
+           "this process go through the inspector",
+           job->errbuf[0] ? job->errbuf : cprof_strerror(rc),
+           job->v8_failed ? " could not be repaired" : " still did not parse after its repair",
+           job->file ? " in " : "", job->file ? job->file : "");
+  memcpy(job->errbuf, msg, sizeof msg);
+  return rc;
+}
+
 static int run(job_t *job) {
   int raw = 0, wrc = CPROF_OK, rc;
   char werr[sizeof job->errbuf] = "";
+  if (job->in.v8_text && job->in.json) repair_v8(job);
   if (job->in.own_url && job->in.json) {
     rc = load_own(job, &raw, &wrc, werr);
   } else {
@@ -205,7 +242,7 @@ static int run(job_t *job) {
     if (wrc != CPROF_OK) memcpy(werr, job->errbuf, sizeof werr);
     rc = load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
   }
-  if (rc != CPROF_OK) return rc;
+  if (rc != CPROF_OK) return job->in.v8_text ? v8_fallback(job, rc) : rc;
   if (job->in.path_b) {
     char *json = NULL;
     size_t len = 0;

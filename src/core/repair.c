@@ -115,36 +115,51 @@ static int node_rest(const src_t *s, size_t at) {
 
 enum { SEEN_LINE = 1, SEEN_COL = 2, SEEN_SCRIPT = 4, SEEN_URL = 8, SEEN_ALL = 15 };
 
+/* Where one frame's values are: the url's raw span, and scriptId's digits
+ * when V8 wrote it as a number (the inspector's form, which every tool
+ * reads, is a string: it is quoted on the way out). sid_len 0: quoted. */
+typedef struct {
+  size_t name_end, url, url_end, sid, sid_len;
+} cut_t;
+
 /* The callFrame's members after functionName, from at (just after a raw
- * value's closing quote), all four of them. 1 on a match, with the url's
- * raw span; 0 on none; -1 when the url can end at two places before the
- * next frame (ambiguous: the caller refuses the text). */
-static int frame_rest(const src_t *s, size_t at, int seen, size_t *url, size_t *url_end) {
+ * value's closing quote), all four of them. 1 on a match, with c filled;
+ * 0 on none; -1 when the url can end at two places before the next frame
+ * (ambiguous: the caller refuses the text). */
+static int frame_rest(const src_t *s, size_t at, int seen, cut_t *c) {
   size_t k, m;
   if (lit(s, at, "}")) return seen == SEEN_ALL && node_rest(s, at + 1);
   if (!(seen & SEEN_LINE) && (k = lit(s, at, ",\"lineNumber\":")) && (m = int_at(s, at + k)))
-    return frame_rest(s, at + k + m, seen | SEEN_LINE, url, url_end);
+    return frame_rest(s, at + k + m, seen | SEEN_LINE, c);
   if (!(seen & SEEN_COL) && (k = lit(s, at, ",\"columnNumber\":")) && (m = int_at(s, at + k)))
-    return frame_rest(s, at + k + m, seen | SEEN_COL, url, url_end);
+    return frame_rest(s, at + k + m, seen | SEEN_COL, c);
   if (!(seen & SEEN_SCRIPT) && (k = lit(s, at, ",\"scriptId\":"))) {
-    size_t q = lit(s, at + k, "\""); /* the inspector's form: a string */
-    if ((m = int_at(s, at + k + q)) && (!q || lit(s, at + k + q + m, "\"")))
-      return frame_rest(s, at + k + m + 2 * q, seen | SEEN_SCRIPT, url, url_end);
+    size_t q = lit(s, at + k, "\"");
+    if ((m = int_at(s, at + k + q)) && (!q || lit(s, at + k + q + m, "\""))) {
+      c->sid = at + k;
+      c->sid_len = q ? 0 : m;
+      return frame_rest(s, at + k + m + 2 * q, seen | SEEN_SCRIPT, c);
+    }
   }
   if (!(seen & SEEN_URL) && (k = lit(s, at, ",\"url\":\""))) {
-    size_t from = at + k, tries = 0, found = 0, u, ue;
+    size_t from = at + k, tries = 0;
+    cut_t first = *c, t;
+    int found = 0;
     for (size_t e = from; e < s->lim && tries < CANDIDATES; e++) {
       if (s->t[e] != '"') continue;
       tries++;
-      int r = frame_rest(s, e + 1, seen | SEEN_URL, &u, &ue);
+      t = *c;
+      int r = frame_rest(s, e + 1, seen | SEEN_URL, &t);
       if (r < 0 || (r == 1 && found)) return -1;
-      if (r == 1) {
+      if (r == 1) { /* and on: a second end before the next frame? */
         found = 1;
-        *url = from;
-        *url_end = e; /* and on: a second end before the next frame? */
+        first = t;
+        first.url = from;
+        first.url_end = e;
       }
     }
-    return (int)found;
+    *c = first;
+    return found;
   }
   return 0;
 }
@@ -207,26 +222,51 @@ static size_t find_key(const src_t *s, size_t at) {
   return s->n;
 }
 
-/* One callFrame's name from at (just after KEY): its end, its url's span.
- * A second cut that also parses, ending inside the first one's frame (a
- * name holding ","lineNumber":1,...,"url":" reads both ways when url comes
- * last), makes the frame ambiguous: refused rather than guessed. */
-static int cut_frame(src_t *s, size_t at, size_t *name_end, size_t *url, size_t *url_end) {
-  size_t tries = 0, u, ue, found = 0;
+/* One callFrame's values from at (just after KEY). A second cut that also
+ * parses, ending inside the first one's frame (a name holding
+ * ","lineNumber":1,...,"url":" reads both ways when url comes last), makes
+ * the frame ambiguous: refused rather than guessed. */
+static int cut_frame(src_t *s, size_t at, cut_t *c) {
+  size_t tries = 0;
+  int found = 0;
+  cut_t t;
   s->lim = find_key(s, at); /* a raw value holding KEY is refused */
   for (size_t e = at; e < s->lim && tries < CANDIDATES; e++) {
     if (s->t[e] != '"') continue;
     tries++;
-    if (found && e > *url_end) break;
-    int r = frame_rest(s, e + 1, 0, &u, &ue);
+    if (found && e > c->url_end) break;
+    t = (cut_t){0};
+    int r = frame_rest(s, e + 1, 0, &t);
     if (r < 0 || (r == 1 && found)) return 0; /* ambiguous */
     if (r == 0) continue;
     found = 1;
-    *name_end = e;
-    *url = u;
-    *url_end = ue;
+    *c = t;
+    c->name_end = e;
   }
-  return (int)found;
+  return found;
+}
+
+/* The text from at to the url's end, with the name (from name) and the
+ * url escaped and a numeric scriptId quoted. */
+static int put_frame(buf_t *o, const char *t, size_t at, size_t name, const cut_t *c) {
+  if (!put(o, t + at, name - at) || !put_escaped(o, t + name, c->name_end - name)) return 0;
+  size_t from = c->name_end;
+  if (c->sid_len && c->sid < c->url) {
+    if (!put(o, t + from, c->sid - from) || !put(o, "\"", 1) || !put(o, t + c->sid, c->sid_len) ||
+        !put(o, "\"", 1))
+      return 0;
+    from = c->sid + c->sid_len;
+  }
+  if (!put(o, t + from, c->url - from) || !put_escaped(o, t + c->url, c->url_end - c->url))
+    return 0;
+  from = c->url_end;
+  if (c->sid_len && c->sid > c->url) {
+    if (!put(o, t + from, c->sid - from) || !put(o, "\"", 1) || !put(o, t + c->sid, c->sid_len) ||
+        !put(o, "\"", 1))
+      return 0;
+    from = c->sid + c->sid_len;
+  }
+  return put(o, t + from, 0) ? 1 : 0;
 }
 
 int cprof_cpu_text_repair(const char *text, size_t len, char **out, size_t *out_len,
@@ -242,17 +282,17 @@ int cprof_cpu_text_repair(const char *text, size_t len, char **out, size_t *out_
     /* The next key after the last frame's url: raw values lie behind. */
     size_t k = find_key(&s, at);
     if (k == len) break;
-    size_t name = k + sizeof KEY - 1, name_end = 0, url = 0, url_end = 0;
-    if (!cut_frame(&s, name, &name_end, &url, &url_end)) {
+    size_t name = k + sizeof KEY - 1;
+    cut_t c;
+    if (!cut_frame(&s, name, &c)) {
       free(o.b);
       return CPROF_EPARSE;
     }
-    if (!put(&o, text + at, name - at) || !put_escaped(&o, text + name, name_end - name) ||
-        !put(&o, text + name_end, url - name_end) || !put_escaped(&o, text + url, url_end - url)) {
+    if (!put_frame(&o, text, at, name, &c)) {
       free(o.b);
       return CPROF_ENOMEM;
     }
-    at = url_end;
+    at = c.sid_len && c.sid > c.url ? c.sid + c.sid_len : c.url_end;
     frames++;
   }
   if (!put(&o, text + at, len - at) || !put(&o, "", 1)) {

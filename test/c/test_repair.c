@@ -67,6 +67,8 @@ static int round_trip(const char *names[2], const char *urls[2], int order) {
     assert_true(cJSON_IsString(n) && cJSON_IsString(u));
     assert_string_equal(n->valuestring, names[i]);
     assert_string_equal(u->valuestring, urls[i]);
+    const cJSON *sid = node_frame(root, i + 1, "scriptId"); /* quoted, as the inspector writes it */
+    assert_true(cJSON_IsString(sid) && atoi(sid->valuestring) == i + 2);
   }
   assert_int_equal(nframes, 3);
   cprof_profile_t *p = parse_raw(out, olen); /* cprof's parser agrees */
