@@ -3,8 +3,9 @@
 // profiler, the plain inspector approach of @pm2/io, @datadog/pprof), in one
 // run, as ratios, on Node 24 and Node 26. See docs/benchmarks.md.
 //
-//   npm run bench                     full run (~50 min on 2 cores)
-//   npm run bench -- --quick          short run (< 5 min on 2 cores)
+//   npm run bench                     full run (up to ~1.5 h on 2 cores: HTTP rounds run until
+//                                     their A/A interval is under 2%, at most 25 min per Node)
+//   npm run bench -- --quick          short run (~10-15 min on 2 cores)
 //   node bench/run.js --help          every option
 //
 // Every measurement runs in a fresh child process; configurations alternate
@@ -20,7 +21,7 @@ const { summary, meanInterval } = require('./stats')
 const { runLoad } = require('../examples/load')
 
 const HELP = `usage: node bench/run.js [options]
-  --quick               short run: fewer rounds, shorter loads and profiles (< 5 min on 2 cores)
+  --quick               short run: fewer rounds, shorter loads and profiles (~10-15 min on 2 cores)
   --nodes 24,26         Node majors to run on (others than the running one install from npm
                         into bench/.cache/; e.g. --nodes 20,22,24,26)
   --sections LIST       any of http,cpu,heap,report (default: all)
