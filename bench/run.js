@@ -1,10 +1,11 @@
 'use strict'
 // cprof's benchmark suite: cprof against what a user would otherwise pick (no
 // profiler, the plain inspector approach of @pm2/io, @datadog/pprof), in one
-// run, as ratios, on Node 20 and Node 26. See docs/benchmarks.md.
+// run, as ratios, on Node 24 and Node 26. See docs/benchmarks.md.
 //
-//   npm run bench                     full run (~50 min on 2 cores)
-//   npm run bench -- --quick          short run (< 5 min on 2 cores)
+//   npm run bench                     full run (up to ~1.5 h on 2 cores: HTTP rounds run until
+//                                     their A/A interval is under 2%, at most 25 min per Node)
+//   npm run bench -- --quick          short run (~10-15 min on 2 cores)
 //   node bench/run.js --help          every option
 //
 // Every measurement runs in a fresh child process; configurations alternate
@@ -13,20 +14,26 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { execFile, fork } = require('node:child_process')
+const { execFile, execFileSync, spawn } = require('node:child_process')
 const { parseArgs } = require('node:util')
 const { ensureNode, CACHE } = require('./nodes')
-const { summary } = require('./stats')
+const { summary, meanInterval } = require('./stats')
 const { runLoad } = require('../examples/load')
 
 const HELP = `usage: node bench/run.js [options]
-  --quick               short run: fewer rounds, shorter loads and profiles (< 5 min on 2 cores)
-  --nodes 20,26         Node majors to run on (others than the running one install from npm
-                        into bench/.cache/)
+  --quick               short run: fewer rounds, shorter loads and profiles (~10-15 min on 2 cores)
+  --nodes 24,26         Node majors to run on (others than the running one install from npm
+                        into bench/.cache/; e.g. --nodes 20,22,24,26)
   --sections LIST       any of http,cpu,heap,report (default: all)
-  --rounds N            rounds per measurement (full 3, quick 2)
+  --rounds N            rounds per measurement (full 3, quick 2); HTTP: the least, then more
+                        rounds until the A/A interval is under --http-target or the budget is spent
   --http-seconds S      measured load per HTTP run, whole seconds (full 8, quick 1)
-  --warmup S            unmeasured load before profiling starts, whole seconds (full 2, quick 1)
+  --http-target PCT     A/A interval (95% CI of the baseline ratio's mean) to stop at (2)
+  --http-budget MIN     time the HTTP section may take per Node before it stops adding
+                        rounds (full 25, quick 4)
+  --warmup S            unmeasured load before profiling starts: 1 s loads until two in a
+                        row agree within 3%, at most S of them (full 10, quick 4)
+  --no-pin              do not pin the server and the load generator to separate cores
   --connections N       autocannon connections (8)
   --seconds S           synthetic CPU profile length (full 60, quick 3)
   --heap-seconds S      synthetic heap profile length (full 10, quick 2)
@@ -41,11 +48,14 @@ const HELP = `usage: node bench/run.js [options]
 const { values: opt } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
-    nodes: { type: 'string', default: '20,26' },
+    nodes: { type: 'string', default: '24,26' },
     sections: { type: 'string', default: 'http,cpu,heap,report' },
     rounds: { type: 'string' },
     'http-seconds': { type: 'string' },
     warmup: { type: 'string' },
+    'http-target': { type: 'string', default: '2' },
+    'http-budget': { type: 'string' },
+    'no-pin': { type: 'boolean', default: false },
     connections: { type: 'string', default: '8' },
     seconds: { type: 'string' },
     'heap-seconds': { type: 'string' },
@@ -69,7 +79,9 @@ const O = {
   rounds: Number(opt.rounds ?? (Q ? 2 : 3)),
   // autocannon runs whole seconds
   httpSeconds: Math.max(1, Math.ceil(Number(opt['http-seconds'] ?? (Q ? 1 : 8)))),
-  warmup: Math.ceil(Number(opt.warmup ?? (Q ? 1 : 2))),
+  warmup: Math.ceil(Number(opt.warmup ?? (Q ? 4 : 10))),
+  httpTarget: Number(opt['http-target']) / 100,
+  httpBudgetMs: Number(opt['http-budget'] ?? (Q ? 4 : 25)) * 60000,
   connections: Number(opt.connections),
   seconds: Number(opt.seconds ?? (Q ? 3 : 60)),
   heapSeconds: Number(opt['heap-seconds'] ?? (Q ? 2 : 10)),
@@ -121,13 +133,39 @@ async function load (port, seconds) {
   return { rps: r.requests.total / (r.duration || seconds), p99: r.latency.p99, total: r.requests.total }
 }
 
-// One HTTP run: server (on `node`) under load from a separate autocannon
+// The server and the load generator (autocannon, in this process) on
+// separate cores, so neither takes the other's CPU time: with taskset, on a
+// machine of 2+ cores, unless --no-pin. PIN.server / PIN.load: cpu lists.
+const PIN = (() => {
+  if (opt['no-pin'] || os.cpus().length < 2) return null
+  try { execFileSync('taskset', ['-V'], { stdio: 'ignore' }) } catch { return null }
+  const last = os.cpus().length - 1
+  return { server: String(last), load: last > 1 ? `0-${last - 1}` : '0', all: `0-${last}` }
+})()
+
+function pinSelf (cpus) {
+  if (PIN) execFileSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' })
+}
+
+// Unmeasured 1 s loads until two in a row agree within 3% (JIT warm, caches
+// full), at most O.warmup of them. Returns how many ran.
+async function warmUp (port) {
+  let last = null
+  for (let i = 1; i <= O.warmup; i++) {
+    const { rps } = await load(port, 1)
+    if (last !== null && Math.abs(rps / last - 1) < 0.03) return i
+    last = rps
+  }
+  return O.warmup
+}
+
+// One HTTP run: server (on `node`, pinned apart) under load from this
 // process; profiling starts after the warm-up and stops after the measured load.
 async function httpRun (node, cfg) {
   const v = variant(cfg.approach)
-  const child = fork(path.join(__dirname, 'http-child.js'), [], {
-    execPath: node.bin, env: { ...process.env, ...v.env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc']
-  })
+  const script = path.join(__dirname, 'http-child.js')
+  const [cmd, args] = PIN ? ['taskset', ['-c', PIN.server, node.bin, script]] : [node.bin, [script]]
+  const child = spawn(cmd, args, { env: { ...process.env, ...v.env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
   let stderr = ''
   child.stderr.on('data', (d) => { stderr += d })
   const exited = new Promise((resolve) => child.on('exit', resolve))
@@ -148,7 +186,7 @@ async function httpRun (node, cfg) {
   })
   try {
     const { port } = await next('port')
-    if (O.warmup > 0) await load(port, O.warmup)
+    const warmups = O.warmup > 0 ? await warmUp(port) : 0
     child.send({ cmd: 'start', kind: cfg.kind, approach: v.approach, interval: cfg.interval })
     await next('started')
     child.send({ cmd: 'mark' })
@@ -163,7 +201,7 @@ async function httpRun (node, cfg) {
     // profiling adds to each request, and unlike requests/s it does not move
     // when the load generator or a neighbour gets less of the cores.
     const cpuUsPerReq = (m1.cpuUs - m0.cpuUs) / Math.max(1, m1.served - m0.served)
-    return { rps: l.rps, p99: l.p99, requests: l.total, cpuUsPerReq, samples: s.samples, intervalUs: s.intervalUs }
+    return { rps: l.rps, p99: l.p99, requests: l.total, cpuUsPerReq, warmups, samples: s.samples, intervalUs: s.intervalUs }
   } finally {
     if (child.exitCode === null) child.kill()
   }
@@ -208,6 +246,21 @@ async function probeUnavailable (node, kind, approach) {
 const HTTP_MEASURES = [['requests/s', 'rps', 'req/s'], ['p99 latency', 'p99', 'ms'],
   ['server CPU per request', 'cpuUsPerReq', 'µs']]
 
+// The 95% interval of the mean A/A ratio (each baseline against its
+// neighbouring baselines), for requests/s and CPU per request.
+function aaIntervals (results) {
+  const base = results.map((r, k) => ({ r, k })).filter(({ r }) => r.c.approach === 'none' && r.m)
+  const ratios = (key) => base.map(({ k }) => {
+    const ns = []
+    for (let j = k - 1; j >= 0; j--) if (results[j].c.approach === 'none' && results[j].m) { ns.push(results[j].m[key]); break }
+    for (let j = k + 1; j < results.length; j++) if (results[j].c.approach === 'none' && results[j].m) { ns.push(results[j].m[key]); break }
+    return ns.length ? results[k].m[key] / (ns.reduce((a, b) => a + b, 0) / ns.length) : NaN
+  })
+  return { rps: meanInterval(ratios('rps')), cpu: meanInterval(ratios('cpuUsPerReq')) }
+}
+
+const httpStops = {}
+
 async function sectionHttp (node) {
   const configs = []
   for (const c of httpConfigs()) {
@@ -219,17 +272,15 @@ async function sectionHttp (node) {
     }
   }
   // Baseline between every group of three: B a b c B d e f B g h i B, the
-  // group order reversed on odd rounds.
+  // group order reversed on odd rounds. At least O.rounds rounds; then more
+  // while the A/A interval of either judged measure is above O.httpTarget
+  // and the budget allows another round (at the pace of the ones so far).
   const groups = []
   for (let i = 0; i < configs.length; i += 3) groups.push(configs.slice(i, i + 3))
-  const seq = [{ approach: 'none', kind: 'cpu' }]
-  for (let r = 0; r < O.rounds; r++) {
-    const gs = r % 2 ? [...groups].reverse().map((g) => [...g].reverse()) : groups
-    for (const g of gs) seq.push(...g, { approach: 'none', kind: 'cpu' })
-  }
   const results = []
-  for (let i = 0; i < seq.length; i++) {
-    const c = seq[i]
+  const t00 = now()
+  pinSelf(PIN ? PIN.load : '')
+  const runOne = async (c) => {
     const label = c.approach === 'none' ? 'baseline' : `${c.kind} ${c.approach} ${c.setting}`
     const t0 = now()
     try {
@@ -237,13 +288,35 @@ async function sectionHttp (node) {
       if (c.approach !== 'none' && !(m.samples > 0)) throw new Error('no samples in the profile')
       results.push({ c, m })
       runs.push({ section: 'http', node: node.version, kind: c.kind, approach: c.approach, interval: c.interval, ...m })
-      log(`  [${node.version}] http ${i + 1}/${seq.length} ${label}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms (${((now() - t0) / 1000).toFixed(1)} s)`)
+      log(`  [${node.version}] http ${results.length} ${label}: ${m.rps.toFixed(0)} req/s, p99 ${m.p99} ms, ` +
+        `${m.cpuUsPerReq.toFixed(1)} µs CPU/req, warm-up ${m.warmups} s (${((now() - t0) / 1000).toFixed(1)} s)`)
     } catch (err) {
       failures++
       results.push({ c, err })
       log(`  [${node.version}] http ${label} FAILED: ${err.message}`)
     }
   }
+  let stopWhy = null
+  try {
+    await runOne({ approach: 'none', kind: 'cpu' })
+    for (let r = 0; ; r++) {
+      const gs = r % 2 ? [...groups].reverse().map((g) => [...g].reverse()) : groups
+      for (const g of gs) {
+        for (const c of g) await runOne(c)
+        await runOne({ approach: 'none', kind: 'cpu' })
+      }
+      if (r + 1 < O.rounds) continue
+      const iv = aaIntervals(results)
+      const spent = now() - t00
+      log(`  [${node.version}] http after ${r + 1} rounds: A/A interval ±${(iv.rps * 100).toFixed(1)}% req/s, ` +
+        `±${(iv.cpu * 100).toFixed(1)}% CPU/req (${(spent / 60000).toFixed(1)} min)`)
+      if (iv.rps <= O.httpTarget && iv.cpu <= O.httpTarget) { stopWhy = { rounds: r + 1, reached: true, ...iv }; break }
+      if (spent / (r + 1) * (r + 2) > O.httpBudgetMs) { stopWhy = { rounds: r + 1, reached: false, ...iv }; break }
+    }
+  } finally {
+    pinSelf(PIN ? PIN.all : '')
+  }
+  httpStops[node.version] = stopWhy
   // Ratios against the baseline runs next to each run.
   const isB = (k) => results[k].c.approach === 'none' && results[k].m
   const neighbours = (k) => {
@@ -406,7 +479,8 @@ function evaluateTargets () {
     // per request (lower is better), each against its own A/A noise.
     for (const [measure, higher] of [['requests/s', true], ['server CPU per request', false]]) {
       const aa = findRow((r) => on(r) && r.workload === 'http' && r.measure === measure)
-      const noise = aa ? Math.max(...aa.ratios.map((x) => Math.abs(1 - x))) : 0
+      // The A/A interval: the 95% interval of the mean baseline ratio.
+      const noise = aa ? meanInterval(aa.ratios) : 0
       // Above 5% A/A noise the machine was busy: no throughput verdict.
       const noisy = noise > 0.05
       const judge = (pass) => noisy ? 'NOISY' : pass ? 'PASS' : 'MISS'
@@ -436,7 +510,8 @@ function evaluateTargets () {
           add({
             node: version, row: mine, what: `overhead < 3% at the default interval (${by})`,
             verdict: judge(cost(m) < 0.03), short: '<3%',
-            detail: `overhead ${(cost(m) * 100).toFixed(1)}% (median of ${mine.ratios.length} runs; A/A noise ±${(noise * 100).toFixed(1)}%)`
+            detail: `overhead ${(cost(m) * 100).toFixed(1)}% (median of ${mine.ratios.length} runs; A/A noise ±${(noise * 100).toFixed(1)}%` +
+              `${httpStops[version] && !httpStops[version].reached ? `; the time budget was spent after ${httpStops[version].rounds} rounds before the A/A interval reached ±${(O.httpTarget * 100).toFixed(0)}%` : ''})`
           })
         }
       }
@@ -605,7 +680,9 @@ async function main () {
   const header = `cprof bench${Q ? ' --quick' : ''} — ${date.slice(0, 16).replace('T', ' ')} UTC, ${mins.toFixed(1)} min; ` +
     `${mach.cores} cores, ${mach.cpu}, ${mach.memGiB} GiB RAM, Linux ${mach.kernel}; load average at start ${mach.load.join(', ')}, ` +
     `at end ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}; cprof ${mach.revision}\n` +
-    `rounds ${O.rounds}; HTTP: ${O.connections} connections, ${O.warmup} s warm-up + ${O.httpSeconds} s measured per run; ` +
+    `rounds ${O.rounds}; HTTP: ${O.connections} connections, warm-up until stable (≤ ${O.warmup} s) + ${O.httpSeconds} s measured per run, ` +
+    `${PIN ? `server on cpu ${PIN.server}, load on cpu ${PIN.load}` : 'not pinned'}, rounds until the A/A interval ≤ ±${(O.httpTarget * 100).toFixed(0)}% ` +
+    `or ${(O.httpBudgetMs / 60000).toFixed(0)} min (${Object.entries(httpStops).map(([v, st]) => st ? `${v}: ${st.rounds} rounds, ${st.reached ? 'reached' : 'budget spent'}` : `${v}: -`).join('; ') || 'no HTTP'}); ` +
     `synthetic: ${O.functions} functions, CPU ${O.seconds} s at 1 ms, heap ${O.heapSeconds} s at 32 KiB; ` +
     `report: a .cpuprofile of ${O.reportNodes} nodes and ${O.reportSamples} samples, ${SECTIONS.has('report') && fs.existsSync(path.join(__dirname, '..', 'lib', 'cli', 'report.js')) ? '`cprof report FILE` vs `node bench/report-child.js js FILE`, whole processes' : 'cprof.analyze() vs the JS reference, in-process'}`
   const text = `${header}\n\n${table(mach)}\n\nTargets:\n${targetList(targets)}\n`
@@ -616,7 +693,7 @@ async function main () {
     date, quick: Q, minutes: +mins.toFixed(1), machine: mach, options: O, nodes,
     rows: rows.map((r) => ({ ...r, cfg: undefined, targets: r.targets && r.targets.map((t) => ({ what: t.what, verdict: t.verdict })) })),
     targets: targets.map((t) => ({ ...t, row: undefined })),
-    runs, failures, table: text
+    runs, failures, httpStops, table: text
   }, null, 1) + '\n')
   log(`wrote ${path.relative(process.cwd(), out)}`)
   if (opt.docs || opt.readme) updateDocs(text, out)

@@ -81,7 +81,7 @@ const cpu = createController({
     outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL,
     ownDir: run.o.ownDir
   }),
-  resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval })
+  resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval, transport: run.transport })
 }, hooks)
 
 const heap = createController({

@@ -8,8 +8,10 @@
 #include "errors.h"
 #include "job.h"
 #include "recorder.h"
+#include "v8cpu.h"
 
-/* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name */
+/* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name: "v8"
+ * (v8.startCpuProfile, see v8cpu.h), else the inspector's. */
 napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
   napi_value argv[3];
@@ -25,6 +27,8 @@ napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
                  "last seconds, or recorder.stop() before start()");
     return NULL;
   }
+  if (cprof__v8cpu_usable(env, interval))
+    return cprof__ctl_start_v8cpu(env, &addon->cpu, interval, timeout, argv[2]);
   snprintf(params, sizeof params, "{\"interval\":%.0f}", interval);
   const cprof_cmd_t cmds[] = {{"Profiler.enable", NULL},
                               {"Profiler.setSamplingInterval", params},
@@ -41,5 +45,6 @@ napi_value cprof__cpu_stop(napi_env env, napi_callback_info info) {
       cprof__job_export_args(env, argv[3], &in) != 0)
     return NULL;
   in.raw_reply = 1;
+  in.v8_text = addon->cpu.v8heap != NULL; /* v8.startCpuProfile's: repaired first */
   return cprof__ctl_stop(env, &addon->cpu, "CPU", "Profiler.stop", &in);
 }

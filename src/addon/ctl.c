@@ -8,6 +8,7 @@
 #include "errors.h"
 #include "job.h"
 #include "macros.h"
+#include "v8cpu.h"
 #include "v8heap.h"
 
 void cprof__ctl_reset(napi_env env, cprof_ctl_t *ctl) {
@@ -64,6 +65,12 @@ napi_value cprof__ctl_start_v8heap(napi_env env, cprof_ctl_t *ctl, double interv
   if (busy(env, ctl, "heap") ||
       cprof__v8heap_start(env, interval, depth, collected, force_gc, &ctl->v8heap) != 0)
     return NULL;
+  return armed(env, ctl, timeout_ms, on_timeout, "v8");
+}
+
+napi_value cprof__ctl_start_v8cpu(napi_env env, cprof_ctl_t *ctl, double interval_us,
+                                  double timeout_ms, napi_value on_timeout) {
+  if (busy(env, ctl, "CPU") || cprof__v8cpu_start(env, interval_us, &ctl->v8heap) != 0) return NULL;
   return armed(env, ctl, timeout_ms, on_timeout, "v8");
 }
 

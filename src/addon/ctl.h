@@ -16,7 +16,8 @@
  * once. */
 typedef struct {
   cprof_insp_t *insp;   /* open while a profile runs through the inspector */
-  napi_ref v8heap;      /* or the handle of v8.startHeapProfile (v8heap.h) */
+  napi_ref v8heap;      /* or the handle of v8.startHeapProfile (v8heap.h), or for CPU of
+                           v8.startCpuProfile (v8cpu.h): both stop() to JSON text */
   cprof_timer_t *timer; /* the timeout, if any */
 } cprof_ctl_t;
 
@@ -43,6 +44,10 @@ napi_value cprof__ctl_start(napi_env env, cprof_ctl_t *ctl, const char *what,
 napi_value cprof__ctl_start_v8heap(napi_env env, cprof_ctl_t *ctl, double interval, double depth,
                                    bool collected, bool force_gc, double timeout_ms,
                                    napi_value on_timeout);
+
+/* The same through v8.startCpuProfile (see v8cpu.h); transport "v8". */
+napi_value cprof__ctl_start_v8cpu(napi_env env, cprof_ctl_t *ctl, double interval_us,
+                                  double timeout_ms, napi_value on_timeout);
 
 /* Posts stop_method (or stops the v8.startHeapProfile handle), closes the session, queues the job
  * on the reply text. Takes ownership of in. ERR_CPROF_NOT_STARTED when ctl is idle. */

@@ -28,6 +28,7 @@ typedef struct {
   int want_nodes;                 /* also return every node's id, self and total */
   unsigned max_depth;             /* heap: frames kept per stack (0 = all) */
   int raw_reply;            /* json is a CPU inspector reply: write its profile text as the file */
+  int v8_text;              /* json is v8.startCpuProfile's text: repaired, then as raw_reply */
   int want_text;            /* result.text: the text report (or the diff table) */
   int need_samples;         /* a profile without samples is an error (the CLI) */
   cprof_export_opts_t opts; /* title, focus and main point at the owned copies below */

@@ -6,9 +6,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <string.h>
 #include <sys/stat.h>
 
@@ -18,6 +15,8 @@
 #include "job_result.h"
 #include "job_state.h"
 #include "macros.h"
+#include "trim.h"
+#include "v8cpu.h"
 
 static void job_free(job_t *job) {
   cprof__job_in_free(&job->in);
@@ -169,7 +168,12 @@ static int write_raw(job_t *job, uint32_t drop, int *done) {
   span_t s = {NULL, 0, drop};
   size_t off;
   *done = 0;
-  if (!cprof_reply_profile_span(job->in.json, job->in.len, &off, &s.len)) return CPROF_OK;
+  if (job->in.v8_text) { /* the profile itself, repaired or as V8 made it */
+    off = 0;
+    s.len = job->in.len;
+  } else if (!cprof_reply_profile_span(job->in.json, job->in.len, &off, &s.len)) {
+    return CPROF_OK;
+  }
   s.text = job->in.json + off;
   int rc = prepare_dir(job);
   if (rc == CPROF_OK)
@@ -223,9 +227,40 @@ static int load_own(job_t *job, int *raw, int *wrc, char *werr) {
   return rc;
 }
 
+/* v8.startCpuProfile's text with its raw names escaped (v8cpu.h). A text
+ * the repair refuses stays as V8 made it: it is written so, and its parse
+ * fails (v8_failed tells the message). */
+static void repair_v8(job_t *job) {
+  char *fixed;
+  size_t len;
+  if (cprof_cpu_text_repair(job->in.json, job->in.len, &fixed, &len, NULL) != CPROF_OK) {
+    job->v8_failed = 1;
+    return;
+  }
+  free(job->in.json);
+  job->in.json = fixed;
+  job->in.len = len;
+}
+
+/* A v8 text that does not parse: the inspector from now on, and the message
+ * says where V8's text is. */
+static int v8_fallback(job_t *job, int rc) {
+  char msg[sizeof job->errbuf];
+  cprof__v8cpu_disable();
+  snprintf(msg, sizeof msg,
+           "%.500s (v8.startCpuProfile's text%s; it is kept as written%s%s); later CPU profiles of "
+           "this process go through the inspector",
+           job->errbuf[0] ? job->errbuf : cprof_strerror(rc),
+           job->v8_failed ? " could not be repaired" : " still did not parse after its repair",
+           job->file ? " in " : "", job->file ? job->file : "");
+  memcpy(job->errbuf, msg, sizeof msg);
+  return rc;
+}
+
 static int run(job_t *job) {
   int raw = 0, wrc = CPROF_OK, rc;
   char werr[sizeof job->errbuf] = "";
+  if (job->in.v8_text && job->in.json) repair_v8(job);
   if (job->in.own_url && job->in.json) {
     rc = load_own(job, &raw, &wrc, werr);
   } else if (job->in.npaths) {
@@ -241,7 +276,7 @@ static int run(job_t *job) {
              ? job->in.produce(job->in.produce_ctx, &job->profile, job->errbuf, sizeof job->errbuf)
              : load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
   }
-  if (rc != CPROF_OK) return rc;
+  if (rc != CPROF_OK) return job->in.v8_text ? v8_fallback(job, rc) : rc;
   if (job->in.path_b) {
     char *json = NULL;
     size_t len = 0;
@@ -281,12 +316,6 @@ static void execute_cb(napi_env env, void *data) {
   (void)env;
   job_t *job = data;
   job->err = run(job);
-#ifdef __GLIBC__
-  /* glibc keeps what a thread frees in that thread's arena: without this,
-   * each libuv thread that ran a job holds its profile's text and model
-   * (MBs) as free-but-resident memory for the life of the app. */
-  malloc_trim(0);
-#endif
 }
 
 static void complete_cb(napi_env env, napi_status status, void *data) {
@@ -304,6 +333,9 @@ static void complete_cb(napi_env env, napi_status status, void *data) {
   }
   napi_delete_async_work(env, job->work);
   job_free(job);
+  /* Freed memory goes back to the OS after the promise is settled, not
+   * before: the trim walks every arena (trim.h). */
+  if (env) cprof__trim_soon(env);
 }
 
 napi_value cprof__job_queue(napi_env env, cprof_job_in_t *in) {

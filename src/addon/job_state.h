@@ -21,6 +21,7 @@ typedef struct {
   size_t ntop;
   cprof_profile_t *profile_b; /* diff: the "after" profile */
   int err;
+  int v8_failed; /* in.v8_text: the repair refused the text */
   char errbuf[1024];
   char *file; /* dir/name once written */
   long long size;

@@ -68,13 +68,13 @@ int cprof__v8heap_start(napi_env env, double interval, double depth, bool collec
   return 0;
 }
 
-/* handle.stop(): the profile as a JS string. */
+/* handle.stop(): the profile as a JS string (heap, and CPU: v8cpu.h). */
 static napi_value call_stop(napi_env env, napi_ref handle) {
   napi_value h, fn, out;
   NAPI_CALL(env, napi_get_reference_value(env, handle, &h));
   NAPI_CALL(env, napi_get_named_property(env, h, "stop", &fn));
   if (napi_call_function(env, h, fn, 0, NULL, &out) != napi_ok) {
-    fail(env, "stopping v8.startHeapProfile()'s profile");
+    fail(env, "stopping the profile of v8.startHeapProfile() or v8.startCpuProfile()");
     return NULL;
   }
   return out;
@@ -87,7 +87,7 @@ int cprof__v8heap_stop(napi_env env, napi_ref handle, char **json, size_t *len) 
   if (!s) return -1;
   NAPI_CALL_INT(env, napi_typeof(env, s, &type));
   if (type != napi_string) {
-    cprof__throw(env, "ERR_CPROF_INSPECTOR", "v8.startHeapProfile()'s stop() gave no profile");
+    cprof__throw(env, "ERR_CPROF_INSPECTOR", "the v8 profile handle's stop() gave no profile");
     return -1;
   }
   return cprof__js_string_copy(env, s, json, len);

@@ -7,6 +7,7 @@
  *         → every exporter (EXPORTERS below) → cprof_profile_limit_depth
  *         → flat and every exporter again
  *         → (CPU) dropping leading samples: the model and the text edit
+ *   bytes → cprof_cpu_text_repair (v8.startCpuProfile's raw names) → parse
  *
  * Oracles besides the sanitizers: what the parser accepts, each writer must
  * accept too (CPROF_OK); the .cpuprofile / .heapprofile writers' output must
@@ -226,6 +227,19 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
   }
   fuzz_recorder_note(json, size);
   fuzz_recorder_name(data, size);
+  /* The v8.startCpuProfile text's repair: stays inside the input, gives a
+   * NUL-terminated text no shorter than the input, which the parser may
+   * reject but must not crash on. */
+  char *fixed = NULL;
+  size_t flen = 0, nframes = 0;
+  int frc = cprof_cpu_text_repair(json, size, &fixed, &flen, &nframes);
+  FUZZ_CHECK(frc == CPROF_OK || (frc < 0 && fixed == NULL), "repair %d left a buffer", frc);
+  if (frc == CPROF_OK) {
+    FUZZ_CHECK(flen >= size && fixed[flen] == '\0', "repair gave %zu of %zu bytes", flen, size);
+    cprof_profile_t *q = NULL;
+    if (cprof_profile_parse(fixed, flen, &q, NULL, 0) == CPROF_OK) cprof_profile_free(q);
+    free(fixed);
+  }
   int rc = cprof_profile_parse(json, size, &p, err, sizeof err);
   free(json);
   if (rc != CPROF_OK) {
