@@ -41,7 +41,11 @@ const cpu = createController({
   profileOptions: (arg) => options.profileOptions(arg, options.cpuStartOptions),
   nativeStart: (o, onTimeout) => native.cpuStart(o.interval, o.timeout, onTimeout),
   nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT, {
-    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName
+    outs: run.outs,
+    interval: run.o.interval,
+    startTime: run.startTime,
+    title: run.fileName,
+    sourceMaps: run.o.sourceMaps
   }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval })
 }, hooks)
@@ -60,7 +64,8 @@ const heap = createController({
     startTime: run.startTime,
     duration: Math.round((run.stoppedAt - run.startedAt) * 1000),
     includeCollected: run.o.includeCollected,
-    title: run.fileName
+    title: run.fileName,
+    sourceMaps: run.o.sourceMaps
   }),
   resultFields: (run, r) => ({
     durationMs: run.stoppedAt - run.startedAt,

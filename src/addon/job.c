@@ -17,6 +17,7 @@
 #include "args.h"
 #include "errors.h"
 #include "macros.h"
+#include "sourcemaps.h"
 
 typedef struct {
   cprof_job_in_t in;
@@ -36,6 +37,8 @@ typedef struct {
   long long out_sizes[CPROF_FORMAT_COUNT];
   char *text; /* want_text: the report */
   size_t text_len;
+  cprof_sm_frames_t *sm, *sm_b; /* source_maps: V8's frames, swapped out */
+  cprof_sm_stats_t sm_stats;
 } job_t;
 
 static const char *const FORMAT_NAMES[CPROF_FORMAT_COUNT] = {"pprof", "folded", "svg", "txt"};
@@ -104,7 +107,8 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_string(env, obj, "title", &in->title) != 0 || opt_double(env, obj, "top", &top) != 0 ||
       opt_double(env, obj, "cut", &cut) != 0 || opt_string(env, obj, "focus", &in->focus) != 0 ||
       opt_bool(env, obj, "text", &in->want_text) != 0 ||
-      opt_bool(env, obj, "needSamples", &in->need_samples) != 0)
+      opt_bool(env, obj, "needSamples", &in->need_samples) != 0 ||
+      opt_bool(env, obj, "sourceMaps", &in->source_maps) != 0)
     return -1;
   in->opts.interval = interval > 0 ? (int64_t)interval : 0;
   in->opts.start_time_ms = start > 0 ? (int64_t)start : 0;
@@ -150,6 +154,8 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in) {
 
 static void job_free(job_t *job) {
   cprof__job_in_free(&job->in);
+  if (job->profile) cprof_sourcemap_release(job->profile, job->sm);
+  if (job->profile_b) cprof_sourcemap_release(job->profile_b, job->sm_b);
   cprof_profile_free(job->profile);
   cprof_profile_free(job->profile_b);
   cprof_flat_free(&job->flat);
@@ -293,11 +299,26 @@ static int write_output(job_t *job) {
   if (rc != CPROF_OK || !job->in.name) return rc;
   cprof_exporter_fn fn =
       job->profile->kind == CPROF_KIND_HEAP ? cprof_export_heapprofile : cprof_export_cpuprofile;
+  if (job->sm) cprof_sourcemap_swap(job->profile, job->sm); /* V8's own positions */
   rc = cprof_write_atomic(job->in.dir, job->in.name, fn, job->profile, &job->size, job->errbuf,
                           sizeof job->errbuf);
+  if (job->sm) cprof_sourcemap_swap(job->profile, job->sm);
   if (rc != CPROF_OK) return rc;
   if (!(job->file = join_path(job->in.dir, job->in.name))) return CPROF_ENOMEM;
   return CPROF_OK;
+}
+
+/* Every derived output (summary, pprof, folded, SVG, text) names the
+ * original sources; the .cpuprofile/.heapprofile keep V8's frames. */
+static int map_frames(job_t *job) {
+  cprof_sm_stats_t b;
+  int rc = cprof__map_frames(job->profile, &job->sm, &job->sm_stats);
+  if (rc == CPROF_OK && job->profile_b &&
+      (rc = cprof__map_frames(job->profile_b, &job->sm_b, &b)) == CPROF_OK)
+    cprof__add_sm_stats(&job->sm_stats, &b);
+  if (rc != CPROF_OK)
+    snprintf(job->errbuf, sizeof job->errbuf, "out of memory mapping frames through source maps");
+  return rc;
 }
 
 static int run(job_t *job) {
@@ -324,6 +345,7 @@ static int run(job_t *job) {
   if (job->in.max_depth &&
       (rc = cprof_profile_limit_depth(job->profile, job->in.max_depth)) != CPROF_OK)
     return rc;
+  if (job->in.source_maps && (rc = map_frames(job)) != CPROF_OK) return rc;
   if (job->in.focus && cprof_report_matches(job->profile, job->in.focus) == 0) {
     snprintf(job->errbuf, sizeof job->errbuf,
              "%s: no function named \"%s\" (or with it in its name)",
@@ -463,6 +485,27 @@ static int make_outputs(napi_env env, const job_t *job, napi_value r) {
   return 0;
 }
 
+/* sourceMaps: { frames, mapped, unmapped, scripts, scriptsWithMap, errors } */
+static int make_sm_stats(napi_env env, const job_t *job, napi_value r) {
+  const cprof_sm_stats_t *st = &job->sm_stats;
+  napi_value o, errs;
+  NAPI_CALL_INT(env, napi_create_object(env, &o));
+  if (set_num(env, o, "frames", st->frames) || set_num(env, o, "mapped", st->mapped) ||
+      set_num(env, o, "unmapped", st->unmapped) || set_num(env, o, "scripts", st->scripts) ||
+      set_num(env, o, "scriptsWithMap", st->scripts_with_map) ||
+      set_num(env, o, "mapErrors", st->map_errors))
+    return -1;
+  NAPI_CALL_INT(env, napi_create_array(env, &errs));
+  for (uint32_t i = 0; i < CPROF_SM_ERRORS && st->errors[i][0]; i++) {
+    napi_value s;
+    NAPI_CALL_INT(env, napi_create_string_utf8(env, st->errors[i], NAPI_AUTO_LENGTH, &s));
+    NAPI_CALL_INT(env, napi_set_element(env, errs, i, s));
+  }
+  NAPI_CALL_INT(env, napi_set_named_property(env, o, "errors", errs));
+  NAPI_CALL_INT(env, napi_set_named_property(env, r, "sourceMaps", o));
+  return 0;
+}
+
 static napi_value make_result(napi_env env, const job_t *job) {
   const cprof_profile_t *p = job->profile;
   napi_value r, summary, nodes, file;
@@ -486,6 +529,7 @@ static napi_value make_result(napi_env env, const job_t *job) {
     NAPI_CALL(env, napi_set_named_property(env, r, "file", file));
   }
   if (make_outputs(env, job, r) != 0) return NULL;
+  if (job->in.source_maps && make_sm_stats(env, job, r) != 0) return NULL;
   if (job->text) {
     napi_value text;
     NAPI_CALL(env, napi_create_string_utf8(env, job->text, job->text_len, &text));

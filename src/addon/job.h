@@ -24,6 +24,7 @@ typedef struct {
   int raw_reply;            /* json is a CPU inspector reply: write its profile text as the file */
   int want_text;            /* result.text: the text report (or the diff table) */
   int need_samples;         /* a profile without samples is an error (the CLI) */
+  int source_maps;          /* map frames through source maps for every derived output */
   cprof_export_opts_t opts; /* title and focus point at the owned copies below */
   char *title, *focus;
 } cprof_job_in_t;
@@ -31,7 +32,8 @@ typedef struct {
 /* Queues the job and returns its promise. Takes ownership of in's buffers,
  * also on failure (then it throws and returns NULL). The promise resolves
  * with { kind, samples, durationMs, summary, file?: { path, size },
- * outputs?: { pprof|folded|svg|txt: { path, size } }, text?, nodes? } and
+ * outputs?: { pprof|folded|svg|txt: { path, size } }, text?, nodes?,
+ * sourceMaps?: { frames, mapped, unmapped, scripts, scriptsWithMap, errors } } and
  * rejects with an ERR_CPROF_* error; an ERR_CPROF_IO error carries
  * err.result, the same object with only the files written before. */
 napi_value cprof__job_queue(napi_env env, cprof_job_in_t *in);
@@ -42,7 +44,7 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
 /* Reads an export options object (undefined: none) into in:
  *   { outs: { pprof?, folded?, svg?, txt?: file name }, interval, startTime,
  *     duration (µs), includeCollected, title, top (text rows), cut (%), focus,
- *     text (bool), needSamples (bool) }
+ *     text (bool), needSamples (bool), sourceMaps (bool) }
  * 0, or -1 with a throw (in is then freed). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 
