@@ -8,7 +8,7 @@ const { CPU_INTERVAL_RANGE_US, HEAP_INTERVAL_RANGE_BYTES, FORMAT_EXT } = require
 
 const MAX_DURATION_DEFAULT_MS = 10 * 60 * 1000
 const DEFAULT_SIGNAL = 'SIGUSR2'
-const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats']
+const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats', 'sourceMaps']
 const INIT_FORMATS = ['cpuprofile', 'heapprofile', ...Object.keys(FORMAT_EXT)]
 
 // Signals that can never be triggers, by number (aliases such as SIGIOT
@@ -93,7 +93,8 @@ function profilingOption (value) {
  *   signal: { name, number } | null, heapSignal: { name, number } | null,
  *   dir: string | undefined, timeout: ms (0: none), maxDuration: ms,
  *   interval: µs | undefined, heapInterval: bytes | undefined,
- *   formats: string[] (for both kinds; each kind skips the other's own format)
+ *   formats: string[] (for both kinds; each kind skips the other's own format),
+ *   sourceMaps: boolean | undefined (undefined: start()'s default)
  * }
  */
 function initConfig (config) {
@@ -128,8 +129,14 @@ function initConfig (config) {
     maxDuration: msOption(config.maxDuration, 'maxDuration', MAX_DURATION_DEFAULT_MS, { positive: true }),
     interval: intOption(config.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs'),
     heapInterval: intOption(config.heapInterval, 'heapInterval', HEAP_INTERVAL_RANGE_BYTES, 'bytes'),
-    formats: initFormats(config.formats)
+    formats: initFormats(config.formats),
+    sourceMaps: sourceMapsOption(config.sourceMaps)
   }
+}
+
+function sourceMapsOption (value) {
+  if (value === undefined || typeof value === 'boolean') return value
+  throw invalidArg(`sourceMaps must be a boolean, got ${describe(value)}`)
 }
 
 // One list for CPU and heap profiles: 'cpuprofile' and 'heapprofile' are
@@ -153,8 +160,16 @@ const ENV_VARS = [
   ['CPROF_MAX_DURATION', 'maxDuration', envNumber],
   ['CPROF_INTERVAL', 'interval', envNumber],
   ['CPROF_HEAP_INTERVAL', 'heapInterval', envNumber],
-  ['CPROF_FORMATS', 'formats', (s) => s.split(',').map((f) => f.trim()).filter(Boolean)]
+  ['CPROF_FORMATS', 'formats', (s) => s.split(',').map((f) => f.trim()).filter(Boolean)],
+  ['CPROF_SOURCE_MAPS', 'sourceMaps', envBool]
 ]
+
+function envBool (text) {
+  const s = text.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true
+  if (['0', 'false', 'no', 'off'].includes(s)) return false
+  throw new Error('must be 1 or 0 (true/false, on/off, yes/no)')
+}
 
 function envProfiling (text) {
   const s = text.trim().toLowerCase()

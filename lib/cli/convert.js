@@ -25,13 +25,17 @@ Converts a .cpuprofile or .heapprofile to:
   --include-collected pprof, heap: name the values alloc_objects/alloc_space (the
                       profile includes objects GC collected) instead of
                       inuse_objects/inuse_space
+  --source-maps       map frames through the scripts' source maps (TypeScript,
+                      bundles): original files, lines and names; the scripts and
+                      maps must be at the paths the profile names
 `
 
 const OPTIONS = {
   to: { type: 'string', multiple: true },
   output: { type: 'string', short: 'o' },
   interval: { type: 'string' },
-  'include-collected': { type: 'boolean' }
+  'include-collected': { type: 'boolean' },
+  'source-maps': { type: 'boolean' }
 }
 
 async function run (argv) {
@@ -60,7 +64,8 @@ async function run (argv) {
     interval: interval.value,
     includeCollected: a.values['include-collected'] === true,
     title: path.basename(file),
-    needSamples: true
+    needSamples: true,
+    sourceMaps: a.values['source-maps'] === true
   })
   for (const f of to) process.stdout.write(`${r.outputs[f].path}\n`)
   return 0

@@ -6,7 +6,7 @@ const path = require('node:path')
 const native = require('../native')
 const { parseCommand, usageError, intArg, input } = require('./profile-io')
 
-const USAGE = `usage: cprof diff <before> <after> [--top N] [-o diff.svg]
+const USAGE = `usage: cprof diff <before> <after> [--top N] [-o diff.svg] [--source-maps]
 
 Compares two .cpuprofile files or two .heapprofile files. Each function's self and
 total are compared as shares of their own profile's total (so profiles of different
@@ -16,11 +16,15 @@ with the values before and after (ms or bytes) and the change in percentage poin
   --top N             rows in the table (default 30)
   -o, --output FILE   also write a differential flame graph (SVG): the frames of
                       <after>, red where the self share grew, blue where it shrank
+  --source-maps       map frames through the scripts' source maps (TypeScript,
+                      bundles): original files, lines and names; the scripts and
+                      maps must be at the paths the profile names
 `
 
 const OPTIONS = {
   top: { type: 'string' },
-  output: { type: 'string', short: 'o' }
+  output: { type: 'string', short: 'o' },
+  'source-maps': { type: 'boolean' }
 }
 
 async function run (argv) {
@@ -35,7 +39,8 @@ async function run (argv) {
     top: top.value,
     title: `${before} \u2192 ${after}`,
     outs: out ? { svg: path.basename(out) } : undefined,
-    needSamples: true
+    needSamples: true,
+    sourceMaps: a.values['source-maps'] === true
   })
   process.stdout.write(r.text)
   if (out) process.stdout.write(`\ndifferential flame graph: ${r.outputs.svg.path}\n`)

@@ -5,7 +5,7 @@ const path = require('node:path')
 const native = require('../native')
 const { parseCommand, input, outputPath } = require('./profile-io')
 
-const USAGE = `usage: cprof flame <file> [-o out.svg] [--title TEXT]
+const USAGE = `usage: cprof flame <file> [-o out.svg] [--title TEXT] [--source-maps]
 
 Writes an SVG flame graph of a .cpuprofile or .heapprofile: one self-contained file
 (no network) to open in a browser. Hover a frame for its numbers, click to zoom,
@@ -13,11 +13,15 @@ type in the search box to highlight matches, Escape to reset.
 
   -o, --output FILE   where to write (default: next to <file>, extension .svg)
   --title TEXT        the graph's title (default: the file name)
+  --source-maps       map frames through the scripts' source maps (TypeScript,
+                      bundles): original files, lines and names; the scripts and
+                      maps must be at the paths the profile names
 `
 
 const OPTIONS = {
   output: { type: 'string', short: 'o' },
-  title: { type: 'string' }
+  title: { type: 'string' },
+  'source-maps': { type: 'boolean' }
 }
 
 async function run (argv) {
@@ -28,7 +32,8 @@ async function run (argv) {
   const r = await native.convert(input(file), path.dirname(out), 0, {
     outs: { svg: path.basename(out) },
     title: a.values.title ?? path.basename(file),
-    needSamples: true
+    needSamples: true,
+    sourceMaps: a.values['source-maps'] === true
   })
   process.stdout.write(`${r.outputs.svg.path}\n`)
   return 0

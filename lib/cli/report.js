@@ -6,7 +6,7 @@ const native = require('../native')
 const { TOP_DEFAULT } = require('../options')
 const { parseCommand, usageError, intArg, percentArg, input } = require('./profile-io')
 
-const USAGE = `usage: cprof report <file> [--top N] [--cut PCT] [--bottom-up NAME] [--json]
+const USAGE = `usage: cprof report <file> [--top N] [--cut PCT] [--bottom-up NAME] [--json] [--source-maps]
 
 Reports on a .cpuprofile or .heapprofile (cprof's, Chrome DevTools', node --cpu-prof's,
 node --heap-prof's): the top functions by self and by total, the top-down call tree,
@@ -19,13 +19,17 @@ in bytes (B, KiB, MiB); percentages are of the profile's total.
                       part of "name (file:line)")
   --json              print the summary object (kind, samples, durationMs, summary)
                       as JSON instead of the text
+  --source-maps       map frames through the scripts' source maps (TypeScript,
+                      bundles): original files, lines and names; the scripts and
+                      maps must be at the paths the profile names
 `
 
 const OPTIONS = {
   top: { type: 'string' },
   cut: { type: 'string' },
   'bottom-up': { type: 'string' },
-  json: { type: 'boolean' }
+  json: { type: 'boolean' },
+  'source-maps': { type: 'boolean' }
 }
 
 async function run (argv) {
@@ -43,11 +47,12 @@ async function run (argv) {
     cut: cut.value,
     focus: a.values.json ? undefined : focus,
     title: file,
-    needSamples: true
+    needSamples: true,
+    sourceMaps: a.values['source-maps'] === true
   })
   if (a.values.json) {
-    const { kind, samples, durationMs, summary } = r
-    process.stdout.write(JSON.stringify({ file, kind, samples, durationMs, summary }, null, 2) + '\n')
+    const { kind, samples, durationMs, summary, sourceMaps } = r
+    process.stdout.write(JSON.stringify({ file, kind, samples, durationMs, summary, sourceMaps }, null, 2) + '\n')
   } else {
     process.stdout.write(r.text)
   }

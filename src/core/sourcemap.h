@@ -116,7 +116,7 @@ typedef struct {
   uint32_t frames;   /* frames naming a script file (the only ones a map can cover) */
   uint32_t mapped;   /* of those, mapped to an original position */
   uint32_t unmapped; /* frames - mapped */
-  uint32_t scripts;  /* distinct script files among those frames */
+  uint32_t scripts;  /* distinct script urls among those frames */
   uint32_t scripts_with_map;
   uint32_t map_errors;               /* scripts whose map was found but unusable */
   char errors[CPROF_SM_ERRORS][320]; /* the first few of those, "" after */
