@@ -1,6 +1,7 @@
 /* Source map decoding (ECMA-426): the JSON through cJSON, "mappings" as
  * base64 VLQ into one segment array indexed by generated line, index maps
  * ("sections") flattened into the same array, and the lookup. */
+#define _GNU_SOURCE /* strdup, strndup, O_CLOEXEC, st_mtim */
 #include "sourcemap.h"
 
 #include <cjson/cJSON.h>
@@ -286,6 +287,7 @@ static int sort_line(seg_t *a, size_t n) {
 }
 
 static int end_line(cprof_sourcemap_t *m, size_t line_first_seg) {
+  if (m->nsegs - line_first_seg < 2) return CPROF_OK; /* also: segs may still be NULL */
   return sort_line(m->segs + line_first_seg, m->nsegs - line_first_seg);
 }
 

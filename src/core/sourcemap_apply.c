@@ -1,5 +1,6 @@
 /* Mapping a profile's call frames through their scripts' source maps, with
  * a process-wide cache of decoded maps bounded in bytes. */
+#define _GNU_SOURCE /* strdup, strndup, O_CLOEXEC, st_mtim */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
