@@ -1,7 +1,9 @@
 /* Source map decoding (ECMA-426): the JSON through cJSON, "mappings" as
  * base64 VLQ into one segment array indexed by generated line, index maps
  * ("sections") flattened into the same array, and the lookup. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strdup, strndup, O_CLOEXEC, st_mtim */
+#endif
 #include "sourcemap.h"
 
 #include <cjson/cJSON.h>

@@ -1,6 +1,8 @@
 /* Mapping a profile's call frames through their scripts' source maps, with
  * a process-wide cache of decoded maps bounded in bytes. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strdup, strndup, O_CLOEXEC, st_mtim */
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

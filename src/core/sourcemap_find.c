@@ -2,7 +2,9 @@
  * generated code to source maps"): the sourceMappingURL line comment at the
  * end of the script, an inline data: URL or a file next to it, else
  * <script>.map. Every read is bounded and only regular files are read. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strdup, strndup, O_CLOEXEC, st_mtim */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
