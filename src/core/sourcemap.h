@@ -95,6 +95,16 @@ int cprof_sourcemap_origin_fresh(const char *path, const cprof_sm_origin_t *orig
  * internals, "", http:). The result is malloc'd. */
 char *cprof__sm_url_to_path(const char *url);
 
+/* The parts of cprof_sourcemap_find that read no file, for the tests and
+ * the fuzzer. The sourceMappingURL of script text s[0..len): 1 with *url
+ * pointing into s, else 0. */
+int cprof__sm_extract_url(const char *s, size_t len, const char **url, size_t *n);
+
+/* Decodes a data:application/json;base64 URL of n bytes into *json
+ * (malloc'd, NUL-terminated). CPROF_OK, CPROF_ESCHEMA (another data: URL),
+ * CPROF_EPARSE (bad base64), CPROF_EIO (over max bytes), CPROF_ENOMEM. */
+int cprof__sm_data_url(const char *url, size_t n, size_t max, char **json, size_t *len);
+
 /* ---- mapping a profile's frames (sourcemap_apply.c) ---- */
 
 /* A process-wide cache of decoded maps, keyed by script path, bounded in

@@ -100,7 +100,7 @@ static int is_space(char c) {
  * among the comment lines that end the script: lines are read backwards,
  * blank lines and other line comments skipped, and the search stops at the
  * first line of code, so a string in the code cannot pass for the link. */
-static int extract_url(const char *s, size_t len, const char **url, size_t *n) {
+int cprof__sm_extract_url(const char *s, size_t len, const char **url, size_t *n) {
   size_t end = len;
   while (end > 0) {
     size_t start = end;
@@ -182,7 +182,7 @@ static char *dir_of(const char *path) {
 }
 
 /* data:application/json[;charset=...];base64,<payload> */
-static int inline_map(const char *url, size_t n, size_t max, char **json, size_t *len) {
+int cprof__sm_data_url(const char *url, size_t n, size_t max, char **json, size_t *len) {
   const char *comma = memchr(url, ',', n);
   if (!comma) return CPROF_EPARSE;
   size_t head = (size_t)(comma - url);
@@ -263,7 +263,7 @@ static int linked_map(find_t *f, const char *url, size_t n, cprof_sourcemap_t **
   size_t len;
   int rc;
   if (n >= 5 && memcmp(url, "data:", 5) == 0) {
-    rc = inline_map(url, n, f->lim->max_map_bytes, &json, &len);
+    rc = cprof__sm_data_url(url, n, f->lim->max_map_bytes, &json, &len);
     if (rc != CPROF_OK)
       return cprof__errf(f->errbuf, f->errlen, rc, "%s: inline source map: %s", f->script,
                          rc == CPROF_EIO       ? "over the size limit"
@@ -323,7 +323,7 @@ int cprof_sourcemap_find(const char *path, const cprof_sm_limits_t *lim, cprof_s
   origin->script_size = st.st_size;
   origin->script_mtime_ns = mtime_ns(&st);
   origin->script_ino = (long long)st.st_ino;
-  if (extract_url(src, len, &url, &n)) {
+  if (cprof__sm_extract_url(src, len, &url, &n)) {
     rc = linked_map(&f, url, n, out);
   } else {
     size_t pn = strlen(path);
