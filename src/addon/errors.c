@@ -16,6 +16,8 @@ const char *cprof__js_code(int core_err) {
     return "ERR_CPROF_BAD_PROFILE";
   case CPROF_EINVAL:
     return "ERR_CPROF_INVALID_ARG";
+  case CPROF_EEXIST:
+    return "ERR_CPROF_EXISTS";
   case CPROF_ENOMEM:
     return "ERR_CPROF_NOMEM";
   default:

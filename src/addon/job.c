@@ -57,6 +57,8 @@ void cprof__job_in_free(cprof_job_in_t *in) {
     free(in->outs[i]);
   free(in->title);
   free(in->focus);
+  free(in->main);
+  free(in->own_url);
   memset(in, 0, sizeof *in);
 }
 
@@ -108,6 +110,9 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_double(env, obj, "cut", &cut) != 0 || opt_string(env, obj, "focus", &in->focus) != 0 ||
       opt_bool(env, obj, "text", &in->want_text) != 0 ||
       opt_bool(env, obj, "needSamples", &in->need_samples) != 0 ||
+      opt_bool(env, obj, "keepExisting", &in->opts.keep_existing) != 0 ||
+      opt_string(env, obj, "main", &in->main) != 0 ||
+      opt_string(env, obj, "ownUrl", &in->own_url) != 0 ||
       opt_bool(env, obj, "sourceMaps", &in->source_maps) != 0)
     return -1;
   in->opts.interval = interval > 0 ? (int64_t)interval : 0;
@@ -117,6 +122,7 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
   in->opts.cut_percent = cut > 0 ? cut : 0;
   in->opts.title = in->title;
   in->opts.focus = in->focus;
+  in->opts.main = in->main;
   return 0;
 }
 
@@ -268,19 +274,20 @@ static int render_text(job_t *job) {
 typedef struct {
   const char *text;
   size_t len;
+  uint32_t drop; /* leading samples to leave out (cprof's own start) */
 } span_t;
 
 static int write_span(void *ctx, FILE *f) {
   const span_t *s = ctx;
-  return fwrite(s->text, 1, s->len, f) == s->len ? CPROF_OK : CPROF_EIO;
+  return cprof_write_text_drop_leading(s->text, s->len, s->drop, f);
 }
 
 /* The CPU reply's profile text, written as V8 made it (positionTicks and
- * all) before the parse: the file is on disk as soon as it can be. 0 with
- * *done = 0 when the reply is not of that shape: write_output then exports
- * the parsed model. */
-static int write_raw(job_t *job, int *done) {
-  span_t s;
+ * all) but for the drop leading samples: the file is on disk as soon as it
+ * can be. 0 with *done = 0 when the reply is not of that shape: write_output
+ * then exports the parsed model. */
+static int write_raw(job_t *job, uint32_t drop, int *done) {
+  span_t s = {NULL, 0, drop};
   size_t off;
   *done = 0;
   if (!cprof_reply_profile_span(job->in.json, job->in.len, &off, &s.len)) return CPROF_OK;
@@ -321,14 +328,42 @@ static int map_frames(job_t *job) {
   return rc;
 }
 
+/* The CPU reply with cprof's own start call dropped: which leading samples
+ * are its own is in the tree, so the parse comes first, then V8's text is
+ * written without them, then the text goes. A failed write leaves its
+ * message in werr and its code in *wrc, as in run. */
+static int load_own(job_t *job, int *raw, int *wrc, char *werr) {
+  int rc = cprof_profile_parse(job->in.json, job->in.len, &job->profile, job->errbuf,
+                               sizeof job->errbuf);
+  uint32_t k = rc == CPROF_OK ? cprof_profile_leading_own(job->profile, job->in.own_url) : 0;
+  if (k > 0) rc = cprof_profile_drop_leading(job->profile, k);
+  if (job->in.raw_reply && job->in.dir && job->in.name) {
+    /* Even when the parse failed, V8's text goes to disk, as without the
+     * drop: the parse's message stays the job's. */
+    char perr[sizeof job->errbuf];
+    memcpy(perr, job->errbuf, sizeof perr);
+    if ((*wrc = write_raw(job, rc == CPROF_OK ? k : 0, raw)) != CPROF_OK)
+      memcpy(werr, job->errbuf, sizeof job->errbuf);
+    if (rc != CPROF_OK) memcpy(job->errbuf, perr, sizeof perr);
+  }
+  free(job->in.json); /* never hold the profile twice */
+  job->in.json = NULL;
+  return rc;
+}
+
 static int run(job_t *job) {
-  int raw = 0, wrc = CPROF_OK;
+  int raw = 0, wrc = CPROF_OK, rc;
   char werr[sizeof job->errbuf] = "";
-  if (job->in.raw_reply && job->in.json && job->in.dir && job->in.name) wrc = write_raw(job, &raw);
-  /* After a failed write the parse still runs: err.result keeps the summary.
-   * The parse clears errbuf: keep the write's message (it names the errno). */
-  if (wrc != CPROF_OK) memcpy(werr, job->errbuf, sizeof werr);
-  int rc = load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
+  if (job->in.own_url && job->in.json) {
+    rc = load_own(job, &raw, &wrc, werr);
+  } else {
+    if (job->in.raw_reply && job->in.json && job->in.dir && job->in.name)
+      wrc = write_raw(job, 0, &raw);
+    /* After a failed write the parse still runs: err.result keeps the summary.
+     * The parse clears errbuf: keep the write's message (it names the errno). */
+    if (wrc != CPROF_OK) memcpy(werr, job->errbuf, sizeof werr);
+    rc = load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
+  }
   if (rc != CPROF_OK) return rc;
   if (job->in.path_b) {
     char *json = NULL;

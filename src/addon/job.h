@@ -25,8 +25,10 @@ typedef struct {
   int want_text;            /* result.text: the text report (or the diff table) */
   int need_samples;         /* a profile without samples is an error (the CLI) */
   int source_maps;          /* map frames through source maps for every derived output */
-  cprof_export_opts_t opts; /* title and focus point at the owned copies below */
-  char *title, *focus;
+  cprof_export_opts_t opts; /* title, focus and main point at the owned copies below */
+  char *title, *focus, *main;
+  char *own_url; /* CPU: the url prefix of cprof's own code; leading samples in
+                    it are its start call, dropped (own_start.c); NULL: none */
 } cprof_job_in_t;
 
 /* Queues the job and returns its promise. Takes ownership of in's buffers,
@@ -44,7 +46,10 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
 /* Reads an export options object (undefined: none) into in:
  *   { outs: { pprof?, folded?, svg?, txt?: file name }, interval, startTime,
  *     duration (µs), includeCollected, title, top (text rows), cut (%), focus,
- *     text (bool), needSamples (bool), sourceMaps (bool) }
+ *     text (bool), needSamples (bool), keepExisting (bool: never replace a
+ *     file, ERR_CPROF_EXISTS instead), main (pprof: the main script),
+ *     ownUrl (CPU: drop the leading samples in code under this url),
+ *     sourceMaps (bool: map frames for every derived output) }
  * 0, or -1 with a throw (in is then freed). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 

@@ -11,6 +11,7 @@
 #define CPROF_EIO (-4)     /* file system error; errno-based message in errbuf */
 #define CPROF_EPROTO (-5)  /* the inspector replied with an error object */
 #define CPROF_EINVAL (-6)  /* bad argument from the caller */
+#define CPROF_EEXIST (-7)  /* a write that may not replace a file found one there */
 
 /* A short constant description of a code, e.g. "not a V8 profile". */
 const char *cprof_strerror(int err);

@@ -80,6 +80,10 @@ void cprof__profile_set_dropped(cprof_profile_t *p, uint32_t dropped);
  * order; heap selfs must already be set. */
 void cprof__profile_finish(cprof_profile_t *p);
 
+/* The value part of finish: self (CPU, from the sample weights) and total
+ * summed again, after samples changed. */
+void cprof__profile_fill_values(cprof_profile_t *p);
+
 /* CPROF_EINVAL unless the model is what profile.h promises: nodes[0] the
  * root, parents before children, every other node on exactly one sibling
  * chain, frames and sampled nodes in range. Walkers call it first on models

@@ -87,4 +87,16 @@ int cprof_reply_profile_span(const char *json, size_t len, size_t *off, size_t *
  * fits. CPROF_OK or CPROF_ENOMEM. */
 int cprof_profile_limit_depth(cprof_profile_t *p, uint32_t max_depth);
 
+/* The profiler's own start call in a CPU profile (own_start.c): how many
+ * of the first samples have a frame whose url starts with url_prefix in
+ * their stack (the profiler's own code). 0 for heap profiles, an empty
+ * prefix, or when that is every sample (then there is nothing else). */
+uint32_t cprof_profile_leading_own(const cprof_profile_t *p, const char *url_prefix);
+
+/* Drops the first k samples of a CPU profile (k < nsamples): their time
+ * deltas fold into the first kept sample's, so kept samples keep their
+ * timestamps, and startTime and endTime stay; hitCounts drop with them;
+ * self and total are summed again. CPROF_OK, or CPROF_EINVAL. */
+int cprof_profile_drop_leading(cprof_profile_t *p, uint32_t k);
+
 #endif

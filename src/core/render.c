@@ -504,5 +504,6 @@ int cprof_write_format(const char *dir, const char *name, cprof_format_t fmt,
   format_ctx_t c = {fmt, p, o};
   if ((unsigned)fmt >= CPROF_FORMAT_COUNT)
     return cprof__errf(errbuf, errlen, CPROF_EINVAL, "unknown output format %d", (int)fmt);
-  return cprof_write_atomic_fn(dir, name, write_format, &c, size_out, errbuf, errlen);
+  return (o && o->keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
+      dir, name, write_format, &c, size_out, errbuf, errlen);
 }

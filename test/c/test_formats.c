@@ -120,6 +120,9 @@ typedef struct {
   uint64_t function_line[MAX_ID];
   uint64_t location_fn[MAX_ID]; /* by location id */
   uint64_t first_sample_leaf;
+  uint32_t nmappings;
+  uint64_t mapping_id, mapping_file, mapping_flags; /* flags: has_functions..has_line_numbers */
+  uint32_t locations_in_mapping;                    /* locations with mapping_id == mapping_id */
 } pprof_t;
 
 static void read_value_type(rd_t m, uint64_t out[2]) {
@@ -157,13 +160,16 @@ static void read_location(pprof_t *pp, rd_t m) {
   uint32_t field, f2;
   uint64_t v, id = 0, fn = 0, v2;
   rd_t b, b2;
+  uint64_t mapping = 0;
   while (rd_field(&m, &field, &v, &b)) {
     if (field == 1) id = v;
+    if (field == 2) mapping = v;
     if (field == 4)
       while (rd_field(&b, &f2, &v2, &b2))
         if (f2 == 1) fn = v2;
   }
   assert_true(id > 0 && id < MAX_ID && fn > 0);
+  if (mapping != 0 && mapping == pp->mapping_id) pp->locations_in_mapping++;
   pp->location_fn[id] = fn;
   pp->nlocations++;
 }
@@ -183,6 +189,19 @@ static void read_function(pprof_t *pp, rd_t m) {
   pp->nfunctions++;
 }
 
+static void read_mapping(pprof_t *pp, rd_t m) {
+  uint32_t field;
+  uint64_t v;
+  rd_t b;
+  while (rd_field(&m, &field, &v, &b)) {
+    if (field == 1) pp->mapping_id = v;
+    if (field == 5) pp->mapping_file = v;
+    if (field >= 7 && field <= 9 && v) pp->mapping_flags |= 1u << (field - 7);
+    if (field == 2 || field == 3 || field == 4 || field == 10) assert_int_equal(v, 0);
+  }
+  pp->nmappings++;
+}
+
 static void read_pprof(pprof_t *pp, const char *gz, size_t len) {
   size_t n;
   unsigned char *raw = gunzip(gz, len, &n);
@@ -198,6 +217,10 @@ static void read_pprof(pprof_t *pp, const char *gz, size_t len) {
       break;
     case 2:
       read_sample(pp, b);
+      break;
+    case 3: /* profile.proto puts mappings before locations; so do we */
+      assert_int_equal(pp->nlocations, 0);
+      read_mapping(pp, b);
       break;
     case 4:
       read_location(pp, b);
@@ -259,6 +282,12 @@ static void pprof_cpu(void **state) {
   assert_int_equal(pp.period, 100 * 1000);
   assert_int_equal(pp.duration_nanos, 1000 * 1000);
   assert_int_equal(pp.time_nanos, UINT64_C(1700000000123) * 1000000);
+  /* One Mapping, no main script given: "", resolved, holding every location. */
+  assert_int_equal(pp.nmappings, 1);
+  assert_int_equal(pp.mapping_id, 1);
+  assert_string_equal(str(&pp, pp.mapping_file), "");
+  assert_int_equal(pp.mapping_flags, 7);
+  assert_int_equal(pp.locations_in_mapping, pp.nlocations);
   /* one sample per stack with samples: work×2 stacks, main, idle, GC */
   assert_int_equal(pp.nsamples, 5);
   assert_int_equal(pp.sums[0], 7);           /* every V8 sample once */
@@ -287,15 +316,17 @@ static void pprof_heap(void **state) {
   (void)state;
   cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.heapprofile");
   for (int collected = 0; collected < 2; collected++) {
-    cprof_export_opts_t o = {
-        .interval = 32768, .include_collected = collected, .duration_us = 2500000};
+    cprof_export_opts_t o = {.interval = 32768,
+                             .include_collected = collected,
+                             .duration_us = 2500000,
+                             .main = "/srv/app/server.js"};
     size_t len;
     char *gz = export_text(CPROF_FORMAT_PPROF, p, &o, &len);
     pprof_t pp;
     read_pprof(&pp, gz, len);
     assert_int_equal(pp.nsample_types, 2);
-    assert_string_equal(str(&pp, pp.sample_type[0][0]),
-                        collected ? "alloc_objects" : "inuse_objects");
+    /* V8 samples, named so: not Go's estimated object counts. */
+    assert_string_equal(str(&pp, pp.sample_type[0][0]), "samples");
     assert_string_equal(str(&pp, pp.sample_type[0][1]), "count");
     assert_string_equal(str(&pp, pp.sample_type[1][0]), collected ? "alloc_space" : "inuse_space");
     assert_string_equal(str(&pp, pp.sample_type[1][1]), "bytes");
@@ -306,6 +337,11 @@ static void pprof_heap(void **state) {
     assert_int_equal(pp.time_nanos, 0); /* unknown: left out */
     assert_int_equal(pp.sums[0], p->nsamples);
     assert_int_equal(pp.sums[1], (uint64_t)cprof_profile_total(p));
+    assert_int_equal(pp.nmappings, 1);
+    assert_string_equal(str(&pp, pp.mapping_file), "/srv/app/server.js");
+    assert_int_equal(pp.mapping_flags, 7);
+    assert_true(pp.nlocations > 0);
+    assert_int_equal(pp.locations_in_mapping, pp.nlocations);
     free_pprof(&pp);
     free(gz);
   }
