@@ -411,7 +411,7 @@ test('cprof report|flame|convert|diff --source-maps on a profile of the bundle',
   const svg = path.join(makeTmpDir(), 'f.svg')
   cli('flame', file, '-o', svg, '--source-maps')
   assert.match(readSvg(svg).text, /computeChecksumOfBuffer/)
-  const out = cli('convert', file, '--to', 'pprof', '--to', 'folded', '--source-maps').stdout.trim().split('\n')
+  const out = cli('convert', file, '--to', 'pprof', '--to', 'folded', '--source-maps', '--force').stdout.trim().split('\n')
   const pprof = decodePprof(out.find((p) => p.endsWith('.pb.gz')))
   assert.ok(pprof.functions.some((f) => f.name === 'computeChecksumOfBuffer' && f.filename.endsWith('src/lib/compute.js') && f.startLine === COMPUTE_LINE))
   assert.match(fs.readFileSync(out.find((p) => p.endsWith('.folded')), 'utf8'), /computeChecksumOfBuffer/)
