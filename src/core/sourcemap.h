@@ -128,7 +128,7 @@ typedef struct {
   uint32_t unmapped; /* frames - mapped */
   uint32_t scripts;  /* distinct script urls among those frames */
   uint32_t scripts_with_map;
-  uint32_t map_errors;               /* scripts whose map was found but unusable */
+  uint32_t map_errors;               /* scripts whose map, or which, could not be read or used */
   char errors[CPROF_SM_ERRORS][320]; /* the first few of those, "" after */
 } cprof_sm_stats_t;
 
