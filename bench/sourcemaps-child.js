@@ -13,7 +13,9 @@
 //
 // Per stop: syncMs (inside the stop call), syncCpuMs, eldMaxMs
 // (monitorEventLoopDelay max over the stop window), probeMaxMs (longest gap
-// of a 1 ms interval), toFileMs (stop() → every file written), and the
+// of a 1 ms interval), toFileMs (stop() → every file written), mainCpuMs
+// (the main thread's CPU time from the stop call until 50 ms after the files
+// are written, where process.threadCpuUsage exists: Node >= 23.9), and the
 // result's sourceMaps counts, checked before any figure is kept.
 const fs = require('node:fs')
 const os = require('node:os')
@@ -73,6 +75,9 @@ async function stopOnce (work, o, dir, name) {
   eld.enable()
   const pr = probe()
   await sleep(30)
+  // The main thread's own CPU time over the whole stop (Node >= 23.9): unlike
+  // the wall-clock pauses it does not grow when other processes share the cores.
+  const main0 = process.threadCpuUsage ? process.threadCpuUsage() : null
   const cpu0 = process.cpuUsage()
   const t0 = now()
   const p = cprof.stop()
@@ -82,6 +87,7 @@ async function stopOnce (work, o, dir, name) {
   const toFileMs = now() - t0
   await sleep(50)
   const probeMaxMs = pr.stop()
+  const mainCpu = main0 && process.threadCpuUsage(main0)
   eld.disable()
   for (const f of Object.values(r.files)) if (!(fs.statSync(f).size > 0)) throw new Error(`${f} is empty`)
   if (!(r.samples > 0)) throw new Error('no samples')
@@ -95,6 +101,7 @@ async function stopOnce (work, o, dir, name) {
     eldMaxMs: eld.max / 1e6,
     probeMaxMs,
     toFileMs,
+    mainCpuMs: mainCpu ? (mainCpu.user + mainCpu.system) / 1000 : null,
     samples: r.samples,
     mapped: r.sourceMaps ? r.sourceMaps.mapped : 0,
     unmapped: r.sourceMaps ? r.sourceMaps.unmapped : 0,

@@ -3,7 +3,7 @@
 // with sourceMaps on and off, and the main-thread pause of each. See
 // docs/benchmarks.md ("Source maps").
 //
-//   node bench/sourcemaps.js [--rounds N] [--seconds S] [--out FILE]
+//   node bench/sourcemaps.js [--rounds N] [--seconds S] [--node 26] [--out FILE]
 //   npm run bench -- --sections sourcemaps      the same inside the suite
 //
 // The bundle: markdown-it, fast-xml-parser, pm2's API, autocannon and
@@ -67,7 +67,8 @@ const MEASURES = [
   ['pause at stop (probe)', 'probeMaxMs', 'ms'],
   ['stop call (sync)', 'syncMs', 'ms'],
   ['stop call CPU time', 'syncCpuMs', 'ms'],
-  ['stop → files on disk', 'toFileMs', 'ms']
+  ['stop → files on disk', 'toFileMs', 'ms'],
+  ['main-thread CPU, stop → files + 50 ms', 'mainCpuMs', 'ms']
 ]
 
 /** Runs the measurements; returns { rows, runs, bundleBytes, mapBytes }. */
@@ -85,8 +86,9 @@ async function measure ({ node = process.execPath, rounds = 5, seconds = 5, log 
   const rows = []
   for (const [measure, key, unit] of MEASURES) {
     for (const phase of ['cold', 'warm']) {
-      const off = res.off.map((m) => m[phase][key])
-      const on = res.on.map((m) => m[phase][key])
+      const off = res.off.map((m) => m[phase][key]).filter((x) => x != null)
+      const on = res.on.map((m) => m[phase][key]).filter((x) => x != null)
+      if (!off.length || !on.length) continue // mainCpuMs before Node 23.9
       const mo = summary(off).median
       const mn = summary(on).median
       rows.push({ measure, phase, unit, off, on, medianOff: mo, medianOn: mn, ratio: mo > 0 ? mn / mo : null })
@@ -107,18 +109,20 @@ function table (m) {
 module.exports = { measure, table, buildBundle }
 
 if (require.main === module) {
-  const { values: opt } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, out: { type: 'string' } } })
+  const { values: opt } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '5' }, out: { type: 'string' }, node: { type: 'string' } } })
   const log = (s) => process.stderr.write(s + '\n')
-  measure({ rounds: Number(opt.rounds), seconds: Number(opt.seconds), log }).then((m) => {
+  const node = opt.node ? require('./nodes').ensureNode(opt.node, log).bin : process.execPath
+  const version = require('node:child_process').execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()
+  measure({ node, rounds: Number(opt.rounds), seconds: Number(opt.seconds), log }).then((m) => {
     const date = new Date().toISOString()
-    const head = `cprof bench sourcemaps — ${date.slice(0, 16).replace('T', ' ')} UTC, Node ${process.version}, ${os.cpus().length} cores, ` +
+    const head = `cprof bench sourcemaps — ${date.slice(0, 16).replace('T', ' ')} UTC, Node ${version}, ${os.cpus().length} cores, ` +
       `load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}; bundle ${(m.bundleBytes / 1e6).toFixed(1)} MB, map ${(m.mapBytes / 1e6).toFixed(1)} MB; ` +
       `${opt.rounds} processes each way, ${opt.seconds} s profiles at 1 ms; mapped ${m.mapped} frames, ${m.unmapped} unmapped (Node's own files)`
     const text = `${head}\n\n${table(m)}\n`
     process.stdout.write(text)
     const out = opt.out || path.join(__dirname, 'results', `${date.slice(0, 10)}-sourcemaps.json`)
     fs.mkdirSync(path.dirname(out), { recursive: true })
-    fs.writeFileSync(out, JSON.stringify({ date, node: process.version, load: os.loadavg(), ...m, table: text }, null, 1) + '\n')
+    fs.writeFileSync(out, JSON.stringify({ date, node: version, load: os.loadavg(), ...m, table: text }, null, 1) + '\n')
     log(`wrote ${path.relative(process.cwd(), out)}`)
   }, (err) => {
     process.stderr.write(`${err.stack}\n`)
