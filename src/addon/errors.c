@@ -2,8 +2,7 @@
 
 #include <stdio.h>
 
-#include "../core/error.h"
-#include "macros.h"
+#include "../core/cprof.h"
 
 const char *cprof__js_code(int core_err) {
   switch (core_err) {

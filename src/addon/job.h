@@ -1,13 +1,16 @@
 /* The off-thread half of a stop: one napi_async_work that parses the
  * inspector's JSON text (or reads a profile file), aggregates, writes the
- * output file atomically, and settles a promise with the summary. */
+ * output file atomically, and settles a promise with the summary.
+ * The interface of three units: job_args.c reads a job's input from JS
+ * values, job_run.c queues and runs it (the worker thread), job_result.c
+ * builds its JS result. */
 #ifndef CPROF_JOB_H
 #define CPROF_JOB_H
 
 #include <node_api.h>
 #include <stddef.h>
 
-#include "../core/export.h"
+#include "../core/cprof.h"
 
 typedef struct {
   char *json;   /* JSON text to parse (owned, freed once parsed), or NULL */

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "../core/sourcemap.h"
+#include "../core/cprof.h"
 
 /* cprof_sourcemap_apply with the process-wide cache. Any thread. */
 int cprof__map_frames(cprof_profile_t *p, cprof_sm_frames_t **out, cprof_sm_stats_t *stats);

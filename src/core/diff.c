@@ -12,7 +12,9 @@
 #include "export.h"
 #include "internal.h"
 #include "fsutil.h"
-#include "render.h"
+#include "export_svg.h"
+#include "label.h"
+#include "tree.h"
 
 #define TOP_DEFAULT 30
 

@@ -1,8 +1,8 @@
 /* Error codes to text. */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "error.h"
-#include "internal.h"
 
 const char *cprof_strerror(int err) {
   switch (err) {

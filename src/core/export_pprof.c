@@ -34,7 +34,9 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
-#include "render.h"
+#include "label.h"
+#include "pb.h"
+#include "tree.h"
 
 /* profile.proto field numbers */
 enum {

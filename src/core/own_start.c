@@ -18,7 +18,7 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
-#include "parse.h"
+#include "parse_value.h"
 #include "profile.h"
 #include "reader.h"
 

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* strdup, strndup, O_CLOEXEC, st_mtim */
 #endif
 #include "sourcemap.h"
+#include "sourcemap_url.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>

@@ -10,6 +10,9 @@
 #include "error.h"
 #include "internal.h"
 #include "sourcemap.h"
+#include "sourcemap_apply.h"
+#include "sourcemap_find.h"
+#include "sourcemap_url.h"
 
 /* ---- the cache ---- */
 

@@ -9,7 +9,7 @@
 
 #include "helpers.h"
 #include "internal.h"
-#include "render.h"
+#include "xml.h"
 
 /* (root) → main → {work, (anonymous) → work}, plus (idle) and GC; the
  * names carry characters each format must escape. */
@@ -37,7 +37,7 @@ static const char *CPU =
  * node 2 (main):             250
  * node 6 (idle): 100; node 7 (GC): 100; total 1000 µs, 7 samples */
 
-static char *export_text(cprof_format_t fmt, const cprof_profile_t *p, const cprof_export_opts_t *o,
+static char *format_text(cprof_format_t fmt, const cprof_profile_t *p, const cprof_export_opts_t *o,
                          size_t *len) {
   FILE *f = tmpfile();
   assert_non_null(f);
@@ -267,7 +267,7 @@ static void pprof_cpu(void **state) {
   cprof_profile_t *p = parse_ok(CPU);
   cprof_export_opts_t o = {.interval = 100, .start_time_ms = 1700000000123};
   size_t len;
-  char *gz = export_text(CPROF_FORMAT_PPROF, p, &o, &len);
+  char *gz = format_text(CPROF_FORMAT_PPROF, p, &o, &len);
   assert_true(len > 18 && (unsigned char)gz[0] == 0x1f && (unsigned char)gz[1] == 0x8b);
   pprof_t pp;
   read_pprof(&pp, gz, len);
@@ -321,7 +321,7 @@ static void pprof_heap(void **state) {
                              .duration_us = 2500000,
                              .main = "/srv/app/server.js"};
     size_t len;
-    char *gz = export_text(CPROF_FORMAT_PPROF, p, &o, &len);
+    char *gz = format_text(CPROF_FORMAT_PPROF, p, &o, &len);
     pprof_t pp;
     read_pprof(&pp, gz, len);
     assert_int_equal(pp.nsample_types, 2);
@@ -352,7 +352,7 @@ static void folded_cpu_exact(void **state) {
   (void)state;
   cprof_profile_t *p = parse_ok(CPU);
   size_t len;
-  char *text = export_text(CPROF_FORMAT_FOLDED, p, NULL, &len);
+  char *text = format_text(CPROF_FORMAT_FOLDED, p, NULL, &len);
   /* siblings sorted by label; ';' in a name becomes ',' */
   assert_string_equal(text, "(garbage collector) 100\n"
                             "(idle) 100\n"
@@ -389,7 +389,7 @@ static void folded_totals_fixtures(void **state) {
     cprof_profile_t *p = parse_file(files[i]);
     size_t len;
     uint32_t lines;
-    char *text = export_text(CPROF_FORMAT_FOLDED, p, NULL, &len);
+    char *text = format_text(CPROF_FORMAT_FOLDED, p, NULL, &len);
     assert_int_equal(folded_sum(text, &lines), cprof_profile_total(p));
     assert_true(lines > 3);
     assert_null(strstr(text, "(root)")); /* left out: it is every stack's base */
@@ -410,7 +410,7 @@ static void svg_cpu(void **state) {
   cprof_profile_t *p = parse_ok(CPU);
   cprof_export_opts_t o = {.title = "a<b>.cpuprofile"};
   size_t len;
-  char *svg = export_text(CPROF_FORMAT_SVG, p, &o, &len);
+  char *svg = format_text(CPROF_FORMAT_SVG, p, &o, &len);
   assert_true(strncmp(svg, "<?xml version=\"1.0\"", 19) == 0);
   assert_non_null(strstr(svg, "</svg>\n"));
   assert_non_null(strstr(svg, "CPU flame graph: a&lt;b&gt;.cpuprofile"));
@@ -435,7 +435,7 @@ static void svg_long_title(void **state) {
   strcpy(title + 200, "/profile-after.cpuprofile");
   cprof_export_opts_t o = {.title = title};
   size_t len;
-  char *svg = export_text(CPROF_FORMAT_SVG, p, &o, &len);
+  char *svg = format_text(CPROF_FORMAT_SVG, p, &o, &len);
   const char *t = strstr(svg, "<text id=\"title\"");
   assert_non_null(t);
   const char *end = strstr(t, "</text>");
@@ -478,7 +478,7 @@ static void svg_merges_narrow_frames(void **state) {
   cprof_profile_t *p = parse_raw(b.s, b.len);
   free(b.s);
   size_t len;
-  char *svg = export_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  char *svg = format_text(CPROF_FORMAT_SVG, p, NULL, &len);
   assert_int_equal(count(svg, "<g class=\"f\""), 3); /* root, f00000, the merged run */
   assert_non_null(strstr(svg, "data-run=\"(3000 frames)\""));
   free(svg);
@@ -489,7 +489,7 @@ static void svg_heap_and_empty(void **state) {
   (void)state;
   cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.heapprofile");
   size_t len;
-  char *svg = export_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  char *svg = format_text(CPROF_FORMAT_SVG, p, NULL, &len);
   assert_non_null(strstr(svg, "Heap allocation flame graph"));
   assert_non_null(strstr(svg, "makeObjects"));
   free(svg);
@@ -498,7 +498,7 @@ static void svg_heap_and_empty(void **state) {
   p = parse_ok("{'nodes':[{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'',"
                "'lineNumber':-1,'columnNumber':-1}}],'startTime':0,'endTime':0,'samples':[],"
                "'timeDeltas':[]}");
-  svg = export_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  svg = format_text(CPROF_FORMAT_SVG, p, NULL, &len);
   assert_int_equal(count(svg, "<g class=\"f\""), 1);
   assert_non_null(strstr(svg, "width=\"1180.00\""));
   assert_null(strstr(svg, "\"nan"));
@@ -513,7 +513,7 @@ static void report_sections(void **state) {
   cprof_profile_t *p = parse_ok(CPU);
   cprof_export_opts_t o = {.title = "x.cpuprofile", .top = 2, .cut_percent = 20, .focus = "work"};
   size_t len;
-  char *text = export_text(CPROF_FORMAT_TXT, p, &o, &len);
+  char *text = format_text(CPROF_FORMAT_TXT, p, &o, &len);
   assert_non_null(
       strstr(text, "x.cpuprofile\nCPU profile: 7 samples, 1.00 ms sampled over 1.00 ms"));
   assert_non_null(strstr(text, "(idle) 10.0%, (program) 0.0%, (garbage collector) 10.0%"));

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "cprof.h"
 #include "helpers.h"
 
 typedef struct {

@@ -13,6 +13,9 @@
 
 #include "helpers.h"
 #include "sourcemap.h"
+#include "sourcemap_apply.h"
+#include "sourcemap_find.h"
+#include "sourcemap_url.h"
 
 /* ---- decoding and lookup ---- */
 

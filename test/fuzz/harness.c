@@ -20,10 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
-#include "error.h"
-#include "export.h"
-#include "profile.h"
+#include "cprof.h"
 
 /* Stops the run: libFuzzer and cmocka both report an abort with the input. */
 #define FUZZ_CHECK(cond, ...)                                                                      \

@@ -18,6 +18,9 @@
 
 #include "error.h"
 #include "sourcemap.h"
+#include "sourcemap_apply.h"
+#include "sourcemap_find.h"
+#include "sourcemap_url.h"
 
 #define SM_FUZZ_CHECK(cond)                                                                        \
   do {                                                                                             \
