@@ -318,6 +318,22 @@ test('agreement: every mapped frame equals trace-mapping\'s originalPositionFor 
   }
 })
 
+test('agreement where paths need percent-encoding: a bundle under a directory with a space and a #', () => {
+  const dir = path.join(makeTmpDir(), 'my app #1')
+  const src = path.join(dir, 'src')
+  writeFiles(dir, { 'src/main.js': MAIN_JS, 'src/lib/compute.js': COMPUTE_JS })
+  const script = path.join(dir, 'out', 'bundle.js')
+  require('esbuild').buildSync({
+    entryPoints: [path.join(src, 'main.js')], bundle: true, minify: true, sourcemap: true, platform: 'node', format: 'cjs', outfile: script, logLevel: 'silent'
+  })
+  const map = new tm.TraceMap(fs.readFileSync(`${script}.map`, 'utf8'), pathToFileURL(`${script}.map`).href)
+  const first = tm.decodedMappings(map)[0].find((seg) => seg.length >= 4)
+  assert.match(tm.originalPositionFor(map, { line: 1, column: first[0] }).source, /my%20app%20%231/, 'trace-mapping resolves to an encoded file URL')
+  const st = agree(script, map, positionsOf(script, map))
+  assert.equal(st.mapErrors, 0)
+  assert.ok(st.mapped > 0)
+})
+
 test('agreement on an index map (sections): a tsc output and the bundle concatenated', () => {
   const a = fs.readFileSync(work.ts.ext, 'utf8').replace(/\/\/# sourceMappingURL=.*\n?$/, '')
   const b = fs.readFileSync(work.bundle, 'utf8').replace(/\/\/# sourceMappingURL=.*\n?$/, '')
