@@ -4,7 +4,8 @@
 // Installs cprof's triggers from the environment before the app runs:
 // CPROF_PROFILING=1 (or PM2's `io` variable with profiling: true) switches
 // them on; CPROF_SIGNAL, CPROF_HEAP_SIGNAL, CPROF_DIR, CPROF_TIMEOUT,
-// CPROF_MAX_DURATION, CPROF_INTERVAL, CPROF_HEAP_INTERVAL configure them.
+// CPROF_MAX_DURATION, CPROF_INTERVAL, CPROF_HEAP_INTERVAL, CPROF_FORMATS,
+// CPROF_SOURCE_MAPS configure them.
 // It never stops the app: a bad value costs one stderr line and no triggers.
 // Worker threads also run preloads; signals are process-wide, so only the
 // main thread installs anything.

@@ -24,7 +24,8 @@ const HELP = `usage: node bench/run.js [options]
   --quick               short run: fewer rounds, shorter loads and profiles (~10-15 min on 2 cores)
   --nodes 24,26         Node majors to run on (others than the running one install from npm
                         into bench/.cache/; e.g. --nodes 20,22,24,26)
-  --sections LIST       any of http,cpu,heap,report (default: all)
+  --sections LIST       any of http,cpu,heap,report (default: all), and sourcemaps (only when
+                        listed: stop → files on a minified bundle with source maps on and off)
   --rounds N            rounds per measurement (full 3, quick 2); HTTP: the least, then more
                         rounds until the A/A interval is under --http-target or the budget is spent
   --http-seconds S      measured load per HTTP run, whole seconds (full 8, quick 1)
@@ -410,6 +411,19 @@ async function sectionStop (node, kind) {
   addRow({ node: node.version, workload, measure: 'profile size (first run)', approach: '-', setting, note: sizes.join(', ') })
 }
 
+// Source maps on against off, on the same bundle (bench/sourcemaps.js).
+async function sectionSourceMaps (node) {
+  const m = await require('./sourcemaps').measure({ node: node.bin, rounds: O.rounds, seconds: Q ? 2 : 5, log })
+  runs.push({ section: 'sourcemaps', node: node.version, ...m.runs })
+  const workload = 'source maps'
+  const setting = `bundle ${(m.bundleBytes / 1e6).toFixed(1)} MB, map ${(m.mapBytes / 1e6).toFixed(1)} MB`
+  for (const r of m.rows) {
+    const measure = `${r.measure}, ${r.phase === 'cold' ? 'first stop' : 'cached map'}`
+    addRow({ node: node.version, workload, measure, approach: 'cprof', setting, unit: r.unit, values: r.off })
+    addRow({ node: node.version, workload, measure, approach: 'cprof sourceMaps', setting, unit: r.unit, values: r.on })
+  }
+}
+
 async function sectionReport (node, bigFile) {
   const cli = fs.existsSync(path.join(__dirname, '..', 'lib', 'cli', 'report.js'))
   const cprofBin = path.join(__dirname, '..', 'bin', 'cprof.js')
@@ -565,7 +579,7 @@ function fillRatios () {
   for (const r of rows) {
     if (!r.values || r.ratios) continue
     const sameOf = (a) => rows.find((x) => x.node === r.node && x.workload === r.workload && x.measure === r.measure && x.approach === a && x.values && x.values.length)
-    const ref = r.workload === 'report' ? sameOf('js') : sameOf('plain')
+    const ref = r.workload === 'report' ? sameOf('js') : r.workload === 'source maps' ? sameOf('cprof') : sameOf('plain')
     const m = summary(r.values).median
     const parts = []
     if (ref && ref !== r) parts.push(`${(m / summary(ref.values).median).toFixed(2)}x ${ref.approach}`)
@@ -672,6 +686,7 @@ async function main () {
     if (SECTIONS.has('cpu')) await timed(`[${node.version}] synthetic cpu`, () => sectionStop(node, 'cpu'))
     if (SECTIONS.has('heap')) await timed(`[${node.version}] synthetic heap`, () => sectionStop(node, 'heap'))
     if (SECTIONS.has('report')) await timed(`[${node.version}] report`, () => sectionReport(node, bigFile))
+    if (SECTIONS.has('sourcemaps')) await timed(`[${node.version}] source maps`, () => sectionSourceMaps(node))
   }
   fillRatios()
   const targets = evaluateTargets()

@@ -60,7 +60,8 @@ function createController (spec, hooks) {
       files,
       startTime: run.startTime,
       ...spec.resultFields(run, r),
-      summary: r.summary
+      summary: r.summary,
+      ...(r.sourceMaps ? { sourceMaps: r.sourceMaps } : {})
     }
   }
 

@@ -79,7 +79,8 @@ const cpu = createController({
   nativeStart: (o, onTimeout) => native.cpuStart(o.interval, o.timeout, onTimeout),
   nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT, {
     outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL,
-    ownDir: run.o.ownDir
+    ownDir: run.o.ownDir,
+    sourceMaps: run.o.sourceMaps
   }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval, transport: run.transport })
 }, hooks)
@@ -100,7 +101,8 @@ const heap = createController({
     includeCollected: run.o.includeCollected,
     title: run.fileName,
     main: mainScript(),
-    ownDir: run.o.ownDir
+    ownDir: run.o.ownDir,
+    sourceMaps: run.o.sourceMaps
   }),
   resultFields: (run, r) => ({
     durationMs: run.stoppedAt - run.startedAt,

@@ -11,8 +11,8 @@ const HEAP_INTERVAL_RANGE_BYTES = [1, 2 ** 30]
 const HEAP_STACK_DEPTH_DEFAULT = 128
 const HEAP_STACK_DEPTH_RANGE = [1, 480] // cJSON parses at most 1000 levels of nesting; a heap tree level takes two
 const TOP_DEFAULT = 20
-const CPU_KEYS = ['timeout', 'interval', 'dir', 'name', 'formats']
-const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'forceGC', 'dir', 'name', 'formats']
+const CPU_KEYS = ['timeout', 'interval', 'dir', 'name', 'formats', 'sourceMaps']
+const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'forceGC', 'dir', 'name', 'formats', 'sourceMaps']
 // Formats written besides the kind's own (.cpuprofile / .heapprofile), and
 // their file extensions; every file of a profile shares the same stem.
 const FORMAT_EXT = { pprof: 'pb.gz', folded: 'folded', svg: 'svg', txt: 'txt' }
@@ -83,6 +83,19 @@ function boolOption (value, name, fallback) {
   return value
 }
 
+// Source maps are on by default when Node applies them to stack traces
+// (--enable-source-maps, on the command line, in NODE_OPTIONS, or
+// process.setSourceMapsEnabled(true)): the app expects original positions.
+function sourceMapsDefault () {
+  if (typeof process.sourceMapsEnabled === 'boolean') return process.sourceMapsEnabled
+  const opts = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS || ''}`
+  return /(^|\s)--enable-source-maps(\s|=true|$)/.test(opts)
+}
+
+function sourceMapsOption (value) {
+  return boolOption(value, 'sourceMaps', sourceMapsDefault())
+}
+
 // formats: [own, 'pprof', 'folded', 'svg', 'txt'] in any order; the kind's
 // own format is always written, so listing it changes nothing. Returns the
 // derived formats, without duplicates.
@@ -110,7 +123,8 @@ function cpuStartOptions (arg, where = 'start()') {
     interval: intOption(opts.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs', CPU_INTERVAL_DEFAULT_US),
     ...dirOption(opts.dir),
     name: nameOption(opts.name),
-    formats: formatsOption(opts.formats, 'cpuprofile')
+    formats: formatsOption(opts.formats, 'cpuprofile'),
+    sourceMaps: sourceMapsOption(opts.sourceMaps)
   }
 }
 
@@ -125,7 +139,8 @@ function heapStartOptions (arg, where = 'heap.start()') {
     forceGC: boolOption(opts.forceGC, 'forceGC', false),
     ...dirOption(opts.dir),
     name: nameOption(opts.name),
-    formats: formatsOption(opts.formats, 'heapprofile')
+    formats: formatsOption(opts.formats, 'heapprofile'),
+    sourceMaps: sourceMapsOption(opts.sourceMaps)
   }
 }
 
@@ -175,5 +190,6 @@ module.exports = {
   profileOptions,
   snapshotOptions,
   analyzeOptions,
-  formatsOption
+  formatsOption,
+  sourceMapsDefault
 }

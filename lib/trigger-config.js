@@ -8,7 +8,7 @@ const { CPU_INTERVAL_RANGE_US, HEAP_INTERVAL_RANGE_BYTES, FORMAT_EXT } = require
 
 const MAX_DURATION_DEFAULT_MS = 10 * 60 * 1000
 const DEFAULT_SIGNAL = 'SIGUSR2'
-const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats', 'recorder', 'dumpSignal']
+const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats', 'recorder', 'dumpSignal', 'sourceMaps']
 const INIT_FORMATS = ['cpuprofile', 'heapprofile', ...Object.keys(FORMAT_EXT)]
 
 // Signals that can never be triggers, by number (aliases such as SIGIOT
@@ -93,7 +93,8 @@ function profilingOption (value) {
  *   signal: { name, number } | null, heapSignal: { name, number } | null,
  *   dir: string | undefined, timeout: ms (0: none), maxDuration: ms,
  *   interval: µs | undefined, heapInterval: bytes | undefined,
- *   formats: string[] (for both kinds; each kind skips the other's own format)
+ *   formats: string[] (for both kinds; each kind skips the other's own format),
+ *   sourceMaps: boolean | undefined (undefined: start()'s default)
  * }
  */
 function initConfig (config) {
@@ -144,8 +145,14 @@ function initConfig (config) {
     heapInterval: intOption(config.heapInterval, 'heapInterval', HEAP_INTERVAL_RANGE_BYTES, 'bytes'),
     formats: initFormats(config.formats),
     recorder,
-    dumpSignal
+    dumpSignal,
+    sourceMaps: sourceMapsOption(config.sourceMaps)
   }
+}
+
+function sourceMapsOption (value) {
+  if (value === undefined || typeof value === 'boolean') return value
+  throw invalidArg(`sourceMaps must be a boolean, got ${describe(value)}`)
 }
 
 // recorder: true | false | recorder.start() options (checked there).
@@ -181,7 +188,8 @@ const ENV_VARS = [
   ['CPROF_INTERVAL', 'interval', envNumber],
   ['CPROF_HEAP_INTERVAL', 'heapInterval', envNumber],
   ['CPROF_FORMATS', 'formats', (s) => s.split(',').map((f) => f.trim()).filter(Boolean)],
-  ['CPROF_DUMP_SIGNAL', 'dumpSignal', (s) => s]
+  ['CPROF_DUMP_SIGNAL', 'dumpSignal', (s) => s],
+  ['CPROF_SOURCE_MAPS', 'sourceMaps', envFlag]
 ]
 
 // CPROF_RECORDER=1 and its options → init()'s recorder object.

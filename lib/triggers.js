@@ -32,6 +32,7 @@ function createTriggers (ctl, snapshot, hooks) {
     if (interval !== undefined) o.interval = interval
     if (c.dir !== undefined) o.dir = c.dir
     if (c.formats.length) o.formats = c.formats
+    if (c.sourceMaps !== undefined) o.sourceMaps = c.sourceMaps
     return o
   }
 

@@ -1,13 +1,16 @@
 'use strict'
-// npm run fuzz [-- <libFuzzer flags>]   e.g. npm run fuzz -- -max_total_time=60
+// npm run fuzz [-- [--target=profile|sourcemap] <libFuzzer flags>]
+//   e.g. npm run fuzz -- -max_total_time=60
 //
-// Builds test/fuzz/build/fuzz_profile (clang, -fsanitize=fuzzer,address,
-// undefined) and fuzzes the C core from the seed corpus (test/fuzz/corpus
-// and test/fixtures); inputs that add coverage go to test/fuzz/build/corpus,
-// crashes to test/fuzz/build/crashes/. With no flags it runs 60 s.
+// Builds test/fuzz/build/fuzz_profile and fuzz_sourcemap (clang,
+// -fsanitize=fuzzer,address,undefined) and fuzzes the C core from the seed
+// corpora (test/fuzz/corpus and test/fixtures; test/fuzz/corpus_sourcemap);
+// inputs that add coverage go to test/fuzz/build/corpus*, crashes to
+// test/fuzz/build/crashes/. With no flags each target runs 60 s.
 // A crash makes the run fail: minimise it (fuzz_profile -minimize_crash=1
 // <file>), fix the core, and add the input to test/fuzz/regressions/, which
-// `make -C test/c check` replays from then on.
+// `make -C test/c check` replays from then on (regressions_sourcemap/ for
+// the source-map target).
 const { spawn, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
@@ -27,46 +30,65 @@ if (clang.error || clang.status !== 0) fail('clang is missing: apt-get install -
 const make = spawnSync('make', ['-s', '-C', FUZZ, '-j2'], { stdio: 'inherit' })
 if (make.status !== 0) fail('building the fuzz target failed (libFuzzer is in libclang-rt-<version>-dev)')
 
+// --target=profile|sourcemap picks one target; by default both run, one
+// after the other, each for the time given.
+const TARGETS = {
+  profile: { bin: 'fuzz_profile', dict: 'profile.dict', corpus: 'corpus', seeds: [path.join(FUZZ, 'corpus'), path.join(ROOT, 'test', 'fixtures')] },
+  sourcemap: { bin: 'fuzz_sourcemap', dict: 'sourcemap.dict', corpus: 'corpus_sourcemap', seeds: [path.join(FUZZ, 'corpus_sourcemap')] }
+}
 let args = process.argv.slice(2)
+const pick = args.find((a) => a.startsWith('--target='))
+args = args.filter((a) => a !== pick)
+const names = pick ? [pick.slice('--target='.length)] : Object.keys(TARGETS)
+for (const n of names) if (!TARGETS[n]) fail(`unknown --target=${n}; known: ${Object.keys(TARGETS).join(', ')}`)
 if (!args.some((a) => a.startsWith('-max_total_time') || a.startsWith('-runs'))) args.push('-max_total_time=60')
-for (const dir of ['corpus', 'crashes']) fs.mkdirSync(path.join(BUILD, dir), { recursive: true })
-const crashesBefore = new Set(fs.readdirSync(path.join(BUILD, 'crashes')))
+for (const dir of ['crashes', ...names.map((n) => TARGETS[n].corpus)]) fs.mkdirSync(path.join(BUILD, dir), { recursive: true })
 
-const started = Date.now()
-const child = spawn(path.join(BUILD, 'fuzz_profile'), [
-  `-dict=${path.join(FUZZ, 'profile.dict')}`,
-  `-artifact_prefix=${path.join(BUILD, 'crashes')}/`,
-  '-print_final_stats=1',
-  ...args,
-  path.join(BUILD, 'corpus'),
-  path.join(FUZZ, 'corpus'),
-  path.join(ROOT, 'test', 'fixtures')
-], {
-  stdio: ['ignore', 'inherit', 'pipe'],
-  env: {
-    ...process.env,
-    ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1',
-    UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1'
-  }
-})
-// libFuzzer reports on stderr: pass it through, keep the final stats.
-const stats = {}
-let pending = ''
-child.stderr.setEncoding('utf8').on('data', (d) => {
-  process.stderr.write(d)
-  pending += d
-  const lines = pending.split('\n')
-  pending = lines.pop()
-  for (const l of lines) {
-    const m = /^stat::(\w+):\s*(\S+)/.exec(l)
-    if (m) stats[m[1]] = m[2]
-  }
-})
-child.on('close', (status) => {
-  const found = fs.readdirSync(path.join(BUILD, 'crashes')).filter((f) => !crashesBefore.has(f))
-  process.stdout.write(`fuzz: ${stats.number_of_executed_units} inputs in ${((Date.now() - started) / 1000).toFixed(0)} s ` +
-    `(${stats.average_exec_per_sec}/s), ${stats.new_units_added} new corpus units, peak RSS ${stats.peak_rss_mb} MB, ` +
-    `${found.length} crash${found.length === 1 ? '' : 'es'}, exit ${status}\n`)
-  for (const f of found) process.stdout.write(`fuzz: crash input: ${path.join(BUILD, 'crashes', f)}\n`)
-  process.exit(status === 0 && found.length === 0 ? 0 : 1)
-})
+function fuzzOne (t) {
+  return new Promise((resolve) => {
+    const crashesBefore = new Set(fs.readdirSync(path.join(BUILD, 'crashes')))
+    const started = Date.now()
+    const child = spawn(path.join(BUILD, t.bin), [
+      `-dict=${path.join(FUZZ, t.dict)}`,
+      `-artifact_prefix=${path.join(BUILD, 'crashes')}/`,
+      '-print_final_stats=1',
+      ...args,
+      path.join(BUILD, t.corpus),
+      ...t.seeds
+    ], {
+      stdio: ['ignore', 'inherit', 'pipe'],
+      env: {
+        ...process.env,
+        ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1',
+        UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1'
+      }
+    })
+    // libFuzzer reports on stderr: pass it through, keep the final stats.
+    const stats = {}
+    let pending = ''
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      process.stderr.write(d)
+      pending += d
+      const lines = pending.split('\n')
+      pending = lines.pop()
+      for (const l of lines) {
+        const m = /^stat::(\w+):\s*(\S+)/.exec(l)
+        if (m) stats[m[1]] = m[2]
+      }
+    })
+    child.on('close', (status) => {
+      const found = fs.readdirSync(path.join(BUILD, 'crashes')).filter((f) => !crashesBefore.has(f))
+      process.stdout.write(`fuzz ${t.bin}: ${stats.number_of_executed_units} inputs in ${((Date.now() - started) / 1000).toFixed(0)} s ` +
+        `(${stats.average_exec_per_sec}/s), ${stats.new_units_added} new corpus units, peak RSS ${stats.peak_rss_mb} MB, ` +
+        `${found.length} crash${found.length === 1 ? '' : 'es'}, exit ${status}\n`)
+      for (const f of found) process.stdout.write(`fuzz: crash input: ${path.join(BUILD, 'crashes', f)}\n`)
+      resolve(status === 0 && found.length === 0)
+    })
+  })
+}
+
+;(async () => {
+  let ok = true
+  for (const n of names) ok = (await fuzzOne(TARGETS[n])) && ok
+  process.exit(ok ? 0 : 1)
+})()

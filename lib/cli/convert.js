@@ -26,6 +26,9 @@ Converts a .cpuprofile or .heapprofile to:
                       CPU: the mean gap between samples, for heap: left out
   --include-collected pprof, heap: name the bytes alloc_space (the profile
                       includes objects GC collected) instead of inuse_space
+  --source-maps       map frames through the scripts' source maps (TypeScript,
+                      bundles): original files, lines and names; the scripts and
+                      maps must be at the paths the profile names
 ${STORE_USAGE}  In convert, --to names the format and, given a time, the range end too:
   cprof convert store/ --from -5m --to now --to pprof. With a store and no -o,
   outputs go to the current directory as <kind>-merged-<fromMs>-<toMs>.<ext>.
@@ -39,7 +42,8 @@ const OPTIONS = {
   output: { type: 'string', short: 'o' },
   interval: { type: 'string' },
   'include-collected': { type: 'boolean' },
-  force: { type: 'boolean' }
+  force: { type: 'boolean' },
+  'source-maps': { type: 'boolean' }
 }
 
 async function run (argv) {
@@ -85,7 +89,8 @@ async function run (argv) {
       includeCollected: a.values['include-collected'] === true,
       title: store ? storeTitle(src.input) : path.basename(file),
       needSamples: true,
-      keepExisting: claim.keepExisting
+      keepExisting: claim.keepExisting,
+      sourceMaps: a.values['source-maps'] === true
     })
   } catch (err) {
     return refused('convert', err)

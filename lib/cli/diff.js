@@ -6,7 +6,7 @@ const path = require('node:path')
 const native = require('../native')
 const { parseCommand, usageError, intArg, input, claimOutputs, refused } = require('./profile-io')
 
-const USAGE = `usage: cprof diff <before> <after> [--top N] [-o diff.svg] [--force]
+const USAGE = `usage: cprof diff <before> <after> [--top N] [-o diff.svg] [--force] [--source-maps]
 
 Compares two .cpuprofile files or two .heapprofile files. Each function's self and
 total are compared as shares of their own profile's total (so profiles of different
@@ -18,12 +18,16 @@ with the values before and after (ms or bytes) and the change in percentage poin
                       <after>, red where the self share grew, blue where it shrank;
                       -o replaces an existing FILE, but never one of the inputs
   --force             let -o replace an input too
+  --source-maps       map frames through the scripts' source maps (TypeScript,
+                      bundles): original files, lines and names; the scripts and
+                      maps must be at the paths the profile names
 `
 
 const OPTIONS = {
   top: { type: 'string' },
   output: { type: 'string', short: 'o' },
-  force: { type: 'boolean' }
+  force: { type: 'boolean' },
+  'source-maps': { type: 'boolean' }
 }
 
 async function run (argv) {
@@ -45,7 +49,8 @@ async function run (argv) {
       title: `${before} \u2192 ${after}`,
       outs: out ? { svg: path.basename(out) } : undefined,
       needSamples: true,
-      keepExisting: claim.keepExisting
+      keepExisting: claim.keepExisting,
+      sourceMaps: a.values['source-maps'] === true
     })
   } catch (err) {
     return refused('diff', err)

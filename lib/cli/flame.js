@@ -5,7 +5,7 @@ const path = require('node:path')
 const { parseCommand, input, outputPath, claimOutputs, refused } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, profileJob, storeOutputPath, storeTitle } = require('./store')
 
-const USAGE = `usage: cprof flame <file> [-o out.svg] [--title TEXT] [--force]
+const USAGE = `usage: cprof flame <file> [-o out.svg] [--title TEXT] [--force] [--source-maps]
 
 Writes an SVG flame graph of a .cpuprofile or .heapprofile: one self-contained file
 (no network) to open in a browser. Hover a frame for its numbers, click to zoom,
@@ -16,6 +16,9 @@ type in the search box to highlight matches, Escape to reset.
   --force             replace an existing default output (without it, flame stops
                       with exit 1 and names the file in the way)
   --title TEXT        the graph's title (default: the file name)
+  --source-maps       map frames through the scripts' source maps (TypeScript,
+                      bundles): original files, lines and names; the scripts and
+                      maps must be at the paths the profile names
 ${STORE_USAGE}  With a store and no -o, the graph goes to the current directory as
   <kind>-merged-<fromMs>-<toMs>.svg.
 `
@@ -24,7 +27,8 @@ const OPTIONS = {
   output: { type: 'string', short: 'o' },
   title: { type: 'string' },
   force: { type: 'boolean' },
-  ...STORE_OPTIONS
+  ...STORE_OPTIONS,
+  'source-maps': { type: 'boolean' }
 }
 
 async function run (argv) {
@@ -45,7 +49,8 @@ async function run (argv) {
       outs: { svg: path.basename(out) },
       title: a.values.title ?? (store ? storeTitle(src.input) : path.basename(file)),
       needSamples: true,
-      keepExisting: claim.keepExisting
+      keepExisting: claim.keepExisting,
+      sourceMaps: a.values['source-maps'] === true
     })
   } catch (err) {
     return refused('flame', err)

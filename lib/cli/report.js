@@ -6,7 +6,7 @@ const { TOP_DEFAULT } = require('../options')
 const { parseCommand, usageError, intArg, percentArg } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, profileJob, storeTitle } = require('./store')
 
-const USAGE = `usage: cprof report <file> [--top N] [--cut PCT] [--bottom-up NAME] [--json]
+const USAGE = `usage: cprof report <file> [--top N] [--cut PCT] [--bottom-up NAME] [--json] [--source-maps]
        cprof report --app NAME [--heap] [--dir DIR]… [options]
 
 Reports on a .cpuprofile or .heapprofile (cprof's, Chrome DevTools', node --cpu-prof's,
@@ -26,6 +26,9 @@ in bytes (B, KiB, MiB); percentages are of the profile's total.
                       the directories the app's live processes write to, or --dir
   --heap              with --app: heap profiles instead of CPU
   --dir DIR           with --app: where to look (repeatable)
+  --source-maps       map frames through the scripts' source maps (TypeScript,
+                      bundles): original files, lines and names; the scripts and
+                      maps must be at the paths the profile names
 ${STORE_USAGE}`
 
 const OPTIONS = {
@@ -36,6 +39,7 @@ const OPTIONS = {
   app: { type: 'string' },
   heap: { type: 'boolean' },
   dir: { type: 'string', multiple: true },
+  'source-maps': { type: 'boolean' },
   ...STORE_OPTIONS
 }
 
@@ -74,14 +78,15 @@ async function run (argv) {
     cut: cut.value,
     focus: a.values.json ? undefined : focus,
     title: src.title || (src.input.store ? storeTitle(src.input) : file),
-    needSamples: true
+    needSamples: true,
+    sourceMaps: a.values['source-maps'] === true
   })
   if (a.values.json) {
-    const { kind, samples, durationMs, summary } = r
+    const { kind, samples, durationMs, summary, sourceMaps } = r
     const merged = src.input.store
       ? { windows: src.input.paths, from: src.input.store.from, to: src.input.store.to }
       : byApp ? { instances: src.input.paths } : {}
-    process.stdout.write(JSON.stringify({ file, ...merged, kind, samples, durationMs, summary }, null, 2) + '\n')
+    process.stdout.write(JSON.stringify({ file, ...merged, kind, samples, durationMs, summary, sourceMaps }, null, 2) + '\n')
   } else {
     process.stdout.write(r.text)
   }

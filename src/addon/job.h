@@ -31,6 +31,7 @@ typedef struct {
   int v8_text;              /* json is v8.startCpuProfile's text: repaired, then as raw_reply */
   int want_text;            /* result.text: the text report (or the diff table) */
   int need_samples;         /* a profile without samples is an error (the CLI) */
+  int source_maps;          /* map frames through source maps for every derived output */
   cprof_export_opts_t opts; /* title, focus and main point at the owned copies below */
   char *title, *focus, *main;
   char *own_url; /* CPU: the url prefix of cprof's own code; leading samples in
@@ -46,7 +47,8 @@ typedef struct {
 /* Queues the job and returns its promise. Takes ownership of in's buffers,
  * also on failure (then it throws and returns NULL). The promise resolves
  * with { kind, samples, durationMs, summary, file?: { path, size },
- * outputs?: { pprof|folded|svg|txt: { path, size } }, text?, nodes? } and
+ * outputs?: { pprof|folded|svg|txt: { path, size } }, text?, nodes?,
+ * sourceMaps?: { frames, mapped, unmapped, scripts, scriptsWithMap, errors } } and
  * rejects with an ERR_CPROF_* error; an ERR_CPROF_IO error carries
  * err.result, the same object with only the files written before. */
 napi_value cprof__job_queue(napi_env env, cprof_job_in_t *in);
@@ -60,7 +62,8 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
  *     text (bool), needSamples (bool), keepExisting (bool: never replace a
  *     file, ERR_CPROF_EXISTS instead), main (pprof: the main script),
  *     ownUrl (CPU: drop the leading samples in code under this url),
- *     ownDir (bool: dir is cprof's default, checked with CPROF_DIR_OWN) }
+ *     ownDir (bool: dir is cprof's default, checked with CPROF_DIR_OWN),
+ *     sourceMaps (bool: map frames for every derived output) }
  * 0, or -1 with a throw (in is then freed). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 

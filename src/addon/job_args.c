@@ -84,7 +84,8 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_bool(env, obj, "keepExisting", &in->opts.keep_existing) != 0 ||
       opt_string(env, obj, "main", &in->main) != 0 ||
       opt_string(env, obj, "ownUrl", &in->own_url) != 0 ||
-      opt_bool(env, obj, "ownDir", &in->own_dir) != 0)
+      opt_bool(env, obj, "ownDir", &in->own_dir) != 0 ||
+      opt_bool(env, obj, "sourceMaps", &in->source_maps) != 0)
     return -1;
   in->opts.interval = interval > 0 ? (int64_t)interval : 0;
   in->opts.start_time_ms = start > 0 ? (int64_t)start : 0;

@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "job.h"
 #include "macros.h"
+#include "sourcemaps.h"
 
 static int set_num(napi_env env, napi_value obj, const char *key, double v) {
   napi_value n;
@@ -114,6 +115,27 @@ static int make_outputs(napi_env env, const job_t *job, napi_value r) {
   return 0;
 }
 
+/* sourceMaps: { frames, mapped, unmapped, scripts, scriptsWithMap, mapErrors, errors } */
+static int make_sm_stats(napi_env env, const job_t *job, napi_value r) {
+  const cprof_sm_stats_t *st = &job->sm_stats;
+  napi_value o, errs;
+  NAPI_CALL_INT(env, napi_create_object(env, &o));
+  if (set_num(env, o, "frames", st->frames) || set_num(env, o, "mapped", st->mapped) ||
+      set_num(env, o, "unmapped", st->unmapped) || set_num(env, o, "scripts", st->scripts) ||
+      set_num(env, o, "scriptsWithMap", st->scripts_with_map) ||
+      set_num(env, o, "mapErrors", st->map_errors))
+    return -1;
+  NAPI_CALL_INT(env, napi_create_array(env, &errs));
+  for (uint32_t i = 0; i < CPROF_SM_ERRORS && st->errors[i][0]; i++) {
+    napi_value s;
+    NAPI_CALL_INT(env, napi_create_string_utf8(env, st->errors[i], NAPI_AUTO_LENGTH, &s));
+    NAPI_CALL_INT(env, napi_set_element(env, errs, i, s));
+  }
+  NAPI_CALL_INT(env, napi_set_named_property(env, o, "errors", errs));
+  NAPI_CALL_INT(env, napi_set_named_property(env, r, "sourceMaps", o));
+  return 0;
+}
+
 napi_value cprof__job_result(napi_env env, const job_t *job) {
   const cprof_profile_t *p = job->profile;
   napi_value r, summary, nodes, file;
@@ -137,6 +159,7 @@ napi_value cprof__job_result(napi_env env, const job_t *job) {
     NAPI_CALL(env, napi_set_named_property(env, r, "file", file));
   }
   if (make_outputs(env, job, r) != 0) return NULL;
+  if (job->in.source_maps && make_sm_stats(env, job, r) != 0) return NULL;
   if (job->text) {
     napi_value text;
     NAPI_CALL(env, napi_create_string_utf8(env, job->text, job->text_len, &text));

@@ -6,7 +6,7 @@
 
 #include "job_state.h"
 
-/* { kind, samples, durationMs, summary, file?, outputs?, text?, nodes? }
+/* { kind, samples, durationMs, summary, file?, outputs?, text?, nodes?, sourceMaps? }
  * (see cprof__job_queue); NULL with a pending exception on failure. */
 napi_value cprof__job_result(napi_env env, const job_t *job);
 

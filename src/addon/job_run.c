@@ -17,9 +17,12 @@
 #include "macros.h"
 #include "trim.h"
 #include "v8cpu.h"
+#include "sourcemaps.h"
 
 static void job_free(job_t *job) {
   cprof__job_in_free(&job->in);
+  if (job->profile) cprof_sourcemap_release(job->profile, job->sm);
+  if (job->profile_b) cprof_sourcemap_release(job->profile_b, job->sm_b);
   cprof_profile_free(job->profile);
   cprof_profile_free(job->profile_b);
   cprof_flat_free(&job->flat);
@@ -194,14 +197,29 @@ static int write_model(void *ctx, FILE *f) {
 static int write_output(job_t *job) {
   int rc = prepare_dir(job);
   if (rc != CPROF_OK || !job->in.name) return rc;
+  if (job->sm) cprof_sourcemap_swap(job->profile, job->sm); /* V8's own positions */
   /* keepExisting (the CLI's overwrite rule, e.g. cprof merge without -o):
    * never replace a file that appeared since the CLI checked. */
   rc = (job->in.opts.keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
       job->in.dir, job->in.name, write_model, job->profile, &job->size, job->errbuf,
       sizeof job->errbuf);
+  if (job->sm) cprof_sourcemap_swap(job->profile, job->sm);
   if (rc != CPROF_OK) return rc;
   if (!(job->file = join_path(job->in.dir, job->in.name))) return CPROF_ENOMEM;
   return CPROF_OK;
+}
+
+/* Every derived output (summary, pprof, folded, SVG, text) names the
+ * original sources; the .cpuprofile/.heapprofile keep V8's frames. */
+static int map_frames(job_t *job) {
+  cprof_sm_stats_t b;
+  int rc = cprof__map_frames(job->profile, &job->sm, &job->sm_stats);
+  if (rc == CPROF_OK && job->profile_b &&
+      (rc = cprof__map_frames(job->profile_b, &job->sm_b, &b)) == CPROF_OK)
+    cprof__add_sm_stats(&job->sm_stats, &b);
+  if (rc != CPROF_OK)
+    snprintf(job->errbuf, sizeof job->errbuf, "out of memory mapping frames through source maps");
+  return rc;
 }
 
 /* The CPU reply with cprof's own start call dropped: which leading samples
@@ -292,6 +310,7 @@ static int run(job_t *job) {
   if (job->in.max_depth &&
       (rc = cprof_profile_limit_depth(job->profile, job->in.max_depth)) != CPROF_OK)
     return rc;
+  if (job->in.source_maps && (rc = map_frames(job)) != CPROF_OK) return rc;
   if (job->in.focus && cprof_report_matches(job->profile, job->in.focus) == 0) {
     snprintf(job->errbuf, sizeof job->errbuf,
              "%s: no function named \"%s\" (or with it in its name)",

@@ -9,6 +9,7 @@
 
 #include "../core/cprof.h"
 #include "job.h"
+#include "sourcemaps.h"
 
 typedef struct {
   cprof_job_in_t in;
@@ -29,6 +30,8 @@ typedef struct {
   long long out_sizes[CPROF_FORMAT_COUNT];
   char *text; /* want_text: the report */
   size_t text_len;
+  cprof_sm_frames_t *sm, *sm_b; /* source_maps: V8's frames, swapped out */
+  cprof_sm_stats_t sm_stats;
 } job_t;
 
 #endif

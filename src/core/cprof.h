@@ -17,6 +17,9 @@
  *   store.h      the recorder store's file names and retention
  *   note.h       the profile inside a Profiler.consoleProfileFinished
  *                notification
+ *   sourcemap_apply.h  mapping a profile's frames through source maps, the
+ *                map cache (with sourcemap.h: decode and lookup, and
+ *                sourcemap_find.h: finding a script's map)
  *
  * Every other header in src/core (internal.h, reader.h, parse_*.h, idmap.h,
  * out.h, pb.h, xml.h, label.h, tree.h, export_*.h) is internal: its names
@@ -34,5 +37,6 @@
 #include "note.h"
 #include "ring.h"
 #include "store.h"
+#include "sourcemap_apply.h"
 
 #endif

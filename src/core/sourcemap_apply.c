@@ -1,0 +1,363 @@
+/* Mapping a profile's call frames through their scripts' source maps, with
+ * a process-wide cache of decoded maps bounded in bytes. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strdup, strndup, O_CLOEXEC, st_mtim */
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "internal.h"
+#include "sourcemap.h"
+#include "sourcemap_apply.h"
+#include "sourcemap_find.h"
+#include "sourcemap_url.h"
+
+/* ---- the cache ---- */
+
+/* A script's map, or the fact that it has none (map NULL; err set when one
+ * was found but could not be used). refs counts the cache's own reference
+ * and every job using it, so eviction never frees a map in use. */
+typedef struct entry_s {
+  struct entry_s *prev, *next; /* most recently used first */
+  char *path;
+  cprof_sm_origin_t origin;
+  cprof_sourcemap_t *map;
+  int err;
+  char msg[320];
+  size_t bytes;
+  unsigned refs;
+} entry_t;
+
+struct cprof_smcache_s {
+  entry_t *head, *tail;
+  size_t bytes, max, count;
+  void (*lock)(void *);
+  void (*unlock)(void *);
+  void *lock_ctx;
+};
+
+cprof_smcache_t *cprof_smcache_new(size_t max_bytes, void (*lock)(void *), void (*unlock)(void *),
+                                   void *lock_ctx) {
+  cprof_smcache_t *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->max = max_bytes;
+  c->lock = lock;
+  c->unlock = unlock;
+  c->lock_ctx = lock_ctx;
+  return c;
+}
+
+static void lock(cprof_smcache_t *c) {
+  if (c->lock) c->lock(c->lock_ctx);
+}
+
+static void unlock(cprof_smcache_t *c) {
+  if (c->unlock) c->unlock(c->lock_ctx);
+}
+
+static void entry_free(entry_t *e) {
+  cprof_sourcemap_free(e->map);
+  free(e->path);
+  free(e);
+}
+
+/* Drops one reference; the caller holds the lock when e may be shared. */
+static void entry_unref(entry_t *e) {
+  if (--e->refs == 0) entry_free(e);
+}
+
+static void unlink_entry(cprof_smcache_t *c, entry_t *e) {
+  if (e->prev)
+    e->prev->next = e->next;
+  else
+    c->head = e->next;
+  if (e->next)
+    e->next->prev = e->prev;
+  else
+    c->tail = e->prev;
+  e->prev = e->next = NULL;
+  c->bytes -= e->bytes;
+  c->count--;
+}
+
+void cprof_smcache_free(cprof_smcache_t *c) {
+  if (!c) return;
+  while (c->head) {
+    entry_t *e = c->head;
+    unlink_entry(c, e);
+    entry_unref(e);
+  }
+  free(c);
+}
+
+void cprof_smcache_usage(cprof_smcache_t *c, size_t *maps, size_t *bytes) {
+  lock(c);
+  *maps = c->count;
+  *bytes = c->bytes;
+  unlock(c);
+}
+
+/* The cached entry for path with a reference taken, or NULL. */
+static entry_t *cache_get(cprof_smcache_t *c, const char *path) {
+  entry_t *e;
+  lock(c);
+  for (e = c->head; e && strcmp(e->path, path) != 0; e = e->next) {
+  }
+  if (e) {
+    e->refs++;
+    if (e != c->head) { /* most recently used first */
+      size_t b = e->bytes;
+      unlink_entry(c, e);
+      e->next = c->head;
+      if (c->head) c->head->prev = e;
+      c->head = e;
+      if (!c->tail) c->tail = e;
+      c->bytes += b;
+      c->count++;
+    }
+  }
+  unlock(c);
+  return e;
+}
+
+/* Keeps e (replacing any entry for the same path), then evicts the least
+ * recently used entries over the bound. A map alone over the bound is not
+ * kept. */
+static void cache_put(cprof_smcache_t *c, entry_t *e) {
+  lock(c);
+  for (entry_t *o = c->head; o; o = o->next) {
+    if (strcmp(o->path, e->path) == 0) {
+      unlink_entry(c, o);
+      entry_unref(o);
+      break;
+    }
+  }
+  if (e->bytes <= c->max) {
+    e->refs++;
+    e->next = c->head;
+    if (c->head) c->head->prev = e;
+    c->head = e;
+    if (!c->tail) c->tail = e;
+    c->bytes += e->bytes;
+    c->count++;
+    while (c->bytes > c->max && c->tail) {
+      entry_t *old = c->tail;
+      unlink_entry(c, old);
+      entry_unref(old);
+    }
+  }
+  unlock(c);
+}
+
+static void release(cprof_smcache_t *c, entry_t *e) {
+  if (c) lock(c);
+  entry_unref(e);
+  if (c) unlock(c);
+}
+
+/* path's entry: the cache's if still fresh, else a fresh load (NULL only
+ * when out of memory). */
+static entry_t *acquire(cprof_smcache_t *c, const char *path, const cprof_sm_limits_t *lim) {
+  entry_t *e = c ? cache_get(c, path) : NULL;
+  if (e && cprof_sourcemap_origin_fresh(path, &e->origin)) return e;
+  if (e) release(c, e);
+  if (!(e = calloc(1, sizeof *e)) || !(e->path = strdup(path))) {
+    free(e);
+    return NULL;
+  }
+  e->refs = 1;
+  e->err = cprof_sourcemap_find(path, lim, &e->map, &e->origin, e->msg, sizeof e->msg);
+  if (e->err == CPROF_ENOMEM) {
+    entry_free(e);
+    return NULL;
+  }
+  e->bytes = sizeof *e + strlen(path) + 1 + cprof_sourcemap_bytes(e->map);
+  if (c) cache_put(c, e);
+  return e;
+}
+
+/* ---- mapped frames ---- */
+
+typedef struct block_s {
+  struct block_s *next;
+  size_t used, cap;
+  char data[];
+} block_t;
+
+struct cprof_sm_frames_s {
+  cprof_frame_t *held; /* V8's frames after apply; the mapped ones after a swap */
+  block_t *blocks;     /* the mapped frames' strings */
+  int mapped_in;       /* 1 while p->frames are the mapped ones */
+};
+
+static char *arena_put(cprof_sm_frames_t *f, const char *s, size_t n) {
+  block_t *b = f->blocks;
+  if (!b || b->cap - b->used < n + 1) {
+    size_t cap = n + 1 > 16384 ? n + 1 : 16384;
+    if (!(b = malloc(sizeof *b + cap))) return NULL;
+    b->next = f->blocks;
+    b->used = 0;
+    b->cap = cap;
+    f->blocks = b;
+  }
+  char *out = b->data + b->used;
+  memcpy(out, s, n);
+  out[n] = '\0';
+  b->used += n + 1;
+  return out;
+}
+
+static int url_safe(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         strchr("-._~/!$&'()*+,;=:@", c) != NULL;
+}
+
+/* A source as the frame's url style has it: a file: URL when V8 named the
+ * script by one (ES modules, Node >= 20 CPU profiles), else the path. */
+static const char *styled_source(cprof_sm_frames_t *f, const char *v8_url, const char *src) {
+  if (strncmp(v8_url, "file://", 7) != 0 || src[0] != '/') return arena_put(f, src, strlen(src));
+  size_t n = strlen(src);
+  char *tmp = malloc(7 + n * 3 + 1), *o = tmp;
+  if (!tmp) return NULL;
+  memcpy(o, "file://", 7);
+  o += 7;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)src[i];
+    if (url_safe(c)) {
+      *o++ = (char)c;
+    } else {
+      o += sprintf(o, "%%%02X", c);
+    }
+  }
+  const char *out = arena_put(f, tmp, (size_t)(o - tmp));
+  free(tmp);
+  return out;
+}
+
+/* The job's own table from script url to entry, so each script is looked
+ * up (and stat'ed) once per profile. */
+typedef struct {
+  const char *url;
+  entry_t *e;
+  int none; /* url names no file */
+} slot_t;
+
+typedef struct {
+  slot_t *slots;
+  uint32_t cap;
+} scripts_t;
+
+static slot_t *script_slot(scripts_t *t, const char *url) {
+  uint32_t i = (uint32_t)cprof__hash_str(CPROF__HASH_SEED, url) & (t->cap - 1);
+  while (t->slots[i].url && strcmp(t->slots[i].url, url) != 0)
+    i = (i + 1) & (t->cap - 1);
+  return &t->slots[i];
+}
+
+static void note_error(cprof_sm_stats_t *st, const entry_t *e) {
+  st->map_errors++;
+  for (int i = 0; i < CPROF_SM_ERRORS; i++) {
+    if (st->errors[i][0] == '\0') {
+      snprintf(st->errors[i], sizeof st->errors[i], "%s", e->msg[0] ? e->msg : "unusable map");
+      return;
+    }
+  }
+}
+
+/* The slot for a frame's url, loading its map on first sight. */
+static int script_for(scripts_t *t, cprof_smcache_t *c, const cprof_sm_limits_t *lim,
+                      const char *url, cprof_sm_stats_t *st, slot_t **out) {
+  slot_t *s = script_slot(t, url);
+  *out = s;
+  if (s->url) return CPROF_OK;
+  s->url = url;
+  char *path = cprof__sm_url_to_path(url);
+  if (!path) {
+    s->none = 1;
+    return CPROF_OK;
+  }
+  s->e = acquire(c, path, lim);
+  free(path);
+  if (!s->e) return CPROF_ENOMEM;
+  st->scripts++;
+  if (s->e->map)
+    st->scripts_with_map++;
+  else if (s->e->err != CPROF_OK)
+    note_error(st, s->e);
+  return CPROF_OK;
+}
+
+static int map_frame(cprof_sm_frames_t *f, const cprof_frame_t *fr, const slot_t *s,
+                     cprof_frame_t *out, cprof_sm_stats_t *st) {
+  cprof_sm_pos_t pos;
+  st->frames++;
+  if (!s->e->map || fr->line < 0 || !cprof_sourcemap_lookup(s->e->map, fr->line, fr->column, &pos))
+    return CPROF_OK;
+  const char *url = styled_source(f, fr->url, pos.source);
+  const char *name = pos.name ? arena_put(f, pos.name, strlen(pos.name)) : fr->name;
+  if (!url || !name) return CPROF_ENOMEM;
+  *out = (cprof_frame_t){name, url, fr->script_id, pos.line, pos.column};
+  st->mapped++;
+  return CPROF_OK;
+}
+
+static void frames_free(cprof_sm_frames_t *f) {
+  block_t *b = f->blocks;
+  while (b) {
+    block_t *n = b->next;
+    free(b);
+    b = n;
+  }
+  free(f->held);
+  free(f);
+}
+
+int cprof_sourcemap_apply(cprof_profile_t *p, cprof_smcache_t *cache, const cprof_sm_limits_t *lim,
+                          cprof_sm_frames_t **out, cprof_sm_stats_t *stats) {
+  cprof_sm_frames_t *f = calloc(1, sizeof *f);
+  cprof_frame_t *mapped = malloc(((size_t)p->nframes + 1) * sizeof *mapped);
+  scripts_t t = {NULL, 16};
+  int rc = CPROF_ENOMEM;
+  memset(stats, 0, sizeof *stats);
+  *out = NULL;
+  while (t.cap < (uint64_t)p->nframes * 2)
+    t.cap *= 2;
+  if (!f || !mapped || !(t.slots = calloc(t.cap, sizeof *t.slots))) goto done;
+  if (p->nframes) memcpy(mapped, p->frames, (size_t)p->nframes * sizeof *mapped);
+  rc = CPROF_OK;
+  for (uint32_t i = 0; i < p->nframes && rc == CPROF_OK; i++) {
+    slot_t *s;
+    rc = script_for(&t, cache, lim, p->frames[i].url, stats, &s);
+    if (rc == CPROF_OK && !s->none) rc = map_frame(f, &p->frames[i], s, &mapped[i], stats);
+  }
+  stats->unmapped = stats->frames - stats->mapped;
+done:
+  for (uint32_t i = 0; t.slots && i < t.cap; i++)
+    if (t.slots[i].e) release(cache, t.slots[i].e);
+  free(t.slots);
+  if (rc != CPROF_OK) {
+    free(mapped);
+    if (f) frames_free(f);
+    return rc;
+  }
+  f->held = p->frames;
+  p->frames = mapped;
+  f->mapped_in = 1;
+  *out = f;
+  return CPROF_OK;
+}
+
+void cprof_sourcemap_swap(cprof_profile_t *p, cprof_sm_frames_t *f) {
+  cprof_frame_t *t = p->frames;
+  p->frames = f->held;
+  f->held = t;
+  f->mapped_in = !f->mapped_in;
+}
+
+void cprof_sourcemap_release(cprof_profile_t *p, cprof_sm_frames_t *f) {
+  if (!f) return;
+  if (f->mapped_in) cprof_sourcemap_swap(p, f); /* p frees its own (V8's) array */
+  frames_free(f);
+}
