@@ -6,6 +6,7 @@ const options = require('./options')
 const { createController } = require('./controller')
 const { snapshot } = require('./snapshot')
 const { createTriggers } = require('./triggers')
+const { TEMPLATE_PATH } = require('./viewer')
 
 const cprof = new EventEmitter()
 
@@ -41,7 +42,8 @@ const cpu = createController({
   profileOptions: (arg) => options.profileOptions(arg, options.cpuStartOptions),
   nativeStart: (o, onTimeout) => native.cpuStart(o.interval, o.timeout, onTimeout),
   nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT, {
-    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName
+    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName,
+    htmlTemplate: TEMPLATE_PATH
   }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval })
 }, hooks)
@@ -60,7 +62,8 @@ const heap = createController({
     startTime: run.startTime,
     duration: Math.round((run.stoppedAt - run.startedAt) * 1000),
     includeCollected: run.o.includeCollected,
-    title: run.fileName
+    title: run.fileName,
+    htmlTemplate: TEMPLATE_PATH
   }),
   resultFields: (run, r) => ({
     durationMs: run.stoppedAt - run.startedAt,

@@ -4,6 +4,7 @@
 const path = require('node:path')
 const native = require('../native')
 const { FORMAT_EXT } = require('../options')
+const { TEMPLATE_PATH } = require('../viewer')
 const { parseCommand, usageError, intArg, input, outputPath } = require('./profile-io')
 
 const FORMATS = Object.keys(FORMAT_EXT)
@@ -16,10 +17,11 @@ Converts a .cpuprofile or .heapprofile to:
            (count: self µs for CPU, bytes for heap)
   svg      an interactive SVG flame graph
   txt      the text report (as cprof report prints it)
+  html     the self-contained HTML viewer (as cprof html writes it)
 
   --to FORMAT         the output format (repeat it for several; then -o is not allowed)
   -o, --output FILE   where to write (default: next to <file>, extension .pb.gz,
-                      .folded, .svg or .txt)
+                      .folded, .svg, .txt or .html)
   --interval N        pprof: the sampling interval (CPU µs, heap bytes); default for
                       CPU: the mean gap between samples, for heap: left out
   --include-collected pprof, heap: name the values alloc_objects/alloc_space (the
@@ -60,6 +62,7 @@ async function run (argv) {
     interval: interval.value,
     includeCollected: a.values['include-collected'] === true,
     title: path.basename(file),
+    htmlTemplate: TEMPLATE_PATH,
     needSamples: true
   })
   for (const f of to) process.stdout.write(`${r.outputs[f].path}\n`)

@@ -36,9 +36,11 @@ typedef struct {
   long long out_sizes[CPROF_FORMAT_COUNT];
   char *text; /* want_text: the report */
   size_t text_len;
+  char *html_template; /* the viewer page read from in.html_path */
 } job_t;
 
-static const char *const FORMAT_NAMES[CPROF_FORMAT_COUNT] = {"pprof", "folded", "svg", "txt"};
+static const char *const FORMAT_NAMES[CPROF_FORMAT_COUNT] = {"pprof", "folded", "svg", "txt",
+                                                             "html"};
 
 const char *cprof__format_name(cprof_format_t fmt) {
   return (unsigned)fmt < CPROF_FORMAT_COUNT ? FORMAT_NAMES[fmt] : NULL;
@@ -54,6 +56,7 @@ void cprof__job_in_free(cprof_job_in_t *in) {
     free(in->outs[i]);
   free(in->title);
   free(in->focus);
+  free(in->html_path);
   memset(in, 0, sizeof *in);
 }
 
@@ -101,8 +104,10 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_double(env, obj, "startTime", &start) != 0 ||
       opt_double(env, obj, "duration", &duration) != 0 ||
       opt_bool(env, obj, "includeCollected", &in->opts.include_collected) != 0 ||
-      opt_string(env, obj, "title", &in->title) != 0 || opt_double(env, obj, "top", &top) != 0 ||
-      opt_double(env, obj, "cut", &cut) != 0 || opt_string(env, obj, "focus", &in->focus) != 0 ||
+      opt_string(env, obj, "title", &in->title) != 0 ||
+      opt_string(env, obj, "htmlTemplate", &in->html_path) != 0 ||
+      opt_double(env, obj, "top", &top) != 0 || opt_double(env, obj, "cut", &cut) != 0 ||
+      opt_string(env, obj, "focus", &in->focus) != 0 ||
       opt_bool(env, obj, "text", &in->want_text) != 0 ||
       opt_bool(env, obj, "needSamples", &in->need_samples) != 0)
     return -1;
@@ -158,6 +163,7 @@ static void job_free(job_t *job) {
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
     free(job->out_paths[i]);
   free(job->text);
+  free(job->html_template);
   free(job);
 }
 
@@ -223,12 +229,27 @@ static char *join_path(const char *dir, const char *name) {
   return s;
 }
 
+/* The HTML viewer's page, read here on the worker thread. */
+static int read_html_template(job_t *job) {
+  size_t len = 0;
+  if (!job->in.outs[CPROF_FORMAT_HTML] || !job->in.html_path) return CPROF_OK;
+  int rc = read_file(job, job->in.html_path, &job->html_template, &len);
+  job->in.opts.html_template = job->html_template;
+  job->in.opts.html_template_len = len;
+  return rc;
+}
+
 static int write_formats(job_t *job) {
-  int rc;
+  int rc = read_html_template(job);
+  if (rc != CPROF_OK) return rc;
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
     if (!job->in.outs[i]) continue;
     if (job->profile_b && i == CPROF_FORMAT_SVG)
       rc = cprof_write_diff_svg(job->in.dir, job->in.outs[i], job->profile, job->profile_b,
+                                &job->in.opts, &job->out_sizes[i], job->errbuf, sizeof job->errbuf);
+    else if (job->profile_b && i == CPROF_FORMAT_HTML)
+      rc =
+          cprof_write_diff_html(job->in.dir, job->in.outs[i], job->profile, job->profile_b,
                                 &job->in.opts, &job->out_sizes[i], job->errbuf, sizeof job->errbuf);
     else if (job->profile_b)
       continue; /* a diff writes only its graph */

@@ -26,6 +26,7 @@ typedef struct {
   int need_samples;         /* a profile without samples is an error (the CLI) */
   cprof_export_opts_t opts; /* title and focus point at the owned copies below */
   char *title, *focus;
+  char *html_path; /* html: the viewer template file, read on the worker (owned) */
 } cprof_job_in_t;
 
 /* Queues the job and returns its promise. Takes ownership of in's buffers,
@@ -40,8 +41,8 @@ napi_value cprof__job_queue(napi_env env, cprof_job_in_t *in);
 int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
 
 /* Reads an export options object (undefined: none) into in:
- *   { outs: { pprof?, folded?, svg?, txt?: file name }, interval, startTime,
- *     duration (µs), includeCollected, title, top (text rows), cut (%), focus,
+ *   { outs: { pprof?, folded?, svg?, txt?, html?: file name }, interval, startTime,
+ *     duration (µs), includeCollected, title, htmlTemplate (path), top (text rows), cut (%), focus,
  *     text (bool), needSamples (bool) }
  * 0, or -1 with a throw (in is then freed). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
