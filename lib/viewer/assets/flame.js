@@ -146,6 +146,12 @@ function createFlame (m, canvas, opts) {
     setOrder (o) { state.order = o; draw() },
     setLayout (l) { state.layout = l; draw(); toRoot() },
     selectFn (f) { state.selectedFn = f; draw() },
+    // Where node i was drawn (CSS px in the canvas), or null: for tests.
+    rectOf (i) {
+      const list = rows[m.depth[i]] || []
+      for (let k = 0; k < list.length; k += 3) if (list[k + 2] === i) return { x: list[k], w: list[k + 1] - list[k], y: yOf(m.depth[i]), h: ROW }
+      return null
+    },
     // Marks the nodes whose function matches; returns the share of the
     // total the matches cover (a match inside a match counts once).
     search (match) {
