@@ -149,7 +149,7 @@ function main () {
   flame.resize()
   flame.zoom(0)
   // For the tests and bench/viewer-open.js: when the page was usable.
-  window.cprofViewer = { model: m, flame, select, readyMs: performance.now() - t0 }
+  window.cprofViewer = { model: m, flame, select, readyMs: performance.now() - t0, readyAt: performance.now() }
   document.body.dataset.ready = '1'
 }
 
