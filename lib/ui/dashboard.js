@@ -20,7 +20,13 @@
     return n + ' B'
   }
 
+  let shown = ''
   function renderFiles (files) {
+    // Rows are rebuilt only when something changed: a click never lands on
+    // a row being replaced.
+    const sig = JSON.stringify([files, picked])
+    if (sig === shown) return
+    shown = sig
     const tbody = $('files')
     const frag = document.createDocumentFragment()
     for (const f of files.slice().reverse()) {

@@ -108,9 +108,9 @@ test('dashboard: list, open, compare, and a timed profile of a live process', { 
     await v.page.close()
 
     // Compare: tick two CPU profiles, follow the link.
-    await page.click('#files tr[data-name^="cpu-111"] input')
+    await page.$eval('#files tr[data-name^="cpu-111"] input', (e) => e.click())
     await page.waitForFunction(() => document.querySelector('#files tr[data-name^="cpu-111"] input').checked)
-    await page.click('#files tr[data-name^="cpu-222"] input')
+    await page.$eval('#files tr[data-name^="cpu-222"] input', (e) => e.click())
     await page.waitForFunction(() => document.getElementById('compare').getAttribute('aria-disabled') === 'false')
     const diffHref = await page.$eval('#compare', (a) => a.href)
     const d = await openPage(browser, diffHref)
