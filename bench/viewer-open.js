@@ -1,6 +1,7 @@
 'use strict'
 // How long the HTML viewer takes to open a large profile in Chromium.
 //   node bench/viewer-open.js [nodes=50000] [runs=5]
+// CPROF_BENCH_KEEP=file.html keeps a copy of the page it opened.
 // Generates a synthetic .cpuprofile with that many call-tree nodes (5,000
 // functions in 200 files, up to 40 deep, 200,000 samples), writes its
 // viewer with `cprof html`, then opens it RUNS times in headless Chromium
@@ -53,6 +54,7 @@ async function main () {
   const writeMs = Number(process.hrtime.bigint() - t0) / 1e6
   if (r.status !== 0) throw new Error(r.stderr)
   const htmlBytes = fs.statSync(out).size
+  if (process.env.CPROF_BENCH_KEEP) fs.copyFileSync(out, process.env.CPROF_BENCH_KEEP)
   const browser = await launch()
   const rows = []
   try {
@@ -61,7 +63,7 @@ async function main () {
       await page.setViewport({ width: 1400, height: 1000 })
       await page.goto('file://' + out, { waitUntil: 'load', timeout: 120000 })
       await page.waitForSelector('body[data-ready="1"]', { timeout: 120000 })
-      rows.push(await page.evaluate(() => ({ nodes: window.cprofViewer.model.n, fns: window.cprofViewer.model.nf, readyAt: window.cprofViewer.readyAt, viewerMs: window.cprofViewer.readyMs })))
+      rows.push(await page.evaluate(() => ({ nodes: window.cprofViewer.model.n, fns: window.cprofViewer.model.nf, readyAt: window.cprofViewer.readyAt, viewerMs: window.cprofViewer.readyMs, phases: window.cprofViewer.phases })))
       await page.close()
     }
   } finally {
@@ -76,6 +78,7 @@ async function main () {
     cprofHtmlMs: Math.round(writeMs),
     openMs: { median: Math.round(med('readyAt')), max: Math.round(Math.max(...rows.map((x) => x.readyAt))) },
     viewerMs: { median: Math.round(med('viewerMs')) },
+    phasesMs: rows.map((x) => x.phases),
     runs: RUNS,
     loadavg: os.loadavg().map((x) => x.toFixed(2)).join(' ')
   }

@@ -56,8 +56,13 @@ function tipText (m, i) {
 
 function main () {
   const t0 = performance.now()
+  const phases = {}
+  let tp = t0
+  const phase = (name) => { const t = performance.now(); phases[name] = Math.round(t - tp); tp = t }
   const d = JSON.parse(document.getElementById('cprof-data').textContent)
+  phase('parse')
   const m = buildModel(d)
+  phase('model')
   const title = d.title || 'cprof profile'
   document.title = title + ' \u2014 cprof'
   document.getElementById('title').textContent = title
@@ -85,6 +90,11 @@ function main () {
     if (from === 'flat') views.flat.select(f)
   }
 
+  function zoomed (i) {
+    const t = tipText(m, i)
+    details.textContent = i === 0 ? 'Whole profile. Click a frame to zoom into it.' : `Zoomed into ${t.name}${t.url ? ' (' + t.url + ')' : ''}: ${t.lines[0]}. Esc or Reset zoom to go back.`
+  }
+
   const flame = createFlame(m, document.getElementById('flame'), {
     onHover (i, ev) {
       if (i < 0) { tip.hidden = true; return }
@@ -99,13 +109,11 @@ function main () {
       tip.style.left = Math.max(4, x) + 'px'
       tip.style.top = Math.max(4, y) + 'px'
     },
-    onZoom (i) {
-      const t = tipText(m, i)
-      details.textContent = i === 0 ? 'Whole profile. Click a frame to zoom into it.' : `Zoomed into ${t.name}${t.url ? ' (' + t.url + ')' : ''}: ${t.lines[0]}. Esc or Reset zoom to go back.`
-    },
+    onZoom: zoomed,
     onSelect: (f) => select(f, 'flame')
   })
 
+  phase('header')
   for (const [name, source] of [['topdown', topDownSource(m)], ['bottomup', bottomUpSource(m)]]) {
     const view = createTreeView(m, document.getElementById('view-' + name), source, (f, from) => select(f, from))
     views[name] = { source, view }
@@ -113,15 +121,18 @@ function main () {
   views.flat = createFlatView(m, document.getElementById('view-flat'), (f, from) => select(f, from))
   // First look: the heaviest path of the top-down tree open a few levels.
   const open = []
-  const kids = m.children('heavy')
-  for (let i = 0, k = 0; k < 6 && kids[i].length; k++) {
+  for (let i = 0, k = 0; k < 6 && m.end[i] > i + 1; k++) {
     open.push(String(i))
-    if (m.total[m.main][kids[i][0]] < 0.5 * m.total[m.main][i] && k > 0) break
-    i = kids[i][0]
+    const top = m.kidsOf(i, 'heavy')[0]
+    if (m.total[m.main][top] < 0.5 * m.total[m.main][i] && k > 0) break
+    i = top
   }
   views.topdown.view.expand(open)
+  phase('topdown')
   views.bottomup.view.render()
+  phase('bottomup')
   views.flat.render()
+  phase('flat')
 
   for (const b of document.querySelectorAll('#tabs button')) {
     b.addEventListener('click', () => {
@@ -147,9 +158,10 @@ function main () {
     if (e.key === '/' && document.activeElement !== search) { e.preventDefault(); search.focus() }
   })
   flame.resize()
-  flame.zoom(0)
+  zoomed(0)
+  phase('flame')
   // For the tests and bench/viewer-open.js: when the page was usable.
-  window.cprofViewer = { model: m, flame, select, readyMs: performance.now() - t0, readyAt: performance.now() }
+  window.cprofViewer = { model: m, flame, select, readyMs: performance.now() - t0, readyAt: performance.now(), phases }
   document.body.dataset.ready = '1'
 }
 

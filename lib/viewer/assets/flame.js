@@ -12,6 +12,14 @@ function hashStr (s) {
   return (h >>> 0) / 4294967296
 }
 
+// Colours are strings the canvas parses: made once per function (per
+// node in a diff), not once per frame per draw.
+function colourTable (m) {
+  const out = new Array(m.diff ? m.n : m.nf)
+  for (let k = 0; k < out.length; k++) out[k] = m.diff ? frameColour(m, k, m.fn[k]) : frameColour(m, -1, k)
+  return out
+}
+
 function frameColour (m, i, f) {
   if (m.diff) {
     const t0 = m.total[0][i]; const t1 = m.total[1][i]
@@ -28,6 +36,7 @@ function frameColour (m, i, f) {
 function createFlame (m, canvas, opts) {
   const state = { zoom: 0, order: 'alpha', layout: 'flame', match: null, matched: null, hover: -1, selectedFn: -1 }
   const xs = {}
+  const colours = colourTable(m)
   let rows = []
   let charW = 7
   const ctx = canvas.getContext('2d')
@@ -35,11 +44,14 @@ function createFlame (m, canvas, opts) {
   function xOf (order) {
     if (xs[order]) return xs[order]
     const x = new Float64Array(m.n)
-    const kids = m.children(order)
     const t = m.total[m.main]
     for (let i = 0; i < m.n; i++) {
       let at = x[i]
-      for (const c of kids[i]) { x[c] = at; at += t[c] }
+      if (order === 'heavy') {
+        for (const c of m.kidsOf(i, 'heavy')) { x[c] = at; at += t[c] }
+      } else {
+        for (let c = i + 1; c < m.end[i]; c = m.end[c]) { x[c] = at; at += t[c] }
+      }
     }
     xs[order] = x
     return x
@@ -71,7 +83,7 @@ function createFlame (m, canvas, opts) {
     const f = m.fn[i]
     const y = yOf(m.depth[i])
     const matched = state.matched && state.matched[i]
-    ctx.fillStyle = matched ? '#d63ad6' : frameColour(m, i, f)
+    ctx.fillStyle = matched ? '#d63ad6' : colours[m.diff ? i : f]
     ctx.fillRect(px, y, Math.max(pw - 0.5, 0.5), ROW - 1)
     if (f === state.selectedFn || i === state.hover) {
       ctx.strokeStyle = i === state.hover ? '#1d2127' : '#b7791f'

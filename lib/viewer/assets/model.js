@@ -50,24 +50,22 @@ function buildModel (d) {
     fnSelf, fnTotal, fnNodes, unit: d.unit, diff: !!d.diff,
     grand: slots.map((s, k) => totals[k][0] || 0)
   }
-  m.kids = { alpha: childLists(m, false), heavy: null }
-  m.children = (order) => {
-    if (!m.kids[order]) m.kids[order] = childLists(m, true)
-    return m.kids[order]
+  // Node i's children, in file (label) order or heaviest first. In
+  // depth-first order they are i + 1, then each one's subtree end: no
+  // lists are built up front (50,000 small arrays cost more than the rest
+  // of the model); the heavy order is sorted and kept per node on demand.
+  const heavy = new Map()
+  m.kidsOf = (i, order) => {
+    if (order === 'heavy' && heavy.has(i)) return heavy.get(i)
+    const out = []
+    for (let c = i + 1; c < end[i]; c = end[c]) out.push(c)
+    if (order !== 'heavy') return out
+    const t = totals[main]
+    out.sort((a, b) => t[b] - t[a] || a - b)
+    heavy.set(i, out)
+    return out
   }
   return m
-}
-
-// children[i]: node i's children, in file (label) order or heaviest first.
-function childLists (m, heavy) {
-  const lists = new Array(m.n)
-  for (let i = 0; i < m.n; i++) lists[i] = []
-  for (let i = 1; i < m.n; i++) if (m.parent[i] >= 0) lists[m.parent[i]].push(i)
-  if (heavy) {
-    const t = m.total[m.main]
-    for (const l of lists) if (l.length > 1) l.sort((a, b) => t[b] - t[a] || a - b)
-  }
-  return lists
 }
 
 // The share of a node or function in slot s: value / that slot's grand total.

@@ -119,7 +119,6 @@ function createTreeView (m, container, source, onSelect) {
 }
 
 function topDownSource (m) {
-  const kids = m.children('heavy')
   const cols = [{ title: 'Total' }, { title: 'Total %' }]
   if (m.diff) cols.push({ title: 'Total change' })
   cols.push({ title: 'Self' }, { title: 'Self %' })
@@ -132,8 +131,8 @@ function topDownSource (m) {
     roots: () => [0],
     key: (i) => String(i),
     fnOf: (i) => m.fn[i],
-    hasChildren: (i) => kids[i].length > 0,
-    children: (i) => kids[i],
+    hasChildren: (i) => m.end[i] > i + 1,
+    children: (i) => m.kidsOf(i, 'heavy'),
     cells (i, tr, name) {
       valueCells(m, tr, m.total.map((t) => t[i]), true)
       valueCells(m, tr, m.self.map((s) => s[i]))
