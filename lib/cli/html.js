@@ -3,12 +3,11 @@
 // viewer of a profile, or of the diff of two. The native core aggregates
 // and writes it off the main thread (src/core/export_html.c) into the page
 // template of lib/viewer.
-const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
-const { usageError, input, outputPath } = require('./profile-io')
+const { usageError, input, outputPath, claimOutputs, refused } = require('./profile-io')
 
 const USAGE = `usage: cprof html <file> [-o report.html] [--title TEXT] [--force]
        cprof html <before> <after> [-o diff.html] [--title TEXT] [--force]
@@ -63,19 +62,25 @@ async function run (argv) {
   if (a.exit !== undefined) return a.exit
   const files = a.positionals
   const out = a.values.output !== undefined ? path.resolve(a.values.output) : defaultOutput(files)
-  if (a.values.output === undefined && !a.values.force && fs.existsSync(out)) {
-    process.stderr.write(`cprof html: ${out} exists; pass -o ${path.basename(out)} or --force to replace it\n`)
-    return 1
-  }
+  const claim = claimOutputs('html', [out], {
+    explicit: a.values.output !== undefined, force: a.values.force, inputs: files.map(input)
+  })
+  if (claim.exit !== undefined) return claim.exit
   const opts = {
     outs: { html: path.basename(out) },
     title: a.values.title ?? files.map((f) => path.basename(f)).join(' \u2192 '),
     htmlTemplate: TEMPLATE_PATH,
-    needSamples: true
+    needSamples: true,
+    keepExisting: claim.keepExisting
   }
-  const r = files.length === 1
-    ? await native.convert(input(files[0]), path.dirname(out), 0, opts)
-    : await native.diff(input(files[0]), input(files[1]), path.dirname(out), 0, opts)
+  let r
+  try {
+    r = files.length === 1
+      ? await native.convert(input(files[0]), path.dirname(out), 0, opts)
+      : await native.diff(input(files[0]), input(files[1]), path.dirname(out), 0, opts)
+  } catch (err) {
+    return refused('html', err)
+  }
   process.stdout.write(`${r.outputs.html.path}\n`)
   return 0
 }

@@ -117,7 +117,9 @@ async function createUiServer ({ dir, port = 0 }) {
     jobs.push(job)
     if (jobs.length > 50) jobs.shift()
     const sink = { write: (s) => { job.log += s } }
-    const args = [String(pid), '--duration', String(seconds)]
+    // --dir: the dashboard shows this directory, so that is where the
+    // trigger waits for the file (it says so when the app writes elsewhere).
+    const args = [String(pid), '--duration', String(seconds), '--dir', dir]
     if (kind === 'heap') args.push('--heap')
     if (signal) args.push('--signal', signal)
     trigger.run(args, { out: sink, err: sink }).then(

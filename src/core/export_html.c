@@ -2,7 +2,7 @@
  * template (the viewer's JS and CSS, read from the package by the caller)
  * with the profile's function tree as JSON in place of CPROF_HTML_MARKER,
  * inside a <script type="application/json">. The aggregation is the one
- * the SVG and the diff use (render.h's function tree); the page only draws.
+ * the SVG and the diff use (tree.h's function tree); the page only draws.
  *
  * The JSON (version 1) is column-wise so 50,000 nodes stay small and parse
  * fast:
@@ -28,7 +28,8 @@
 #include "export.h"
 #include "fsutil.h"
 #include "internal.h"
-#include "render.h"
+#include "label.h"
+#include "tree.h"
 
 /* Used when the caller has no viewer to give: the data still travels. */
 static const char FALLBACK_TEMPLATE[] =
@@ -287,5 +288,6 @@ int cprof_write_diff_html(const char *dir, const char *name, const cprof_profile
                           const cprof_profile_t *after, const cprof_export_opts_t *o,
                           long long *size_out, char *errbuf, size_t errlen) {
   diff_ctx_t ctx = {before, after, o};
-  return cprof_write_atomic_fn(dir, name, write_diff, &ctx, size_out, errbuf, errlen);
+  return (o && o->keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
+      dir, name, write_diff, &ctx, size_out, errbuf, errlen);
 }

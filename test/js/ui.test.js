@@ -126,7 +126,9 @@ test('dashboard: list, open, compare, and a timed profile of a live process', { 
     await page.click('#start button[type=submit]')
     await page.waitForFunction(() => /^profiling process/.test(document.getElementById('start-info').textContent), { timeout: 10000 })
     await page.waitForSelector(`#files tr.new[data-name^="cpu-${pid}-"]`, { timeout: 60000 })
-    assert.match(await page.$eval('#jobs', (e) => e.textContent), /done/)
+    // The trigger's job ends once the second signal went out (and, with
+    // cprof trigger's own wait, once the file is there): the page says so.
+    await page.waitForFunction(() => /: done\n/.test(document.getElementById('jobs').textContent), { timeout: 60000 })
     await screenshot(page, 'ui-dashboard.png')
     const newHref = await page.$eval(`#files tr[data-name^="cpu-${pid}-"] a.open`, (a) => a.href)
     const n = await openPage(browser, newHref)

@@ -124,7 +124,7 @@ test('cprof html: default output, refuses to replace it without -o or --force, d
   assert.ok(fs.statSync(out).size > 0)
   const refused = cli(['html', file])
   assert.equal(refused.status, 1)
-  assert.match(refused.stderr, /exists; pass -o .* or --force/)
+  assert.match(refused.stderr, /exists: pass --force to replace it, or -o FILE/)
   const forced = cli(['html', file, '--force'])
   assert.equal(forced.status, 0, forced.stderr)
   assert.equal(forced.stdout.trim(), out)
