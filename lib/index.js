@@ -9,6 +9,7 @@ const { snapshot } = require('./snapshot')
 const { createTriggers } = require('./triggers')
 const { createRecorder } = require('./recorder')
 const { createAnnouncer } = require('./fleet/announce')
+const { TEMPLATE_PATH } = require('./viewer')
 
 const cprof = new EventEmitter()
 
@@ -80,7 +81,8 @@ const cpu = createController({
   nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT, {
     outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL,
     ownDir: run.o.ownDir,
-    sourceMaps: run.o.sourceMaps
+    sourceMaps: run.o.sourceMaps,
+    htmlTemplate: TEMPLATE_PATH
   }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval, transport: run.transport })
 }, hooks)
@@ -102,7 +104,8 @@ const heap = createController({
     title: run.fileName,
     main: mainScript(),
     ownDir: run.o.ownDir,
-    sourceMaps: run.o.sourceMaps
+    sourceMaps: run.o.sourceMaps,
+    htmlTemplate: TEMPLATE_PATH
   }),
   resultFields: (run, r) => ({
     durationMs: run.stoppedAt - run.startedAt,

@@ -15,7 +15,7 @@ const CPU_KEYS = ['timeout', 'interval', 'dir', 'name', 'formats', 'sourceMaps']
 const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'forceGC', 'dir', 'name', 'formats', 'sourceMaps']
 // Formats written besides the kind's own (.cpuprofile / .heapprofile), and
 // their file extensions; every file of a profile shares the same stem.
-const FORMAT_EXT = { pprof: 'pb.gz', folded: 'folded', svg: 'svg', txt: 'txt' }
+const FORMAT_EXT = { pprof: 'pb.gz', folded: 'folded', svg: 'svg', txt: 'txt', html: 'html' }
 
 function checkKeys (opts, allowed, where) {
   if (opts === undefined || opts === null) return {}
@@ -96,7 +96,7 @@ function sourceMapsOption (value) {
   return boolOption(value, 'sourceMaps', sourceMapsDefault())
 }
 
-// formats: [own, 'pprof', 'folded', 'svg', 'txt'] in any order; the kind's
+// formats: [own, 'pprof', 'folded', 'svg', 'txt', 'html'] in any order; the kind's
 // own format is always written, so listing it changes nothing. Returns the
 // derived formats, without duplicates.
 function formatsOption (value, own) {

@@ -1,8 +1,9 @@
 'use strict'
-// cprof convert <file> --to pprof|folded|svg|txt [-o out]: a .cpuprofile /
+// cprof convert <file> --to pprof|folded|svg|txt|html [-o out]: a .cpuprofile /
 // .heapprofile in another format, written by the native core.
 const path = require('node:path')
 const { FORMAT_EXT } = require('../options')
+const { TEMPLATE_PATH } = require('../viewer')
 const { parseCommand, usageError, intArg, input, outputPath, claimOutputs, refused } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, parseTime, profileJob, storeOutputPath, storeTitle } = require('./store')
 
@@ -16,10 +17,11 @@ Converts a .cpuprofile or .heapprofile to:
            (count: self µs for CPU, bytes for heap)
   svg      an interactive SVG flame graph
   txt      the text report (as cprof report prints it)
+  html     the self-contained HTML viewer (as cprof html writes it)
 
   --to FORMAT         the output format (repeat it for several; then -o is not allowed)
   -o, --output FILE   where to write (default: next to <file>, extension .pb.gz,
-                      .folded, .svg or .txt); -o replaces an existing FILE
+                      .folded, .svg, .txt or .html); -o replaces an existing FILE
   --force             replace existing default outputs (without it, convert stops
                       with exit 1 and names the file in the way)
   --interval N        pprof: the sampling interval (CPU µs, heap bytes); default for
@@ -88,6 +90,7 @@ async function run (argv) {
       interval: interval.value,
       includeCollected: a.values['include-collected'] === true,
       title: store ? storeTitle(src.input) : path.basename(file),
+      htmlTemplate: TEMPLATE_PATH,
       needSamples: true,
       keepExisting: claim.keepExisting,
       sourceMaps: a.values['source-maps'] === true

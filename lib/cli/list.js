@@ -27,7 +27,7 @@ const V8_EXTS = {
   heapprofile: ['heap', 'heapprofile'],
   heapsnapshot: ['snapshot', 'heapsnapshot']
 }
-const DERIVED_EXTS = ['pb.gz', 'folded', 'svg', 'txt'] // cprof's export formats
+const DERIVED_EXTS = ['pb.gz', 'folded', 'svg', 'txt', 'html'] // cprof's export formats
 
 function extOf (base) {
   for (const ext of [...Object.keys(V8_EXTS), ...DERIVED_EXTS]) {

@@ -36,6 +36,7 @@ typedef struct {
   char *title, *focus, *main;
   char *own_url; /* CPU: the url prefix of cprof's own code; leading samples in
                     it are its start call, dropped (own_start.c); NULL: none */
+  char *html_path; /* html: the viewer template file, read on the worker (owned) */
   /* Instead of json or path: run on the worker thread, gives the profile
    * (the recorder's dump: a merge of its windows). produce_free(ctx) runs
    * when the job is freed, also if it never ran. */
@@ -47,7 +48,7 @@ typedef struct {
 /* Queues the job and returns its promise. Takes ownership of in's buffers,
  * also on failure (then it throws and returns NULL). The promise resolves
  * with { kind, samples, durationMs, summary, file?: { path, size },
- * outputs?: { pprof|folded|svg|txt: { path, size } }, text?, nodes?,
+ * outputs?: { pprof|folded|svg|txt|html: { path, size } }, text?, nodes?,
  * sourceMaps?: { frames, mapped, unmapped, scripts, scriptsWithMap, errors } } and
  * rejects with an ERR_CPROF_* error; an ERR_CPROF_IO error carries
  * err.result, the same object with only the files written before. */
@@ -57,17 +58,18 @@ napi_value cprof__job_queue(napi_env env, cprof_job_in_t *in);
 int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
 
 /* Reads an export options object (undefined: none) into in:
- *   { outs: { pprof?, folded?, svg?, txt?: file name }, interval, startTime,
+ *   { outs: { pprof?, folded?, svg?, txt?, html?: file name }, interval, startTime,
  *     duration (µs), includeCollected, title, top (text rows), cut (%), focus,
  *     text (bool), needSamples (bool), keepExisting (bool: never replace a
  *     file, ERR_CPROF_EXISTS instead), main (pprof: the main script),
  *     ownUrl (CPU: drop the leading samples in code under this url),
  *     ownDir (bool: dir is cprof's default, checked with CPROF_DIR_OWN),
- *     sourceMaps (bool: map frames for every derived output) }
+ *     sourceMaps (bool: map frames for every derived output),
+ *     htmlTemplate (html: the viewer page's file, read on the worker) }
  * 0, or -1 with a throw (in is then freed). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 
-/* The JS name of a derived format ("pprof", "folded", "svg", "txt"). */
+/* The JS name of a derived format ("pprof", "folded", "svg", "txt", "html"). */
 const char *cprof__format_name(cprof_format_t fmt);
 
 /* Frees in's buffers (for callers that fail before queueing). */

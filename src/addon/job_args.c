@@ -8,7 +8,8 @@
 #include "job.h"
 #include "macros.h"
 
-static const char *const FORMAT_NAMES[CPROF_FORMAT_COUNT] = {"pprof", "folded", "svg", "txt"};
+static const char *const FORMAT_NAMES[CPROF_FORMAT_COUNT] = {"pprof", "folded", "svg", "txt",
+                                                             "html"};
 
 const char *cprof__format_name(cprof_format_t fmt) {
   return (unsigned)fmt < CPROF_FORMAT_COUNT ? FORMAT_NAMES[fmt] : NULL;
@@ -30,6 +31,7 @@ void cprof__job_in_free(cprof_job_in_t *in) {
   free(in->main);
   free(in->own_url);
   if (in->produce_free) in->produce_free(in->produce_ctx);
+  free(in->html_path);
   memset(in, 0, sizeof *in);
 }
 
@@ -85,7 +87,8 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_string(env, obj, "main", &in->main) != 0 ||
       opt_string(env, obj, "ownUrl", &in->own_url) != 0 ||
       opt_bool(env, obj, "ownDir", &in->own_dir) != 0 ||
-      opt_bool(env, obj, "sourceMaps", &in->source_maps) != 0)
+      opt_bool(env, obj, "sourceMaps", &in->source_maps) != 0 ||
+      opt_string(env, obj, "htmlTemplate", &in->html_path) != 0)
     return -1;
   in->opts.interval = interval > 0 ? (int64_t)interval : 0;
   in->opts.start_time_ms = start > 0 ? (int64_t)start : 0;

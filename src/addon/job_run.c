@@ -31,6 +31,7 @@ static void job_free(job_t *job) {
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
     free(job->out_paths[i]);
   free(job->text);
+  free(job->html_template);
   free(job);
 }
 
@@ -109,12 +110,27 @@ static char *join_path(const char *dir, const char *name) {
   return s;
 }
 
+/* The HTML viewer's page, read here on the worker thread. */
+static int read_html_template(job_t *job) {
+  size_t len = 0;
+  if (!job->in.outs[CPROF_FORMAT_HTML] || !job->in.html_path) return CPROF_OK;
+  int rc = read_file(job, job->in.html_path, &job->html_template, &len);
+  job->in.opts.html_template = job->html_template;
+  job->in.opts.html_template_len = len;
+  return rc;
+}
+
 static int write_formats(job_t *job) {
-  int rc;
+  int rc = read_html_template(job);
+  if (rc != CPROF_OK) return rc;
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
     if (!job->in.outs[i]) continue;
     if (job->profile_b && i == CPROF_FORMAT_SVG)
       rc = cprof_write_diff_svg(job->in.dir, job->in.outs[i], job->profile, job->profile_b,
+                                &job->in.opts, &job->out_sizes[i], job->errbuf, sizeof job->errbuf);
+    else if (job->profile_b && i == CPROF_FORMAT_HTML)
+      rc =
+          cprof_write_diff_html(job->in.dir, job->in.outs[i], job->profile, job->profile_b,
                                 &job->in.opts, &job->out_sizes[i], job->errbuf, sizeof job->errbuf);
     else if (job->profile_b)
       continue; /* a diff writes only its graph */

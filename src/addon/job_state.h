@@ -32,6 +32,7 @@ typedef struct {
   size_t text_len;
   cprof_sm_frames_t *sm, *sm_b; /* source_maps: V8's frames, swapped out */
   cprof_sm_stats_t sm_stats;
+  char *html_template; /* the viewer page read from in.html_path */
 } job_t;
 
 #endif

@@ -7,8 +7,8 @@
  *                .heapprofile, inspector replies), totals, depth limit
  *   aggregate.h  the flat profile (self/total by function) and top-N
  *   export.h     the writers: .cpuprofile, .heapprofile, pprof, folded
- *                stacks, SVG flame graph, text report, diff; dispatch by
- *                cprof_format_t
+ *                stacks, SVG flame graph, text report, HTML viewer, diff;
+ *                dispatch by cprof_format_t
  *   fsutil.h     atomic file writes (temp file + rename, mode 0600), mkdir -p
  *   merge.h      cprof_profile_merge: profiles of one kind into one, by call
  *                path (cprof merge, the flight recorder's windows)

@@ -23,22 +23,25 @@ typedef enum {
   CPROF_FORMAT_FOLDED = 1, /* .folded: "a;b;c count" per stack */
   CPROF_FORMAT_SVG = 2,    /* .svg: interactive flame graph */
   CPROF_FORMAT_TXT = 3,    /* .txt: the text report */
-  CPROF_FORMAT_COUNT = 4
+  CPROF_FORMAT_HTML = 4,   /* .html: the self-contained viewer (export_html.c) */
+  CPROF_FORMAT_COUNT = 5
 } cprof_format_t;
 
 /* What the profile file does not say, and how to draw. Zero means unknown
  * or default everywhere. */
 typedef struct {
-  int64_t interval;      /* the sampling interval asked for: CPU µs, heap bytes */
-  int64_t start_time_ms; /* wall clock when profiling started, ms since the epoch */
-  int64_t duration_us;   /* heap: how long sampling ran (CPU: from the profile) */
-  int include_collected; /* heap: samples include objects GC already collected */
-  const char *title;     /* SVG and text headers, e.g. the file name */
-  unsigned top;          /* text: rows per table (0: 20) */
-  double cut_percent;    /* text: tree nodes below this % of the total are cut (0: 1) */
-  const char *focus;     /* text: also the callers (bottom-up) of this function */
-  const char *main;      /* pprof: the main script, named by the one Mapping */
-  int keep_existing;     /* cprof_write_*: never replace a file (CPROF_EEXIST instead) */
+  int64_t interval;          /* the sampling interval asked for: CPU µs, heap bytes */
+  int64_t start_time_ms;     /* wall clock when profiling started, ms since the epoch */
+  int64_t duration_us;       /* heap: how long sampling ran (CPU: from the profile) */
+  int include_collected;     /* heap: samples include objects GC already collected */
+  const char *title;         /* SVG and text headers, e.g. the file name */
+  unsigned top;              /* text: rows per table (0: 20) */
+  double cut_percent;        /* text: tree nodes below this % of the total are cut (0: 1) */
+  const char *focus;         /* text: also the callers (bottom-up) of this function */
+  const char *main;          /* pprof: the main script, named by the one Mapping */
+  int keep_existing;         /* cprof_write_*: never replace a file (CPROF_EEXIST instead) */
+  const char *html_template; /* html: the viewer page, CPROF_HTML_MARKER where the data goes */
+  size_t html_template_len;  /* (NULL: a bare page that only carries the data) */
 } cprof_export_opts_t;
 
 /* The writers; each takes opts (NULL = all defaults). */
@@ -47,12 +50,18 @@ int cprof_export_folded(const cprof_profile_t *p, const cprof_export_opts_t *o, 
 int cprof_export_svg(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
 int cprof_report_text(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
 
+/* The self-contained HTML viewer: o->html_template with the profile's
+ * function tree, as JSON, in place of its first CPROF_HTML_MARKER. */
+int cprof_export_html(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
+
+#define CPROF_HTML_MARKER "__CPROF_PROFILE_JSON__"
+
 /* Dispatch by format. */
 int cprof_export_format(cprof_format_t fmt, const cprof_profile_t *p, const cprof_export_opts_t *o,
                         FILE *f);
 
 /* The file extension of a format, without the dot: "pb.gz", "folded",
- * "svg", "txt". */
+ * "svg", "txt", "html". */
 const char *cprof_format_ext(cprof_format_t fmt);
 
 /* Writes p in fmt to dir/name atomically (cprof_write_atomic; with
@@ -76,6 +85,15 @@ int cprof_diff_text(const cprof_profile_t *before, const cprof_profile_t *after,
  * change of its self share: red grew, blue shrank. */
 int cprof_diff_svg(const cprof_profile_t *before, const cprof_profile_t *after,
                    const cprof_export_opts_t *o, FILE *f);
+
+/* The HTML viewer of a diff: both profiles in one function tree. */
+int cprof_diff_html(const cprof_profile_t *before, const cprof_profile_t *after,
+                    const cprof_export_opts_t *o, FILE *f);
+
+/* cprof_diff_html to dir/name atomically (keep_existing as above). */
+int cprof_write_diff_html(const char *dir, const char *name, const cprof_profile_t *before,
+                          const cprof_profile_t *after, const cprof_export_opts_t *o,
+                          long long *size_out, char *errbuf, size_t errlen);
 
 /* cprof_diff_svg to dir/name atomically (keep_existing as above). */
 int cprof_write_diff_svg(const char *dir, const char *name, const cprof_profile_t *before,

@@ -21,13 +21,15 @@ int cprof_export_format(cprof_format_t fmt, const cprof_profile_t *p, const cpro
     return cprof_export_svg(p, o, f);
   case CPROF_FORMAT_TXT:
     return cprof_report_text(p, o, f);
+  case CPROF_FORMAT_HTML:
+    return cprof_export_html(p, o, f);
   default:
     return CPROF_EINVAL;
   }
 }
 
 const char *cprof_format_ext(cprof_format_t fmt) {
-  static const char *ext[CPROF_FORMAT_COUNT] = {"pb.gz", "folded", "svg", "txt"};
+  static const char *ext[CPROF_FORMAT_COUNT] = {"pb.gz", "folded", "svg", "txt", "html"};
   return (unsigned)fmt < CPROF_FORMAT_COUNT ? ext[fmt] : NULL;
 }
 

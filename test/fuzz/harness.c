@@ -13,7 +13,8 @@
  * accept too (CPROF_OK); the .cpuprofile / .heapprofile writers' output must
  * parse again into a profile of the same shape; limiting the depth keeps
  * the total and the sample count. Merging is checked too (harness_merge.c:
- * an input with a NUL byte is two profiles).
+ * an input with a NUL byte is two profiles); the HTML viewer's data is JSON
+ * that cJSON reads back and holds no '<' (nothing can end its script element).
  *
  * A new exporter is one line in EXPORTERS. */
 #define _GNU_SOURCE /* open_memstream */
@@ -21,6 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "cprof.h"
 
@@ -72,8 +75,14 @@ static int ex_diff_text(const fuzz_in_t *in, FILE *f) {
 static int ex_diff_svg(const fuzz_in_t *in, FILE *f) {
   return cprof_diff_svg(in->other, in->p, in->o, f);
 }
+static int ex_html(const fuzz_in_t *in, FILE *f) {
+  return cprof_export_html(in->p, in->o, f);
+}
+static int ex_diff_html(const fuzz_in_t *in, FILE *f) {
+  return cprof_diff_html(in->other, in->p, in->o, f);
+}
 
-enum { FOR_CPU = 1, FOR_HEAP = 2, FOR_ANY = 3, REPARSE = 4 };
+enum { FOR_CPU = 1, FOR_HEAP = 2, FOR_ANY = 3, REPARSE = 4, HTML_DATA = 8 };
 
 static const struct {
   const char *name;
@@ -89,6 +98,8 @@ static const struct {
     {"text (defaults)", ex_text_defaults, FOR_ANY},
     {"diff text", ex_diff_text, FOR_ANY},
     {"diff svg", ex_diff_svg, FOR_ANY},
+    {"html", ex_html, FOR_ANY | HTML_DATA},
+    {"diff html", ex_diff_html, FOR_ANY | HTML_DATA},
 };
 
 #define NEXPORTERS (sizeof(EXPORTERS) / sizeof(EXPORTERS[0]))
@@ -136,6 +147,25 @@ static void check_reparse(const char *what, const cprof_profile_t *p, const char
   cprof_profile_free(q);
 }
 
+/* The viewer's data (the fallback page: no template in the fuzz options)
+ * lies between the data script's start tag and the page's last </script>. */
+static void check_html_data(const char *what, const char *buf, size_t len) {
+  static const char open[] = "id=\"cprof-data\">", close[] = "</script>";
+  const char *start = memmem(buf, len, open, sizeof(open) - 1);
+  FUZZ_CHECK(start != NULL, "%s: no data script", what);
+  start += sizeof(open) - 1;
+  const char *end = memmem(start, len - (size_t)(start - buf), close, sizeof(close) - 1);
+  FUZZ_CHECK(end != NULL, "%s: the data script is not closed", what);
+  size_t n = (size_t)(end - start);
+  FUZZ_CHECK(memchr(start, '<', n) == NULL, "%s: '<' inside the data", what);
+  FUZZ_CHECK(memmem(end + 1, len - (size_t)(end + 1 - buf), "cprof-data", 10) == NULL,
+             "%s: data continues after its script closed", what);
+  cJSON *d = cJSON_ParseWithLength(start, n);
+  if (d == NULL && cJSON_GetErrorPtr() == NULL) return; /* out of memory */
+  FUZZ_CHECK(d != NULL, "%s: the data is not JSON", what);
+  cJSON_Delete(d);
+}
+
 static void run_exporters(const fuzz_in_t *in) {
   unsigned kind = in->p->kind == CPROF_KIND_CPU ? FOR_CPU : FOR_HEAP;
   for (size_t i = 0; i < NEXPORTERS; i++) {
@@ -153,6 +183,8 @@ static void run_exporters(const fuzz_in_t *in) {
                  cprof_strerror(rc));
     if (rc == CPROF_OK && (EXPORTERS[i].flags & REPARSE))
       check_reparse(EXPORTERS[i].name, in->p, buf, len);
+    if (rc == CPROF_OK && (EXPORTERS[i].flags & HTML_DATA))
+      check_html_data(EXPORTERS[i].name, buf, len);
     free(buf);
   }
 }

@@ -1,0 +1,88 @@
+'use strict'
+// cprof html <file> [<after>] [-o report.html]: the self-contained HTML
+// viewer of a profile, or of the diff of two. The native core aggregates
+// and writes it off the main thread (src/core/export_html.c) into the page
+// template of lib/viewer.
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+const native = require('../native')
+const { TEMPLATE_PATH } = require('../viewer')
+const { usageError, input, outputPath, claimOutputs, refused } = require('./profile-io')
+
+const USAGE = `usage: cprof html <file> [-o report.html] [--title TEXT] [--force]
+       cprof html <before> <after> [-o diff.html] [--title TEXT] [--force]
+
+Writes one self-contained HTML file (no network; it opens from disk and can be
+attached to a ticket) to read a .cpuprofile or .heapprofile in a browser: the flame
+graph (zoom, search, hover; icicle and left-heavy orderings), the top-down call
+tree, the bottom-up view (callers) and the flat profile, with self and total per
+function. With two profiles of the same kind, the same views of the diff: widths
+from <after>, each frame and function coloured by the change of its share.
+
+  -o, --output FILE   where to write (default: next to <file> with extension .html;
+                      a diff: next to <after> as <after>.diff.html). Replaced if it
+                      exists.
+  --title TEXT        the page's title (default: the file name(s))
+  --force             replace the default output file if it exists (without -o,
+                      cprof html refuses to)
+`
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  output: { type: 'string', short: 'o' },
+  title: { type: 'string' },
+  force: { type: 'boolean' }
+}
+
+function parse (argv) {
+  let a
+  try {
+    a = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (err) {
+    return usageError('html', USAGE, err.message)
+  }
+  if (a.values.help) {
+    process.stdout.write(USAGE)
+    return { exit: 0 }
+  }
+  const n = a.positionals.length
+  if (n < 1) return usageError('html', USAGE, 'missing <file>')
+  if (n > 2) return usageError('html', USAGE, `too many arguments: ${a.positionals.slice(2).join(' ')}`)
+  return a
+}
+
+// The default output, beside the (after) profile.
+function defaultOutput (files) {
+  if (files.length === 1) return outputPath(files[0], undefined, 'html')
+  return outputPath(files[1], undefined, 'diff.html')
+}
+
+async function run (argv) {
+  const a = parse(argv)
+  if (a.exit !== undefined) return a.exit
+  const files = a.positionals
+  const out = a.values.output !== undefined ? path.resolve(a.values.output) : defaultOutput(files)
+  const claim = claimOutputs('html', [out], {
+    explicit: a.values.output !== undefined, force: a.values.force, inputs: files.map(input)
+  })
+  if (claim.exit !== undefined) return claim.exit
+  const opts = {
+    outs: { html: path.basename(out) },
+    title: a.values.title ?? files.map((f) => path.basename(f)).join(' \u2192 '),
+    htmlTemplate: TEMPLATE_PATH,
+    needSamples: true,
+    keepExisting: claim.keepExisting
+  }
+  let r
+  try {
+    r = files.length === 1
+      ? await native.convert(input(files[0]), path.dirname(out), 0, opts)
+      : await native.diff(input(files[0]), input(files[1]), path.dirname(out), 0, opts)
+  } catch (err) {
+    return refused('html', err)
+  }
+  process.stdout.write(`${r.outputs.html.path}\n`)
+  return 0
+}
+
+module.exports = { run, USAGE }

@@ -1,0 +1,57 @@
+'use strict'
+// cprof ui [dir] [--port N]: a local dashboard over the profiles of a
+// directory, served on 127.0.0.1 with an unguessable token in the URL.
+const os = require('node:os')
+const path = require('node:path')
+const fs = require('node:fs')
+const { parseArgs } = require('node:util')
+const { usageError, intArg } = require('./profile-io')
+
+const USAGE = `usage: cprof ui [dir] [--port N]
+
+Serves a dashboard on 127.0.0.1 (never on other interfaces) and prints its URL,
+which holds a random token: requests without it are refused (403). Keep the URL
+to yourself. In the dashboard:
+  - the .cpuprofile / .heapprofile files of dir (default: $CPROF_DIR, else
+    ${path.join(os.tmpdir(), 'cprof')}), refreshed as new ones are written;
+    open one in the HTML viewer (flame graph, top-down, bottom-up, flat), or
+    select two of the same kind and compare them;
+  - start a timed CPU or heap profile of a live process by signal (as cprof
+    trigger --duration does); the file appears in the list when written.
+Stop with Ctrl-C.
+
+  --port N    the port (default: a free one)
+`
+
+async function run (argv) {
+  let a
+  try {
+    a = parseArgs({ args: argv, options: { port: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
+  } catch (err) {
+    return usageError('ui', USAGE, err.message).exit
+  }
+  if (a.values.help) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  if (a.positionals.length > 1) return usageError('ui', USAGE, `too many arguments: ${a.positionals.slice(1).join(' ')}`).exit
+  const port = intArg('ui', 'port', a.values.port, 0, 65535)
+  if (port.error) return usageError('ui', USAGE, port.error).exit
+  const dir = path.resolve(a.positionals[0] ?? (process.env.CPROF_DIR || path.join(os.tmpdir(), 'cprof')))
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+    process.stderr.write(`cprof ui: ${dir} is not a directory\n`)
+    return 1
+  }
+  const { createUiServer } = require('../ui/server')
+  const ui = await createUiServer({ dir, port: port.value ?? 0 })
+  process.stdout.write(`cprof ui: serving ${dir}\n${ui.url}\n`)
+  await new Promise((resolve) => {
+    const stop = () => resolve()
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+  await ui.close()
+  return 0
+}
+
+module.exports = { run, USAGE }

@@ -1,0 +1,192 @@
+'use strict'
+// cprof ui's HTTP server: node:http on 127.0.0.1 only. Every request must
+// start with /<token>/ (a random 192-bit token printed once, compared in
+// constant time) and carry a Host of 127.0.0.1/localhost at our port
+// (against DNS rebinding); anything else gets 403. Routes under the token:
+//   GET  /                 the dashboard
+//   GET  api/files         { dir, files: [{ name, kind, pid, time, size }] }
+//   GET  view?file=NAME    the HTML viewer of a profile in dir
+//   GET  diff?before=A&after=B   the viewer of their diff
+//   POST api/profile       { pid, kind: 'cpu'|'heap', seconds, signal? } → 202 { id }
+//   GET  api/jobs          { jobs: [{ id, pid, kind, seconds, state, log }] }
+// Viewer pages are written by the native core into a private temp dir,
+// read back, sent and removed.
+const crypto = require('node:crypto')
+const fs = require('node:fs')
+const http = require('node:http')
+const os = require('node:os')
+const path = require('node:path')
+const native = require('../native')
+const { TEMPLATE_PATH } = require('../viewer')
+const { listProfiles } = require('../cli/list')
+const trigger = require('../cli/trigger')
+
+const PROFILE_EXTS = /\.(cpuprofile|heapprofile)$/
+
+function sha256 (text) {
+  return `'sha256-${crypto.createHash('sha256').update(text, 'utf8').digest('base64')}'`
+}
+
+function dashboardPage () {
+  const read = (f) => fs.readFileSync(path.join(__dirname, f), 'utf8')
+  const style = read('dashboard.css')
+  const script = read('dashboard.js')
+  const csp = `default-src 'none'; script-src ${sha256(script)}; style-src ${sha256(style)}; connect-src 'self'; form-action 'none'; base-uri 'none'`
+  return read('dashboard.html')
+    .replace('__CSP__', () => csp)
+    .replace('__STYLE__', () => style)
+    .replace('__SCRIPT__', () => script)
+}
+
+function send (res, status, type, body) {
+  res.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY'
+  })
+  res.end(body)
+}
+
+const json = (res, status, obj) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(obj))
+
+function tokenOk (token, given) {
+  const a = Buffer.from(token)
+  const b = Buffer.from(given)
+  return a.length === b.length && crypto.timingSafeEqual(a, b)
+}
+
+function readBody (req, limit = 4096) {
+  return new Promise((resolve, reject) => {
+    let body = ''
+    req.setEncoding('utf8')
+    req.on('data', (d) => {
+      body += d
+      if (body.length > limit) reject(Object.assign(new Error('request body too large'), { status: 413 }))
+    })
+    req.on('end', () => resolve(body))
+    req.on('error', reject)
+  })
+}
+
+/**
+ * createUiServer({ dir, port = 0 }) → Promise<{ url, token, port, server, close() }>
+ */
+async function createUiServer ({ dir, port = 0 }) {
+  const token = crypto.randomBytes(24).toString('base64url')
+  const page = dashboardPage()
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-ui-'))
+  const jobs = []
+  let seq = 0
+  let actualPort = port
+
+  // A profile of dir named exactly `name` (no paths), or null.
+  function profileFile (name) {
+    if (typeof name !== 'string' || name !== path.basename(name) || name.startsWith('.') || !PROFILE_EXTS.test(name)) return null
+    const file = path.join(dir, name)
+    try {
+      return fs.statSync(file).isFile() ? file : null
+    } catch {
+      return null
+    }
+  }
+
+  async function viewer (res, files) {
+    const out = `view-${++seq}.html`
+    const opts = { outs: { html: out }, htmlTemplate: TEMPLATE_PATH, needSamples: true, title: files.map((f) => path.basename(f)).join(' \u2192 ') }
+    try {
+      if (files.length === 1) await native.convert(files[0], work, 0, opts)
+      else await native.diff(files[0], files[1], work, 0, opts)
+      const html = await fs.promises.readFile(path.join(work, out))
+      send(res, 200, 'text/html; charset=utf-8', html)
+    } catch (err) {
+      send(res, 422, 'text/plain; charset=utf-8', `cprof ui: ${err.code ? err.code + ': ' : ''}${err.message}\n`)
+    } finally {
+      fs.promises.rm(path.join(work, out), { force: true }).catch(() => {})
+    }
+  }
+
+  function startJob (body) {
+    const { pid, kind, seconds, signal } = body || {}
+    if (!Number.isSafeInteger(pid) || pid < 1) return { error: 'pid must be a process id' }
+    if (kind !== 'cpu' && kind !== 'heap') return { error: "kind must be 'cpu' or 'heap'" }
+    if (typeof seconds !== 'number' || !(seconds >= 0.1 && seconds <= 600)) return { error: 'seconds must be from 0.1 to 600' }
+    if (signal !== undefined && (typeof signal !== 'string' || !/^(SIG)?[A-Z0-9+]+$/i.test(signal))) return { error: 'signal must be a signal name' }
+    const job = { id: ++seq, pid, kind, seconds, state: 'running', log: '' }
+    jobs.push(job)
+    if (jobs.length > 50) jobs.shift()
+    const sink = { write: (s) => { job.log += s } }
+    // --dir: the dashboard shows this directory, so that is where the
+    // trigger waits for the file (it says so when the app writes elsewhere).
+    const args = [String(pid), '--duration', String(seconds), '--dir', dir]
+    if (kind === 'heap') args.push('--heap')
+    if (signal) args.push('--signal', signal)
+    trigger.run(args, { out: sink, err: sink }).then(
+      (code) => { job.state = code === 0 ? 'done' : 'failed' },
+      (err) => { job.state = 'failed'; job.log += String(err && err.message) })
+    return { id: job.id }
+  }
+
+  async function route (req, res, rest, query) {
+    if (req.method === 'GET' && rest === '') return send(res, 200, 'text/html; charset=utf-8', page)
+    if (req.method === 'GET' && rest === 'api/files') {
+      let files = []
+      try {
+        files = listProfiles(dir).filter((f) => PROFILE_EXTS.test(f.file))
+          .map((f) => ({ name: path.basename(f.file), kind: f.kind, pid: f.pid || null, time: f.time, size: f.size }))
+      } catch (err) {
+        return json(res, 500, { error: `cannot list ${dir}: ${err.message}` })
+      }
+      return json(res, 200, { dir, files })
+    }
+    if (req.method === 'GET' && rest === 'api/jobs') return json(res, 200, { jobs })
+    if (req.method === 'GET' && rest === 'view') {
+      const file = profileFile(query.get('file'))
+      if (!file) return send(res, 404, 'text/plain; charset=utf-8', 'no such profile in the directory\n')
+      return viewer(res, [file])
+    }
+    if (req.method === 'GET' && rest === 'diff') {
+      const a = profileFile(query.get('before'))
+      const b = profileFile(query.get('after'))
+      if (!a || !b) return send(res, 404, 'text/plain; charset=utf-8', 'no such profile in the directory\n')
+      return viewer(res, [a, b])
+    }
+    if (req.method === 'POST' && rest === 'api/profile') {
+      if (!/^application\/json\b/.test(req.headers['content-type'] || '')) return json(res, 415, { error: 'send JSON' })
+      let body
+      try {
+        body = JSON.parse(await readBody(req))
+      } catch (err) {
+        return json(res, err.status || 400, { error: err.status ? err.message : 'the body is not JSON' })
+      }
+      const r = startJob(body)
+      return json(res, r.error ? 400 : 202, r)
+    }
+    return send(res, 404, 'text/plain; charset=utf-8', 'not found\n')
+  }
+
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1')
+    const host = req.headers.host || ''
+    const hostOk = host === `127.0.0.1:${actualPort}` || host === `localhost:${actualPort}`
+    const m = /^\/([^/]+)\/(.*)$/.exec(url.pathname)
+    if (!hostOk || !m || !tokenOk(token, m[1])) return send(res, 403, 'text/plain; charset=utf-8', 'forbidden: use the URL cprof ui printed\n')
+    route(req, res, m[2], url.searchParams).catch((err) => {
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `cprof ui: ${err.message}\n`)
+    })
+  })
+  await new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', resolve)
+  })
+  actualPort = server.address().port
+  const close = () => new Promise((resolve) => {
+    server.close(() => resolve())
+    server.closeAllConnections()
+    fs.rmSync(work, { recursive: true, force: true })
+  })
+  return { url: `http://127.0.0.1:${actualPort}/${token}/`, token, port: actualPort, server, close }
+}
+
+module.exports = { createUiServer }

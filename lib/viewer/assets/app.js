@@ -1,0 +1,173 @@
+// Wires the page: header figures, the flame graph, the three views, search,
+// and "focus a function everywhere".
+function figures (m) {
+  const d = m.d
+  const out = []
+  const add = (k, v) => out.push([k, v])
+  const cpu = d.kind === 'cpu'
+  add('Profile', (cpu ? 'CPU' : 'heap') + (m.diff ? ' diff' : ''))
+  if (d.durationUs > 0) add('Duration', fmtValue(d.durationUs, 'us'))
+  if (m.diff) {
+    add('Before', `${fmtValue(m.grand[0], m.unit)}, ${fmtCount(d.samples[0])} samples`)
+    add('After', `${fmtValue(m.grand[1], m.unit)}, ${fmtCount(d.samples[1])} samples`)
+  } else {
+    add(cpu ? 'Sampled time' : 'Sampled size', fmtValue(m.grand[0], m.unit))
+    add('Samples', fmtCount(d.samples[0]))
+  }
+  if (d.interval > 0) add('Interval', cpu ? fmtValue(d.interval, 'us').replace(/\.0 ms$/, ' ms') : fmtValue(d.interval, 'bytes'))
+  else if (cpu && d.samples[m.main] > 0 && d.durationUs > 0) add('Interval', '~' + (d.durationUs / d.samples[m.main] / 1000).toFixed(2) + ' ms (mean)')
+  if (cpu) {
+    for (const [k, name] of [['Idle', '(idle)'], ['Program', '(program)'], ['GC', '(garbage collector)']]) {
+      const v = specialShare(m, name, m.main)
+      add(k, v.pct.toFixed(1) + '%' + (m.diff ? ` (before ${specialShare(m, name, 0).pct.toFixed(1)}%)` : ''))
+    }
+  } else {
+    add('Contents', d.includeCollected ? 'allocated: live and collected objects' : 'live objects (collected ones left out)')
+  }
+  add('Functions', fmtCount(m.fnNodes.filter((l) => l.length).length))
+  add('Nodes', fmtCount(m.n))
+  if (d.startTime > 0) add('Started', new Date(d.startTime).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))
+  return out
+}
+
+function legend (m, box) {
+  const items = m.diff
+    ? [['hsl(6, 85%, 52%)', 'grew (share of the total, after vs before)'], ['hsl(218, 85%, 52%)', 'shrank'], ['hsl(220, 8%, 86%)', 'unchanged'], ['#d63ad6', 'search match']]
+    : [['hsl(22, 72%, 58%)', 'application'], ['hsl(85, 48%, 50%)', 'node_modules'], ['hsl(210, 55%, 63%)', 'Node.js'], ['hsl(0, 0%, 72%)', 'V8 / native'], ['hsl(0, 0%, 86%)', '(idle)'], ['#d63ad6', 'search match']]
+  for (const [c, t] of items) {
+    const s = el('span')
+    const i = el('i')
+    i.style.background = c
+    s.append(i, document.createTextNode(t))
+    box.appendChild(s)
+  }
+  box.appendChild(el('span', '', m.diff ? 'Width: after.' : 'Width: total ' + (m.unit === 'us' ? 'time.' : 'size.')))
+}
+
+function tipText (m, i) {
+  const f = m.fn[i]
+  const s = m.main
+  const lines = [`total ${fmtValue(m.total[s][i], m.unit)} (${fmtPct(m.total[s][i], m.grand[s])}), self ${fmtValue(m.self[s][i], m.unit)} (${fmtPct(m.self[s][i], m.grand[s])})`]
+  if (m.diff) {
+    lines.push(`before: total ${fmtPct(m.total[0][i], m.grand[0])}, self ${fmtPct(m.self[0][i], m.grand[0])}; change ${fmtPts(share(m, m.total[1][i], 1) - share(m, m.total[0][i], 0))} (total)`)
+  }
+  return { name: m.fns.name[f], url: m.fns.url[f] ? m.fns.url[f] + (m.fns.line[f] ? ':' + m.fns.line[f] : '') : '', lines }
+}
+
+function main () {
+  const t0 = performance.now()
+  const phases = {}
+  let tp = t0
+  const phase = (name) => { const t = performance.now(); phases[name] = Math.round(t - tp); tp = t }
+  const d = JSON.parse(document.getElementById('cprof-data').textContent)
+  phase('parse')
+  const m = buildModel(d)
+  phase('model')
+  const title = d.title || 'cprof profile'
+  document.title = title + ' \u2014 cprof'
+  document.getElementById('title').textContent = title
+  const dl = document.getElementById('figures')
+  for (const [k, v] of figures(m)) {
+    const div = el('div')
+    div.append(el('dt', '', k), el('dd', '', v))
+    dl.appendChild(div)
+  }
+  legend(m, document.getElementById('legend'))
+
+  const tip = document.getElementById('tip')
+  const details = document.getElementById('details')
+  const views = {}
+  let current = 'topdown'
+
+  function select (f, from) {
+    flame.selectFn(f)
+    if (from !== 'flat') views.flat.select(f)
+    for (const name of ['topdown', 'bottomup']) {
+      if (name === from) continue
+      const p = views[name].source.pathTo(f)
+      if (p) views[name].view.expand(p.keys, p.select)
+    }
+    if (from === 'flat') views.flat.select(f)
+  }
+
+  function zoomed (i) {
+    const t = tipText(m, i)
+    details.textContent = i === 0 ? 'Whole profile. Click a frame to zoom into it.' : `Zoomed into ${t.name}${t.url ? ' (' + t.url + ')' : ''}: ${t.lines[0]}. Esc or Reset zoom to go back.`
+  }
+
+  const flame = createFlame(m, document.getElementById('flame'), {
+    onHover (i, ev) {
+      if (i < 0) { tip.hidden = true; return }
+      const t = tipText(m, i)
+      const b = el('b', '', t.name)
+      tip.replaceChildren(b)
+      if (t.url) tip.appendChild(el('div', 'u', t.url))
+      for (const line of t.lines) tip.appendChild(el('div', '', line))
+      tip.hidden = false
+      const x = Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 8)
+      const y = ev.clientY + 18 + tip.offsetHeight > window.innerHeight ? ev.clientY - tip.offsetHeight - 10 : ev.clientY + 18
+      tip.style.left = Math.max(4, x) + 'px'
+      tip.style.top = Math.max(4, y) + 'px'
+    },
+    onZoom: zoomed,
+    onSelect: (f) => select(f, 'flame')
+  })
+
+  phase('header')
+  for (const [name, source] of [['topdown', topDownSource(m)], ['bottomup', bottomUpSource(m)]]) {
+    const view = createTreeView(m, document.getElementById('view-' + name), source, (f, from) => select(f, from))
+    views[name] = { source, view }
+  }
+  views.flat = createFlatView(m, document.getElementById('view-flat'), (f, from) => select(f, from))
+  // First look: the heaviest path of the top-down tree open a few levels.
+  const open = []
+  for (let i = 0, k = 0; k < 6 && m.end[i] > i + 1; k++) {
+    open.push(String(i))
+    const top = m.kidsOf(i, 'heavy')[0]
+    if (m.total[m.main][top] < 0.5 * m.total[m.main][i] && k > 0) break
+    i = top
+  }
+  views.topdown.view.expand(open)
+  phase('topdown')
+  views.bottomup.view.render()
+  phase('bottomup')
+  views.flat.render()
+  phase('flat')
+
+  for (const b of document.querySelectorAll('#tabs button')) {
+    b.addEventListener('click', () => {
+      current = b.dataset.view
+      for (const x of document.querySelectorAll('#tabs button')) x.setAttribute('aria-selected', String(x === b))
+      for (const v of ['topdown', 'bottomup', 'flat']) document.getElementById('view-' + v).hidden = v !== current
+    })
+  }
+
+  const search = document.getElementById('search')
+  const info = document.getElementById('search-info')
+  search.addEventListener('input', () => {
+    const match = matcher(search.value)
+    const r = flame.search(match)
+    views.flat.setMatch(match)
+    info.textContent = !search.value.trim() ? '' : !r ? 'not a valid search' : `${r.fns} function${r.fns === 1 ? '' : 's'}, ${fmtPct(r.covered, m.grand[m.main])} of the total`
+  })
+  document.getElementById('order').addEventListener('change', (e) => flame.setOrder(e.target.value))
+  document.getElementById('layout').addEventListener('change', (e) => flame.setLayout(e.target.value))
+  document.getElementById('reset').addEventListener('click', () => flame.zoom(0))
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') { flame.zoom(0); if (document.activeElement === search) { search.value = ''; search.dispatchEvent(new Event('input')) } }
+    if (e.key === '/' && document.activeElement !== search) { e.preventDefault(); search.focus() }
+  })
+  flame.resize()
+  zoomed(0)
+  phase('flame')
+  // For the tests and bench/viewer-open.js: when the page was usable.
+  window.cprofViewer = { model: m, flame, select, readyMs: performance.now() - t0, readyAt: performance.now(), phases }
+  document.body.dataset.ready = '1'
+}
+
+try {
+  main()
+} catch (err) {
+  document.body.prepend(el('pre', 'note', 'cprof viewer: cannot show this profile: ' + (err && err.message)))
+  throw err
+}

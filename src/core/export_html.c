@@ -1,0 +1,293 @@
+/* The self-contained HTML viewer (cprof html, formats: ['html']): the page
+ * template (the viewer's JS and CSS, read from the package by the caller)
+ * with the profile's function tree as JSON in place of CPROF_HTML_MARKER,
+ * inside a <script type="application/json">. The aggregation is the one
+ * the SVG and the diff use (tree.h's function tree); the page only draws.
+ *
+ * The JSON (version 1) is column-wise so 50,000 nodes stay small and parse
+ * fast:
+ *   { "format": "cprof-viewer", "version": 1, "kind": "cpu"|"heap",
+ *     "diff": bool, "title", "unit": "us"|"bytes", "interval", "durationUs",
+ *     "startTime" (ms since the epoch, 0 unknown), "includeCollected",
+ *     "samples": [before, after], "total": [before, after],
+ *     "fns": { "name": [], "url": [], "line": [] (1-based, 0 unknown),
+ *              "kind": [] (cprof__kind_t) },
+ *     "nodes": { "fn": [], "depth": [], "self": [], "self1": [] (diff) } }
+ * Nodes are in depth-first order, children sorted by label; a node's parent
+ * is the closest earlier node one level up. Without a diff only slot 0 is
+ * written (self1 is absent, the second samples/total are 0).
+ *
+ * Every string is escaped so that no profile text can end the script
+ * element or start markup: < > & and U+2028/U+2029 become \u escapes and
+ * invalid UTF-8 becomes U+FFFD. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "export.h"
+#include "fsutil.h"
+#include "internal.h"
+#include "label.h"
+#include "tree.h"
+
+/* Used when the caller has no viewer to give: the data still travels. */
+static const char FALLBACK_TEMPLATE[] =
+    "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cprof profile data</title>"
+    "</head><body><p>This file holds cprof profile data; open the profile with "
+    "<code>cprof html</code> for the viewer.</p>\n"
+    "<script type=\"application/json\" id=\"cprof-data\">" CPROF_HTML_MARKER
+    "</script></body></html>\n";
+
+/* ---- a buffered writer: one fwrite per 64 KiB ---- */
+
+typedef struct {
+  FILE *f;
+  int err;
+  size_t len;
+  char buf[1 << 16];
+} hw_t;
+
+static void hw_flush(hw_t *w) {
+  if (w->err == 0 && w->len > 0 && fwrite(w->buf, 1, w->len, w->f) != w->len) w->err = CPROF_EIO;
+  w->len = 0;
+}
+
+static void hw_put(hw_t *w, const char *s, size_t n) {
+  if (n > sizeof(w->buf) - w->len) {
+    hw_flush(w);
+    if (n > sizeof(w->buf)) {
+      if (w->err == 0 && fwrite(s, 1, n, w->f) != n) w->err = CPROF_EIO;
+      return;
+    }
+  }
+  memcpy(w->buf + w->len, s, n);
+  w->len += n;
+}
+
+static void hw_str(hw_t *w, const char *s) {
+  hw_put(w, s, strlen(s));
+}
+
+static void hw_i64(hw_t *w, int64_t v) {
+  char tmp[24];
+  int n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
+  hw_put(w, tmp, (size_t)n);
+}
+
+/* ---- JSON strings safe inside <script> ---- */
+
+/* The byte length of the valid UTF-8 sequence at s, or 0 (overlong,
+ * surrogate, out of range, cut short); its code point in *cp. */
+static size_t utf8_seq(const unsigned char *s, uint32_t *cp) {
+  unsigned char c = s[0];
+  size_t n;
+  uint32_t v, min;
+  if (c < 0x80) return *cp = c, 1;
+  if ((c & 0xE0) == 0xC0)
+    n = 2, v = c & 0x1F, min = 0x80;
+  else if ((c & 0xF0) == 0xE0)
+    n = 3, v = c & 0x0F, min = 0x800;
+  else if ((c & 0xF8) == 0xF0)
+    n = 4, v = c & 0x07, min = 0x10000;
+  else
+    return 0;
+  for (size_t i = 1; i < n; i++) {
+    if ((s[i] & 0xC0) != 0x80) return 0; /* also stops at the terminator */
+    v = (v << 6) | (s[i] & 0x3F);
+  }
+  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  *cp = v;
+  return n;
+}
+
+static void hw_json_str(hw_t *w, const char *s) {
+  const unsigned char *u = (const unsigned char *)s;
+  char esc[8];
+  uint32_t cp;
+  hw_put(w, "\"", 1);
+  while (*u) {
+    size_t n = utf8_seq(u, &cp);
+    if (n == 0) {
+      hw_put(w, "\\ufffd", 6);
+      u++;
+      continue;
+    }
+    if (cp == '"' || cp == '\\') {
+      esc[0] = '\\', esc[1] = (char)cp;
+      hw_put(w, esc, 2);
+    } else if (cp < 0x20 || cp == '<' || cp == '>' || cp == '&' || cp == 0x2028 || cp == 0x2029) {
+      snprintf(esc, sizeof(esc), "\\u%04" PRIx32, cp);
+      hw_put(w, esc, 6);
+    } else {
+      hw_put(w, (const char *)u, n);
+    }
+    u += n;
+  }
+  hw_put(w, "\"", 1);
+}
+
+/* ---- the data ---- */
+
+/* Calls visit(node) in depth-first order, children in their sorted order. */
+#define FOR_EACH_PREORDER(t, cur, body)                                                            \
+  for (uint32_t cur = 0;;) {                                                                       \
+    body;                                                                                          \
+    if ((t)->nodes[cur].first_child != CPROF_NONE) {                                               \
+      cur = (t)->nodes[cur].first_child;                                                           \
+      continue;                                                                                    \
+    }                                                                                              \
+    while (cur != 0 && (t)->nodes[cur].next_sibling == CPROF_NONE)                                 \
+      cur = (t)->nodes[cur].parent;                                                                \
+    if (cur == 0) break;                                                                           \
+    cur = (t)->nodes[cur].next_sibling;                                                            \
+  }
+
+typedef enum { COL_FN, COL_DEPTH, COL_SELF0, COL_SELF1 } col_t;
+
+static void node_column(hw_t *w, const cprof__tree_t *t, col_t col) {
+  int first = 1;
+  hw_put(w, "[", 1);
+  FOR_EACH_PREORDER(t, cur, {
+    const cprof__tnode_t *n = &t->nodes[cur];
+    if (!first) hw_put(w, ",", 1);
+    first = 0;
+    hw_i64(w, col == COL_FN      ? n->fn
+              : col == COL_DEPTH ? n->depth
+              : col == COL_SELF0 ? n->self[0]
+                                 : n->self[1]);
+  });
+  hw_put(w, "]", 1);
+}
+
+static void fn_columns(hw_t *w, const cprof__tree_t *t) {
+  static const char *const keys[] = {"{\"name\":[", "],\"url\":[", "],\"line\":[", "],\"kind\":["};
+  for (int k = 0; k < 4; k++) {
+    hw_str(w, keys[k]);
+    for (uint32_t i = 0; i < t->nfns; i++) {
+      const cprof_frame_t *fr = t->fns[i].frame;
+      if (i > 0) hw_put(w, ",", 1);
+      if (k == 0)
+        hw_json_str(w, fr->name[0] ? fr->name : "(anonymous)");
+      else if (k == 1)
+        hw_json_str(w, cprof__short_url(fr->url));
+      else if (k == 2)
+        hw_i64(w, fr->line >= 0 ? (int64_t)fr->line + 1 : 0);
+      else
+        hw_i64(w, (int64_t)t->fns[i].kind);
+    }
+  }
+  hw_str(w, "]}");
+}
+
+static void write_data(hw_t *w, const cprof__tree_t *t, int diff, int64_t duration_us,
+                       const cprof_export_opts_t *o) {
+  int cpu = t->kind == CPROF_KIND_CPU;
+  hw_str(w, "{\"format\":\"cprof-viewer\",\"version\":1,\"kind\":");
+  hw_str(w, cpu ? "\"cpu\"" : "\"heap\"");
+  hw_str(w, diff ? ",\"diff\":true,\"title\":" : ",\"diff\":false,\"title\":");
+  hw_json_str(w, o->title ? o->title : "");
+  hw_str(w, cpu ? ",\"unit\":\"us\",\"interval\":" : ",\"unit\":\"bytes\",\"interval\":");
+  hw_i64(w, o->interval);
+  hw_str(w, ",\"durationUs\":");
+  hw_i64(w, duration_us);
+  hw_str(w, ",\"startTime\":");
+  hw_i64(w, o->start_time_ms);
+  hw_str(w, o->include_collected ? ",\"includeCollected\":true" : ",\"includeCollected\":false");
+  hw_str(w, ",\"samples\":[");
+  hw_i64(w, (int64_t)t->samples[0]);
+  hw_put(w, ",", 1);
+  hw_i64(w, (int64_t)t->samples[1]);
+  hw_str(w, "],\"total\":[");
+  hw_i64(w, t->total[0]);
+  hw_put(w, ",", 1);
+  hw_i64(w, t->total[1]);
+  hw_str(w, "],\"fns\":");
+  fn_columns(w, t);
+  hw_str(w, ",\"nodes\":{\"fn\":");
+  node_column(w, t, COL_FN);
+  hw_str(w, ",\"depth\":");
+  node_column(w, t, COL_DEPTH);
+  hw_str(w, ",\"self\":");
+  node_column(w, t, COL_SELF0);
+  if (diff) {
+    hw_str(w, ",\"self1\":");
+    node_column(w, t, COL_SELF1);
+  }
+  hw_str(w, "}}");
+}
+
+/* How long a profile ran, in µs: CPU from its clock, heap from the caller. */
+static int64_t duration_of(const cprof_profile_t *p, const cprof_export_opts_t *o) {
+  if (p->kind == CPROF_KIND_CPU && p->end_time > p->start_time)
+    return cprof__sat_sub(p->end_time, p->start_time);
+  return o->duration_us;
+}
+
+static int write_page(FILE *f, const cprof__tree_t *t, int diff, int64_t duration_us,
+                      const cprof_export_opts_t *o) {
+  const char *tpl = o->html_template ? o->html_template : FALLBACK_TEMPLATE;
+  size_t len = o->html_template ? o->html_template_len : sizeof(FALLBACK_TEMPLATE) - 1;
+  size_t mlen = sizeof(CPROF_HTML_MARKER) - 1;
+  const char *mark = NULL;
+  for (size_t i = 0; i + mlen <= len && mark == NULL; i++)
+    if (tpl[i] == CPROF_HTML_MARKER[0] && memcmp(tpl + i, CPROF_HTML_MARKER, mlen) == 0)
+      mark = tpl + i;
+  if (mark == NULL) return CPROF_EINVAL; /* not a viewer template */
+  hw_t *w = malloc(sizeof(*w));
+  if (w == NULL) return CPROF_ENOMEM;
+  w->f = f, w->err = 0, w->len = 0;
+  hw_put(w, tpl, (size_t)(mark - tpl));
+  write_data(w, t, diff, duration_us, o);
+  hw_put(w, mark + mlen, len - (size_t)(mark - tpl) - mlen);
+  hw_flush(w);
+  int rc = w->err;
+  free(w);
+  if (rc == 0 && (fflush(f) != 0 || ferror(f))) rc = CPROF_EIO;
+  return rc;
+}
+
+int cprof_export_html(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f) {
+  static const cprof_export_opts_t defaults = {0};
+  cprof__tree_t t;
+  if (p == NULL || f == NULL) return CPROF_EINVAL;
+  if (o == NULL) o = &defaults;
+  int rc = cprof__tree_build(&t, p);
+  if (rc != 0) return rc;
+  rc = write_page(f, &t, 0, duration_of(p, o), o);
+  cprof__tree_free(&t);
+  return rc;
+}
+
+int cprof_diff_html(const cprof_profile_t *before, const cprof_profile_t *after,
+                    const cprof_export_opts_t *o, FILE *f) {
+  static const cprof_export_opts_t defaults = {0};
+  cprof__tree_t t = {0};
+  if (before == NULL || after == NULL || f == NULL || before->kind != after->kind)
+    return CPROF_EINVAL;
+  if (o == NULL) o = &defaults;
+  int rc = cprof__tree_add(&t, before, 0);
+  if (rc == 0) rc = cprof__tree_add(&t, after, 1);
+  if (rc == 0) rc = cprof__tree_finish(&t);
+  if (rc == 0) rc = write_page(f, &t, 1, duration_of(after, o), o);
+  cprof__tree_free(&t);
+  return rc;
+}
+
+typedef struct {
+  const cprof_profile_t *a, *b;
+  const cprof_export_opts_t *o;
+} diff_ctx_t;
+
+static int write_diff(void *ctx, FILE *f) {
+  const diff_ctx_t *d = ctx;
+  return cprof_diff_html(d->a, d->b, d->o, f);
+}
+
+int cprof_write_diff_html(const char *dir, const char *name, const cprof_profile_t *before,
+                          const cprof_profile_t *after, const cprof_export_opts_t *o,
+                          long long *size_out, char *errbuf, size_t errlen) {
+  diff_ctx_t ctx = {before, after, o};
+  return (o && o->keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
+      dir, name, write_diff, &ctx, size_out, errbuf, errlen);
+}

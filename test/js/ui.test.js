@@ -1,0 +1,156 @@
+'use strict'
+// cprof ui end to end: the server on loopback with its token, the
+// dashboard in headless Chromium listing the directory, opening a profile
+// in the viewer, comparing two, and a timed profile of a live process
+// started from the page (signal trigger) showing up in the list.
+
+const { test, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const http = require('node:http')
+const os = require('node:os')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+const { makeTmpDir, removeTmpDirs, startFixture } = require('./helpers/util')
+const { haveChromium, launch, openPage, screenshot } = require('./browser')
+
+const CLI = path.resolve(__dirname, '..', '..', 'bin', 'cprof.js')
+const FIXTURES = path.resolve(__dirname, '..', 'fixtures')
+const skipBrowser = haveChromium() ? false : 'needs /usr/bin/chromium (apt-get install -y chromium)'
+
+let dir
+let ui
+let url
+
+function get (target, { host, method = 'GET', headers = {}, body } = {}) {
+  const u = new URL(target)
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: { host: host ?? u.host, ...headers } }, (res) => {
+      let data = ''
+      res.setEncoding('utf8').on('data', (d) => { data += d }).on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: data }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+before(async () => {
+  dir = makeTmpDir('cprof-ui-')
+  fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), path.join(dir, 'cpu-111-20260101T000000.000Z.cpuprofile'))
+  fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), path.join(dir, 'cpu-222-20260102T000000.000Z.cpuprofile'))
+  fs.copyFileSync(path.join(FIXTURES, 'small.heapprofile'), path.join(dir, 'heap-111-20260101T000000.000Z.heapprofile'))
+  fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a profile')
+  ui = spawn(process.execPath, [CLI, 'ui', dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+  url = await new Promise((resolve, reject) => {
+    let out = ''
+    const timer = setTimeout(() => reject(new Error(`cprof ui printed no URL: ${out}`)), 30000)
+    ui.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d
+      const m = /^(http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/)$/m.exec(out)
+      if (m) { clearTimeout(timer); resolve(m[1]) }
+    })
+  })
+})
+
+after(async () => {
+  if (ui && ui.exitCode === null) {
+    const exited = new Promise((resolve) => ui.once('exit', resolve))
+    ui.kill('SIGINT')
+    await exited
+  }
+  removeTmpDirs()
+})
+
+test('loopback only, and nothing without the token', async () => {
+  const u = new URL(url)
+  assert.equal(u.hostname, '127.0.0.1')
+  const ok = await get(url + 'api/files')
+  assert.equal(ok.status, 200)
+  const files = JSON.parse(ok.body).files.map((f) => f.name).sort()
+  assert.deepEqual(files, ['cpu-111-20260101T000000.000Z.cpuprofile', 'cpu-222-20260102T000000.000Z.cpuprofile', 'heap-111-20260101T000000.000Z.heapprofile'])
+  const token = u.pathname.slice(1, -1)
+  const flipped = (token[0] === 'A' ? 'B' : 'A') + token.slice(1)
+  for (const bad of [`${u.origin}/`, `${u.origin}/api/files`, `${u.origin}/${flipped}/api/files`, `${u.origin}/${token.slice(0, -1)}/api/files`]) {
+    const r = await get(bad)
+    assert.equal(r.status, 403, bad)
+    assert.doesNotMatch(r.body, /cpuprofile/)
+  }
+  // Another Host (DNS rebinding) is refused too, token or not.
+  assert.equal((await get(url + 'api/files', { host: `evil.example:${u.port}` })).status, 403)
+  // Paths outside the directory are not profiles of it.
+  assert.equal((await get(url + 'view?file=' + encodeURIComponent('../' + path.basename(dir) + '/notes.txt'))).status, 404)
+  assert.equal((await get(url + 'view?file=notes.txt')).status, 404)
+  // Not reachable on other interfaces.
+  const other = Object.values(os.networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)
+  if (other) {
+    await assert.rejects(get(`http://${other.address}:${u.port}${u.pathname}api/files`, { host: `127.0.0.1:${u.port}` }), /ECONNREFUSED/)
+  }
+  // A bad profile request is a 400 with a reason.
+  const bad = await get(url + 'api/profile', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pid: 'x' }) })
+  assert.equal(bad.status, 400)
+  assert.match(JSON.parse(bad.body).error, /pid/)
+})
+
+test('dashboard: list, open, compare, and a timed profile of a live process', { skip: skipBrowser }, async () => {
+  const browser = await launch()
+  const app = startFixture('trigger-app.js', [JSON.stringify({ dir }), '1', '60000'])
+  try {
+    const { page, problems } = await openPage2(browser, url)
+    await page.waitForSelector('#files tr')
+    const names = await page.$$eval('#files tr', (rows) => rows.map((r) => r.dataset.name))
+    assert.equal(names.length, 3)
+
+    // Open: the viewer of that file.
+    const href = await page.$eval('#files tr[data-name^="cpu-111"] a.open', (a) => a.href)
+    const v = await openPage(browser, href)
+    assert.deepEqual(v.problems, [])
+    assert.equal(await v.page.$eval('#title', (e) => e.textContent), 'cpu-111-20260101T000000.000Z.cpuprofile')
+    await v.page.close()
+
+    // Compare: tick two CPU profiles, follow the link.
+    await page.$eval('#files tr[data-name^="cpu-111"] input', (e) => e.click())
+    await page.waitForFunction(() => document.querySelector('#files tr[data-name^="cpu-111"] input').checked)
+    await page.$eval('#files tr[data-name^="cpu-222"] input', (e) => e.click())
+    await page.waitForFunction(() => document.getElementById('compare').getAttribute('aria-disabled') === 'false')
+    const diffHref = await page.$eval('#compare', (a) => a.href)
+    const d = await openPage(browser, diffHref)
+    assert.match(await d.page.$eval('#figures', (e) => e.textContent), /CPU diff/)
+    await d.page.close()
+
+    // A timed CPU profile of the live app, from the form.
+    const line = await app.waitForLine((l) => l.includes('"init"'), 30000)
+    const pid = app.child.pid
+    assert.ok(JSON.parse(line).init.cpu)
+    await page.type('#pid', String(pid))
+    await page.$eval('#seconds', (e) => { e.value = '1' })
+    await page.click('#start button[type=submit]')
+    await page.waitForFunction(() => /^profiling process/.test(document.getElementById('start-info').textContent), { timeout: 10000 })
+    await page.waitForSelector(`#files tr.new[data-name^="cpu-${pid}-"]`, { timeout: 60000 })
+    // The trigger's job ends once the second signal went out (and, with
+    // cprof trigger's own wait, once the file is there): the page says so.
+    await page.waitForFunction(() => /: done\n/.test(document.getElementById('jobs').textContent), { timeout: 60000 })
+    await screenshot(page, 'ui-dashboard.png')
+    const newHref = await page.$eval(`#files tr[data-name^="cpu-${pid}-"] a.open`, (a) => a.href)
+    const n = await openPage(browser, newHref)
+    assert.deepEqual(n.problems, [])
+    const samples = await n.page.evaluate(() => window.cprofViewer.model.d.samples[0])
+    assert.ok(samples > 0)
+    await screenshot(n.page, 'ui-viewer.png')
+    await n.page.close()
+    assert.deepEqual(problems, [])
+  } finally {
+    app.child.kill('SIGKILL')
+    await browser.close()
+  }
+})
+
+// The dashboard has no data-ready marker: wait for its first listing.
+async function openPage2 (browser, target) {
+  const page = await browser.newPage()
+  await page.setViewport({ width: 1300, height: 800 })
+  const problems = []
+  page.on('pageerror', (e) => problems.push(String(e && e.message)))
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()) })
+  await page.goto(target, { waitUntil: 'load' })
+  return { page, problems }
+}
