@@ -225,7 +225,7 @@ function buildTarget (name, t, cjsonSrc, out) {
     '--arch', t.arch, '--platform', 'linux', '--target', `node@${process.versions.node}`,
     '--node-gyp', nodeGypBin(), '--out', out, '--cache', path.join(CACHE, 'devdir'), pkg],
   { env, cwd: pkg })
-  return path.join(out, 'prebuilds', `linux-${t.arch}`, `cprof.${t.libc}.node`)
+  return path.join(out, 'prebuilds', prebuildPath(t))
 }
 
 function glibcTooNew (version) {
@@ -279,7 +279,7 @@ function upToDate (names, hash) {
   try {
     const stamp = JSON.parse(fs.readFileSync(STAMP, 'utf8'))
     return stamp.hash === hash && names.every((n) => stamp.targets.includes(n)) &&
-      names.every((n) => fs.existsSync(path.join(OUT, `linux-${TARGETS[n].arch}`, `cprof.${TARGETS[n].libc}.node`)))
+      names.every((n) => fs.existsSync(path.join(OUT, prebuildPath(TARGETS[n]))))
   } catch {
     return false
   }
@@ -343,4 +343,18 @@ function main () {
     `(cJSON ${CJSON.version} from Debian's source package, Node-API headers of Node ${process.versions.node})`)
 }
 
-main()
+// Debian packages by name (dpkg-query), installed with apt-get when missing:
+// scripts/test-prebuild.js uses it for qemu and the arm64 runtime.
+function ensurePackages (packages) {
+  const missing = packages.filter((p) => !/install ok installed/.test(capture('dpkg-query', ['-W', '-f=${Status}', p]) || ''))
+  if (missing.length === 0) return
+  if (!has('apt-get')) fail(`missing Debian packages ${missing.join(', ')} and no apt-get`)
+  log(`installing ${missing.join(' ')}`)
+  aptGet(['update', '-qq'])
+  aptGet(['install', '-y', '-qq', ...missing])
+}
+
+const prebuildPath = (t) => path.join(`linux-${t.arch}`, `cprof.${t.libc}.node`)
+
+if (require.main === module) main()
+module.exports = { TARGETS, CJSON, GLIBC_FLOOR, ensurePackages, prebuildPath }
