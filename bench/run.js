@@ -1,7 +1,7 @@
 'use strict'
 // cprof's benchmark suite: cprof against what a user would otherwise pick (no
 // profiler, the plain inspector approach of @pm2/io, @datadog/pprof), in one
-// run, as ratios, on Node 20 and Node 26. See README.md, "Benchmarks".
+// run, as ratios, on Node 20 and Node 26. See docs/benchmarks.md.
 //
 //   npm run bench                     full run (~50 min on 2 cores)
 //   npm run bench -- --quick          short run (< 5 min on 2 cores)
@@ -33,8 +33,9 @@ const HELP = `usage: node bench/run.js [options]
   --functions N         functions in the synthetic workload (2000)
   --cpu-approaches L    synthetic CPU approaches (floor,v8api,plain,datadog,cprof; also cprof-session)
   --out FILE            results JSON (default bench/results/<date>[-quick].json)
-  --readme              also replace the table in README.md's "Benchmarks" section
-  --readme-from FILE    only replace that table with the one in a results JSON, and exit
+  --docs                also replace the results table in docs/benchmarks.md
+  --docs-from FILE      only replace that table with the one in a results JSON, and exit
+                        (--readme and --readme-from: older names of the same two options)
 `
 
 const { values: opt } = parseArgs({
@@ -51,7 +52,9 @@ const { values: opt } = parseArgs({
     functions: { type: 'string', default: '2000' },
     'cpu-approaches': { type: 'string', default: 'floor,v8api,plain,datadog,cprof' },
     out: { type: 'string' },
-    readme: { type: 'boolean', default: false },
+    docs: { type: 'boolean', default: false },
+    'docs-from': { type: 'string' },
+    readme: { type: 'boolean', default: false }, // the table used to live in README.md
     'readme-from': { type: 'string' },
     help: { type: 'boolean', default: false }
   }
@@ -616,31 +619,33 @@ async function main () {
     runs, failures, table: text
   }, null, 1) + '\n')
   log(`wrote ${path.relative(process.cwd(), out)}`)
-  if (opt.readme) updateReadme(text, out)
+  if (opt.docs || opt.readme) updateDocs(text, out)
   if (failures) {
     log(`${failures} run(s) failed: their rows show no figures`)
     process.exitCode = 1
   }
 }
 
-function updateReadme (text, out) {
-  const file = path.join(__dirname, '..', 'README.md')
-  const readme = fs.readFileSync(file, 'utf8')
+function updateDocs (text, out) {
+  const rel = path.join('docs', 'benchmarks.md')
+  const file = path.join(__dirname, '..', rel)
+  const doc = fs.readFileSync(file, 'utf8')
   const begin = '<!-- bench:table:begin -->'
   const end = '<!-- bench:table:end -->'
-  const a = readme.indexOf(begin)
-  const b = readme.indexOf(end)
+  const a = doc.indexOf(begin)
+  const b = doc.indexOf(end)
   if (a < 0 || b < a) {
-    log('README.md has no bench table markers; not updated')
+    log(`${rel} has no bench table markers; not updated`)
     return
   }
   const block = `${begin}\nFrom \`${path.relative(path.join(__dirname, '..'), out)}\`:\n\n\`\`\`\n${text.trimEnd()}\n\`\`\`\n`
-  fs.writeFileSync(file, readme.slice(0, a) + block + readme.slice(b))
-  log('updated README.md')
+  fs.writeFileSync(file, doc.slice(0, a) + block + doc.slice(b))
+  log(`updated ${rel}`)
 }
 
-if (opt['readme-from']) {
-  updateReadme(JSON.parse(fs.readFileSync(opt['readme-from'], 'utf8')).table, opt['readme-from'])
+const from = opt['docs-from'] || opt['readme-from']
+if (from) {
+  updateDocs(JSON.parse(fs.readFileSync(from, 'utf8')).table, from)
 } else {
   main().catch((err) => {
     console.error(`bench: ${err.stack || err.message}`)

@@ -77,7 +77,7 @@ test('demo: profiles the server under load and finds hashPayload on top', (t) =>
   const { top, describe } = runDemo('demo.js', { headerRe: /^\s*#\s+self ms/, ext: 'cpuprofile' })
   // The costliest route's work tops the table: hashPayload itself, or its
   // caller handleRequest when V8 charges an already-optimised callee to the
-  // caller, as it may when profiling starts mid-run (README, "What you see
+  // caller, as it may when profiling starts mid-run (docs/api.md, "What you see
   // in profiles"; DESIGN: tests must not depend on it either way).
   assert.match(top, /^\s*1\s.*\b(hashPayload|handleRequest)\s+examples\/server\.js:\d+$/, describe)
 })

@@ -52,7 +52,7 @@ before(() => {
   fs.mkdirSync(path.join(appDir, 'node_modules'))
   fs.symlinkSync(ROOT, path.join(appDir, 'node_modules', 'cprof'), 'dir')
   const script = path.join(FIXTURES, 'trigger-pm2-app.js')
-  // The README's entry, plus a top-level `profiling: true` that PM2 must not pass on.
+  // docs/triggers.md's entry (PM2), plus a top-level `profiling: true` that PM2 must not pass on.
   fs.writeFileSync(path.join(appDir, 'ecosystem.json'), JSON.stringify({
     apps: [{
       name: 'cprof-io',
