@@ -7,7 +7,11 @@
     # statically (scripts/prebuild.js builds it from Debian's source package
     # for every prebuilt binary). Empty: the system's libcjson-dev through
     # pkg-config, as `npm install` from source does.
-    "cprof_cjson_static%": ""
+    "cprof_cjson_static%": "",
+    # 1: bind stat/fstat to the entry points every glibc has, so a binary
+    # built on a new glibc loads on an old one (src/compat/glibc_stat.c;
+    # scripts/prebuild.js sets it for the glibc prebuilds).
+    "cprof_glibc_compat%": "0"
   },
   "targets": [
     {
@@ -23,6 +27,10 @@
         }, {
           "include_dirs": ["<(cprof_cjson_static)/include"],
           "libraries": ["<(cprof_cjson_static)/lib/libcjson.a"]
+        }],
+        ["cprof_glibc_compat==1", {
+          "sources": ["src/compat/glibc_stat.c"],
+          "defines": ["CPROF_GLIBC_COMPAT"]
         }],
         ["cprof_sanitize==1", {
           "cflags": ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",

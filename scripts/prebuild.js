@@ -39,10 +39,13 @@ const STAMP = path.join(CACHE, 'stamp.json')
 // applied as Debian patches by dpkg-source). Changing it: check its license.
 const CJSON = { source: 'cjson', version: '1.7.15-1+deb12u4' }
 
-// The newest glibc symbol version a glibc prebuild may need. Debian 12 links
-// stat/fstat at GLIBC_2.33; an older glibc cannot load the prebuild and the
-// install compiles from source instead (scripts/build.js).
-const GLIBC_FLOOR = [2, 33]
+// The newest glibc symbol version a glibc prebuild may need: what Node 20
+// and later need themselves. Debian 12's headers bind stat/fstat to
+// GLIBC_2.33: src/compat/glibc_stat.c (cprof_glibc_compat) binds them to
+// the old entry points instead. Were a newer one to slip in, this check
+// fails the build; on a glibc too old for a prebuild, the install compiles
+// from source (scripts/build.js).
+const GLIBC_FLOOR = [2, 28]
 
 const TARGETS = {
   'linux-x64-glibc': {
@@ -216,6 +219,7 @@ function buildTarget (name, t, cjsonSrc, out) {
     LINK: t.cc,
     // node-gyp passes npm_config_* options to gyp as -D variables.
     npm_config_cprof_cjson_static: cjson,
+    npm_config_cprof_glibc_compat: t.libc === 'glibc' ? '1' : '0',
     npm_config_nodedir: nodeHeaders(),
     npm_config_jobs: '2'
   }
@@ -245,7 +249,8 @@ function verify (name, t, file) {
   const extra = needed.filter((n) => !t.needed.includes(n))
   if (extra.length > 0) fail(`${name}: links ${extra.join(', ')}; a prebuild may link only ${t.needed.join(', ')}`)
   const symbols = capture(readelf, ['--dyn-syms', '-W', file]) || ''
-  const undef = symbols.split('\n').filter((l) => / UND /.test(l)).map((l) => l.trim().split(/\s+/).pop())
+  // Num: Value Size Type Bind Vis Ndx Name[@version] [(n)]
+  const undef = symbols.split('\n').filter((l) => / UND /.test(l)).map((l) => l.trim().split(/\s+/)[7]).filter(Boolean)
   if (undef.some((s) => s.startsWith('cJSON_'))) fail(`${name}: cJSON is not linked in statically`)
   const versions = [...new Set(undef.map((s) => /@GLIBC_([\d.]+)/.exec(s)).filter(Boolean).map((m) => m[1]))]
   if (t.libc === 'glibc') {
@@ -255,7 +260,9 @@ function verify (name, t, file) {
     fail(`${name}: a musl build has glibc symbol versions (${versions.join(', ')})`)
   }
   const size = fs.statSync(file).size
-  log(`${name}: ok — ${path.relative(ROOT, file)}, ${size} bytes, needs ${needed.join(' ')}`)
+  const newest = versions.sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).pop()
+  log(`${name}: ok — ${path.relative(ROOT, file)}, ${size} bytes, needs ${needed.join(' ')}` +
+    (newest ? ` (symbols up to GLIBC_${newest})` : ''))
 }
 
 // Everything the binaries are made of, hashed: --if-stale compares it.

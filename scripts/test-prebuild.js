@@ -173,7 +173,7 @@ function muslUnresolved (file) {
 
 function undefinedSymbols (file) {
   const out = sh('readelf', ['--dyn-syms', '-W', file]).stdout
-  return out.split('\n').filter((l) => / UND /.test(l)).map((l) => l.trim().split(/\s+/).pop())
+  return out.split('\n').filter((l) => / UND /.test(l)).map((l) => l.trim().split(/\s+/)[7])
     .filter((s) => s && !s.includes('@')).sort()
 }
 
