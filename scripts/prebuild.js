@@ -74,8 +74,10 @@ const TOOLS = {
   readelf: 'binutils'
 }
 
+// Progress on stderr: `npm pack --json` runs this (prepack) and its stdout
+// must stay JSON.
 function log (line) {
-  process.stdout.write(`prebuild: ${line}\n`)
+  process.stderr.write(`prebuild: ${line}\n`)
 }
 
 function fail (line) {
@@ -84,7 +86,8 @@ function fail (line) {
 }
 
 function run (cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts })
+  // The tools' output to stderr as well (see log).
+  const r = spawnSync(cmd, args, { stdio: [0, 2, 2], ...opts })
   if (r.error) fail(`${cmd}: ${r.error.message}`)
   if (r.status !== 0) fail(`${[cmd, ...args].join(' ')} exited with ${r.status ?? r.signal}`)
 }
