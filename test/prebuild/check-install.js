@@ -23,7 +23,7 @@ function prebuildHotLoop (ms) {
 async function main () {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-prebuild-'))
   await cprof.start({ dir, name: 'cpu', interval: 1000, formats: ['cpuprofile', 'pprof'] })
-  prebuildHotLoop(Number(process.env.CPROF_BURN_MS || 500))
+  prebuildHotLoop(Number(process.env.CPROF_BURN_MS || 1000))
   const cpu = await cprof.stop()
   // Heap: allocations kept alive until stop, so the leak view has them.
   await cprof.heap.start({ dir, name: 'heap', interval: 1024 })
