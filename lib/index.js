@@ -1,6 +1,7 @@
 'use strict'
 // cprof's public API: CPU and heap controllers over the native addon.
 const { EventEmitter } = require('node:events')
+const { pathToFileURL } = require('node:url')
 const native = require('./native')
 const options = require('./options')
 const { createController } = require('./controller')
@@ -33,6 +34,18 @@ function emitProfile (result) {
 
 const hooks = { report, emitProfile }
 
+// The url prefix of cprof's own code as V8 names it in call frames: a CPU
+// profile's leading samples under it are cprof's start call (V8 samples
+// while Profiler.start runs), dropped at stop (src/core/own_start.c).
+const OWN_URL = pathToFileURL(__dirname).href + '/'
+
+// What pprof's one Mapping names: the app's main script (under PM2, the
+// script PM2 runs, not its container), else node itself (-e, the REPL).
+function mainScript () {
+  const script = process.env.pm_exec_path || process.argv[1]
+  return typeof script === 'string' && script !== '' ? script : process.execPath
+}
+
 const cpu = createController({
   kind: 'cpu',
   label: 'CPU',
@@ -41,7 +54,7 @@ const cpu = createController({
   profileOptions: (arg) => options.profileOptions(arg, options.cpuStartOptions),
   nativeStart: (o, onTimeout) => native.cpuStart(o.interval, o.timeout, onTimeout),
   nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT, {
-    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName
+    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL
   }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval })
 }, hooks)
@@ -60,7 +73,8 @@ const heap = createController({
     startTime: run.startTime,
     duration: Math.round((run.stoppedAt - run.startedAt) * 1000),
     includeCollected: run.o.includeCollected,
-    title: run.fileName
+    title: run.fileName,
+    main: mainScript()
   }),
   resultFields: (run, r) => ({
     durationMs: run.stoppedAt - run.startedAt,

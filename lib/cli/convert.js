@@ -4,7 +4,7 @@
 const path = require('node:path')
 const native = require('../native')
 const { FORMAT_EXT } = require('../options')
-const { parseCommand, usageError, intArg, input, outputPath } = require('./profile-io')
+const { parseCommand, usageError, intArg, input, outputPath, claimOutputs, refused } = require('./profile-io')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 
@@ -19,19 +19,21 @@ Converts a .cpuprofile or .heapprofile to:
 
   --to FORMAT         the output format (repeat it for several; then -o is not allowed)
   -o, --output FILE   where to write (default: next to <file>, extension .pb.gz,
-                      .folded, .svg or .txt)
+                      .folded, .svg or .txt); -o replaces an existing FILE
+  --force             replace existing default outputs (without it, convert stops
+                      with exit 1 and names the file in the way)
   --interval N        pprof: the sampling interval (CPU µs, heap bytes); default for
                       CPU: the mean gap between samples, for heap: left out
-  --include-collected pprof, heap: name the values alloc_objects/alloc_space (the
-                      profile includes objects GC collected) instead of
-                      inuse_objects/inuse_space
+  --include-collected pprof, heap: name the bytes alloc_space (the profile
+                      includes objects GC collected) instead of inuse_space
 `
 
 const OPTIONS = {
   to: { type: 'string', multiple: true },
   output: { type: 'string', short: 'o' },
   interval: { type: 'string' },
-  'include-collected': { type: 'boolean' }
+  'include-collected': { type: 'boolean' },
+  force: { type: 'boolean' }
 }
 
 async function run (argv) {
@@ -49,19 +51,31 @@ async function run (argv) {
   const [file] = a.positionals
   // Every output in the same directory: the input's, or -o's.
   const outs = {}
+  const paths = []
   let dir
   for (const f of to) {
     const out = outputPath(file, a.values.output, FORMAT_EXT[f])
     dir = path.dirname(out)
     outs[f] = path.basename(out)
+    paths.push(out)
   }
-  const r = await native.convert(input(file), dir, 0, {
-    outs,
-    interval: interval.value,
-    includeCollected: a.values['include-collected'] === true,
-    title: path.basename(file),
-    needSamples: true
+  const claim = claimOutputs('convert', paths, {
+    explicit: a.values.output !== undefined, force: a.values.force, inputs: [input(file)]
   })
+  if (claim.exit !== undefined) return claim.exit
+  let r
+  try {
+    r = await native.convert(input(file), dir, 0, {
+      outs,
+      interval: interval.value,
+      includeCollected: a.values['include-collected'] === true,
+      title: path.basename(file),
+      needSamples: true,
+      keepExisting: claim.keepExisting
+    })
+  } catch (err) {
+    return refused('convert', err)
+  }
   for (const f of to) process.stdout.write(`${r.outputs[f].path}\n`)
   return 0
 }

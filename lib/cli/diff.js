@@ -4,9 +4,9 @@
 // by the native core.
 const path = require('node:path')
 const native = require('../native')
-const { parseCommand, usageError, intArg, input } = require('./profile-io')
+const { parseCommand, usageError, intArg, input, claimOutputs, refused } = require('./profile-io')
 
-const USAGE = `usage: cprof diff <before> <after> [--top N] [-o diff.svg]
+const USAGE = `usage: cprof diff <before> <after> [--top N] [-o diff.svg] [--force]
 
 Compares two .cpuprofile files or two .heapprofile files. Each function's self and
 total are compared as shares of their own profile's total (so profiles of different
@@ -15,12 +15,15 @@ with the values before and after (ms or bytes) and the change in percentage poin
 
   --top N             rows in the table (default 30)
   -o, --output FILE   also write a differential flame graph (SVG): the frames of
-                      <after>, red where the self share grew, blue where it shrank
+                      <after>, red where the self share grew, blue where it shrank;
+                      -o replaces an existing FILE, but never one of the inputs
+  --force             let -o replace an input too
 `
 
 const OPTIONS = {
   top: { type: 'string' },
-  output: { type: 'string', short: 'o' }
+  output: { type: 'string', short: 'o' },
+  force: { type: 'boolean' }
 }
 
 async function run (argv) {
@@ -30,13 +33,23 @@ async function run (argv) {
   if (top.error) return usageError('diff', USAGE, top.error).exit
   const [before, after] = a.positionals
   const out = a.values.output !== undefined ? path.resolve(a.values.output) : null
-  const r = await native.diff(input(before), input(after), out && path.dirname(out), 0, {
-    text: true,
-    top: top.value,
-    title: `${before} \u2192 ${after}`,
-    outs: out ? { svg: path.basename(out) } : undefined,
-    needSamples: true
+  const claim = claimOutputs('diff', out ? [out] : [], {
+    explicit: true, force: a.values.force, inputs: [input(before), input(after)]
   })
+  if (claim.exit !== undefined) return claim.exit
+  let r
+  try {
+    r = await native.diff(input(before), input(after), out && path.dirname(out), 0, {
+      text: true,
+      top: top.value,
+      title: `${before} \u2192 ${after}`,
+      outs: out ? { svg: path.basename(out) } : undefined,
+      needSamples: true,
+      keepExisting: claim.keepExisting
+    })
+  } catch (err) {
+    return refused('diff', err)
+  }
   process.stdout.write(r.text)
   if (out) process.stdout.write(`\ndifferential flame graph: ${r.outputs.svg.path}\n`)
   return 0

@@ -3,6 +3,7 @@
 // parsing, numbers, output paths. The work itself is the native core's,
 // run off the main thread (lib/native: convert, diff): nothing here reads
 // or writes a profile.
+const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 
@@ -70,4 +71,51 @@ function outputPath (file, out, ext) {
   return path.join(path.dirname(abs), `${base}.${ext}`)
 }
 
-module.exports = { parseCommand, usageError, intArg, percentArg, input, outputPath }
+// The overwrite rule, for every command that writes files: an existing file
+// is replaced only when the user asked, by naming it with -o (explicit) or
+// with --force; an input is never replaced without --force, -o or not.
+// outs: the absolute paths about to be written; inputs: absolute paths read.
+// Returns { keepExisting } to pass to the native writer, or { exit: 1 } after
+// naming the file in the way on stderr.
+//
+// The check here gives the clear message before any work; keepExisting makes
+// the native writer itself refuse to replace (link(2), not rename(2): see
+// src/core/fsutil.h), so a file that appears between this check and the
+// write is not clobbered either: that ends in ERR_CPROF_EXISTS (refused()).
+function claimOutputs (cmd, outs, { explicit = false, force = false, inputs = [] } = {}) {
+  for (const out of outs) {
+    if (!force && inputs.includes(out)) {
+      process.stderr.write(`cprof ${cmd}: ${out} is also an input: pick another output file ` +
+        '(or pass --force to replace it)\n')
+      return { exit: 1 }
+    }
+  }
+  if (explicit || force) return { keepExisting: false }
+  for (const out of outs) {
+    if (exists(out)) {
+      process.stderr.write(`cprof ${cmd}: ${out} exists: pass --force to replace it, ` +
+        'or -o FILE to write elsewhere\n')
+      return { exit: 1 }
+    }
+  }
+  return { keepExisting: true }
+}
+
+function exists (file) {
+  try {
+    fs.lstatSync(file)
+    return true
+  } catch {
+    return false // absent, or cannot tell: the writer reports what is wrong
+  }
+}
+
+// The native writer's refusal (a file appeared after claimOutputs) as the
+// same one-line message and exit code 1; any other error is rethrown.
+function refused (cmd, err) {
+  if (!err || err.code !== 'ERR_CPROF_EXISTS') throw err
+  process.stderr.write(`cprof ${cmd}: ${err.message} (--force replaces it)\n`)
+  return 1
+}
+
+module.exports = { parseCommand, usageError, intArg, percentArg, input, outputPath, claimOutputs, refused }

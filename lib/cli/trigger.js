@@ -7,10 +7,15 @@
 // /proc/<pid>/status that the process catches the signal: an uncaught
 // SIGUSR2 would terminate it.
 const fs = require('node:fs')
+const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { parseSignal, DEFAULT_SIGNAL } = require('../trigger-config')
 
-const USAGE = `usage: cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--force]
+// How long --duration waits for the app to write its profile after the
+// second signal: the app may be in long synchronous work.
+const WAIT_S = 30
+
+const USAGE = `usage: cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--dir <dir>] [--force]
 
 Toggles profiling in a process that runs cprof's signal trigger
 (cprof.init() or node -r cprof/register): the first signal starts a
@@ -20,7 +25,12 @@ profile, the second stops it and writes the file into the app's directory
   --heap            send the heap signal (the app's heapSignal) instead of the CPU one
   --signal <name>   the signal to send; default: the CPROF_SIGNAL / CPROF_HEAP_SIGNAL the
                     process was started with, else ${DEFAULT_SIGNAL} (CPU; heap has no default)
-  --duration <s>    send the signal, wait this many seconds, send it again
+  --duration <s>    send the signal, wait this many seconds, send it again, then wait
+                    (up to ${WAIT_S} s) for the profile file and print its path and the
+                    duration it really covers: the app acts on a signal when its event
+                    loop turns, so long synchronous work delays both start and stop
+  --dir <dir>       where the app writes profiles, to find that file (default: the
+                    process's CPROF_DIR, else its TMPDIR or /tmp, plus /cprof)
   --force           send even if the process does not seem to catch the signal
 `
 
@@ -36,6 +46,7 @@ function options (argv) {
         heap: { type: 'boolean' },
         signal: { type: 'string' },
         duration: { type: 'string' },
+        dir: { type: 'string' },
         force: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' }
       }
@@ -57,7 +68,8 @@ function options (argv) {
       throw new UsageError(`--duration must be a number of seconds > 0, got ${JSON.stringify(values.duration)}`)
     }
   }
-  return { pid, heap: Boolean(values.heap), signal: values.signal, duration, force: Boolean(values.force) }
+  if (values.dir === '') throw new UsageError('--dir must name a directory')
+  return { pid, heap: Boolean(values.heap), signal: values.signal, duration, dir: values.dir, force: Boolean(values.force) }
 }
 
 // The environment the process was started with (what register.js read).
@@ -86,6 +98,56 @@ function catches (pid, n) {
   const m = /^SigCgt:\s*([0-9a-f]+)$/mi.exec(status)
   if (!m) return undefined
   return ((BigInt(`0x${m[1]}`) >> BigInt(n - 1)) & 1n) === 1n
+}
+
+// Where the process writes its profiles, as lib/options.js decides it there:
+// CPROF_DIR (relative to its working directory), else <its tmpdir>/cprof.
+function profileDir (pid, env, given) {
+  if (given !== undefined) return path.resolve(given)
+  let cwd = '/'
+  try {
+    cwd = fs.readlinkSync(`/proc/${pid}/cwd`)
+  } catch {}
+  if (env.CPROF_DIR) return path.resolve(cwd, env.CPROF_DIR)
+  const tmp = (env.TMPDIR || '/tmp').replace(/(.)\/+$/, '$1')
+  return path.join(path.resolve(cwd, tmp), 'cprof')
+}
+
+// cprof names a signal-triggered profile <kind>-<pid>-<start stamp>.<ext>
+// (lib/controller.js), written atomically: polls dir for one that started
+// at or after since (ms); null after waitMs.
+async function waitForProfile (dir, pid, kind, since, waitMs) {
+  const ext = kind === 'heap' ? 'heapprofile' : 'cpuprofile'
+  const re = new RegExp(`^${kind}-${pid}-(\\d{8}T\\d{6}\\.\\d{3}Z)\\.${ext}$`)
+  const deadline = Date.now() + waitMs
+  for (;;) {
+    let names = []
+    try {
+      names = fs.readdirSync(dir)
+    } catch {}
+    const found = names.map((n) => [n, re.exec(n)])
+      .filter(([, m]) => m && stampTime(m[1]) >= since)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+    if (found.length > 0) {
+      const [name, m] = found[0]
+      return { file: path.join(dir, name), startMs: stampTime(m[1]) }
+    }
+    if (Date.now() >= deadline) return null
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+function stampTime (stamp) {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\.(\d{3})Z$/.exec(stamp)
+  return m ? Date.UTC(+m[1], m[2] - 1, +m[3], +m[4], +m[5], +m[6], +m[7]) : NaN
+}
+
+// The time the profile really covers, in ms: a CPU profile says it (endTime
+// - startTime); a heap profile does not, so: from its start stamp to when
+// the file was written (which also counts the write, a few ms).
+async function realDurationMs (found, kind) {
+  if (kind === 'cpu') return (await require('../index').analyze(found.file)).durationMs
+  return fs.statSync(found.file).mtimeMs - found.startMs
 }
 
 function alive (pid) {
@@ -162,7 +224,10 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
       'and which signal it uses; --force sends anyway.\n')
     return 1
   }
+  let env
   try {
+    if (o.duration !== undefined) env = startEnv(o.pid)
+    const since = Date.now()
     send(o.pid, sig)
     if (o.duration === undefined) {
       out.write(`sent ${sig.name} to ${o.pid}: it starts a ${kind} profile, or stops the running one ` +
@@ -172,13 +237,41 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     out.write(`sent ${sig.name} to ${o.pid}: a ${kind} profile starts; sending it again in ${o.duration} s\n`)
     await new Promise((resolve) => setTimeout(resolve, o.duration * 1000))
     send(o.pid, sig)
-    out.write(`sent ${sig.name} to ${o.pid} again: the ${kind} profile stops and is written ` +
-      '(`cprof list` shows it)\n')
-    return 0
+    out.write(`sent ${sig.name} to ${o.pid} again: the ${kind} profile stops and is written\n`)
+    return await report(o, kind, env, since, { out, err })
   } catch (e) {
     err.write(`cprof trigger: ${e.message}\n`)
     return 1
   }
 }
 
-module.exports = { run, catches }
+// After --duration: the file the app wrote, and how long it really covers.
+async function report (o, kind, env, since, { out, err }) {
+  const k = o.heap ? 'heap' : 'cpu'
+  const dir = profileDir(o.pid, env, o.dir)
+  const found = await waitForProfile(dir, o.pid, k, since, WAIT_S * 1000)
+  if (!found) {
+    err.write(`cprof trigger: no ${kind} profile of process ${o.pid} appeared in ${dir} within ${WAIT_S} s: ` +
+      'the app may still be busy (it acts on signals when its event loop turns), or it writes ' +
+      'elsewhere (pass --dir); `cprof list <dir>` shows it once written\n')
+    return 0
+  }
+  let ms
+  try {
+    ms = await realDurationMs(found, k)
+  } catch (e) {
+    err.write(`cprof trigger: wrote ${found.file}, but cannot read its duration: ${e.message}\n`)
+    return 1
+  }
+  const s = ms / 1000
+  const asked = o.duration
+  let line = `wrote ${found.file}: ${k === 'heap' ? 'about ' : ''}${s.toFixed(2)} s of profile (asked ${asked} s)`
+  if (Math.abs(s - asked) > Math.max(0.1, asked * 0.1)) {
+    line += `; the app acts on a signal when its event loop turns, so synchronous work ` +
+      'delayed the start or the stop'
+  }
+  out.write(`${line}\n`)
+  return 0
+}
+
+module.exports = { run, catches, profileDir }

@@ -21,18 +21,22 @@ int cprof__args(napi_env env, napi_callback_info info, size_t n, napi_value *arg
   return 0;
 }
 
-int cprof__arg_double(napi_env env, napi_value v, const char *what, double *out) {
+/* 0 when v is of type want; else throws "<what> must be <expected>". */
+static int expect(napi_env env, napi_value v, napi_valuetype want, const char *what,
+                  const char *expected) {
   napi_valuetype t;
   NAPI_CALL_INT(env, napi_typeof(env, v, &t));
-  if (t != napi_number) return invalid(env, what, "a number");
+  return t == want ? 0 : invalid(env, what, expected);
+}
+
+int cprof__arg_double(napi_env env, napi_value v, const char *what, double *out) {
+  if (expect(env, v, napi_number, what, "a number") != 0) return -1;
   NAPI_CALL_INT(env, napi_get_value_double(env, v, out));
   return 0;
 }
 
 int cprof__arg_bool(napi_env env, napi_value v, const char *what, bool *out) {
-  napi_valuetype t;
-  NAPI_CALL_INT(env, napi_typeof(env, v, &t));
-  if (t != napi_boolean) return invalid(env, what, "a boolean");
+  if (expect(env, v, napi_boolean, what, "a boolean") != 0) return -1;
   NAPI_CALL_INT(env, napi_get_value_bool(env, v, out));
   return 0;
 }

@@ -3,6 +3,9 @@
 
 #include "addon.h"
 #include "args.h"
+#include "ctl.h"
+#include "entry.h"
+#include "job.h"
 
 /* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name */
 napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {

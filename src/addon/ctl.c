@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "addon.h"
+#include "ctl.h"
 #include "errors.h"
 #include "job.h"
 #include "macros.h"

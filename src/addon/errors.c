@@ -2,8 +2,7 @@
 
 #include <stdio.h>
 
-#include "../core/error.h"
-#include "macros.h"
+#include "../core/cprof.h"
 
 const char *cprof__js_code(int core_err) {
   switch (core_err) {
@@ -16,6 +15,8 @@ const char *cprof__js_code(int core_err) {
     return "ERR_CPROF_BAD_PROFILE";
   case CPROF_EINVAL:
     return "ERR_CPROF_INVALID_ARG";
+  case CPROF_EEXIST:
+    return "ERR_CPROF_EXISTS";
   case CPROF_ENOMEM:
     return "ERR_CPROF_NOMEM";
   default:

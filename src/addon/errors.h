@@ -13,4 +13,8 @@ napi_value cprof__make_error(napi_env env, const char *code, const char *message
 /* Throws such an error unless an exception is already pending. */
 void cprof__throw(napi_env env, const char *code, const char *message);
 
+/* Throws ERR_CPROF_INTERNAL naming a failed Node-API call (with Node's
+ * message for it) unless an exception is already pending. */
+void cprof__throw_last_error(napi_env env, const char *call);
+
 #endif

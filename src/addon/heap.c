@@ -3,6 +3,9 @@
 
 #include "addon.h"
 #include "args.h"
+#include "ctl.h"
+#include "entry.h"
+#include "job.h"
 #include "v8heap.h"
 
 /* heapStart(intervalBytes, stackDepth, includeCollected, forceGC, timeoutMs, onTimeout)

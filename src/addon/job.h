@@ -1,13 +1,16 @@
 /* The off-thread half of a stop: one napi_async_work that parses the
  * inspector's JSON text (or reads a profile file), aggregates, writes the
- * output file atomically, and settles a promise with the summary. */
+ * output file atomically, and settles a promise with the summary.
+ * The interface of three units: job_args.c reads a job's input from JS
+ * values, job_run.c queues and runs it (the worker thread), job_result.c
+ * builds its JS result. */
 #ifndef CPROF_JOB_H
 #define CPROF_JOB_H
 
 #include <node_api.h>
 #include <stddef.h>
 
-#include "../core/export.h"
+#include "../core/cprof.h"
 
 typedef struct {
   char *json;   /* JSON text to parse (owned, freed once parsed), or NULL */
@@ -24,8 +27,10 @@ typedef struct {
   int raw_reply;            /* json is a CPU inspector reply: write its profile text as the file */
   int want_text;            /* result.text: the text report (or the diff table) */
   int need_samples;         /* a profile without samples is an error (the CLI) */
-  cprof_export_opts_t opts; /* title and focus point at the owned copies below */
-  char *title, *focus;
+  cprof_export_opts_t opts; /* title, focus and main point at the owned copies below */
+  char *title, *focus, *main;
+  char *own_url; /* CPU: the url prefix of cprof's own code; leading samples in
+                    it are its start call, dropped (own_start.c); NULL: none */
 } cprof_job_in_t;
 
 /* Queues the job and returns its promise. Takes ownership of in's buffers,
@@ -42,7 +47,9 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
 /* Reads an export options object (undefined: none) into in:
  *   { outs: { pprof?, folded?, svg?, txt?: file name }, interval, startTime,
  *     duration (µs), includeCollected, title, top (text rows), cut (%), focus,
- *     text (bool), needSamples (bool) }
+ *     text (bool), needSamples (bool), keepExisting (bool: never replace a
+ *     file, ERR_CPROF_EXISTS instead), main (pprof: the main script),
+ *     ownUrl (CPU: drop the leading samples in code under this url) }
  * 0, or -1 with a throw (in is then freed). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 

@@ -6,8 +6,7 @@
 
 #include <node_api.h>
 
-/* Throws a generic error for a failed call unless an exception is pending. */
-void cprof__throw_last_error(napi_env env, const char *call);
+#include "errors.h" /* cprof__throw_last_error */
 
 /* Evaluate a napi call; on failure throw and return `ret`. */
 #define NAPI_CALL_RET(env, call, ret)                                                              \

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <uv.h>
 
-#include "addon.h"
-#include "args.h"
 #include "errors.h"
 #include "macros.h"
 
@@ -114,45 +112,4 @@ void cprof__signal_stop(cprof_signal_t *s) {
   release(s);
   uv_signal_stop(&s->handle);
   uv_close((uv_handle_t *)&s->handle, close_cb);
-}
-
-/* signalWatch(slot, signum, fn): replaces the slot's trigger. */
-napi_value cprof__signal_watch(napi_env env, napi_callback_info info) {
-  napi_value argv[3];
-  napi_valuetype t;
-  double slot, signum;
-  cprof_addon_t *addon = cprof__addon(env);
-  if (!addon || cprof__args(env, info, 3, argv) != 0 ||
-      cprof__arg_double(env, argv[0], "slot", &slot) != 0 ||
-      cprof__arg_double(env, argv[1], "signal", &signum) != 0)
-    return NULL;
-  NAPI_CALL(env, napi_typeof(env, argv[2], &t));
-  if (t != napi_function || !(slot >= 0 && slot < CPROF_SIGNAL_SLOTS) ||
-      signum != (double)(int)signum) {
-    cprof__throw(env, "ERR_CPROF_INVALID_ARG",
-                 "signalWatch(slot, signal, fn) takes a slot, a signal number and a function");
-    return NULL;
-  }
-  cprof_signal_t *s = cprof__signal_start(env, (int)signum, argv[2]);
-  if (!s) return NULL;
-  cprof__signal_stop(addon->signals[(int)slot]);
-  addon->signals[(int)slot] = s;
-  return NULL;
-}
-
-/* signalUnwatch(slot): removes the slot's trigger, if any. */
-napi_value cprof__signal_unwatch(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  double slot;
-  cprof_addon_t *addon = cprof__addon(env);
-  if (!addon || cprof__args(env, info, 1, argv) != 0 ||
-      cprof__arg_double(env, argv[0], "slot", &slot) != 0)
-    return NULL;
-  if (!(slot >= 0 && slot < CPROF_SIGNAL_SLOTS)) {
-    cprof__throw(env, "ERR_CPROF_INVALID_ARG", "signalUnwatch(slot): no such slot");
-    return NULL;
-  }
-  cprof__signal_stop(addon->signals[(int)slot]);
-  addon->signals[(int)slot] = NULL;
-  return NULL;
 }

@@ -20,7 +20,4 @@ cprof_signal_t *cprof__signal_start(napi_env env, int signum, napi_value fn);
 /* Stops watching and releases the handle. Safe with NULL. */
 void cprof__signal_stop(cprof_signal_t *s);
 
-napi_value cprof__signal_watch(napi_env env, napi_callback_info info);
-napi_value cprof__signal_unwatch(napi_env env, napi_callback_info info);
-
 #endif

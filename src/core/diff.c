@@ -12,7 +12,9 @@
 #include "export.h"
 #include "internal.h"
 #include "fsutil.h"
-#include "render.h"
+#include "export_svg.h"
+#include "label.h"
+#include "tree.h"
 
 #define TOP_DEFAULT 30
 
@@ -158,5 +160,6 @@ int cprof_write_diff_svg(const char *dir, const char *name, const cprof_profile_
                          const cprof_profile_t *after, const cprof_export_opts_t *o,
                          long long *size_out, char *errbuf, size_t errlen) {
   diff_ctx_t ctx = {before, after, o};
-  return cprof_write_atomic_fn(dir, name, write_diff_svg, &ctx, size_out, errbuf, errlen);
+  return (o && o->keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
+      dir, name, write_diff_svg, &ctx, size_out, errbuf, errlen);
 }

@@ -1,8 +1,8 @@
 /* Error codes to text. */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "error.h"
-#include "internal.h"
 
 const char *cprof_strerror(int err) {
   switch (err) {
@@ -20,6 +20,8 @@ const char *cprof_strerror(int err) {
     return "the inspector replied with an error";
   case CPROF_EINVAL:
     return "invalid argument";
+  case CPROF_EEXIST:
+    return "the file exists";
   default:
     return "unknown error";
   }

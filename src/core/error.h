@@ -4,6 +4,8 @@
 #ifndef CPROF_ERROR_H
 #define CPROF_ERROR_H
 
+#include <stddef.h>
+
 #define CPROF_OK 0
 #define CPROF_ENOMEM (-1)  /* out of memory */
 #define CPROF_EPARSE (-2)  /* not JSON, or truncated JSON */
@@ -11,8 +13,21 @@
 #define CPROF_EIO (-4)     /* file system error; errno-based message in errbuf */
 #define CPROF_EPROTO (-5)  /* the inspector replied with an error object */
 #define CPROF_EINVAL (-6)  /* bad argument from the caller */
+#define CPROF_EEXIST (-7)  /* a write that may not replace a file found one there */
 
 /* A short constant description of a code, e.g. "not a V8 profile". */
 const char *cprof_strerror(int err);
+
+/* For the core's own files (internal, as every cprof__ name is). */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CPROF__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CPROF__PRINTF(f, a)
+#endif
+
+/* Formats into errbuf when there is one; returns err so callers can
+ * `return cprof__errf(...)`. */
+int cprof__errf(char *errbuf, size_t errlen, int err, const char *fmt, ...) CPROF__PRINTF(4, 5);
 
 #endif

@@ -37,6 +37,8 @@ typedef struct {
   unsigned top;          /* text: rows per table (0: 20) */
   double cut_percent;    /* text: tree nodes below this % of the total are cut (0: 1) */
   const char *focus;     /* text: also the callers (bottom-up) of this function */
+  const char *main;      /* pprof: the main script, named by the one Mapping */
+  int keep_existing;     /* cprof_write_*: never replace a file (CPROF_EEXIST instead) */
 } cprof_export_opts_t;
 
 /* The writers; each takes opts (NULL = all defaults). */
@@ -53,7 +55,8 @@ int cprof_export_format(cprof_format_t fmt, const cprof_profile_t *p, const cpro
  * "svg", "txt". */
 const char *cprof_format_ext(cprof_format_t fmt);
 
-/* Writes p in fmt to dir/name atomically (cprof_write_atomic). */
+/* Writes p in fmt to dir/name atomically (cprof_write_atomic; with
+ * o->keep_existing, cprof_write_new_fn). */
 int cprof_write_format(const char *dir, const char *name, cprof_format_t fmt,
                        const cprof_profile_t *p, const cprof_export_opts_t *o, long long *size_out,
                        char *errbuf, size_t errlen);
@@ -74,9 +77,16 @@ int cprof_diff_text(const cprof_profile_t *before, const cprof_profile_t *after,
 int cprof_diff_svg(const cprof_profile_t *before, const cprof_profile_t *after,
                    const cprof_export_opts_t *o, FILE *f);
 
-/* cprof_diff_svg to dir/name atomically. */
+/* cprof_diff_svg to dir/name atomically (keep_existing as above). */
 int cprof_write_diff_svg(const char *dir, const char *name, const cprof_profile_t *before,
                          const cprof_profile_t *after, const cprof_export_opts_t *o,
                          long long *size_out, char *errbuf, size_t errlen);
+
+/* cprof_profile_drop_leading (profile.h) on a .cpuprofile's JSON text (V8's profile object): the
+ * text is written to f byte for byte except the first k elements of
+ * samples and the first k + 1 of timeDeltas, which become their sum.
+ * CPROF_OK; CPROF_EPARSE or CPROF_ESCHEMA when the text is not JSON or has
+ * no such arrays (with more than k elements); CPROF_EIO when f fails. */
+int cprof_write_text_drop_leading(const char *text, size_t len, uint32_t k, FILE *f);
 
 #endif

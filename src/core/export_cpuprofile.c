@@ -1,9 +1,10 @@
 /* .cpuprofile writer (V8 Profiler.Profile). Streams through the exporter
- * writer (internal.h): each call frame's JSON is built once, ids and
+ * writer (out.h): each call frame's JSON is built once, ids and
  * numbers are formatted straight into the output. */
 #include "error.h"
 #include "export.h"
 #include "internal.h"
+#include "out.h"
 
 /* {"id","callFrame","hitCount","children"}; V8 leaves children out of
  * leaves, and so do we. */

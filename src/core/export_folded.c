@@ -14,7 +14,9 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
-#include "render.h"
+#include "out.h"
+#include "export_folded.h"
+#include "tree.h"
 
 void cprof__folded_clean(char *label) {
   for (char *s = label; *s; s++) {

@@ -1,10 +1,11 @@
 /* .heapprofile writer (V8 HeapProfiler.SamplingHeapProfile). The format
  * nests children, and trees can be thousands deep: the walk follows the
  * parent links back up instead of recursing, so depth costs no stack.
- * Output goes through the exporter writer (internal.h). */
+ * Output goes through the exporter writer (out.h). */
 #include "error.h"
 #include "export.h"
 #include "internal.h"
+#include "out.h"
 
 /* Everything of a node up to its children's opening bracket. */
 static void open_node(cprof__out_t *o, const cprof_node_t *n) {

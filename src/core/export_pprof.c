@@ -5,9 +5,24 @@
  *
  *   CPU:  sample_type [samples/count, cpu/nanoseconds], period_type
  *         cpu/nanoseconds; one sample per distinct stack: [samples, µs*1000].
- *   Heap: sample_type [inuse_objects/count, inuse_space/bytes] (or alloc_*
- *         when collected objects are included), period_type space/bytes;
- *         one sample per stack with an allocation: [V8 samples, selfSize].
+ *   Heap: sample_type [samples/count, inuse_space/bytes] (alloc_space when
+ *         collected objects are included), period_type space/bytes; one
+ *         sample per stack with an allocation: [V8 samples, selfSize].
+ *
+ * Heap counts are V8 samples, not objects, and are named so: Go's
+ * inuse_objects is an estimate of live objects (each sample of size s at
+ * interval r scaled by 1/(1-exp(-s/r)), as Go's scaleHeapSample does). V8
+ * scales too, but hands out only the product: a sample's size is the
+ * object's size times its scaled count, and selfSize sums those, so
+ * inuse_space is already the estimate Go's would be. The count cannot be
+ * recovered (16 bytes x 2048 and 32 bytes x 1024 are the same sample), and
+ * a value named inuse_objects that is not one would be misread.
+ *
+ * One Mapping (id 1) holds every Location: it names the main script when
+ * the caller knows it (o->main) and says functions, file names and lines
+ * are already resolved, so pprof does not look for a binary to symbolize
+ * ("Main binary filename not available."). V8 gives no addresses: the
+ * memory range stays 0.
  *
  * A V8 call frame names a function, not a call site: each function gets
  * one Location whose Line is the function's first line. */
@@ -19,12 +34,15 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
-#include "render.h"
+#include "label.h"
+#include "pb.h"
+#include "tree.h"
 
 /* profile.proto field numbers */
 enum {
   PROFILE_SAMPLE_TYPE = 1,
   PROFILE_SAMPLE = 2,
+  PROFILE_MAPPING = 3,
   PROFILE_LOCATION = 4,
   PROFILE_FUNCTION = 5,
   PROFILE_STRING_TABLE = 6,
@@ -36,7 +54,13 @@ enum {
   VALUE_TYPE_UNIT = 2,
   SAMPLE_LOCATION_ID = 1,
   SAMPLE_VALUE = 2,
+  MAPPING_ID = 1,
+  MAPPING_FILENAME = 5,
+  MAPPING_HAS_FUNCTIONS = 7,
+  MAPPING_HAS_FILENAMES = 8,
+  MAPPING_HAS_LINE_NUMBERS = 9,
   LOCATION_ID = 1,
+  LOCATION_MAPPING_ID = 2,
   LOCATION_LINE = 4,
   LINE_FUNCTION_ID = 1,
   LINE_LINE = 2,
@@ -185,6 +209,7 @@ static int put_functions(enc_t *e) {
     cprof__pb_put_int(&e->vals, LINE_LINE, line);
     cprof__pb_put_int(&e->vals, LINE_COLUMN, column);
     cprof__pb_put_int(&e->msg, LOCATION_ID, (uint64_t)i + 1);
+    cprof__pb_put_int(&e->msg, LOCATION_MAPPING_ID, 1);
     if (e->vals.oom) return CPROF_ENOMEM;
     cprof__pb_put_bytes(&e->msg, LOCATION_LINE, e->vals.data, e->vals.len);
     if (e->msg.oom) return CPROF_ENOMEM;
@@ -193,9 +218,22 @@ static int put_functions(enc_t *e) {
   return rc;
 }
 
+/* The one Mapping: Mapping { id 1, filename, has_functions, has_filenames,
+ * has_line_numbers }. */
+static int put_mapping(enc_t *e, const char *main) {
+  e->msg.len = 0;
+  cprof__pb_put_int(&e->msg, MAPPING_ID, 1);
+  int rc = put_str(e, &e->msg, MAPPING_FILENAME, main != NULL ? main : "");
+  if (rc != 0) return rc;
+  cprof__pb_put_int(&e->msg, MAPPING_HAS_FUNCTIONS, 1);
+  cprof__pb_put_int(&e->msg, MAPPING_HAS_FILENAMES, 1);
+  cprof__pb_put_int(&e->msg, MAPPING_HAS_LINE_NUMBERS, 1);
+  if (e->msg.oom) return CPROF_ENOMEM;
+  return cprof__pb_put_bytes(&e->out, PROFILE_MAPPING, e->msg.data, e->msg.len);
+}
+
 static int put_header(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *o) {
   int cpu = p->kind == CPROF_KIND_CPU, rc;
-  const char *objects = o->include_collected ? "alloc_objects" : "inuse_objects";
   const char *space = o->include_collected ? "alloc_space" : "inuse_space";
   uint64_t id;
   if ((rc = strtab_id(&e->strs, "", &id)) != 0) return rc; /* string_table[0] */
@@ -204,7 +242,7 @@ static int put_header(enc_t *e, const cprof_profile_t *p, const cprof_export_opt
         (rc = put_value_type(e, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds")) != 0 ||
         (rc = put_value_type(e, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds")) != 0)
       return rc;
-  } else if ((rc = put_value_type(e, PROFILE_SAMPLE_TYPE, objects, "count")) != 0 ||
+  } else if ((rc = put_value_type(e, PROFILE_SAMPLE_TYPE, "samples", "count")) != 0 ||
              (rc = put_value_type(e, PROFILE_SAMPLE_TYPE, space, "bytes")) != 0 ||
              (rc = put_value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes")) != 0) {
     return rc;
@@ -261,6 +299,7 @@ static int gzip_to(FILE *f, const unsigned char *data, size_t len) {
 static int encode(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *o) {
   int rc;
   if ((rc = put_header(e, p, o)) != 0) return rc;
+  if ((rc = put_mapping(e, o->main)) != 0) return rc;
   if ((rc = put_samples(e, p->kind == CPROF_KIND_CPU)) != 0) return rc;
   if ((rc = put_functions(e)) != 0) return rc;
   return put_string_table(e);

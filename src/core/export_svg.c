@@ -22,7 +22,10 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
-#include "render.h"
+#include "export_svg.h"
+#include "label.h"
+#include "tree.h"
+#include "xml.h"
 
 #define IMG_W 1200
 #define PAD 10

@@ -84,6 +84,7 @@ typedef struct {
   char *tmp;
   char *errbuf;
   size_t errlen;
+  int keep; /* never replace final (cprof_write_new_fn) */
 } target_t;
 
 /* Runs the writer on fd and flushes; closes fd. No fsync: see fsutil.h. */
@@ -115,6 +116,32 @@ static int write_fd(const target_t *t, int fd, cprof_write_fn fn, void *ctx, lon
                      cprof_strerror(rc));
 }
 
+static int exists_error(const target_t *t) {
+  return cprof__errf(t->errbuf, t->errlen, CPROF_EEXIST,
+                     "%s exists and was not replaced: remove it or write elsewhere", t->final);
+}
+
+/* Moves the complete temp file to its name. rename(2) replaces whatever is
+ * there; link(2) refuses (EEXIST), so keep uses it and removes the temp
+ * name after. File systems without hard links get a check before rename. */
+static int publish(const target_t *t) {
+  struct stat st;
+  if (!t->keep)
+    return rename(t->tmp, t->final) == 0 ? 0
+                                         : io_error(t->errbuf, t->errlen, "write", t->final, errno);
+  if (link(t->tmp, t->final) == 0) {
+    unlink(t->tmp);
+    return 0;
+  }
+  int e = errno;
+  if (e == EEXIST) return exists_error(t);
+  if (e != EPERM && e != ENOTSUP && e != EOPNOTSUPP && e != ENOSYS && e != EMLINK)
+    return io_error(t->errbuf, t->errlen, "write", t->final, e);
+  if (lstat(t->final, &st) == 0) return exists_error(t);
+  return rename(t->tmp, t->final) == 0 ? 0
+                                       : io_error(t->errbuf, t->errlen, "write", t->final, errno);
+}
+
 static int write_atomic(const target_t *t, cprof_write_fn fn, void *ctx, long long *size_out) {
   long long size = 0;
   char *tmp = t->tmp;
@@ -127,8 +154,7 @@ static int write_atomic(const target_t *t, cprof_write_fn fn, void *ctx, long lo
     return io_error(t->errbuf, t->errlen, "write", t->final, e);
   }
   int rc = write_fd(t, fd, fn, ctx, &size);
-  if (rc == 0 && rename(tmp, t->final) != 0)
-    rc = io_error(t->errbuf, t->errlen, "write", t->final, errno);
+  if (rc == 0) rc = publish(t);
   if (rc != 0) {
     unlink(tmp);
     return rc;
@@ -137,8 +163,8 @@ static int write_atomic(const target_t *t, cprof_write_fn fn, void *ctx, long lo
   return 0;
 }
 
-int cprof_write_atomic_fn(const char *dir, const char *name, cprof_write_fn fn, void *ctx,
-                          long long *size_out, char *errbuf, size_t errlen) {
+static int write_file(const char *dir, const char *name, int keep, cprof_write_fn fn, void *ctx,
+                      long long *size_out, char *errbuf, size_t errlen) {
   if (dir == NULL || dir[0] == '\0' || bad_name(name) || fn == NULL)
     return cprof__errf(errbuf, errlen, CPROF_EINVAL,
                        "cprof_write_atomic: need a directory, a plain file name and a writer");
@@ -148,12 +174,22 @@ int cprof_write_atomic_fn(const char *dir, const char *name, cprof_write_fn fn, 
   if (final == NULL || tmp == NULL) {
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory");
   } else {
-    target_t t = {final, tmp, errbuf, errlen};
+    target_t t = {final, tmp, errbuf, errlen, keep};
     rc = write_atomic(&t, fn, ctx, size_out);
   }
   free(final);
   free(tmp);
   return rc;
+}
+
+int cprof_write_atomic_fn(const char *dir, const char *name, cprof_write_fn fn, void *ctx,
+                          long long *size_out, char *errbuf, size_t errlen) {
+  return write_file(dir, name, 0, fn, ctx, size_out, errbuf, errlen);
+}
+
+int cprof_write_new_fn(const char *dir, const char *name, cprof_write_fn fn, void *ctx,
+                       long long *size_out, char *errbuf, size_t errlen) {
+  return write_file(dir, name, 1, fn, ctx, size_out, errbuf, errlen);
 }
 
 typedef struct {

@@ -30,6 +30,16 @@ typedef int (*cprof_write_fn)(void *ctx, FILE *f);
 int cprof_write_atomic_fn(const char *dir, const char *name, cprof_write_fn fn, void *ctx,
                           long long *size_out, char *errbuf, size_t errlen);
 
+/* cprof_write_atomic_fn that never replaces a file: the complete temp file
+ * is hard-linked to name (link(2) fails with EEXIST instead of replacing,
+ * atomically) and then unlinked. If something already exists under name,
+ * even one created by another process after any earlier check, nothing is
+ * written and CPROF_EEXIST is returned with errbuf naming the file. On a
+ * file system without hard links (EPERM, ENOTSUP, ...) it falls back to
+ * checking the name just before rename: that window is the only race. */
+int cprof_write_new_fn(const char *dir, const char *name, cprof_write_fn fn, void *ctx,
+                       long long *size_out, char *errbuf, size_t errlen);
+
 int cprof_write_atomic(const char *dir, const char *name, cprof_exporter_fn fn,
                        const cprof_profile_t *p, long long *size_out, char *errbuf, size_t errlen);
 

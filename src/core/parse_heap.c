@@ -7,7 +7,9 @@
 
 #include "error.h"
 #include "internal.h"
-#include "parse.h"
+#include "idmap.h"
+#include "parse_heap.h"
+#include "parse_value.h"
 
 #define FAIL(...) cprof__rd_fail(r, CPROF_ESCHEMA, __VA_ARGS__)
 #define NOMEM(what) cprof__rd_fail(r, CPROF_ENOMEM, "out of memory for %s", (what))

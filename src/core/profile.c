@@ -278,6 +278,10 @@ void cprof__profile_finish(cprof_profile_t *p) {
       in->frames_alloc = p->nframes;
     }
   }
+  cprof__profile_fill_values(p);
+}
+
+void cprof__profile_fill_values(cprof_profile_t *p) {
   if (p->kind == CPROF_KIND_CPU) cpu_self(p);
   for (uint32_t i = 0; i < p->nnodes; i++)
     p->nodes[i].total = p->nodes[i].self;

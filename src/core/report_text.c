@@ -11,7 +11,8 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
-#include "render.h"
+#include "label.h"
+#include "tree.h"
 
 #define TOP_DEFAULT 20
 #define CUT_DEFAULT 1.0

@@ -12,11 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aggregate.h"
-#include "error.h"
-#include "export.h"
-#include "fsutil.h"
-#include "profile.h"
+#include "cprof.h"
 
 static double now_ms(void) {
   struct timespec ts;

@@ -12,10 +12,7 @@
 
 #include <cmocka.h>
 
-#include "aggregate.h"
-#include "error.h"
-#include "export.h"
-#include "profile.h"
+#include "cprof.h"
 
 /* Test JSON is written with single quotes for readability; this turns
  * them into double quotes. Caller frees. */
@@ -113,9 +110,8 @@ static inline const cprof_func_t *func_named(const cprof_flat_t *flat, const cpr
   return NULL;
 }
 
-static inline char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) fail_msg("cannot open %s", path);
+/* Reads a whole stream (e.g. a tmpfile after an export) as a string. */
+static inline char *slurp(FILE *f, size_t *len) {
   assert_int_equal(fseek(f, 0, SEEK_END), 0);
   long n = ftell(f);
   assert_true(n >= 0);
@@ -124,8 +120,15 @@ static inline char *read_all(const char *path, size_t *len) {
   assert_non_null(buf);
   assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
   buf[n] = '\0';
-  fclose(f);
   *len = (size_t)n;
+  return buf;
+}
+
+static inline char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) fail_msg("cannot open %s", path);
+  char *buf = slurp(f, len);
+  fclose(f);
   return buf;
 }
 
@@ -139,18 +142,36 @@ static inline cprof_profile_t *parse_file(const char *path) {
   return p;
 }
 
-/* Reads a whole stream (e.g. a tmpfile after an export) as a string. */
-static inline char *slurp(FILE *f, size_t *len) {
-  assert_int_equal(fseek(f, 0, SEEK_END), 0);
-  long n = ftell(f);
-  assert_true(n >= 0);
-  rewind(f);
-  char *buf = malloc((size_t)n + 1);
-  assert_non_null(buf);
-  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = '\0';
-  *len = (size_t)n;
-  return buf;
+/* Exports p with fn into a tmpfile and returns the text. */
+static inline char *export_text(cprof_exporter_fn fn, const cprof_profile_t *p, size_t *len) {
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  assert_int_equal(fn(p, f), 0);
+  char *text = slurp(f, len);
+  fclose(f);
+  return text;
+}
+
+/* A heap profile built directly (JSON this deep is past cJSON's nesting
+ * limit): a chain of n nodes of one frame, node i the parent of i + 1, the
+ * root's selfSize root_self and every other node's self. */
+static inline cprof_profile_t *heap_chain(uint32_t n, int64_t root_self, int64_t self) {
+  cprof_profile_t *p = cprof__profile_new(CPROF_KIND_HEAP);
+  assert_non_null(p);
+  uint32_t frame;
+  assert_int_equal(cprof__profile_intern_frame(p, "f", "u", "1", 0, 0, &frame), 0);
+  p->nodes = calloc(n, sizeof(*p->nodes));
+  assert_non_null(p->nodes);
+  p->nnodes = n;
+  for (uint32_t i = 0; i < n; i++)
+    p->nodes[i] = (cprof_node_t){.id = i + 1,
+                                 .parent = i ? i - 1 : CPROF_NONE,
+                                 .frame = frame,
+                                 .first_child = i + 1 < n ? i + 1 : CPROF_NONE,
+                                 .next_sibling = CPROF_NONE,
+                                 .self = i ? self : root_self};
+  cprof__profile_finish(p);
+  return p;
 }
 
 /* Growable string for generated JSON. */

@@ -1,5 +1,5 @@
 /* cprof_profile_limit_depth: V8's stackDepth applied to a parsed profile. */
-#include "aggregate.h"
+#include "cprof.h"
 #include "helpers.h"
 #include "internal.h"
 
@@ -391,21 +391,7 @@ static void cpu_deep_chain(void **state) {
 static void heap_deep_chain(void **state) {
   (void)state;
   enum { N = 10000, LIMIT = 128 };
-  cprof_profile_t *p = cprof__profile_new(CPROF_KIND_HEAP);
-  assert_non_null(p);
-  uint32_t frame;
-  assert_int_equal(cprof__profile_intern_frame(p, "f", "u", "1", 0, 0, &frame), 0);
-  p->nodes = calloc(N, sizeof(*p->nodes));
-  assert_non_null(p->nodes);
-  p->nnodes = N;
-  for (uint32_t i = 0; i < N; i++)
-    p->nodes[i] = (cprof_node_t){.id = i + 1,
-                                 .parent = i ? i - 1 : CPROF_NONE,
-                                 .frame = frame,
-                                 .first_child = i + 1 < N ? i + 1 : CPROF_NONE,
-                                 .next_sibling = CPROF_NONE,
-                                 .self = i ? 3 : 0};
-  cprof__profile_finish(p);
+  cprof_profile_t *p = heap_chain(N, 0, 3);
   /* One frame everywhere: every deep node lands on the chain's node at
    * depth 128. */
   assert_int_equal(cprof_profile_limit_depth(p, LIMIT), CPROF_OK);

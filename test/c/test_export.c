@@ -40,16 +40,6 @@ static void assert_same_profile(const cprof_profile_t *a, const cprof_profile_t 
   }
 }
 
-/* Exports p with fn into a tmpfile and returns the text. */
-static char *export_text(cprof_exporter_fn fn, const cprof_profile_t *p, size_t *len) {
-  FILE *f = tmpfile();
-  assert_non_null(f);
-  assert_int_equal(fn(p, f), 0);
-  char *text = slurp(f, len);
-  fclose(f);
-  return text;
-}
-
 static void round_trip(cprof_exporter_fn fn, const cprof_profile_t *p) {
   size_t len;
   char *text = export_text(fn, p, &len);
@@ -141,21 +131,7 @@ static void heapprofile_round_trip_fixture(void **state) {
 static void heapprofile_deep_tree(void **state) {
   (void)state;
   enum { N = 200000 };
-  cprof_profile_t *p = cprof__profile_new(CPROF_KIND_HEAP);
-  assert_non_null(p);
-  uint32_t frame;
-  assert_int_equal(cprof__profile_intern_frame(p, "f", "u", "1", 0, 0, &frame), 0);
-  p->nodes = calloc(N, sizeof(*p->nodes));
-  assert_non_null(p->nodes);
-  p->nnodes = N;
-  for (uint32_t i = 0; i < N; i++)
-    p->nodes[i] = (cprof_node_t){.id = i + 1,
-                                 .parent = i ? i - 1 : CPROF_NONE,
-                                 .frame = frame,
-                                 .first_child = i + 1 < N ? i + 1 : CPROF_NONE,
-                                 .next_sibling = CPROF_NONE,
-                                 .self = 1};
-  cprof__profile_finish(p);
+  cprof_profile_t *p = heap_chain(N, 1, 1);
   assert_int_equal(p->nodes[0].total, N);
   size_t len, open = 0, close = 0, frames = 0;
   char *text = export_text(cprof_export_heapprofile, p, &len);

@@ -9,15 +9,7 @@
 
 #include "helpers.h"
 #include "internal.h"
-
-static char *export_text(cprof_exporter_fn fn, const cprof_profile_t *p, size_t *len) {
-  FILE *f = tmpfile();
-  assert_non_null(f);
-  assert_int_equal(fn(p, f), 0);
-  char *text = slurp(f, len);
-  fclose(f);
-  return text;
-}
+#include "out.h"
 
 static void assert_same_bytes(const char *got, size_t got_len, const char *want, size_t want_len) {
   size_t i = 0;

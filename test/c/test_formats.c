@@ -9,7 +9,7 @@
 
 #include "helpers.h"
 #include "internal.h"
-#include "render.h"
+#include "xml.h"
 
 /* (root) → main → {work, (anonymous) → work}, plus (idle) and GC; the
  * names carry characters each format must escape. */
@@ -37,7 +37,7 @@ static const char *CPU =
  * node 2 (main):             250
  * node 6 (idle): 100; node 7 (GC): 100; total 1000 µs, 7 samples */
 
-static char *export_text(cprof_format_t fmt, const cprof_profile_t *p, const cprof_export_opts_t *o,
+static char *format_text(cprof_format_t fmt, const cprof_profile_t *p, const cprof_export_opts_t *o,
                          size_t *len) {
   FILE *f = tmpfile();
   assert_non_null(f);
@@ -120,6 +120,9 @@ typedef struct {
   uint64_t function_line[MAX_ID];
   uint64_t location_fn[MAX_ID]; /* by location id */
   uint64_t first_sample_leaf;
+  uint32_t nmappings;
+  uint64_t mapping_id, mapping_file, mapping_flags; /* flags: has_functions..has_line_numbers */
+  uint32_t locations_in_mapping;                    /* locations with mapping_id == mapping_id */
 } pprof_t;
 
 static void read_value_type(rd_t m, uint64_t out[2]) {
@@ -157,13 +160,16 @@ static void read_location(pprof_t *pp, rd_t m) {
   uint32_t field, f2;
   uint64_t v, id = 0, fn = 0, v2;
   rd_t b, b2;
+  uint64_t mapping = 0;
   while (rd_field(&m, &field, &v, &b)) {
     if (field == 1) id = v;
+    if (field == 2) mapping = v;
     if (field == 4)
       while (rd_field(&b, &f2, &v2, &b2))
         if (f2 == 1) fn = v2;
   }
   assert_true(id > 0 && id < MAX_ID && fn > 0);
+  if (mapping != 0 && mapping == pp->mapping_id) pp->locations_in_mapping++;
   pp->location_fn[id] = fn;
   pp->nlocations++;
 }
@@ -183,6 +189,19 @@ static void read_function(pprof_t *pp, rd_t m) {
   pp->nfunctions++;
 }
 
+static void read_mapping(pprof_t *pp, rd_t m) {
+  uint32_t field;
+  uint64_t v;
+  rd_t b;
+  while (rd_field(&m, &field, &v, &b)) {
+    if (field == 1) pp->mapping_id = v;
+    if (field == 5) pp->mapping_file = v;
+    if (field >= 7 && field <= 9 && v) pp->mapping_flags |= 1u << (field - 7);
+    if (field == 2 || field == 3 || field == 4 || field == 10) assert_int_equal(v, 0);
+  }
+  pp->nmappings++;
+}
+
 static void read_pprof(pprof_t *pp, const char *gz, size_t len) {
   size_t n;
   unsigned char *raw = gunzip(gz, len, &n);
@@ -198,6 +217,10 @@ static void read_pprof(pprof_t *pp, const char *gz, size_t len) {
       break;
     case 2:
       read_sample(pp, b);
+      break;
+    case 3: /* profile.proto puts mappings before locations; so do we */
+      assert_int_equal(pp->nlocations, 0);
+      read_mapping(pp, b);
       break;
     case 4:
       read_location(pp, b);
@@ -244,7 +267,7 @@ static void pprof_cpu(void **state) {
   cprof_profile_t *p = parse_ok(CPU);
   cprof_export_opts_t o = {.interval = 100, .start_time_ms = 1700000000123};
   size_t len;
-  char *gz = export_text(CPROF_FORMAT_PPROF, p, &o, &len);
+  char *gz = format_text(CPROF_FORMAT_PPROF, p, &o, &len);
   assert_true(len > 18 && (unsigned char)gz[0] == 0x1f && (unsigned char)gz[1] == 0x8b);
   pprof_t pp;
   read_pprof(&pp, gz, len);
@@ -259,6 +282,12 @@ static void pprof_cpu(void **state) {
   assert_int_equal(pp.period, 100 * 1000);
   assert_int_equal(pp.duration_nanos, 1000 * 1000);
   assert_int_equal(pp.time_nanos, UINT64_C(1700000000123) * 1000000);
+  /* One Mapping, no main script given: "", resolved, holding every location. */
+  assert_int_equal(pp.nmappings, 1);
+  assert_int_equal(pp.mapping_id, 1);
+  assert_string_equal(str(&pp, pp.mapping_file), "");
+  assert_int_equal(pp.mapping_flags, 7);
+  assert_int_equal(pp.locations_in_mapping, pp.nlocations);
   /* one sample per stack with samples: work×2 stacks, main, idle, GC */
   assert_int_equal(pp.nsamples, 5);
   assert_int_equal(pp.sums[0], 7);           /* every V8 sample once */
@@ -287,15 +316,17 @@ static void pprof_heap(void **state) {
   (void)state;
   cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.heapprofile");
   for (int collected = 0; collected < 2; collected++) {
-    cprof_export_opts_t o = {
-        .interval = 32768, .include_collected = collected, .duration_us = 2500000};
+    cprof_export_opts_t o = {.interval = 32768,
+                             .include_collected = collected,
+                             .duration_us = 2500000,
+                             .main = "/srv/app/server.js"};
     size_t len;
-    char *gz = export_text(CPROF_FORMAT_PPROF, p, &o, &len);
+    char *gz = format_text(CPROF_FORMAT_PPROF, p, &o, &len);
     pprof_t pp;
     read_pprof(&pp, gz, len);
     assert_int_equal(pp.nsample_types, 2);
-    assert_string_equal(str(&pp, pp.sample_type[0][0]),
-                        collected ? "alloc_objects" : "inuse_objects");
+    /* V8 samples, named so: not Go's estimated object counts. */
+    assert_string_equal(str(&pp, pp.sample_type[0][0]), "samples");
     assert_string_equal(str(&pp, pp.sample_type[0][1]), "count");
     assert_string_equal(str(&pp, pp.sample_type[1][0]), collected ? "alloc_space" : "inuse_space");
     assert_string_equal(str(&pp, pp.sample_type[1][1]), "bytes");
@@ -306,6 +337,11 @@ static void pprof_heap(void **state) {
     assert_int_equal(pp.time_nanos, 0); /* unknown: left out */
     assert_int_equal(pp.sums[0], p->nsamples);
     assert_int_equal(pp.sums[1], (uint64_t)cprof_profile_total(p));
+    assert_int_equal(pp.nmappings, 1);
+    assert_string_equal(str(&pp, pp.mapping_file), "/srv/app/server.js");
+    assert_int_equal(pp.mapping_flags, 7);
+    assert_true(pp.nlocations > 0);
+    assert_int_equal(pp.locations_in_mapping, pp.nlocations);
     free_pprof(&pp);
     free(gz);
   }
@@ -316,7 +352,7 @@ static void folded_cpu_exact(void **state) {
   (void)state;
   cprof_profile_t *p = parse_ok(CPU);
   size_t len;
-  char *text = export_text(CPROF_FORMAT_FOLDED, p, NULL, &len);
+  char *text = format_text(CPROF_FORMAT_FOLDED, p, NULL, &len);
   /* siblings sorted by label; ';' in a name becomes ',' */
   assert_string_equal(text, "(garbage collector) 100\n"
                             "(idle) 100\n"
@@ -353,7 +389,7 @@ static void folded_totals_fixtures(void **state) {
     cprof_profile_t *p = parse_file(files[i]);
     size_t len;
     uint32_t lines;
-    char *text = export_text(CPROF_FORMAT_FOLDED, p, NULL, &len);
+    char *text = format_text(CPROF_FORMAT_FOLDED, p, NULL, &len);
     assert_int_equal(folded_sum(text, &lines), cprof_profile_total(p));
     assert_true(lines > 3);
     assert_null(strstr(text, "(root)")); /* left out: it is every stack's base */
@@ -374,7 +410,7 @@ static void svg_cpu(void **state) {
   cprof_profile_t *p = parse_ok(CPU);
   cprof_export_opts_t o = {.title = "a<b>.cpuprofile"};
   size_t len;
-  char *svg = export_text(CPROF_FORMAT_SVG, p, &o, &len);
+  char *svg = format_text(CPROF_FORMAT_SVG, p, &o, &len);
   assert_true(strncmp(svg, "<?xml version=\"1.0\"", 19) == 0);
   assert_non_null(strstr(svg, "</svg>\n"));
   assert_non_null(strstr(svg, "CPU flame graph: a&lt;b&gt;.cpuprofile"));
@@ -399,7 +435,7 @@ static void svg_long_title(void **state) {
   strcpy(title + 200, "/profile-after.cpuprofile");
   cprof_export_opts_t o = {.title = title};
   size_t len;
-  char *svg = export_text(CPROF_FORMAT_SVG, p, &o, &len);
+  char *svg = format_text(CPROF_FORMAT_SVG, p, &o, &len);
   const char *t = strstr(svg, "<text id=\"title\"");
   assert_non_null(t);
   const char *end = strstr(t, "</text>");
@@ -442,7 +478,7 @@ static void svg_merges_narrow_frames(void **state) {
   cprof_profile_t *p = parse_raw(b.s, b.len);
   free(b.s);
   size_t len;
-  char *svg = export_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  char *svg = format_text(CPROF_FORMAT_SVG, p, NULL, &len);
   assert_int_equal(count(svg, "<g class=\"f\""), 3); /* root, f00000, the merged run */
   assert_non_null(strstr(svg, "data-run=\"(3000 frames)\""));
   free(svg);
@@ -453,7 +489,7 @@ static void svg_heap_and_empty(void **state) {
   (void)state;
   cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.heapprofile");
   size_t len;
-  char *svg = export_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  char *svg = format_text(CPROF_FORMAT_SVG, p, NULL, &len);
   assert_non_null(strstr(svg, "Heap allocation flame graph"));
   assert_non_null(strstr(svg, "makeObjects"));
   free(svg);
@@ -462,7 +498,7 @@ static void svg_heap_and_empty(void **state) {
   p = parse_ok("{'nodes':[{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'',"
                "'lineNumber':-1,'columnNumber':-1}}],'startTime':0,'endTime':0,'samples':[],"
                "'timeDeltas':[]}");
-  svg = export_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  svg = format_text(CPROF_FORMAT_SVG, p, NULL, &len);
   assert_int_equal(count(svg, "<g class=\"f\""), 1);
   assert_non_null(strstr(svg, "width=\"1180.00\""));
   assert_null(strstr(svg, "\"nan"));
@@ -477,7 +513,7 @@ static void report_sections(void **state) {
   cprof_profile_t *p = parse_ok(CPU);
   cprof_export_opts_t o = {.title = "x.cpuprofile", .top = 2, .cut_percent = 20, .focus = "work"};
   size_t len;
-  char *text = export_text(CPROF_FORMAT_TXT, p, &o, &len);
+  char *text = format_text(CPROF_FORMAT_TXT, p, &o, &len);
   assert_non_null(
       strstr(text, "x.cpuprofile\nCPU profile: 7 samples, 1.00 ms sampled over 1.00 ms"));
   assert_non_null(strstr(text, "(idle) 10.0%, (program) 0.0%, (garbage collector) 10.0%"));

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "cprof.h"
 #include "helpers.h"
 
 typedef struct {
@@ -132,6 +132,49 @@ static void write_atomic_replaces_existing(void **state) {
   assert_true(st.st_size > 3);
 }
 
+static int write_text(void *ctx, FILE *f) {
+  return fputs((const char *)ctx, f) >= 0 ? 0 : CPROF_EIO;
+}
+
+/* cprof_write_new_fn: writes a new file like cprof_write_atomic_fn, but a
+ * file (or dangling symlink) already under the name stays as it was. */
+static void write_new_never_replaces(void **state) {
+  fixture_t *fx = *state;
+  char path[256], link_path[256], want[512], err[512] = "", buf[16] = "";
+  long long size = -1;
+  struct stat st;
+  path_in(path, sizeof(path), fx, "new.txt");
+  assert_int_equal(
+      cprof_write_new_fn(fx->dir, "new.txt", write_text, "first", &size, err, sizeof(err)), 0);
+  assert_int_equal(size, 5);
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0600);
+  assert_int_equal(st.st_nlink, 1); /* the temp name is gone */
+  assert_int_equal(
+      cprof_write_new_fn(fx->dir, "new.txt", write_text, "second", &size, err, sizeof(err)),
+      CPROF_EEXIST);
+  snprintf(want, sizeof(want), "%s exists and was not replaced: remove it or write elsewhere",
+           path);
+  assert_string_equal(err, want);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  assert_non_null(fgets(buf, sizeof(buf), f));
+  fclose(f);
+  assert_string_equal(buf, "first");
+  assert_int_equal(count_entries(fx->dir, buf, sizeof(buf)), 1); /* no temp file left */
+  /* A dangling symlink is something in the way too. */
+  path_in(link_path, sizeof(link_path), fx, "dangling");
+  assert_int_equal(symlink("/nonexistent/cprof", link_path), 0);
+  assert_int_equal(cprof_write_new_fn(fx->dir, "dangling", write_text, "x", NULL, err, sizeof(err)),
+                   CPROF_EEXIST);
+  assert_int_equal(lstat(link_path, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  /* The replacing writer still replaces. */
+  assert_int_equal(
+      cprof_write_atomic_fn(fx->dir, "new.txt", write_text, "third", &size, err, sizeof(err)), 0);
+  assert_int_equal(size, 5);
+}
+
 static void write_atomic_missing_dir(void **state) {
   fixture_t *fx = *state;
   char dir[256], want[512], err[512] = "", name[64];
@@ -249,6 +292,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(mkdirp_file_in_the_way, setup, teardown),
       cmocka_unit_test_setup_teardown(write_atomic_writes_private_file, setup, teardown),
       cmocka_unit_test_setup_teardown(write_atomic_replaces_existing, setup, teardown),
+      cmocka_unit_test_setup_teardown(write_new_never_replaces, setup, teardown),
       cmocka_unit_test_setup_teardown(write_atomic_missing_dir, setup, teardown),
       cmocka_unit_test_setup_teardown(write_atomic_failure_leaves_no_trace, setup, teardown),
       cmocka_unit_test_setup_teardown(write_atomic_exporter_error, setup, teardown),

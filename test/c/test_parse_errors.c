@@ -203,6 +203,7 @@ static void strerror_covers_every_code(void **state) {
   assert_string_equal(cprof_strerror(CPROF_EIO), "file system error");
   assert_string_equal(cprof_strerror(CPROF_EPROTO), "the inspector replied with an error");
   assert_string_equal(cprof_strerror(CPROF_EINVAL), "invalid argument");
+  assert_string_equal(cprof_strerror(CPROF_EEXIST), "the file exists");
   assert_string_equal(cprof_strerror(-99), "unknown error");
 }
 

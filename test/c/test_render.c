@@ -3,7 +3,11 @@
  * function tree. */
 #include "helpers.h"
 #include "internal.h"
-#include "render.h"
+#include "export_folded.h"
+#include "label.h"
+#include "pb.h"
+#include "tree.h"
+#include "xml.h"
 
 static void assert_bytes(const unsigned char *got, size_t n, const char *want_hex) {
   char hex[64] = "";

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "profile.h"
+#include "cprof.h"
 
 static int span(const char *json, size_t *off, size_t *n) {
   return cprof_reply_profile_span(json, strlen(json), off, n);

@@ -6,6 +6,7 @@
  *         → cprof_profile_parse → cprof_flat_build / top / special
  *         → every exporter (EXPORTERS below) → cprof_profile_limit_depth
  *         → flat and every exporter again
+ *         → (CPU) dropping leading samples: the model and the text edit
  *
  * Oracles besides the sanitizers: what the parser accepts, each writer must
  * accept too (CPROF_OK); the .cpuprofile / .heapprofile writers' output must
@@ -19,10 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
-#include "error.h"
-#include "export.h"
-#include "profile.h"
+#include "cprof.h"
 
 /* Stops the run: libFuzzer and cmocka both report an abort with the input. */
 #define FUZZ_CHECK(cond, ...)                                                                      \
@@ -162,6 +160,41 @@ static uint8_t knob(const uint8_t *data, size_t size, size_t back) {
   return size > back ? data[size - 1 - back] : 0;
 }
 
+/* cprof's own start call taken out (own_start.c): the model's drop and the
+ * same edit on the input text must agree when the edit applies (the input
+ * is a bare profile, not a reply). */
+static void check_drop_leading(const uint8_t *data, size_t size, uint8_t k_knob) {
+  cprof_profile_t *p = NULL, *q = NULL;
+  if (cprof_profile_parse((const char *)data, size, &p, NULL, 0) != CPROF_OK) return;
+  if (p->kind != CPROF_KIND_CPU || p->nsamples < 2) {
+    cprof_profile_free(p);
+    return;
+  }
+  uint32_t k = 1 + k_knob % (p->nsamples - 1);
+  (void)cprof_profile_leading_own(p, p->frames[p->nodes[p->samples[0]].frame].url);
+  int64_t end = p->end_time;
+  FUZZ_CHECK(cprof_profile_drop_leading(p, k) == CPROF_OK, "drop_leading(%u)", k);
+  FUZZ_CHECK(p->end_time == end && cprof_profile_total(p) == p->nodes[0].total, "drop totals");
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (f) {
+    int rc = cprof_write_text_drop_leading((const char *)data, size, k, f);
+    fclose(f);
+    if (rc == CPROF_OK && cprof_profile_parse(buf, len, &q, NULL, 0) == CPROF_OK) {
+      FUZZ_CHECK(q->nsamples == p->nsamples, "text drop: %u samples, model %u", q->nsamples,
+                 p->nsamples);
+      for (uint32_t i = 0; i < q->nsamples; i++)
+        FUZZ_CHECK(q->time_deltas[i] == p->time_deltas[i], "text drop: delta %u differs", i);
+      cprof_profile_free(q);
+    } else {
+      FUZZ_CHECK(rc <= 0, "text drop: %d", rc);
+    }
+    free(buf);
+  }
+  cprof_profile_free(p);
+}
+
 int cprof_fuzz_one(const uint8_t *data, size_t size) {
   /* An exact-size copy without a terminator: reading past the end is a
    * bug ASan reports. */
@@ -236,5 +269,6 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
   }
   cprof_profile_free(other);
   cprof_profile_free(p);
+  check_drop_leading(data, size, knob(data, size, 8));
   return 0;
 }

@@ -13,7 +13,7 @@ const { spawnSync } = require('node:child_process')
 
 const cprof = require('../..')
 const { ROOT, makeTmpDir, removeTmpDirs, runFixture, childEnv } = require('./helpers/util.js')
-const { decodePprof, readFolded, readSvg } = require('./helpers/formats.js')
+const { decodePprof, readFolded, readSvg, assertMainMapping } = require('./helpers/formats.js')
 
 after(removeTmpDirs)
 
@@ -131,6 +131,7 @@ test('convert: pprof, folded, svg, txt; totals equal analyze()', async () => {
   assert.equal(p.durationNanos, BigInt(Math.round(a.durationMs * 1000)) * 1000n)
   assert.ok(p.period > 0n, 'a period, from the mean sample gap')
   assert.ok(p.functions.some((f) => f.name === 'fibonacci' && f.filename.endsWith('cli-workload.js') && f.startLine > 0))
+  assertMainMapping(p, '') // a .cpuprofile does not say which script was main
 
   ok('convert', fibFile, '--to', 'pprof', '--interval', '250', '-o', path.join(dir, 'q.pb.gz'))
   assert.equal(decodePprof(path.join(dir, 'q.pb.gz')).period, 250000n)
@@ -152,18 +153,18 @@ test('convert: pprof, folded, svg, txt; totals equal analyze()', async () => {
   assert.equal(r.stdout, `${path.join(dir, 'x.pb.gz')}\n${path.join(dir, 'x.folded')}\n`)
 })
 
-test('convert a node --heap-prof profile: pprof inuse_* or alloc_*, totals in bytes', async () => {
+test('convert a node --heap-prof profile: pprof samples and inuse_space or alloc_space, totals in bytes', async () => {
   const dir = makeTmpDir()
   const a = await cprof.analyze(heapFile)
   ok('convert', heapFile, '--to', 'pprof', '-o', path.join(dir, 'h.pb.gz'))
   const p = decodePprof(path.join(dir, 'h.pb.gz'))
-  assert.deepEqual(p.types, ['inuse_objects/count', 'inuse_space/bytes'])
+  assert.deepEqual(p.types, ['samples/count', 'inuse_space/bytes'])
   assert.equal(p.periodType, 'space/bytes')
   assert.equal(p.sums[0], BigInt(a.samples))
   assert.equal(p.sums[1], BigInt(a.summary.total))
   ok('convert', heapFile, '--to', 'pprof', '--include-collected', '--interval', '8192', '-o', path.join(dir, 'c.pb.gz'))
   const c = decodePprof(path.join(dir, 'c.pb.gz'))
-  assert.deepEqual(c.types, ['alloc_objects/count', 'alloc_space/bytes'])
+  assert.deepEqual(c.types, ['samples/count', 'alloc_space/bytes'])
   assert.equal(c.period, 8192n)
   ok('convert', heapFile, '--to', 'folded', '-o', path.join(dir, 'h.folded'))
   assert.equal(readFolded(path.join(dir, 'h.folded')).sum, a.summary.total)
@@ -195,6 +196,103 @@ test('diff: per-function table, differential flame graph in red and blue', () =>
   const bad = cli('diff', fibFile, heapFile)
   assert.equal(bad.status, 1, bad.describe())
   assert.match(bad.stderr, /cannot diff a CPU profile .* with a heap profile/)
+})
+
+// The counting rule the docs state, computed here from V8's file: a sample
+// weighs the gap to the next one (the last: to endTime), a negative gap 0.
+test('counting rule: the total is the sum of the gaps to the next sample, negative ones as 0', async () => {
+  for (const file of [fibFile, stringsFile]) {
+    const p = JSON.parse(fs.readFileSync(file, 'utf8'))
+    let t = p.startTime
+    const times = p.timeDeltas.map((d) => (t += d))
+    let sum = 0
+    for (let i = 0; i < times.length; i++) {
+      const gap = (i + 1 < times.length ? times[i + 1] : p.endTime) - times[i]
+      sum += Math.max(gap, 0)
+    }
+    const a = await cprof.analyze(file)
+    assert.equal(us(a.summary), sum, file)
+  }
+})
+
+// The overwrite rule: a command never replaces a file it did not just write
+// unless asked (--force, or the file named with -o); otherwise exit 1, one
+// line naming the file, and the file is left exactly as it was.
+test('overwrite rule: convert, flame and diff -o never replace a file unasked', () => {
+  const dir = makeTmpDir()
+  const cpu = path.join(dir, 'app.cpuprofile')
+  const heap = path.join(dir, 'app.heapprofile')
+  fs.copyFileSync(fibFile, cpu)
+  fs.copyFileSync(heapFile, heap)
+  const pb = path.join(dir, 'app.pb.gz')
+  const refused = (r, file) => {
+    assert.equal(r.status, 1, r.describe())
+    assert.equal(r.stdout, '', r.describe())
+    assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.describe()}`)
+    assert.ok(r.stderr.includes(`${file} exists`), r.describe())
+    assert.match(r.stderr, /--force/, r.describe())
+  }
+
+  // The issue's case: both conversions want app.pb.gz; the second is refused.
+  ok('convert', cpu, '--to', 'pprof')
+  const first = fs.readFileSync(pb)
+  assert.deepEqual(decodePprof(pb).types, ['samples/count', 'cpu/nanoseconds'])
+  refused(cli('convert', heap, '--to', 'pprof'), pb)
+  assert.deepEqual(fs.readFileSync(pb), first, 'the CPU pprof is untouched')
+  // With several formats nothing is written when one of them is in the way.
+  refused(cli('convert', heap, '--to', 'folded', '--to', 'pprof'), pb)
+  assert.equal(fs.existsSync(path.join(dir, 'app.folded')), false, 'no partial conversion')
+  // --force replaces; so does naming the file with -o.
+  ok('convert', heap, '--to', 'pprof', '--force')
+  assert.equal(decodePprof(pb).types[1], 'inuse_space/bytes')
+  ok('convert', cpu, '--to', 'pprof', '-o', pb)
+  assert.equal(decodePprof(pb).types[1], 'cpu/nanoseconds')
+
+  // flame: the same rule for app.svg.
+  const svg = path.join(dir, 'app.svg')
+  fs.writeFileSync(svg, 'mine')
+  refused(cli('flame', cpu), svg)
+  assert.equal(fs.readFileSync(svg, 'utf8'), 'mine')
+  ok('flame', cpu, '--force')
+  readSvg(svg)
+  fs.writeFileSync(svg, 'mine')
+  ok('flame', heap, '-o', svg)
+  assert.ok(fs.readFileSync(svg, 'utf8').includes('Heap allocation flame graph'))
+
+  // diff -o names its file, so it may replace it; never an input, unless --force.
+  const d = path.join(dir, 'd.svg')
+  fs.writeFileSync(d, 'mine')
+  ok('diff', fibFile, stringsFile, '-o', d)
+  readSvg(d)
+  const self = path.join(dir, 'after.cpuprofile')
+  fs.copyFileSync(stringsFile, self)
+  const r = cli('diff', fibFile, self, '-o', self)
+  assert.equal(r.status, 1, r.describe())
+  assert.ok(r.stderr.includes(`${self} is also an input`), r.describe())
+  assert.deepEqual(fs.readFileSync(self), fs.readFileSync(stringsFile), 'the input is untouched')
+  // An input as convert's default output cannot happen (the extension
+  // changes), but -o can name it: refused the same way.
+  const again = cli('convert', cpu, '--to', 'txt', '-o', cpu)
+  assert.equal(again.status, 1, again.describe())
+  assert.ok(again.stderr.includes(`${cpu} is also an input`), again.describe())
+})
+
+// The native writer refuses by itself (link, not rename): a file that appears
+// after the CLI's check is not replaced either; the error names it.
+test('overwrite rule: the native writer never replaces a file with keepExisting', async () => {
+  const native = require('../../lib/native')
+  const dir = makeTmpDir()
+  const out = path.join(dir, 'x.svg')
+  fs.writeFileSync(out, 'mine')
+  await assert.rejects(native.convert(fibFile, dir, 0, { outs: { svg: 'x.svg' }, keepExisting: true }),
+    (err) => err.code === 'ERR_CPROF_EXISTS' && err.message.includes(out))
+  assert.equal(fs.readFileSync(out, 'utf8'), 'mine')
+  assert.deepEqual(fs.readdirSync(dir), ['x.svg'], 'no temp file left behind')
+  const r = await native.convert(fibFile, dir, 0, { outs: { svg: 'y.svg' }, keepExisting: true })
+  assert.equal(r.outputs.svg.path, path.join(dir, 'y.svg'))
+  readSvg(path.join(dir, 'y.svg'))
+  assert.equal(fs.statSync(path.join(dir, 'y.svg')).nlink, 1, 'the temp name is gone')
+  assert.equal(fs.statSync(path.join(dir, 'y.svg')).mode & 0o777, 0o600)
 })
 
 // Bad input files: each command fails with exit 1 and one line that names

@@ -7,6 +7,7 @@ const { test: nodeTest, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
+const { pathToFileURL } = require('node:url')
 
 const cprof = require('../..')
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
@@ -142,6 +143,41 @@ test('start/stop: result shape, file name, modes, schema', async () => {
     `timestamp ${stamp} is within the profile's time`)
   // The workload function shows up.
   assert.ok(result.summary.top.some((e) => e.functionName === 'burnCpu'), 'burnCpu is in the top table')
+})
+
+// V8 samples while Profiler.start runs (it takes milliseconds), so without
+// care a profile's first samples are cprof's own start call (dispatch <-
+// nativeStart <- start). Those are dropped, from the file and the summary
+// alike; at a 100 µs interval V8 always takes some there.
+test("cprof's own start call is not in the profile", async () => {
+  const dir = makeTmpDir()
+  const lib = pathToFileURL(path.join(__dirname, '..', '..', 'lib')).href + '/'
+  await cprof.start({ dir, interval: 100 })
+  burnCpu(200)
+  const result = await cprof.stop()
+  const p = JSON.parse(fs.readFileSync(result.files.cpuprofile, 'utf8'))
+  const byId = new Map(p.nodes.map((n) => [n.id, n]))
+  const parent = new Map()
+  for (const n of p.nodes) for (const c of n.children || []) parent.set(c, n.id)
+  const stack = (id) => {
+    const frames = []
+    for (let i = id; i !== undefined; i = parent.get(i)) frames.push(byId.get(i).callFrame)
+    return frames
+  }
+  const own = (id) => stack(id).some((f) => f.url.startsWith(lib))
+  assert.ok(p.samples.length > 10)
+  assert.equal(own(p.samples[0]), false,
+    `the first sample is not cprof's: ${stack(p.samples[0]).map((f) => f.functionName).join(' <- ')}`)
+  // The file and the result agree: same samples, same total.
+  assert.equal(p.samples.length, result.samples)
+  assert.equal(p.timeDeltas.length, result.samples)
+  const again = await cprof.analyze(result.files.cpuprofile)
+  assert.equal(again.summary.total, result.summary.total)
+  assert.equal(again.durationMs, result.durationMs, 'startTime and endTime are V8\'s')
+  // Samples keep their times: the first kept one is still after startTime.
+  assert.ok(p.timeDeltas[0] > 0)
+  // positionTicks and the rest of V8's text come through.
+  assert.ok(p.nodes.some((n) => Array.isArray(n.positionTicks)), 'positionTicks kept')
 })
 
 test('an existing dir is used as it is', async () => {

@@ -12,7 +12,7 @@ const path = require('node:path')
 const cprof = require('../..')
 const native = require('../../lib/native')
 const { makeTmpDir, removeTmpDirs, burnCpu, assertCprofError, fileMode } = require('./helpers/util.js')
-const { decodePprof, readFolded, readSvg } = require('./helpers/formats.js')
+const { decodePprof, readFolded, readSvg, assertMainMapping } = require('./helpers/formats.js')
 
 after(removeTmpDirs)
 
@@ -67,6 +67,7 @@ test('pprof: sample and period types, interval, times, and totals equal the summ
   const line = fs.readFileSync(hot.filename, 'utf8').split('\n').findIndex((l) => l.startsWith('function burnCpu')) + 1
   assert.equal(hot.startLine, line)
   assert.ok(!p.functions.some((f) => f.name === '(root)'), '(root) is not part of the stacks')
+  assertMainMapping(p, process.argv[1])
 })
 
 test('folded: one line per stack, counts (µs) sum to the total', () => {
@@ -125,16 +126,19 @@ async function heapRun (includeCollected) {
   return result
 }
 
-test('heap: pprof inuse_objects/inuse_space, totals equal the summary; folded in bytes', async () => {
+test('heap: pprof samples/inuse_space, totals equal the summary; folded in bytes', async () => {
   const result = await heapRun(false)
   assert.deepEqual(Object.keys(result.files).sort(), ['folded', 'heapprofile', 'pprof', 'svg', 'txt'])
   const p = decodePprof(result.files.pprof)
-  assert.deepEqual(p.types, ['inuse_objects/count', 'inuse_space/bytes'])
+  // The counts are V8 samples, so not named inuse_objects (Go's estimated
+  // object count): `pprof -sample_index=inuse_objects` refuses them.
+  assert.deepEqual(p.types, ['samples/count', 'inuse_space/bytes'])
   assert.equal(p.periodType, 'space/bytes')
   assert.equal(p.period, 1024n)
+  assertMainMapping(p, process.argv[1])
   assert.equal(p.timeNanos, BigInt(result.startTime) * 1000000n)
   assert.ok(p.durationNanos > 0n)
-  assert.equal(p.sums[0], BigInt(result.samples), 'objects: one per V8 sample')
+  assert.equal(p.sums[0], BigInt(result.samples), 'samples: one per V8 sample')
   assert.equal(p.sums[1], BigInt(result.summary.total), 'space: the total bytes')
   assert.equal(readFolded(result.files.folded).sum, result.summary.total)
   const s = readSvg(result.files.svg)
@@ -142,10 +146,10 @@ test('heap: pprof inuse_objects/inuse_space, totals equal the summary; folded in
   assert.match(fs.readFileSync(result.files.txt, 'utf8'), /^h\.heapprofile\nHeap profile: /)
 })
 
-test('heap with includeCollected: pprof alloc_objects/alloc_space', async () => {
+test('heap with includeCollected: pprof samples/alloc_space', async () => {
   const result = await heapRun(true)
   const p = decodePprof(result.files.pprof)
-  assert.deepEqual(p.types, ['alloc_objects/count', 'alloc_space/bytes'])
+  assert.deepEqual(p.types, ['samples/count', 'alloc_space/bytes'])
   assert.equal(p.sums[1], BigInt(result.summary.total))
 })
 

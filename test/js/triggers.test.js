@@ -12,6 +12,7 @@ const { fork, spawn, spawnSync } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv, runFixture, jsonLines } = require('./helpers/util.js')
+const cprof = require('../..')
 const { catches } = require('../../lib/cli/trigger.js')
 
 after(removeTmpDirs)
@@ -319,20 +320,36 @@ function cli (args, opts = {}) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: childEnv(opts.env), timeout: 20000 })
 }
 
-test('cprof trigger --duration toggles a profile in a live process; cprof list shows it', async () => {
-  const { app, dir, pid } = await preloadRun({ CPROF_PROFILING: '1' }, { args: ['5000'] })
-  const r = await new Promise((resolve) => {
-    const c = spawn(process.execPath, [CLI, 'trigger', String(pid), '--duration', '0.5'], { env: childEnv() })
+function triggerCli (args) {
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, [CLI, 'trigger', ...args], { env: childEnv() })
     let stdout = ''
     let stderr = ''
     c.stdout.on('data', (d) => { stdout += d })
     c.stderr.on('data', (d) => { stderr += d })
     c.on('close', (status) => resolve({ status, stdout, stderr }))
   })
+}
+
+// The CLI's last line: the file the app wrote and the time it really covers.
+async function assertReportedDuration (r, file) {
+  const m = /\nwrote (\S+): ([\d.]+) s of profile \(asked ([\d.]+) s\)(.*)\n$/.exec(r.stdout)
+  assert.ok(m, r.stdout)
+  assert.equal(m[1], file)
+  const { durationMs } = await cprof.analyze(file)
+  assert.equal(m[2], (durationMs / 1000).toFixed(2), 'the duration in the file, not the one asked for')
+  return { seconds: Number(m[2]), asked: Number(m[3]), note: m[4] }
+}
+
+test('cprof trigger --duration toggles a profile in a live process; cprof list shows it', async () => {
+  const { app, dir, pid } = await preloadRun({ CPROF_PROFILING: '1' }, { args: ['5000'] })
+  const r = await triggerCli([String(pid), '--duration', '0.5'])
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}${app.describe()}`)
   assert.match(r.stdout, new RegExp(`sent SIGUSR2 to ${pid}`))
   const line = await app.next((l) => l.startsWith('cprof: wrote '), { stderr: true })
   const file = /^cprof: wrote (\S+)/.exec(line)[1]
+  const d = await assertReportedDuration(r, file)
+  assert.equal(d.asked, 0.5)
   const list = cli(['list', dir])
   assert.equal(list.status, 0, list.stderr)
   const row = list.stdout.split('\n').find((l) => l.endsWith(path.basename(file)))
@@ -343,6 +360,21 @@ test('cprof trigger --duration toggles a profile in a live process; cprof list s
   assert.equal(json[0].pid, pid)
   assert.equal(json[0].kind, 'cpu')
   assert.equal(json[0].size, fs.statSync(file).size)
+  assert.equal((await app.exited).status, 0)
+})
+
+// Signal triggers act when the event loop turns: both signals arrive during
+// 6 s of synchronous work, so the profile starts and stops at its end and
+// covers far less than asked. The CLI reports what the file covers.
+test('cprof trigger --duration during synchronous work reports the real duration', async () => {
+  const { app, dir, pid } = await preloadRun({ CPROF_PROFILING: '1' }, { args: ['1000', 'block'] })
+  const r = await triggerCli([String(pid), '--duration', '0.5', '--dir', dir])
+  assert.equal(r.status, 0, `${r.stdout}${r.stderr}${app.describe()}`)
+  const line = await app.next((l) => l.startsWith('cprof: wrote '), { stderr: true })
+  const file = /^cprof: wrote (\S+)/.exec(line)[1]
+  const d = await assertReportedDuration(r, file)
+  assert.ok(d.seconds < 0.4, `both signals were handled in one turn of the loop: ${r.stdout}`)
+  assert.match(d.note, /acts on a signal when its event loop turns/)
   assert.equal((await app.exited).status, 0)
 })
 

@@ -109,4 +109,20 @@ function readSvg (file) {
   return { text, svg, frames, width: Number(svg.width), height: Number(svg.height) }
 }
 
-module.exports = { decodePprof, readFolded, readSvg, hasXmllint }
+// pprof's one Mapping (id 1): it names the main script ('' when unknown) and
+// says the locations are symbolized already, so pprof does not print "Main
+// binary filename not available." nor look for a binary. Every location
+// points at it.
+function assertMainMapping (p, filename) {
+  const m = p.profile.mapping
+  assert.equal(m.length, 1, 'one mapping')
+  assert.equal(Number(m[0].id), 1)
+  assert.equal(p.strings[Number(m[0].filename)], filename, 'the mapping names the main script')
+  assert.equal(m[0].hasFunctions, true)
+  assert.equal(m[0].hasFilenames, true)
+  assert.equal(m[0].hasLineNumbers, true)
+  assert.ok(p.profile.location.length > 0)
+  for (const loc of p.profile.location) assert.equal(Number(loc.mappingId), 1, `location ${loc.id} is in mapping 1`)
+}
+
+module.exports = { decodePprof, readFolded, readSvg, hasXmllint, assertMainMapping }

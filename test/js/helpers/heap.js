@@ -14,20 +14,9 @@
 // in the numbers (V8 already folded them into selfSize).
 
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
 
-function loadHeapProfile (file) {
-  return JSON.parse(fs.readFileSync(file, 'utf8'))
-}
-
-function isInt (v) {
-  return typeof v === 'number' && Number.isInteger(v)
-}
-
-function assertInt (v, what, min = -Infinity) {
-  assert.ok(isInt(v), `${what} must be an integer, got ${JSON.stringify(v)}`)
-  assert.ok(v >= min, `${what} must be >= ${min}, got ${v}`)
-}
+const { loadProfile: loadHeapProfile, flatByFunction } = require('./reference.js')
+const { assertCallFrame, assertInt } = require('./schema.js')
 
 // Nodes in preorder (parents first), without recursion: [{ node, parent, depth }]
 // where depth counts frames below (root) (the head has depth 0).
@@ -72,14 +61,7 @@ function assertHeapProfileSchema (profile, { samplesNameNodes = false } = {}) {
     assertInt(node.id, `${where}.id`, 0)
     assert.ok(!ids.has(node.id), `${where}: id ${node.id} is not unique`)
     ids.add(node.id)
-    const cf = node.callFrame
-    assert.equal(typeof cf, 'object', `${where}.callFrame must be an object`)
-    assert.ok(cf !== null, `${where}.callFrame must not be null`)
-    assert.equal(typeof cf.functionName, 'string', `${where}.callFrame.functionName must be a string`)
-    assert.equal(typeof cf.scriptId, 'string', `${where}.callFrame.scriptId must be a string`)
-    assert.equal(typeof cf.url, 'string', `${where}.callFrame.url must be a string`)
-    assertInt(cf.lineNumber, `${where}.callFrame.lineNumber`, -1)
-    assertInt(cf.columnNumber, `${where}.callFrame.columnNumber`, -1)
+    assertCallFrame(node.callFrame, where)
     assertInt(node.selfSize, `${where}.selfSize`, 0)
     assert.ok(Array.isArray(node.children), `${where}.children must be an array`)
   }
@@ -95,10 +77,6 @@ function assertHeapProfileSchema (profile, { samplesNameNodes = false } = {}) {
     }
   })
   return ids
-}
-
-function functionKey (cf) {
-  return JSON.stringify([cf.functionName, cf.url, cf.lineNumber, cf.columnNumber])
 }
 
 // Map id -> { self, total } in bytes.
@@ -118,39 +96,12 @@ function heapNodeSizes (profile) {
 
 // [{ functionName, url, lineNumber, columnNumber, self, total }] in bytes.
 function heapFlatFunctions (profile, sizes = heapNodeSizes(profile)) {
-  const funcs = new Map()
-  const onPath = new Map() // function key -> how many nodes of it are on the current path
-  const stack = [[profile.head, false]]
-  while (stack.length > 0) {
-    const [node, leaving] = stack.pop()
-    const cf = node.callFrame
-    const k = functionKey(cf)
-    if (leaving) {
-      onPath.set(k, onPath.get(k) - 1)
-      continue
-    }
-    let f = funcs.get(k)
-    if (f === undefined) {
-      f = {
-        functionName: cf.functionName,
-        url: cf.url,
-        lineNumber: cf.lineNumber,
-        columnNumber: cf.columnNumber,
-        self: 0,
-        total: 0
-      }
-      funcs.set(k, f)
-    }
-    const rec = sizes.get(node.id)
-    f.self += rec.self
-    const depth = onPath.get(k) || 0
-    if (depth === 0) f.total += rec.total
-    onPath.set(k, depth + 1)
-    stack.push([node, true])
-    const children = node.children || []
-    for (let i = children.length - 1; i >= 0; i--) stack.push([children[i], false])
-  }
-  return [...funcs.values()]
+  return flatByFunction(
+    profile.head,
+    (node) => node.children || [],
+    (node) => node.callFrame,
+    (node) => sizes.get(node.id)
+  )
 }
 
 // C's strcmp on the UTF-8 bytes.

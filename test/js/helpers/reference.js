@@ -77,12 +77,23 @@ function functionKey (callFrame) {
   return JSON.stringify([callFrame.functionName, callFrame.url, callFrame.lineNumber, callFrame.columnNumber])
 }
 
-// Array of { functionName, url, lineNumber, columnNumber, self, total } in µs.
-function flatFunctions (profile, times = nodeTimes(profile)) {
-  const t = tree(profile)
+// The flat profile of a tree walked depth-first from root (without
+// recursion): kids(node) → its children, frame(node) → its callFrame,
+// value(node) → its { self, total }. Per function: self = the sum of its
+// nodes' self, total = the sum of the totals of its nodes that have no
+// ancestor of the same function. The CPU and heap references share it.
+function flatByFunction (root, kids, frame, value) {
   const funcs = new Map()
-  const get = (cf) => {
+  const onPath = new Map() // function key -> how many nodes of it are on the current path
+  const stack = [[root, false]]
+  while (stack.length > 0) {
+    const [node, leaving] = stack.pop()
+    const cf = frame(node)
     const k = functionKey(cf)
+    if (leaving) {
+      onPath.set(k, onPath.get(k) - 1)
+      continue
+    }
     let f = funcs.get(k)
     if (f === undefined) {
       f = {
@@ -95,31 +106,27 @@ function flatFunctions (profile, times = nodeTimes(profile)) {
       }
       funcs.set(k, f)
     }
-    return f
-  }
-  // Depth-first walk keeping, per function, how many of the current node's
-  // ancestors (inclusive) belong to it.
-  const onPath = new Map()
-  const stack = [[t.root, false]]
-  while (stack.length > 0) {
-    const [id, leaving] = stack.pop()
-    const node = t.byId.get(id)
-    const k = functionKey(node.callFrame)
-    if (leaving) {
-      onPath.set(k, onPath.get(k) - 1)
-      continue
-    }
-    const f = get(node.callFrame)
-    const rec = times.get(id)
+    const rec = value(node)
     f.self += rec.self
     const depth = onPath.get(k) || 0
     if (depth === 0) f.total += rec.total
     onPath.set(k, depth + 1)
-    stack.push([id, true])
-    const children = node.children || []
+    stack.push([node, true])
+    const children = kids(node)
     for (let i = children.length - 1; i >= 0; i--) stack.push([children[i], false])
   }
   return [...funcs.values()]
+}
+
+// Array of { functionName, url, lineNumber, columnNumber, self, total } in µs.
+function flatFunctions (profile, times = nodeTimes(profile)) {
+  const t = tree(profile)
+  return flatByFunction(
+    t.root,
+    (id) => t.byId.get(id).children || [],
+    (id) => t.byId.get(id).callFrame,
+    (id) => times.get(id)
+  )
 }
 
 const SKIP_IN_TOP = new Set(['(root)', '(idle)'])
@@ -197,6 +204,8 @@ function entryKey (e) {
 
 module.exports = {
   loadProfile,
+  functionKey,
+  flatByFunction,
   sampleWeights,
   tree,
   nodeTimes,

@@ -92,4 +92,4 @@ function assertCpuProfileSchema (profile) {
   profile.timeDeltas.forEach((d, i) => assertInt(d, `timeDeltas[${i}]`))
 }
 
-module.exports = { assertCpuProfileSchema }
+module.exports = { assertCpuProfileSchema, assertCallFrame, assertInt, isInt }

@@ -1,4 +1,4 @@
-/* The exporters' output writer (see internal.h). Strings go through cJSON
+/* The exporters' output writer (see out.h). Strings go through cJSON
  * so escaping is right; everything else is formatted here, into a buffer
  * in front of the FILE, so a number or a comma costs no stdio call. */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "error.h"
-#include "internal.h"
+#include "out.h"
 
 /* Every integer fits: "-9223372036854775808" is 20 characters. */
 #define INT_MAX_CHARS 20

@@ -1,0 +1,155 @@
+/* A finished job as a JS value, built on the main thread (see
+ * job_result.h): the summary in the units users read, the files written,
+ * the text report, and the error of a failed job. */
+#include "job_result.h"
+
+#include "../core/cprof.h"
+#include "errors.h"
+#include "job.h"
+#include "macros.h"
+
+static int set_num(napi_env env, napi_value obj, const char *key, double v) {
+  napi_value n;
+  NAPI_CALL_INT(env, napi_create_double(env, v, &n));
+  NAPI_CALL_INT(env, napi_set_named_property(env, obj, key, n));
+  return 0;
+}
+
+static int set_str(napi_env env, napi_value obj, const char *key, const char *v) {
+  napi_value s;
+  NAPI_CALL_INT(env, napi_create_string_utf8(env, v, NAPI_AUTO_LENGTH, &s));
+  NAPI_CALL_INT(env, napi_set_named_property(env, obj, key, s));
+  return 0;
+}
+
+/* Profile values in the unit users read: ms for CPU (µs inside), bytes. */
+static double unit_value(const job_t *job, int64_t v) {
+  return job->profile->kind == CPROF_KIND_CPU ? (double)v / 1000.0 : (double)v;
+}
+
+static double percent(int64_t part, int64_t whole) {
+  return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static napi_value make_func(napi_env env, const job_t *job, const cprof_func_t *fn) {
+  const cprof_frame_t *fr = &job->profile->frames[fn->frame];
+  int64_t total = job->flat.total;
+  napi_value o;
+  NAPI_CALL(env, napi_create_object(env, &o));
+  if (set_str(env, o, "functionName", fr->name) || set_str(env, o, "url", fr->url) ||
+      set_num(env, o, "line", fr->line >= 0 ? fr->line + 1 : 0) ||
+      set_num(env, o, "column", fr->column >= 0 ? fr->column + 1 : 0) ||
+      set_num(env, o, "self", unit_value(job, fn->self)) ||
+      set_num(env, o, "selfPercent", percent(fn->self, total)) ||
+      set_num(env, o, "total", unit_value(job, fn->total)) ||
+      set_num(env, o, "totalPercent", percent(fn->total, total)))
+    return NULL;
+  return o;
+}
+
+static int set_special(napi_env env, const job_t *job, napi_value summary, const char *key,
+                       const char *frame_name) {
+  int64_t self = cprof_flat_special(&job->flat, job->profile, frame_name);
+  napi_value o;
+  NAPI_CALL_INT(env, napi_create_object(env, &o));
+  if (set_num(env, o, "self", unit_value(job, self)) ||
+      set_num(env, o, "percent", percent(self, job->flat.total)))
+    return -1;
+  NAPI_CALL_INT(env, napi_set_named_property(env, summary, key, o));
+  return 0;
+}
+
+static napi_value make_summary(napi_env env, const job_t *job) {
+  napi_value s, top, item;
+  int cpu = job->profile->kind == CPROF_KIND_CPU;
+  NAPI_CALL(env, napi_create_object(env, &s));
+  if (set_str(env, s, "unit", cpu ? "ms" : "bytes") ||
+      set_num(env, s, "total", unit_value(job, job->flat.total)))
+    return NULL;
+  NAPI_CALL(env, napi_create_array_with_length(env, job->ntop, &top));
+  for (size_t i = 0; i < job->ntop; i++) {
+    if (!(item = make_func(env, job, &job->top[i]))) return NULL;
+    NAPI_CALL(env, napi_set_element(env, top, (uint32_t)i, item));
+  }
+  NAPI_CALL(env, napi_set_named_property(env, s, "top", top));
+  if (cpu && (set_special(env, job, s, "gc", "(garbage collector)") ||
+              set_special(env, job, s, "idle", "(idle)") ||
+              set_special(env, job, s, "program", "(program)")))
+    return NULL;
+  return s;
+}
+
+/* nodes: [{ id, self, total }] in tree order (root first). */
+static napi_value make_nodes(napi_env env, const job_t *job) {
+  const cprof_profile_t *p = job->profile;
+  napi_value arr, o;
+  NAPI_CALL(env, napi_create_array_with_length(env, p->nnodes, &arr));
+  for (uint32_t i = 0; i < p->nnodes; i++) {
+    NAPI_CALL(env, napi_create_object(env, &o));
+    if (set_num(env, o, "id", p->nodes[i].id) ||
+        set_num(env, o, "self", unit_value(job, p->nodes[i].self)) ||
+        set_num(env, o, "total", unit_value(job, p->nodes[i].total)))
+      return NULL;
+    NAPI_CALL(env, napi_set_element(env, arr, i, o));
+  }
+  return arr;
+}
+
+/* outputs: { <format>: { path, size } } for every derived file written. */
+static int make_outputs(napi_env env, const job_t *job, napi_value r) {
+  napi_value outs, o;
+  int any = 0;
+  NAPI_CALL_INT(env, napi_create_object(env, &outs));
+  for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
+    if (!job->out_paths[i]) continue;
+    NAPI_CALL_INT(env, napi_create_object(env, &o));
+    if (set_str(env, o, "path", job->out_paths[i]) ||
+        set_num(env, o, "size", (double)job->out_sizes[i]))
+      return -1;
+    NAPI_CALL_INT(env,
+                  napi_set_named_property(env, outs, cprof__format_name((cprof_format_t)i), o));
+    any = 1;
+  }
+  if (any) NAPI_CALL_INT(env, napi_set_named_property(env, r, "outputs", outs));
+  return 0;
+}
+
+napi_value cprof__job_result(napi_env env, const job_t *job) {
+  const cprof_profile_t *p = job->profile;
+  napi_value r, summary, nodes, file;
+  NAPI_CALL(env, napi_create_object(env, &r));
+  if (set_str(env, r, "kind", p->kind == CPROF_KIND_CPU ? "cpu" : "heap") ||
+      set_num(env, r, "samples", p->nsamples))
+    return NULL;
+  if (p->kind == CPROF_KIND_CPU &&
+      set_num(env, r, "durationMs", (double)(p->end_time - p->start_time) / 1000.0))
+    return NULL;
+  if (!(summary = make_summary(env, job))) return NULL;
+  NAPI_CALL(env, napi_set_named_property(env, r, "summary", summary));
+  if (job->in.want_nodes) {
+    if (!(nodes = make_nodes(env, job))) return NULL;
+    NAPI_CALL(env, napi_set_named_property(env, r, "nodes", nodes));
+  }
+  if (job->file) {
+    NAPI_CALL(env, napi_create_object(env, &file));
+    if (set_str(env, file, "path", job->file) || set_num(env, file, "size", (double)job->size))
+      return NULL;
+    NAPI_CALL(env, napi_set_named_property(env, r, "file", file));
+  }
+  if (make_outputs(env, job, r) != 0) return NULL;
+  if (job->text) {
+    napi_value text;
+    NAPI_CALL(env, napi_create_string_utf8(env, job->text, job->text_len, &text));
+    NAPI_CALL(env, napi_set_named_property(env, r, "text", text));
+  }
+  return r;
+}
+
+napi_value cprof__job_failure(napi_env env, const job_t *job) {
+  const char *msg = job->errbuf[0] ? job->errbuf : cprof_strerror(job->err);
+  napi_value err = cprof__make_error(env, cprof__js_code(job->err), msg), partial;
+  /* Nothing the profile said is lost when only the write failed. */
+  if (err && job->err == CPROF_EIO && job->profile && (partial = cprof__job_result(env, job)))
+    napi_set_named_property(env, err, "result", partial);
+  return err;
+}

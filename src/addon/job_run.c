@@ -1,0 +1,297 @@
+/* A job's life (see job.h): queued on the main thread, run on a libuv
+ * worker thread (read, parse, aggregate, write), settled on the main
+ * thread with the value job_result.c builds. */
+#include "job.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/cprof.h"
+#include "errors.h"
+#include "job_result.h"
+#include "job_state.h"
+#include "macros.h"
+
+static void job_free(job_t *job) {
+  cprof__job_in_free(&job->in);
+  cprof_profile_free(job->profile);
+  cprof_profile_free(job->profile_b);
+  cprof_flat_free(&job->flat);
+  free(job->top);
+  free(job->file);
+  for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
+    free(job->out_paths[i]);
+  free(job->text);
+  free(job);
+}
+
+/* Reads a whole file: the CLI and analyze() path. */
+static int read_file(job_t *job, const char *path, char **out, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  struct stat st;
+  long n;
+  char *buf;
+  if (f && fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+    fclose(f);
+    snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", path,
+             S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
+    return CPROF_EIO;
+  }
+  if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", path, strerror(errno));
+    if (f) fclose(f);
+    return CPROF_EIO;
+  }
+  buf = malloc((size_t)n + 1);
+  *len = buf ? fread(buf, 1, (size_t)n, f) : 0;
+  int bad = !buf || ferror(f);
+  fclose(f);
+  if (bad) {
+    snprintf(job->errbuf, sizeof job->errbuf, "cannot read %s: %s", path,
+             buf ? strerror(errno) : "out of memory");
+    free(buf);
+    return buf ? CPROF_EIO : CPROF_ENOMEM;
+  }
+  buf[*len] = '\0';
+  *out = buf;
+  return CPROF_OK;
+}
+
+/* Reads (if path) and parses; a file's errors name the file. */
+static int load(job_t *job, const char *path, char **json, size_t *len, cprof_profile_t **out) {
+  int rc;
+  if (path && (rc = read_file(job, path, json, len)) != CPROF_OK) return rc;
+  rc = cprof_profile_parse(*json, *len, out, job->errbuf, sizeof job->errbuf);
+  free(*json); /* never hold the profile twice */
+  *json = NULL;
+  if (rc != CPROF_OK && path) {
+    char msg[sizeof job->errbuf];
+    snprintf(msg, sizeof msg, "%s: %.700s", path,
+             job->errbuf[0] ? job->errbuf : cprof_strerror(rc));
+    memcpy(job->errbuf, msg, sizeof msg);
+    return rc;
+  }
+  if (rc == CPROF_OK && job->in.need_samples && (*out)->nsamples == 0) {
+    snprintf(job->errbuf, sizeof job->errbuf,
+             "%s: empty profile: it holds no samples, so there is nothing to show",
+             path ? path : "the profile");
+    return CPROF_ESCHEMA;
+  }
+  return rc;
+}
+
+static char *join_path(const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%s/%s", dir, name);
+  return s;
+}
+
+static int write_formats(job_t *job) {
+  int rc;
+  for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
+    if (!job->in.outs[i]) continue;
+    if (job->profile_b && i == CPROF_FORMAT_SVG)
+      rc = cprof_write_diff_svg(job->in.dir, job->in.outs[i], job->profile, job->profile_b,
+                                &job->in.opts, &job->out_sizes[i], job->errbuf, sizeof job->errbuf);
+    else if (job->profile_b)
+      continue; /* a diff writes only its graph */
+    else
+      rc = cprof_write_format(job->in.dir, job->in.outs[i], (cprof_format_t)i, job->profile,
+                              &job->in.opts, &job->out_sizes[i], job->errbuf, sizeof job->errbuf);
+    if (rc != CPROF_OK) return rc;
+    if (!(job->out_paths[i] = join_path(job->in.dir, job->in.outs[i]))) return CPROF_ENOMEM;
+  }
+  return CPROF_OK;
+}
+
+/* The text report, or a diff's table, into job->text. */
+static int render_text(job_t *job) {
+  FILE *f = open_memstream(&job->text, &job->text_len);
+  int rc;
+  if (!f) return CPROF_ENOMEM;
+  if (job->profile_b)
+    rc = cprof_diff_text(job->profile, job->profile_b, &job->in.opts, f);
+  else
+    rc = cprof_report_text(job->profile, &job->in.opts, f);
+  if (fclose(f) != 0 && rc == CPROF_OK) rc = CPROF_ENOMEM;
+  if (rc != CPROF_OK) {
+    snprintf(job->errbuf, sizeof job->errbuf, "cannot render the report: %s", cprof_strerror(rc));
+    free(job->text);
+    job->text = NULL;
+  }
+  return rc;
+}
+
+typedef struct {
+  const char *text;
+  size_t len;
+  uint32_t drop; /* leading samples to leave out (cprof's own start) */
+} span_t;
+
+static int write_span(void *ctx, FILE *f) {
+  const span_t *s = ctx;
+  return cprof_write_text_drop_leading(s->text, s->len, s->drop, f);
+}
+
+/* The CPU reply's profile text, written as V8 made it (positionTicks and
+ * all) but for the drop leading samples: the file is on disk as soon as it
+ * can be. 0 with *done = 0 when the reply is not of that shape: write_output
+ * then exports the parsed model. */
+static int write_raw(job_t *job, uint32_t drop, int *done) {
+  span_t s = {NULL, 0, drop};
+  size_t off;
+  *done = 0;
+  if (!cprof_reply_profile_span(job->in.json, job->in.len, &off, &s.len)) return CPROF_OK;
+  s.text = job->in.json + off;
+  int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
+  if (rc == CPROF_OK)
+    rc = cprof_write_atomic_fn(job->in.dir, job->in.name, write_span, &s, &job->size, job->errbuf,
+                               sizeof job->errbuf);
+  if (rc == CPROF_OK && !(job->file = join_path(job->in.dir, job->in.name))) rc = CPROF_ENOMEM;
+  *done = rc == CPROF_OK;
+  return rc;
+}
+
+static int write_output(job_t *job) {
+  int rc = cprof_mkdirp(job->in.dir, 0700, job->errbuf, sizeof job->errbuf);
+  if (rc != CPROF_OK || !job->in.name) return rc;
+  cprof_exporter_fn fn =
+      job->profile->kind == CPROF_KIND_HEAP ? cprof_export_heapprofile : cprof_export_cpuprofile;
+  rc = cprof_write_atomic(job->in.dir, job->in.name, fn, job->profile, &job->size, job->errbuf,
+                          sizeof job->errbuf);
+  if (rc != CPROF_OK) return rc;
+  if (!(job->file = join_path(job->in.dir, job->in.name))) return CPROF_ENOMEM;
+  return CPROF_OK;
+}
+
+/* The CPU reply with cprof's own start call dropped: which leading samples
+ * are its own is in the tree, so the parse comes first, then V8's text is
+ * written without them, then the text goes. A failed write leaves its
+ * message in werr and its code in *wrc, as in run. */
+static int load_own(job_t *job, int *raw, int *wrc, char *werr) {
+  int rc = cprof_profile_parse(job->in.json, job->in.len, &job->profile, job->errbuf,
+                               sizeof job->errbuf);
+  uint32_t k = rc == CPROF_OK ? cprof_profile_leading_own(job->profile, job->in.own_url) : 0;
+  if (k > 0) rc = cprof_profile_drop_leading(job->profile, k);
+  if (job->in.raw_reply && job->in.dir && job->in.name) {
+    /* Even when the parse failed, V8's text goes to disk, as without the
+     * drop: the parse's message stays the job's. */
+    char perr[sizeof job->errbuf];
+    memcpy(perr, job->errbuf, sizeof perr);
+    if ((*wrc = write_raw(job, rc == CPROF_OK ? k : 0, raw)) != CPROF_OK)
+      memcpy(werr, job->errbuf, sizeof job->errbuf);
+    if (rc != CPROF_OK) memcpy(job->errbuf, perr, sizeof perr);
+  }
+  free(job->in.json); /* never hold the profile twice */
+  job->in.json = NULL;
+  return rc;
+}
+
+static int run(job_t *job) {
+  int raw = 0, wrc = CPROF_OK, rc;
+  char werr[sizeof job->errbuf] = "";
+  if (job->in.own_url && job->in.json) {
+    rc = load_own(job, &raw, &wrc, werr);
+  } else {
+    if (job->in.raw_reply && job->in.json && job->in.dir && job->in.name)
+      wrc = write_raw(job, 0, &raw);
+    /* After a failed write the parse still runs: err.result keeps the summary.
+     * The parse clears errbuf: keep the write's message (it names the errno). */
+    if (wrc != CPROF_OK) memcpy(werr, job->errbuf, sizeof werr);
+    rc = load(job, job->in.path, &job->in.json, &job->in.len, &job->profile);
+  }
+  if (rc != CPROF_OK) return rc;
+  if (job->in.path_b) {
+    char *json = NULL;
+    size_t len = 0;
+    if ((rc = load(job, job->in.path_b, &json, &len, &job->profile_b)) != CPROF_OK) return rc;
+    if (job->profile->kind != job->profile_b->kind) {
+      snprintf(job->errbuf, sizeof job->errbuf,
+               "cannot diff a %s profile (%s) with a %s profile (%s)",
+               job->profile->kind == CPROF_KIND_CPU ? "CPU" : "heap", job->in.path,
+               job->profile_b->kind == CPROF_KIND_CPU ? "CPU" : "heap", job->in.path_b);
+      return CPROF_EINVAL;
+    }
+  }
+  if (job->in.max_depth &&
+      (rc = cprof_profile_limit_depth(job->profile, job->in.max_depth)) != CPROF_OK)
+    return rc;
+  if (job->in.focus && cprof_report_matches(job->profile, job->in.focus) == 0) {
+    snprintf(job->errbuf, sizeof job->errbuf,
+             "%s: no function named \"%s\" (or with it in its name)",
+             job->in.path ? job->in.path : "the profile", job->in.focus);
+    return CPROF_EINVAL;
+  }
+  if ((rc = cprof_flat_build(job->profile, &job->flat)) != CPROF_OK) return rc;
+  if (!(job->top = calloc(job->in.top ? job->in.top : 1, sizeof *job->top))) return CPROF_ENOMEM;
+  job->ntop = cprof_flat_top(&job->flat, job->profile, CPROF_TOP_SKIP_ROOT | CPROF_TOP_SKIP_IDLE,
+                             job->top, job->in.top);
+  if (job->in.want_text && (rc = render_text(job)) != CPROF_OK) return rc;
+  if (!job->in.dir) return CPROF_OK;
+  if (wrc != CPROF_OK) {
+    memcpy(job->errbuf, werr, sizeof werr);
+    return wrc;
+  }
+  if (!raw && (rc = write_output(job)) != CPROF_OK) return rc;
+  return write_formats(job);
+}
+
+static void execute_cb(napi_env env, void *data) {
+  (void)env;
+  job_t *job = data;
+  job->err = run(job);
+#ifdef __GLIBC__
+  /* glibc keeps what a thread frees in that thread's arena: without this,
+   * each libuv thread that ran a job holds its profile's text and model
+   * (MBs) as free-but-resident memory for the life of the app. */
+  malloc_trim(0);
+#endif
+}
+
+static void complete_cb(napi_env env, napi_status status, void *data) {
+  job_t *job = data;
+  napi_value value = NULL, exc;
+  if (status == napi_ok && env) {
+    value = job->err == CPROF_OK ? cprof__job_result(env, job) : cprof__job_failure(env, job);
+    if (!value) { /* building the value threw: reject with that */
+      if (napi_get_and_clear_last_exception(env, &exc) == napi_ok) value = exc;
+      job->err = job->err ? job->err : CPROF_ENOMEM;
+    }
+    if (value)
+      (job->err == CPROF_OK ? napi_resolve_deferred : napi_reject_deferred)(env, job->deferred,
+                                                                            value);
+  }
+  napi_delete_async_work(env, job->work);
+  job_free(job);
+}
+
+napi_value cprof__job_queue(napi_env env, cprof_job_in_t *in) {
+  job_t *job = calloc(1, sizeof *job);
+  napi_value promise, name;
+  if (!job) {
+    cprof__job_in_free(in);
+    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory queueing the profile job");
+    return NULL;
+  }
+  job->in = *in;
+  memset(in, 0, sizeof *in);
+  if (napi_create_string_utf8(env, "cprof:job", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_promise(env, &job->deferred, &promise) != napi_ok ||
+      napi_create_async_work(env, NULL, name, execute_cb, complete_cb, job, &job->work) !=
+          napi_ok ||
+      napi_queue_async_work(env, job->work) != napi_ok) {
+    /* A created deferred that is never settled is collected with the promise. */
+    if (job->work) napi_delete_async_work(env, job->work);
+    job_free(job);
+    cprof__throw_last_error(env, "queueing the profile job");
+    return NULL;
+  }
+  return promise;
+}

@@ -1,0 +1,33 @@
+/* A queued job as its units share it: the input (job.h), the N-API work
+ * and promise, and what the worker thread produced. job_run.c fills it on
+ * the worker thread; job_result.c reads it on the main thread. */
+#ifndef CPROF_JOB_STATE_H
+#define CPROF_JOB_STATE_H
+
+#include <node_api.h>
+#include <stddef.h>
+
+#include "../core/cprof.h"
+#include "job.h"
+
+typedef struct {
+  cprof_job_in_t in;
+  napi_async_work work;
+  napi_deferred deferred;
+  /* results, filled on the worker thread */
+  cprof_profile_t *profile;
+  cprof_flat_t flat;
+  cprof_func_t *top;
+  size_t ntop;
+  cprof_profile_t *profile_b; /* diff: the "after" profile */
+  int err;
+  char errbuf[1024];
+  char *file; /* dir/name once written */
+  long long size;
+  char *out_paths[CPROF_FORMAT_COUNT]; /* dir/outs[f] once written */
+  long long out_sizes[CPROF_FORMAT_COUNT];
+  char *text; /* want_text: the report */
+  size_t text_len;
+} job_t;
+
+#endif

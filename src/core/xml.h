@@ -1,0 +1,23 @@
+/* UTF-8 walking and XML escaping: what the SVG writer puts text with.
+ * Internal; the C tests include it. */
+#ifndef CPROF_XML_H
+#define CPROF_XML_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* ---- XML text ---- */
+
+/* Writes s escaped for XML character data and attribute values: & < > " '
+ * become entities, control characters XML 1.0 forbids and invalid UTF-8
+ * become U+FFFD. At most max_chars code points are written (SIZE_MAX for
+ * all). CPROF_OK or CPROF_EIO. */
+int cprof__xml_put(FILE *f, const char *s, size_t max_chars);
+
+/* Number of UTF-8 code points in s (invalid bytes count one each). */
+size_t cprof__utf8_len(const char *s);
+
+/* s advanced by n code points (or to its end), counted as cprof__utf8_len. */
+const char *cprof__utf8_skip(const char *s, size_t n);
+
+#endif
