@@ -3,7 +3,8 @@
 //
 // The package as a user gets it, on a machine without a compiler:
 //  1. npm pack: the tarball holds the three prebuilds and cJSON's license,
-//     and no tests, benchmarks, caches or build output.
+//     and no tests, benchmarks, caches, build output or editor and patch
+//     leftovers (*.orig, *.rej, ...).
 //  2. npm install of the tarball into a fresh directory with a PATH of only
 //     node, npm and sh (no cc, gcc, make, python3, pkg-config) and, when run
 //     as root, every libcjson on the system masked by /dev/null in a private
@@ -127,7 +128,7 @@ function pack (dest) {
   for (const t of Object.values(TARGETS)) assert.ok(files.includes(`prebuilds/${prebuildPath(t)}`), `tarball lacks prebuilds/${prebuildPath(t)}`)
   assert.ok(files.includes('prebuilds/cJSON.LICENSE'), "tarball lacks cJSON's license")
   const stray = files.filter((f) => /^(test|bench|examples|\.cache|build|node_modules)\//.test(f) ||
-    (f.startsWith('scripts/') && f !== 'scripts/build.js'))
+    (f.startsWith('scripts/') && f !== 'scripts/build.js') || /\.(orig|rej|bak|swp)$|~$/.test(f))
   assert.deepEqual(stray, [], 'the tarball ships files users do not need')
   return { file: path.join(dest, info.filename), size: info.size, unpacked: info.unpackedSize, files }
 }
