@@ -49,6 +49,10 @@ function copyCprof () {
   pkg = path.join(base, 'pkg')
   fs.cpSync(path.join(ROOT, 'lib'), path.join(pkg, 'lib'), { recursive: true })
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(pkg, 'package.json'))
+  // Its runtime dependencies, as an install has them (node-gyp-build finds the addon).
+  for (const dep of Object.keys(require(path.join(ROOT, 'package.json')).dependencies || {})) {
+    fs.cpSync(path.join(ROOT, 'node_modules', dep), path.join(pkg, 'node_modules', dep), { recursive: true })
+  }
   const addon = process.env.CPROF_ADDON
     ? path.resolve(process.env.CPROF_ADDON)
     : path.join(ROOT, 'build', 'Release', 'cprof.node')
