@@ -15,9 +15,13 @@ to yourself. In the dashboard:
   - the .cpuprofile / .heapprofile files of dir (default: $CPROF_DIR, else
     ${path.join(os.tmpdir(), 'cprof')}), refreshed as new ones are written;
     open one in the HTML viewer (flame graph, top-down, bottom-up, flat), or
-    select two of the same kind and compare them;
-  - start a timed CPU or heap profile of a live process by signal (as cprof
-    trigger --duration does); the file appears in the list when written.
+    select two of the same kind and compare them, or several of one kind and
+    merge them (as cprof merge does) into the viewer;
+  - the continuous recorder's windows in dir on a timeline;
+  - the live processes that run cprof (as cprof ps lists them);
+  - start a timed CPU or heap profile of a live process, chosen in that list
+    or by pid, by signal (as cprof trigger --duration does); the file appears
+    in the list when written.
 Stop with Ctrl-C.
 
   --port N    the port (default: a free one)

@@ -1,5 +1,7 @@
-// cprof ui's dashboard: the profile files of the directory (open one in the
-// viewer, compare two), and a timed profile of a live process by signal.
+// cprof ui's dashboard: the live processes that run cprof, the profile files
+// of the directory (open one in the viewer, compare two, merge several of
+// one kind), the recorder's windows on a timeline, and a timed profile of a
+// live process by signal.
 // Text from the server is always set with textContent.
 (function () {
   'use strict'
@@ -13,6 +15,7 @@
   const seen = new Set()
   let first = true
   const picked = []
+  let chosen = null // the live process the start form acts on
 
   function human (n) {
     if (n >= 1024 * 1024) return (n / 1024 / 1024).toFixed(1) + ' MiB'
@@ -37,12 +40,11 @@
       const pick = el('input')
       pick.type = 'checkbox'
       pick.checked = picked.includes(f.name)
-      pick.title = 'Select two profiles of the same kind to compare'
+      pick.title = 'Select two profiles of the same kind to compare, or several to merge'
       pick.addEventListener('change', () => {
         const i = picked.indexOf(f.name)
         if (pick.checked && i < 0) picked.push(f.name)
         if (!pick.checked && i >= 0) picked.splice(i, 1)
-        while (picked.length > 2) picked.shift()
         load()
       })
       const td0 = el('td')
@@ -66,12 +68,98 @@
     tbody.replaceChildren(frag)
     first = false
     const cmp = $('compare')
-    const kinds = picked.map((n) => (files.find((f) => f.name === n) || {}).kind)
-    const ok = picked.length === 2 && kinds[0] === kinds[1]
+    // A file deleted meanwhile is no longer selected.
+    for (let i = picked.length - 1; i >= 0; i--) if (!files.some((f) => f.name === picked[i])) picked.splice(i, 1)
+    const kinds = picked.map((n) => files.find((f) => f.name === n).kind)
+    const oneKind = kinds.every((k) => k === kinds[0])
+    const ok = picked.length === 2 && oneKind
     cmp.href = ok ? 'diff?before=' + encodeURIComponent(picked[0]) + '&after=' + encodeURIComponent(picked[1]) : '#'
     cmp.setAttribute('aria-disabled', String(!ok))
     $('compare-info').textContent = ok ? `${picked[0]} \u2192 ${picked[1]}` : 'select two profiles of the same kind (before first)'
+    // Merge: oldest first (CPU samples follow each other in that order).
+    const mergeOk = picked.length >= 2 && oneKind
+    const byTime = files.filter((f) => picked.includes(f.name)).map((f) => f.name)
+    const mrg = $('merge')
+    mrg.href = mergeOk ? 'merge?' + byTime.map((n) => 'file=' + encodeURIComponent(n)).join('&') : '#'
+    mrg.setAttribute('aria-disabled', String(!mergeOk))
+    $('merge-info').textContent = mergeOk ? `${picked.length} ${kinds[0]} profiles` : picked.length >= 2 ? 'merge takes profiles of one kind' : ''
     $('count').textContent = `${files.length} profile${files.length === 1 ? '' : 's'}`
+    renderTimeline(files.filter((f) => f.to))
+  }
+
+  // The recorder's windows: one lane per kind and process, blocks placed by time.
+  function renderTimeline (windows) {
+    $('timeline-box').hidden = windows.length === 0
+    if (windows.length === 0) return $('timeline').replaceChildren()
+    const t0 = Math.min(...windows.map((w) => Date.parse(w.time)))
+    const t1 = Math.max(...windows.map((w) => Date.parse(w.to)))
+    const span = Math.max(1, t1 - t0)
+    const stamp = (ms) => new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')
+    $('timeline-span').textContent = `${stamp(t0)} to ${stamp(t1)} UTC, ${windows.length} window${windows.length === 1 ? '' : 's'}`
+    const lanes = new Map()
+    for (const w of windows) {
+      const key = `${w.kind} ${w.pid}`
+      if (!lanes.has(key)) lanes.set(key, [])
+      lanes.get(key).push(w)
+    }
+    const frag = document.createDocumentFragment()
+    for (const [key, ws] of lanes) {
+      const lane = el('div', undefined, 'lane')
+      lane.dataset.lane = key
+      lane.appendChild(el('span', key, 'lane-name'))
+      const track = el('div', undefined, 'track')
+      for (const w of ws) {
+        const from = Date.parse(w.time)
+        const to = Date.parse(w.to)
+        const a = el('a', undefined, 'block ' + w.kind)
+        a.dataset.name = w.name
+        a.style.left = ((from - t0) / span * 100) + '%'
+        a.style.width = ((to - from) / span * 100) + '%'
+        a.title = `${w.name}\n${stamp(from)} to ${stamp(to)} UTC`
+        a.href = 'view?file=' + encodeURIComponent(w.name)
+        a.target = '_blank'
+        a.rel = 'noopener'
+        track.appendChild(a)
+      }
+      lane.appendChild(track)
+      frag.appendChild(lane)
+    }
+    $('timeline').replaceChildren(frag)
+  }
+
+  let procsShown = ''
+  function renderProcesses (procs) {
+    if (chosen !== null && !procs.some((p) => p.pid === chosen.pid)) chosen = null
+    const sig = JSON.stringify([procs, chosen && chosen.pid])
+    if (sig === procsShown) return
+    procsShown = sig
+    const dash = (v) => v === null || v === undefined ? '-' : String(v)
+    $('procs').replaceChildren(...procs.map((p) => {
+      const tr = el('tr', undefined, chosen && chosen.pid === p.pid ? 'chosen' : '')
+      tr.dataset.pid = String(p.pid)
+      for (const v of [p.pid, p.app, p.pm2Id, p.instance, p.role, p.running.length ? p.running.join(', ') : '-']) tr.appendChild(el('td', dash(v)))
+      const b = el('button', chosen && chosen.pid === p.pid ? 'Chosen' : 'Choose', 'choose')
+      b.type = 'button'
+      b.addEventListener('click', () => choose(p))
+      const td = el('td')
+      td.appendChild(b)
+      tr.appendChild(td)
+      return tr
+    }))
+    $('proc-count').textContent = `${procs.length} process${procs.length === 1 ? '' : 'es'}`
+  }
+
+  // The start form acts on the chosen process, with the signal it announced.
+  function choose (p) {
+    chosen = p
+    $('pid').value = String(p.pid)
+    fillSignal()
+    procsShown = ''
+    load()
+  }
+  function fillSignal () {
+    if (!chosen) return
+    $('signal').value = ($('kind').value === 'heap' ? chosen.heapSignal : chosen.signal) || ''
   }
 
   function renderJobs (jobs) {
@@ -81,11 +169,12 @@
 
   async function load () {
     try {
-      const [files, jobs] = await Promise.all([fetch('api/files').then((r) => r.json()), fetch('api/jobs').then((r) => r.json())])
+      const [files, jobs, procs] = await Promise.all(['api/files', 'api/jobs', 'api/processes'].map((u) => fetch(u).then((r) => r.json())))
       $('dir').textContent = files.dir
       $('dir2').textContent = files.dir
       renderFiles(files.files)
       renderJobs(jobs.jobs)
+      renderProcesses(procs.processes)
       $('status').textContent = ''
     } catch (err) {
       $('status').textContent = 'cannot reach cprof ui: ' + err.message
@@ -102,7 +191,9 @@
     $('start-info').className = r.ok ? 'ok' : 'err'
     load()
   })
-  $('compare').addEventListener('click', (ev) => { if ($('compare').getAttribute('aria-disabled') === 'true') ev.preventDefault() })
+  for (const id of ['compare', 'merge']) $(id).addEventListener('click', (ev) => { if ($(id).getAttribute('aria-disabled') === 'true') ev.preventDefault() })
+  $('kind').addEventListener('change', fillSignal)
+  $('pid').addEventListener('input', () => { if (chosen && $('pid').value !== String(chosen.pid)) { chosen = null; procsShown = ''; load() } })
   load()
   setInterval(load, 1500)
 })()

@@ -4,9 +4,14 @@
 // constant time) and carry a Host of 127.0.0.1/localhost at our port
 // (against DNS rebinding); anything else gets 403. Routes under the token:
 //   GET  /                 the dashboard
-//   GET  api/files         { dir, files: [{ name, kind, pid, time, size }] }
+//   GET  api/files         { dir, files: [{ name, kind, pid, time, to, size }] }
+//                          (to: a recorder window's end, else null)
+//   GET  api/processes     { processes: [{ pid, app, pm2Id, instance, role,
+//                          running: ['cpu'|'heap'], signal, heapSignal }] }
+//                          (cprof ps: lib/fleet/discover.js, nothing pruned)
 //   GET  view?file=NAME    the HTML viewer of a profile in dir
 //   GET  diff?before=A&after=B   the viewer of their diff
+//   GET  merge?file=A&file=B…    the viewer of their merge (one kind)
 //   POST api/profile       { pid, kind: 'cpu'|'heap', seconds, signal? } → 202 { id }
 //   GET  api/jobs          { jobs: [{ id, pid, kind, seconds, state, log }] }
 // Viewer pages are written by the native core into a private temp dir,
@@ -19,9 +24,11 @@ const path = require('node:path')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
 const { listProfiles } = require('../cli/list')
+const { discover } = require('../fleet/discover')
 const trigger = require('../cli/trigger')
 
 const PROFILE_EXTS = /\.(cpuprofile|heapprofile)$/
+const MAX_MERGE = 200
 
 function sha256 (text) {
   return `'sha256-${crypto.createHash('sha256').update(text, 'utf8').digest('base64')}'`
@@ -92,11 +99,16 @@ async function createUiServer ({ dir, port = 0 }) {
     }
   }
 
-  async function viewer (res, files) {
-    const out = `view-${++seq}.html`
-    const opts = { outs: { html: out }, htmlTemplate: TEMPLATE_PATH, needSamples: true, title: files.map((f) => path.basename(f)).join(' \u2192 ') }
+  // how: 'view' (one file), 'diff' (before, after) or 'merge' (files of one kind).
+  async function viewer (res, files, how = files.length === 1 ? 'view' : 'diff') {
+    const n = ++seq
+    const out = `view-${n}.html`
+    const merged = `merged-${n}.${PROFILE_EXTS.exec(files[0])[1]}`
+    const title = how === 'merge' ? `${files.length} merged profiles` : files.map((f) => path.basename(f)).join(' \u2192 ')
+    const opts = { outs: { html: out }, htmlTemplate: TEMPLATE_PATH, needSamples: true, title }
     try {
-      if (files.length === 1) await native.convert(files[0], work, 0, opts)
+      if (how === 'view') await native.convert(files[0], work, 0, opts)
+      else if (how === 'merge') await native.merge(files, work, merged, 0, opts)
       else await native.diff(files[0], files[1], work, 0, opts)
       const html = await fs.promises.readFile(path.join(work, out))
       send(res, 200, 'text/html; charset=utf-8', html)
@@ -104,7 +116,22 @@ async function createUiServer ({ dir, port = 0 }) {
       send(res, 422, 'text/plain; charset=utf-8', `cprof ui: ${err.code ? err.code + ': ' : ''}${err.message}\n`)
     } finally {
       fs.promises.rm(path.join(work, out), { force: true }).catch(() => {})
+      if (how === 'merge') fs.promises.rm(path.join(work, merged), { force: true }).catch(() => {})
     }
+  }
+
+  // The live processes that run cprof, as cprof ps lists them.
+  function processes () {
+    return discover({ prune: false }).entries.map((e) => ({
+      pid: e.pid,
+      app: e.app,
+      pm2Id: e.pm2Id ?? null,
+      instance: e.instance ?? null,
+      role: e.role ?? null,
+      running: ['cpu', 'heap'].filter((k) => e.running && e.running[k]),
+      signal: (e.triggers && e.triggers.signal) || null,
+      heapSignal: (e.triggers && e.triggers.heapSignal) || null
+    }))
   }
 
   function startJob (body) {
@@ -134,13 +161,14 @@ async function createUiServer ({ dir, port = 0 }) {
       let files = []
       try {
         files = listProfiles(dir).filter((f) => PROFILE_EXTS.test(f.file))
-          .map((f) => ({ name: path.basename(f.file), kind: f.kind, pid: f.pid || null, time: f.time, size: f.size }))
+          .map((f) => ({ name: path.basename(f.file), kind: f.kind, pid: f.pid || null, time: f.time, to: f.to ?? null, size: f.size }))
       } catch (err) {
         return json(res, 500, { error: `cannot list ${dir}: ${err.message}` })
       }
       return json(res, 200, { dir, files })
     }
     if (req.method === 'GET' && rest === 'api/jobs') return json(res, 200, { jobs })
+    if (req.method === 'GET' && rest === 'api/processes') return json(res, 200, { processes: processes() })
     if (req.method === 'GET' && rest === 'view') {
       const file = profileFile(query.get('file'))
       if (!file) return send(res, 404, 'text/plain; charset=utf-8', 'no such profile in the directory\n')
@@ -151,6 +179,18 @@ async function createUiServer ({ dir, port = 0 }) {
       const b = profileFile(query.get('after'))
       if (!a || !b) return send(res, 404, 'text/plain; charset=utf-8', 'no such profile in the directory\n')
       return viewer(res, [a, b])
+    }
+    if (req.method === 'GET' && rest === 'merge') {
+      const names = query.getAll('file')
+      const files = names.map(profileFile)
+      if (names.length === 0 || files.includes(null)) return send(res, 404, 'text/plain; charset=utf-8', 'no such profile in the directory\n')
+      if (files.length < 2 || files.length > MAX_MERGE || new Set(files).size !== files.length) {
+        return send(res, 400, 'text/plain; charset=utf-8', `merge takes 2 to ${MAX_MERGE} different profiles\n`)
+      }
+      if (new Set(files.map((f) => PROFILE_EXTS.exec(f)[1])).size !== 1) {
+        return send(res, 400, 'text/plain; charset=utf-8', 'merge takes profiles of one kind: all CPU or all heap\n')
+      }
+      return viewer(res, files, 'merge')
     }
     if (req.method === 'POST' && rest === 'api/profile') {
       if (!/^application\/json\b/.test(req.headers['content-type'] || '')) return json(res, 415, { error: 'send JSON' })

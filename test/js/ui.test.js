@@ -1,8 +1,9 @@
 'use strict'
 // cprof ui end to end: the server on loopback with its token, the
 // dashboard in headless Chromium listing the directory, opening a profile
-// in the viewer, comparing two, and a timed profile of a live process
-// started from the page (signal trigger) showing up in the list.
+// in the viewer, comparing two, merging several, the recorder's windows on
+// a timeline, the live cprof processes (cprof ps), and a timed profile of
+// one of them started from the page (signal trigger) showing up in the list.
 
 const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -19,8 +20,13 @@ const FIXTURES = path.resolve(__dirname, '..', 'fixtures')
 const skipBrowser = haveChromium() ? false : 'needs /usr/bin/chromium (apt-get install -y chromium)'
 
 let dir
+let runDir
 let ui
 let url
+// Recorder windows (<kind>-<pid>-<fromMs>-<toMs>.<ext>): two CPU, one heap.
+const T0 = Date.UTC(2026, 0, 3)
+const WINDOWS = [`cpu-333-${T0}-${T0 + 60000}.cpuprofile`, `cpu-333-${T0 + 60000}-${T0 + 120000}.cpuprofile`, `heap-333-${T0}-${T0 + 120000}.heapprofile`]
+const HOSTILE_APP = '<img src=x onerror="window.pwned=1">\u00e9\'app'
 
 function get (target, { host, method = 'GET', headers = {}, body } = {}) {
   const u = new URL(target)
@@ -39,8 +45,11 @@ before(async () => {
   fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), path.join(dir, 'cpu-111-20260101T000000.000Z.cpuprofile'))
   fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), path.join(dir, 'cpu-222-20260102T000000.000Z.cpuprofile'))
   fs.copyFileSync(path.join(FIXTURES, 'small.heapprofile'), path.join(dir, 'heap-111-20260101T000000.000Z.heapprofile'))
+  for (const w of WINDOWS) fs.copyFileSync(path.join(FIXTURES, w.startsWith('cpu') ? 'small.cpuprofile' : 'small.heapprofile'), path.join(dir, w))
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a profile')
-  ui = spawn(process.execPath, [CLI, 'ui', dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+  // A run directory of our own: the live processes are the test's only.
+  runDir = path.join(makeTmpDir('cprof-ui-run-'), 'run')
+  ui = spawn(process.execPath, [CLI, 'ui', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CPROF_RUN_DIR: runDir } })
   url = await new Promise((resolve, reject) => {
     let out = ''
     const timer = setTimeout(() => reject(new Error(`cprof ui printed no URL: ${out}`)), 30000)
@@ -67,7 +76,8 @@ test('loopback only, and nothing without the token', async () => {
   const ok = await get(url + 'api/files')
   assert.equal(ok.status, 200)
   const files = JSON.parse(ok.body).files.map((f) => f.name).sort()
-  assert.deepEqual(files, ['cpu-111-20260101T000000.000Z.cpuprofile', 'cpu-222-20260102T000000.000Z.cpuprofile', 'heap-111-20260101T000000.000Z.heapprofile'])
+  assert.deepEqual(files, ['cpu-111-20260101T000000.000Z.cpuprofile', 'cpu-222-20260102T000000.000Z.cpuprofile', 'heap-111-20260101T000000.000Z.heapprofile', ...WINDOWS].sort())
+  assert.deepEqual(JSON.parse((await get(url + 'api/processes')).body), { processes: [] })
   const token = u.pathname.slice(1, -1)
   const flipped = (token[0] === 'A' ? 'B' : 'A') + token.slice(1)
   for (const bad of [`${u.origin}/`, `${u.origin}/api/files`, `${u.origin}/${flipped}/api/files`, `${u.origin}/${token.slice(0, -1)}/api/files`]) {
@@ -80,6 +90,11 @@ test('loopback only, and nothing without the token', async () => {
   // Paths outside the directory are not profiles of it.
   assert.equal((await get(url + 'view?file=' + encodeURIComponent('../' + path.basename(dir) + '/notes.txt'))).status, 404)
   assert.equal((await get(url + 'view?file=notes.txt')).status, 404)
+  assert.equal((await get(url + 'merge?file=notes.txt&file=' + WINDOWS[0])).status, 404)
+  // Merge takes two or more different profiles of one kind.
+  assert.equal((await get(url + 'merge?file=' + WINDOWS[0])).status, 400)
+  assert.equal((await get(url + `merge?file=${WINDOWS[0]}&file=${WINDOWS[0]}`)).status, 400)
+  assert.match((await get(url + `merge?file=${WINDOWS[0]}&file=${WINDOWS[2]}`)).body, /one kind/)
   // Not reachable on other interfaces.
   const other = Object.values(os.networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)
   if (other) {
@@ -91,21 +106,36 @@ test('loopback only, and nothing without the token', async () => {
   assert.match(JSON.parse(bad.body).error, /pid/)
 })
 
-test('dashboard: list, open, compare, and a timed profile of a live process', { skip: skipBrowser }, async () => {
+test('dashboard: list, open, compare, merge, timeline, live processes and a timed profile of one', { skip: skipBrowser }, async () => {
   const browser = await launch()
-  const app = startFixture('trigger-app.js', [JSON.stringify({ dir }), '1', '60000'])
+  const app = startFixture('trigger-app.js', [JSON.stringify({ dir }), '1', '60000'], { env: { CPROF_RUN_DIR: runDir, CPROF_APP: HOSTILE_APP } })
   try {
     const { page, problems } = await openPage2(browser, url)
     await page.waitForSelector('#files tr')
     const names = await page.$$eval('#files tr', (rows) => rows.map((r) => r.dataset.name))
-    assert.equal(names.length, 3)
+    assert.equal(names.length, 6)
 
     // Open: the viewer of that file.
     const href = await page.$eval('#files tr[data-name^="cpu-111"] a.open', (a) => a.href)
     const v = await openPage(browser, href)
     assert.deepEqual(v.problems, [])
     assert.equal(await v.page.$eval('#title', (e) => e.textContent), 'cpu-111-20260101T000000.000Z.cpuprofile')
+    const oneSamples = await v.page.evaluate(() => window.cprofViewer.model.d.samples[0])
     await v.page.close()
+
+    // Timeline: the recorder's windows, one lane per kind and pid, in time order.
+    const lanes = await page.$$eval('#timeline .lane', (ls) => ls.map((l) => ({
+      lane: l.dataset.lane,
+      blocks: [...l.querySelectorAll('a.block')].map((b) => ({ name: b.dataset.name, left: parseFloat(b.style.left), width: parseFloat(b.style.width) }))
+    })))
+    assert.deepEqual(lanes, [
+      { lane: 'cpu 333', blocks: [{ name: WINDOWS[0], left: 0, width: 50 }, { name: WINDOWS[1], left: 50, width: 50 }] },
+      { lane: 'heap 333', blocks: [{ name: WINDOWS[2], left: 0, width: 100 }] }
+    ])
+    assert.equal(await page.$eval('#timeline-box', (e) => e.hidden), false)
+    const w = await openPage(browser, await page.$eval(`#timeline a[data-name="${WINDOWS[1]}"]`, (a) => a.href))
+    assert.equal(await w.page.$eval('#title', (e) => e.textContent), WINDOWS[1])
+    await w.page.close()
 
     // Compare: tick two CPU profiles, follow the link.
     await page.$eval('#files tr[data-name^="cpu-111"] input', (e) => e.click())
@@ -117,19 +147,45 @@ test('dashboard: list, open, compare, and a timed profile of a live process', { 
     assert.match(await d.page.$eval('#figures', (e) => e.textContent), /CPU diff/)
     await d.page.close()
 
-    // A timed CPU profile of the live app, from the form.
+    // Merge: the same two, plus a CPU window; the viewer of their merge.
+    await page.$eval(`#files tr[data-name="${WINDOWS[0]}"] input`, (e) => e.click())
+    await page.waitForFunction(() => document.getElementById('merge-info').textContent === '3 cpu profiles')
+    assert.equal(await page.$eval('#compare', (a) => a.getAttribute('aria-disabled')), 'true')
+    const m = await openPage(browser, await page.$eval('#merge', (a) => a.href))
+    assert.deepEqual(m.problems, [])
+    assert.equal(await m.page.$eval('#title', (e) => e.textContent), '3 merged profiles')
+    assert.equal(await m.page.evaluate(() => window.cprofViewer.model.d.samples[0]), 3 * oneSamples)
+    await m.page.close()
+    // A heap profile in the selection: no merge.
+    await page.$eval('#files tr[data-name^="heap-111"] input', (e) => e.click())
+    await page.waitForFunction(() => document.getElementById('merge').getAttribute('aria-disabled') === 'true')
+    assert.equal(await page.$eval('#merge-info', (e) => e.textContent), 'merge takes profiles of one kind')
+
+    // The live app in the processes list (its hostile name as text); the
+    // start form acts on the one chosen there.
     const line = await app.waitForLine((l) => l.includes('"init"'), 30000)
     const pid = app.child.pid
     assert.ok(JSON.parse(line).init.cpu)
-    await page.type('#pid', String(pid))
-    await page.$eval('#seconds', (e) => { e.value = '1' })
+    await page.waitForSelector(`#procs tr[data-pid="${pid}"]`, { timeout: 10000 })
+    assert.deepEqual(await page.$$eval(`#procs tr[data-pid="${pid}"] td`, (tds) => tds.slice(0, 6).map((t) => t.textContent)),
+      [String(pid), HOSTILE_APP, '-', '-', '-', '-'])
+    assert.equal(await page.$$eval('#procs img', (x) => x.length), 0)
+    assert.equal(await page.evaluate(() => window.pwned), undefined)
+    await page.click(`#procs tr[data-pid="${pid}"] button.choose`)
+    await page.waitForSelector(`#procs tr.chosen[data-pid="${pid}"]`)
+    assert.equal(await page.$eval('#pid', (e) => e.value), String(pid))
+    await page.$eval('#seconds', (e) => { e.value = '2.5' })
     await page.click('#start button[type=submit]')
     await page.waitForFunction(() => /^profiling process/.test(document.getElementById('start-info').textContent), { timeout: 10000 })
+    // While it runs, the list says what runs.
+    await page.waitForFunction((p) => (document.querySelector(`#procs tr[data-pid="${p}"] td:nth-child(6)`) || {}).textContent === 'cpu', { timeout: 10000 }, pid)
     await page.waitForSelector(`#files tr.new[data-name^="cpu-${pid}-"]`, { timeout: 60000 })
     // The trigger's job ends once the second signal went out (and, with
     // cprof trigger's own wait, once the file is there): the page says so.
     await page.waitForFunction(() => /: done\n/.test(document.getElementById('jobs').textContent), { timeout: 60000 })
     await screenshot(page, 'ui-dashboard.png')
+    // The app exits after its profile: it leaves the list.
+    await page.waitForFunction((p) => !document.querySelector(`#procs tr[data-pid="${p}"]`), { timeout: 15000 }, pid)
     const newHref = await page.$eval(`#files tr[data-name^="cpu-${pid}-"] a.open`, (a) => a.href)
     const n = await openPage(browser, newHref)
     assert.deepEqual(n.problems, [])
