@@ -59,9 +59,18 @@ function mainScript () {
 }
 
 // 'window': every recorder window once it is in the ring (and the store).
+// Its dumps and its state go to the run directory (cprof ps, the fan-out).
 const recorder = createRecorder({
   report,
-  emitProfile,
+  emitProfile: (result) => {
+    announcer.dumped(result)
+    try {
+      cprof.emit('profile', result)
+    } catch (err) {
+      report(err)
+    }
+  },
+  changed: () => announcer.recorder(recorder.status()),
   emit: (event, value) => {
     try {
       cprof.emit(event, value)

@@ -119,7 +119,7 @@ function dumpOptions (arg) {
   }
 }
 
-/** hooks: { report(err), emitProfile(result), emit(event, value) } */
+/** hooks: { report(err), emitProfile(result), emit(event, value), changed() (status() changed) } */
 function createRecorder (hooks) {
   let run = null // { o, timer, transport, waiters: Map<'<kind>:<seq>', resolve> }
   let intervalUs = options.CPU_INTERVAL_DEFAULT_US
@@ -129,6 +129,7 @@ function createRecorder (hooks) {
     const r = run
     if (info.error) hooks.report(info.error)
     else hooks.emit('window', info)
+    if (hooks.changed) hooks.changed()
     const key = `${info.kind}:${info.seq}`
     if (r && r.waiters.has(key)) {
       r.waiters.get(key)(info)
@@ -180,6 +181,7 @@ function createRecorder (hooks) {
     run = { o, timer, transport, waiters: new Map() }
     intervalUs = o.interval
     heapIntervalBytes = o.heapInterval
+    if (hooks.changed) hooks.changed()
     return { transport, ...o }
   }
 
@@ -189,6 +191,7 @@ function createRecorder (hooks) {
     if (r) clearInterval(r.timer)
     const seq = native.recStop() // throws ERR_CPROF_NOT_STARTED when not running
     if (seq !== 0) await waitFor(r, seq)
+    if (hooks.changed) hooks.changed()
     return status()
   }
 

@@ -79,7 +79,10 @@ function createTriggers (ctl, snapshot, hooks) {
     } catch (err) {
       hooks.report(err)
     }
-    ctl.recorder.dump(dumpOptions(c, last)).catch(hooks.report)
+    ctl.recorder.dump(dumpOptions(c, last)).catch((err) => {
+      hooks.announcer.failed('dump', err) // the fan-out names this instance missing, and why
+      hooks.report(err)
+    })
     if (ctl.recorder.recordsHeap()) ctl.recorder.dump({ ...dumpOptions(c, last), kind: 'heap' }).catch(hooks.report)
   }
 

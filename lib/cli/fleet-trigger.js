@@ -2,7 +2,8 @@
 // `cprof trigger --app NAME` and `cprof trigger <pid> --tree` (part of
 // lib/cli/trigger.js): every process of an app, or a process and the ones
 // under it, that announced itself in the run directory, at once; then one
-// merged profile with each instance's share (lib/fleet/fanout.js).
+// merged profile with each instance's share (lib/fleet/fanout.js); with
+// --dump, of what every instance's flight recorder holds.
 const { discover, byApp, tree } = require('../fleet/discover')
 const fanout = require('../fleet/fanout')
 const { topLines, fmt } = require('../fleet/summary')
@@ -19,9 +20,9 @@ function describeSet (o) {
 }
 
 function print (r, o, out) {
-  const kind = o.heap ? 'heap' : 'CPU'
+  const kind = o.heap ? 'heap profile' : o.dump ? 'CPU recording (flight recorder dumps)' : 'CPU profile'
   const n = r.instances.length
-  const lines = [`merged ${kind} profile of ${n} instance${n === 1 ? '' : 's'}` +
+  const lines = [`merged ${kind} of ${n} instance${n === 1 ? '' : 's'}` +
     `${r.missing.length ? ` (${r.missing.length} missing)` : ''}: ${r.samples} samples` +
     (r.by === 'primary' ? ` (merged by the cluster primary, pid ${r.primary})` : '')]
   lines.push(`  ${r.file}`)
@@ -37,9 +38,9 @@ function print (r, o, out) {
   out.write([...lines, ...topLines(r, o.top || TOP)].join('\n') + '\n')
 }
 
-/** o: { app | pid + tree, heap, duration (s), formats, json }. */
+/** o: { app | pid + tree, heap | dump + last (s), duration (s), formats, json }. */
 async function runFleet (o, { out, err }) {
-  const kind = o.heap ? 'heap' : 'cpu'
+  const kind = o.heap ? 'heap' : o.dump ? 'dump' : 'cpu'
   const found = discover()
   for (const w of found.warnings) err.write(`cprof trigger: ${w}\n`)
   const members = o.app !== undefined ? byApp(found.entries, o.app) : tree(found.entries, o.pid)
@@ -47,6 +48,7 @@ async function runFleet (o, { out, err }) {
     err.write(`cprof trigger: no process of ${describeSet(o)} runs cprof (see \`cprof ps\`)\n`)
     return 1
   }
+  if (kind === 'dump') return dumpAll(members, o, { out, err })
   const running = members.filter((m) => m.running && m.running[kind])
   if (o.duration !== undefined && running.length > 0) {
     err.write(`cprof trigger: a ${kind} profile already runs in ${running.map((m) => m.pid).join(', ')}: ` +
@@ -90,6 +92,23 @@ async function runFleet (o, { out, err }) {
     const e = now.get(m.pid)
     return e && e.running && e.running[kind]
   }), kind)
+  return finish(members, o, { kind, since, failed }, { out, err })
+}
+
+// --dump [--last S]: every instance's flight recorder writes what it holds
+// (of the last S s); then the same wait and merge as a profile's.
+async function dumpAll (members, o, { out, err }) {
+  const since = Date.now()
+  const failed = fanout.signalAll(members, 'dump', o.last !== undefined ? Math.round(o.last * 1000) : undefined)
+  if (!o.json) {
+    const sent = members.length - failed.size
+    err.write(`cprof trigger: asked ${sent} flight recorder${sent === 1 ? '' : 's'} of ${describeSet(o)} for ` +
+      `${o.last !== undefined ? `the last ${o.last} s` : 'all they hold'}\n`)
+  }
+  return finish(members, o, { kind: 'dump', since, failed }, { out, err })
+}
+
+async function finish (members, o, { kind, since, failed }, { out, err }) {
   let r
   try {
     r = await fanout.gather(members, {

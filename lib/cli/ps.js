@@ -14,13 +14,15 @@ Lists the live Node processes of this user that run cprof (cprof.init() or
 node -r cprof/register with CPROF_PROFILING): pid, app name (the PM2 name,
 else $CPROF_APP, process.title or the script's name), PM2 id and instance
 (NODE_APP_INSTANCE, or the node:cluster worker id), cluster role, what is
-running now (cpu, heap profile), CPU % of one core over ${WINDOW_MS} ms, and RSS.
+running now (cpu, heap profile, recorder(<N>w): the flight recorder with N
+windows in its ring), CPU % of one core over ${WINDOW_MS} ms, and RSS.
 Processes announce themselves in ${rundir.runDir()}
 (or $CPROF_RUN_DIR); entries of processes that died are removed here.
 
   --app NAME   only the processes of app NAME
   --json       one JSON object per process: { pid, ppid, app, pm2Id, instance,
-               role, running, triggers, dir, cpuPercent, rssBytes, ... }
+               role, running, recorder: { running, windows, from, to },
+               triggers, dir, cpuPercent, rssBytes, ... }
 `
 
 function human (bytes) {
@@ -32,6 +34,7 @@ function human (bytes) {
 function runningText (e) {
   const now = []
   for (const kind of ['cpu', 'heap']) if (e.running && e.running[kind]) now.push(kind)
+  if (e.recorder && e.recorder.running) now.push(`recorder(${e.recorder.windows}w)`)
   return now.length ? now.join(',') : '-'
 }
 

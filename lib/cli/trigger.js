@@ -21,6 +21,7 @@ const WAIT_S = 30
 const USAGE = `usage: cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--dir <dir>] [--force]
        cprof trigger <pid> --dump [--last <s>] [--signal <name>] [--force]
        cprof trigger --app NAME | <pid> --tree [--heap] [--duration <s>] [--formats LIST] [--json]
+       cprof trigger --app NAME | <pid> --tree --dump [--last <s>] [--formats LIST] [--json]
 
 Toggles profiling in a process that runs cprof's signal trigger
 (cprof.init() or node -r cprof/register): the first signal starts a
@@ -52,6 +53,10 @@ Fan-out (the processes that announced themselves; see \`cprof ps\`):
   <kind>-<app>.merged-<pid>-<stamp>.<ext>, and prints each instance's share of
   it; an instance that exits or fails is named as missing. Exit 1 only when no
   instance delivered a profile.
+  With --dump [--last <s>]: every process's flight recorder writes what it holds
+  (each gets its dump signal, a cluster primary's workers too), and the dumps
+  are merged the same way (cpu-<app>.merged-...); a process running no
+  recorder is named as missing.
   --formats LIST    also write the merged profile as: pprof, folded, svg, txt
   --top N           functions in the printed summary (default 10)
   --json            print the merged result as JSON

@@ -21,6 +21,7 @@ function createAnnouncer (hooks) {
   let writing = false
   let dirty = false
   let reported = false
+  let recorder = null // { running, windows, from, to }: the flight recorder, when it ran
   const startTime = procfs.startTime(process.pid)
 
   function entry (s) {
@@ -37,6 +38,7 @@ function createAnnouncer (hooks) {
       dir: s.config.dir,
       triggers: s.config.triggers,
       running: s.running,
+      recorder,
       last: s.last,
       errors: s.errors,
       updated: Date.now()
@@ -86,8 +88,8 @@ function createAnnouncer (hooks) {
       ready: had ? had.ready : false,
       config,
       running: had ? had.running : { cpu: null, heap: null },
-      last: had ? had.last : { cpu: null, heap: null },
-      errors: had ? had.errors : { cpu: null, heap: null }
+      last: had ? had.last : { cpu: null, heap: null, dump: null },
+      errors: had ? had.errors : { cpu: null, heap: null, dump: null }
     }
     if (!had) process.on('exit', onExit)
     flush()
@@ -141,14 +143,36 @@ function createAnnouncer (hooks) {
     flush()
   }
 
+  // The flight recorder's state (lib/recorder.js status()), rewritten when
+  // it starts, stops, and at each window it adds to its ring.
+  function recorderState (st) {
+    recorder = st ? { running: st.running === true, windows: st.windows, from: st.from, to: st.to } : null
+    if (state) flush()
+  }
+
+  // What the last CPU dump of the recorder wrote; at: when (the fan-out
+  // waits for a dump written after its signal; startTime is the recording's).
+  function dumped (result) {
+    if (!state || result.kind !== 'cpu') return
+    state.last.dump = {
+      at: Date.now(),
+      startTime: result.startTime,
+      files: result.files,
+      samples: result.samples,
+      durationMs: result.durationMs,
+      windows: result.windows
+    }
+    flush()
+  }
+
   function failed (kind, err) {
     if (!state) return
-    state.running[kind] = null
+    if (kind in state.running) state.running[kind] = null
     state.errors[kind] = { code: err && err.code, message: err && err.message ? err.message : String(err), at: Date.now() }
     flush()
   }
 
-  return { start, stop, running, finished, merged, failed, active: () => state !== null }
+  return { start, stop, running, finished, merged, failed, recorder: recorderState, dumped, active: () => state !== null }
 }
 
 module.exports = { createAnnouncer, VERSION }

@@ -4,11 +4,14 @@
 // wait until each has written its profile (its run-directory entry says
 // so), and merge them (lib/fleet/merge-set.js). A node:cluster primary in
 // the set passes the signal on to its workers itself and writes the merged
-// profile; then its result is used, not merged twice.
+// profile; then its result is used, not merged twice. kind 'dump': every
+// process's flight recorder writes what it holds (each one is signalled
+// itself: a primary does not pass a dump on), and cprof merges the dumps.
 const native = require('../native')
 const procfs = require('./procfs')
 const { discover } = require('./discover')
 const { mergeSet, label } = require('./merge-set')
+const dumpRequest = require('../dump-request')
 
 const POLL_MS = 100
 
@@ -21,25 +24,32 @@ function entryOf (pid) {
 }
 
 // The processes to signal: not a worker whose primary is in the set (the
-// primary passes the signal on to it).
-function targets (members) {
+// primary passes a profile's signal on to it); for a dump, every one.
+function targets (members, kind) {
+  if (kind === 'dump') return members
   const primaries = new Set(members.filter((m) => m.role === 'primary').map((m) => m.pid))
   return members.filter((m) => !(m.role === 'worker' && primaries.has(m.ppid)))
 }
 
 function signalName (m, kind) {
-  return m.triggers ? (kind === 'heap' ? m.triggers.heapSignal : m.triggers.signal) : null
+  if (!m.triggers) return null
+  return kind === 'heap' ? m.triggers.heapSignal : kind === 'dump' ? m.triggers.dumpSignal : m.triggers.signal
 }
 
 /**
  * Sends each target its signal for kind; returns the members that could
  * not be signalled, with the reason (a heap profile without a heapSignal, a
- * process gone).
+ * process gone, no recorder running for a dump). last (ms, dump only): the
+ * dump covers only the last that many ms (lib/dump-request.js).
  */
-function signalAll (members, kind) {
+function signalAll (members, kind, last) {
   const failed = new Map()
-  for (const m of targets(members)) {
+  for (const m of targets(members, kind)) {
     const sig = signalName(m, kind)
+    if (kind === 'dump' && !(sig && m.recorder && m.recorder.running)) {
+      failed.set(m.pid, 'runs no flight recorder (CPROF_RECORDER=1 or init({ recorder }))')
+      continue
+    }
     if (!sig) {
       failed.set(m.pid, `has no ${kind === 'heap' ? 'heapSignal (CPROF_HEAP_SIGNAL)' : 'CPU signal'} installed`)
       continue
@@ -49,6 +59,7 @@ function signalAll (members, kind) {
       continue
     }
     try {
+      if (kind === 'dump' && last !== undefined) dumpRequest.put(m.pid, last, (procfs.env(m.pid) || {}).TMPDIR || undefined)
       process.kill(m.pid, sig)
     } catch (err) {
       failed.set(m.pid, `cannot be signalled: ${err.code}`)
@@ -77,7 +88,7 @@ async function collect (members, kind, since, waitMs, failed) {
       const e = entryOf(m.pid)
       const last = e && e.last && e.last[kind]
       const err = e && e.errors && e.errors[kind]
-      if (last && last.startTime >= since && last.files) {
+      if (last && (kind === 'dump' ? last.at : last.startTime) >= since && last.files) {
         out[m.pid] = { file: last.files.cpuprofile || last.files.heapprofile, entry: e }
       } else if (err && err.at >= since) {
         out[m.pid] = { reason: `failed: ${err.code ? err.code + ': ' : ''}${err.message}` }
@@ -112,7 +123,7 @@ async function primaryMerged (primary, kind, since, waitMs) {
  */
 async function gather (members, opts) {
   const got = await collect(members, opts.kind, opts.since, opts.waitMs, opts.failed || new Map())
-  const primary = members.find((m) => m.role === 'primary' && !got[m.pid].reason)
+  const primary = opts.kind !== 'dump' && members.find((m) => m.role === 'primary' && !got[m.pid].reason)
   if (primary && members.some((m) => m.ppid === primary.pid)) {
     const merged = await primaryMerged(primary, opts.kind, opts.since, opts.waitMs)
     if (merged && merged.error) {
@@ -133,7 +144,7 @@ async function gather (members, opts) {
   const list = members.map((m) => ({
     pid: m.pid, app: m.app, instance: m.instance, role: m.role, file: got[m.pid].file || null, reason: got[m.pid].reason
   }))
-  const r = await mergeSet(list, { kind: opts.kind, app: opts.app, startTime: opts.since, formats: opts.formats, top: opts.top })
+  const r = await mergeSet(list, { kind: opts.kind === 'dump' ? 'cpu' : opts.kind, app: opts.app, startTime: opts.since, formats: opts.formats, top: opts.top })
   return { by: 'cprof', ...r }
 }
 

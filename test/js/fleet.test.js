@@ -146,6 +146,64 @@ test('node:cluster: cprof ps lists the primary and both workers; trigger --tree 
   await app.exited
 })
 
+test('flight recorder: cprof ps shows it; trigger --app/--tree --dump merges every recorder, one without is missing', async () => {
+  const dir = makeTmpDir()
+  const rec = { CPROF_DIR: dir, CPROF_APP: 'fleet-rec', CPROF_PROFILING: '0', CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '1000' }
+  const app = start('fleet-cluster.js', ['2'], rec)
+  const solo = start('fleet-solo.js', ['60000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-rec' }) // no recorder
+  await Promise.all([app.ready, solo.ready])
+  let rows
+  const end = Date.now() + 20000
+  do {
+    rows = await psUntil('fleet-rec', 4)
+    if (rows.filter((r) => r.recorder && r.recorder.windows >= 2).length === 3) break
+    await sleep(200)
+  } while (Date.now() < end)
+  assert.equal(rows.length, 4, JSON.stringify(rows))
+  for (const r of rows.filter((x) => x.pid !== solo.child.pid)) {
+    assert.equal(r.recorder.running, true, JSON.stringify(r))
+    assert.ok(r.recorder.windows >= 2, JSON.stringify(r))
+    assert.equal(r.triggers.dumpSignal, 'SIGUSR2')
+  }
+  assert.equal(rows.find((x) => x.pid === solo.child.pid).recorder, null)
+  const table = await cprof(['ps', '--app', 'fleet-rec'])
+  assert.equal(table.stdout.split('\n').filter((l) => /\srecorder\(\d+w\)\s/.test(l)).length, 3, table.stdout)
+
+  const r = await cprof(['trigger', '--app', 'fleet-rec', '--dump', '--last', '2', '--json'])
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.deepEqual(res.instances.map((i) => i.label).sort(), ['fleet-rec.1', 'fleet-rec.2', 'fleet-rec.primary'])
+  assert.equal(res.missing.length, 1, r.describe())
+  assert.deepEqual([res.missing[0].label, res.missing[0].pid], ['fleet-rec.x', solo.child.pid])
+  assert.match(res.missing[0].reason, /no flight recorder/)
+  assert.match(r.stderr, /missing fleet-rec\.x \(pid \d+\): runs no flight recorder/)
+  for (const i of res.instances) {
+    assert.match(path.basename(i.file), new RegExp(`^cpu-recording-fleet-rec\\.(?:[12]|primary)-${i.pid}-\\d{8}T\\d{6}\\.\\d{3}Z\\.cpuprofile$`))
+    assert.equal(path.dirname(i.file), dir)
+  }
+  const sum = res.instances.reduce((n, i) => n + samplesIn(i.file), 0)
+  assert.equal(samplesIn(res.file), sum, 'the merged dump holds every instance\'s samples')
+  assert.equal(res.samples, sum)
+  assert.match(path.basename(res.file), /^cpu-fleet-rec\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.cpuprofile$/)
+  assert.equal(topNamed(res.summary), 'hotWork')
+  // --last 2: whole 1 s windows, so at most 2 s plus the one still open.
+  for (const i of res.instances) {
+    const p = JSON.parse(fs.readFileSync(i.file, 'utf8'))
+    assert.ok((p.endTime - p.startTime) / 1e6 < 3.5, `${i.file} covers the last 2 s, not all`)
+  }
+
+  // The tree of the primary: its workers' recorders too, printed with shares.
+  const t = await cprof(['trigger', String(app.child.pid), '--tree', '--dump'])
+  assert.equal(t.status, 0, t.describe())
+  assert.match(t.stdout, /^merged CPU recording \(flight recorder dumps\) of 3 instances: \d+ samples$/m)
+  for (const l of ['fleet-rec.primary', 'fleet-rec.1', 'fleet-rec.2']) {
+    assert.match(t.stdout, new RegExp(`^  ${l.replace('.', '\\.')}\\s+pid \\d+\\s+\\d+ samples .*\\d+\\.\\d%`, 'm'))
+  }
+  app.child.kill('SIGTERM')
+  solo.child.kill('SIGTERM')
+  await Promise.all([app.exited, solo.exited])
+})
+
 test('an instance that dies mid-profile: the others still merge, it is named missing, exit 0', async () => {
   const dir = makeTmpDir()
   const app = start('fleet-cluster.js', ['2'], { CPROF_DIR: dir, CPROF_APP: 'crashy', CRASH_WORKER: '1', CRASH_AFTER_MS: '300' })
