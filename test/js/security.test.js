@@ -43,12 +43,17 @@ function addUser (role) {
   assert.ok(users[role].uid > 0 && users[role].gid > 0, `${name}: ${JSON.stringify(users[role])}`)
 }
 
-// lib/, package.json and the addon, readable by everyone: the repository
+// lib/, package.json, its dependencies and the addon, readable by everyone: the repository
 // itself may sit in a directory other users cannot enter.
 function copyCprof () {
   pkg = path.join(base, 'pkg')
   fs.cpSync(path.join(ROOT, 'lib'), path.join(pkg, 'lib'), { recursive: true })
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(pkg, 'package.json'))
+  // Its runtime dependencies: lib/native.js loads the addon through node-gyp-build.
+  for (const dep of Object.keys(require(path.join(ROOT, 'package.json')).dependencies || {})) {
+    const from = path.dirname(require.resolve(`${dep}/package.json`, { paths: [ROOT] }))
+    fs.cpSync(from, path.join(pkg, 'node_modules', dep), { recursive: true })
+  }
   const addon = process.env.CPROF_ADDON
     ? path.resolve(process.env.CPROF_ADDON)
     : path.join(ROOT, 'build', 'Release', 'cprof.node')
@@ -195,6 +200,11 @@ for (const [how, { plant, why }] of Object.entries(PLANTS)) {
 
     const sig = await victim('signal', { tmpdir: tmp })
     assertRefused(sig.steps['signal-cpu'], victimDir, why(victimDir))
+    // The fleet's run directory (<tmp>/cprof-<uid>/run) is refused by the same rule.
+    const announce = sig.steps.announce.errors
+    assert.equal(announce.length, 1, JSON.stringify(announce))
+    assert.equal(announce[0].code, 'ERR_CPROF_IO')
+    assert.ok(announce[0].message.includes(`refusing to use ${victimDir} as cprof's run directory: it ${why(victimDir)}`), announce[0].message)
     assert.match(sig.steps['signal-heap'].stderr, /^cprof: ERR_CPROF_IO: refusing to write into /)
 
     const replies = {}
@@ -380,4 +390,40 @@ nodeTest('default dir that is a symlink, or writable by group or others: refused
       else process.env[k] = v
     }
   }
+})
+
+// The dump request file (lib/dump-request.js): a predictable name in the
+// shared temp directory, so the same rules as every file cprof creates. No
+// second user needed: a planted symlink is never followed whoever planted it.
+nodeTest('dump request (<tmpdir>/cprof-dump-<pid>.json): a planted symlink is never written through nor read', () => {
+  const dumpRequest = require('../../lib/dump-request.js')
+  const tmp = makeTmpDir()
+  const victim = path.join(makeTmpDir(), 'victim.json')
+  fs.writeFileSync(victim, '{"last": 5}\n')
+  fs.chmodSync(victim, 0o644)
+
+  // `cprof trigger --dump --last`: the link is replaced by a new 0600 file.
+  const file = dumpRequest.requestPath(12345, tmp)
+  fs.symlinkSync(victim, file)
+  assert.equal(dumpRequest.put(12345, 3000, tmp), file)
+  assert.equal(fs.readFileSync(victim, 'utf8'), '{"last": 5}\n')
+  const st = fs.lstatSync(file)
+  assert.ok(st.isFile())
+  assert.equal(st.mode & 0o777, 0o600)
+  assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { last: 3000 })
+
+  // The app side: a symlink at its name is refused, not read; the link
+  // goes, the file it points at stays.
+  const own = dumpRequest.requestPath(process.pid)
+  fs.symlinkSync(victim, own)
+  try {
+    assert.throws(() => dumpRequest.take(process.pid), { code: 'ERR_CPROF_INVALID_ARG', message: /not a regular file/ })
+  } finally {
+    fs.rmSync(own, { force: true })
+  }
+  assert.equal(fs.readFileSync(victim, 'utf8'), '{"last": 5}\n')
+  // A regular request of our own still works.
+  dumpRequest.put(process.pid, 7000)
+  assert.equal(dumpRequest.take(process.pid), 7000)
+  assert.equal(fs.existsSync(own), false)
 })
