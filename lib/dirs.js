@@ -1,7 +1,8 @@
 'use strict'
 // Where cprof writes, and whether it may. The same rules as the native
 // writer's cprof_dir_prepare (src/core/fsutil.c), for the files JavaScript
-// writes (heap snapshots):
+// writes (heap snapshots), the recorder's store (checked at start) and, via
+// unsafeOwn, the fleet run directory (lib/fleet/rundir.js):
 // - the default directory, <os.tmpdir()>/cprof-<uid>, is this user's private
 //   one: created 0700; an existing one must be a real directory (not a
 //   symlink), owned by this user, not writable by group or others;
@@ -42,25 +43,49 @@ function unsafeOwn (st) {
   return null
 }
 
+// The ERR_CPROF_IO for a directory st (from lstat when own, else stat) that
+// cprof may not write into, or null. fix: how the user picks another one.
+function refusal (dir, st, own, fix) {
+  const bad = own ? unsafeOwn(st) : st.isDirectory() ? null : 'is not a directory'
+  if (!bad) return null
+  return cprofError('ERR_CPROF_IO', `refusing to write into ${dir}: it ${bad}, so another user ` +
+    `could read, replace or redirect what cprof writes there. Remove it, or ${fix}`)
+}
+
+const FIX_DIR = 'pass dir (or set CPROF_DIR) to a directory you own'
+
+function mkdirError (dir, err) {
+  return cprofError('ERR_CPROF_IO', `cannot create directory ${dir}: ${err.message}`, { cause: err })
+}
+
 /**
  * Creates dir (0700, with parents) or checks the one there. own: dir is
  * cprof's default (not named by the user). Rejects with ERR_CPROF_IO saying
- * what is wrong and how to fix it.
+ * what is wrong and how to fix it (fix: the remedy to name).
  */
-async function prepareDir (dir, own) {
+async function prepareDir (dir, own, fix = FIX_DIR) {
   let st
   try {
     await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 })
     st = await (own ? fs.promises.lstat(dir) : fs.promises.stat(dir))
   } catch (err) {
-    throw cprofError('ERR_CPROF_IO', `cannot create directory ${dir}: ${err.message}`, { cause: err })
+    throw mkdirError(dir, err)
   }
-  const bad = own ? unsafeOwn(st) : st.isDirectory() ? null : 'is not a directory'
-  if (bad) {
-    throw cprofError('ERR_CPROF_IO', `refusing to write into ${dir}: it ${bad}, so another user ` +
-      'could read, replace or redirect what cprof writes there. Remove it, or pass dir (or set ' +
-      'CPROF_DIR) to a directory you own')
-  }
+  const err = refusal(dir, st, own, fix)
+  if (err) throw err
 }
 
-module.exports = { defaultDir, prepareDir }
+/** prepareDir, synchronously (recorder.start() checks its store at once). */
+function prepareDirSync (dir, own, fix = FIX_DIR) {
+  let st
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    st = own ? fs.lstatSync(dir) : fs.statSync(dir)
+  } catch (err) {
+    throw mkdirError(dir, err)
+  }
+  const err = refusal(dir, st, own, fix)
+  if (err) throw err
+}
+
+module.exports = { defaultDir, prepareDir, prepareDirSync, unsafeOwn }

@@ -7,6 +7,7 @@
 // (continuous profiling) with retention by age and bytes.
 const native = require('./native')
 const { invalidArg } = require('./errors')
+const { prepareDirSync } = require('./dirs')
 const options = require('./options')
 const { fileStem, formatNames } = require('./controller')
 
@@ -175,6 +176,9 @@ function createRecorder (hooks) {
       maxAge: o.store.maxAge,
       maxBytes: o.store.maxBytes
     }
+    // store.dir is the user's: created 0700, must be a directory (the rule
+    // for dir, docs/reliability.md); checked here so start() throws at once.
+    if (store) prepareDirSync(store.dir, false, 'pass store.dir a directory you own')
     const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0)
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive

@@ -12,13 +12,14 @@
 // not have the XDG variable the user's shell has (or another TMPDIR), so
 // readers look in every candidate place (candidates()).
 //
-// (The security work adds the same owner/mode rule for cprof's profile
-// directories, lib/dirs.js; until it lands the check here is self-contained.)
+// The owner/mode/symlink check is lib/dirs.js's unsafeOwn, the one for cprof's
+// default profile directory.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { cprofError } = require('../errors')
 const { startEnv } = require('../pm2')
+const { unsafeOwn } = require('../dirs')
 
 function uid () {
   return typeof process.geteuid === 'function' ? process.geteuid() : null
@@ -40,19 +41,6 @@ function candidates (env = process.env) {
   if (env.CPROF_RUN_DIR) return [path.resolve(env.CPROF_RUN_DIR)]
   const dirs = [runDir(env), path.join(`/run/user/${uid()}`, 'cprof'), tmpRun(os.tmpdir()), tmpRun('/tmp')]
   return [...new Set(dirs)]
-}
-
-// Why st (an lstat) cannot be a private directory of this user, or null.
-function unsafe (st) {
-  if (st.isSymbolicLink()) return 'is a symbolic link, not a directory'
-  if (!st.isDirectory()) return 'is not a directory'
-  const me = uid()
-  if (me !== null && st.uid !== me) return `is owned by another user (uid ${st.uid}, you are uid ${me})`
-  if (st.mode & 0o022) {
-    return `can be written by ${st.mode & 0o002 ? 'other users' : 'its group'} ` +
-      `(mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')})`
-  }
-  return null
 }
 
 function refuse (dir, why) {
@@ -77,7 +65,7 @@ async function prepare (dir) {
         throw cprofError('ERR_CPROF_IO', `cannot create cprof's run directory ${d}: ${err.message}`, { cause: err })
       }
     }
-    const why = unsafe(await fs.promises.lstat(d))
+    const why = unsafeOwn(await fs.promises.lstat(d))
     if (why) throw refuse(d, why)
   }
 }
@@ -90,7 +78,7 @@ function checkSync (dir) {
   } catch (err) {
     return err.code === 'ENOENT' ? 'absent' : err.message
   }
-  return unsafe(st)
+  return unsafeOwn(st)
 }
 
 function entryPath (dir, pid) {

@@ -187,7 +187,9 @@ static int store_one(conv_t *c, const cprof_profile_t *p, int pprof) {
 static int store_window(conv_t *c, const cprof_profile_t *p) {
   const store_t *st = &c->rec->store;
   cprof_store_prune_t pr;
-  int rc = cprof_mkdirp(st->dir, 0700, c->errbuf, sizeof c->errbuf);
+  /* The rule for a directory the user named, as at recorder.start() (lib/dirs.js): it
+   * may have been replaced since. */
+  int rc = cprof_dir_prepare(st->dir, 0, c->errbuf, sizeof c->errbuf);
   if (rc == CPROF_OK && st->cpuprofile) rc = store_one(c, p, 0);
   if (rc == CPROF_OK && st->pprof) rc = store_one(c, p, 1);
   if (rc != CPROF_OK) return rc;

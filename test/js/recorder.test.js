@@ -196,6 +196,39 @@ test('concurrent dumps, and dumping never stops recording', async () => {
   }
 })
 
+test('store.dir is checked at start(): created 0700 if missing; a non-directory is refused with ERR_CPROF_IO; a symlink to your directory is used', async () => {
+  // Missing (with parents): created, private.
+  const fresh = path.join(makeTmpDir(), 'a', 'store')
+  cprof.recorder.start({ window: 250, store: { dir: fresh } })
+  await stopIfRunning()
+  assert.ok(fs.statSync(fresh).isDirectory())
+  assert.equal(fs.statSync(fresh).mode & 0o777, 0o700)
+
+  // A file where the directory should be: refused at once, nothing recorded.
+  const file = path.join(makeTmpDir(), 'not-a-dir')
+  fs.writeFileSync(file, 'keep me\n')
+  assert.throws(() => cprof.recorder.start({ store: { dir: file } }),
+    { code: 'ERR_CPROF_IO', message: /cannot create directory .*not-a-dir: EEXIST/ })
+  assert.equal(cprof.recorder.status().running, false)
+  assert.equal(fs.readFileSync(file, 'utf8'), 'keep me\n')
+
+  // A directory the user named is the user's choice (the relaxed rule, as
+  // for dir): a symlink to one of mode 0777 is used, windows land in it.
+  const target = makeTmpDir()
+  fs.chmodSync(target, 0o777)
+  const link = path.join(makeTmpDir(), 'link')
+  fs.symlinkSync(target, link, 'dir')
+  cprof.recorder.start({ window: 250, interval: 1000, store: { dir: link } })
+  try {
+    await phase(phaseAlpha, 700)
+  } finally {
+    await stopIfRunning()
+  }
+  const files = storeFiles(target).filter((f) => f.pid === process.pid)
+  assert.ok(files.length >= 1, `windows in ${target}: ${fs.readdirSync(target)}`)
+  for (const f of files) assert.equal(fs.lstatSync(f.file).mode & 0o777, 0o600, f.file)
+})
+
 test('the recorder and start() exclude each other; errors carry codes', async () => {
   await assert.rejects(cprof.recorder.stop(), { code: 'ERR_CPROF_NOT_STARTED' })
   assert.throws(() => cprof.recorder.start({ window: 10 }), { code: 'ERR_CPROF_INVALID_ARG' })

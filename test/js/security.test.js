@@ -15,6 +15,14 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 
+// System tools (useradd, id, chmod, userdel) run without the sanitizer
+// preload that `npm run test:asan` gives this process: they are not ours.
+const TOOL_ENV = Object.fromEntries(Object.entries(process.env)
+  .filter(([k]) => !['LD_PRELOAD', 'ASAN_OPTIONS', 'LSAN_OPTIONS', 'UBSAN_OPTIONS'].includes(k)))
+function sys (cmd, args, opts = {}) {
+  return spawnSync(cmd, args, { ...opts, env: TOOL_ENV })
+}
+
 const { ROOT, FIXTURES, childEnv, jsonLines, makeTmpDir, removeTmpDirs } = require('./helpers/util.js')
 const cprof = require('../..')
 
@@ -25,7 +33,7 @@ function whySkip () {
   if (process.geteuid() !== 0) {
     return 'needs root: it creates two throwaway users and runs node as each (spawn uid/gid)'
   }
-  if (spawnSync('useradd', ['--help']).error) return 'needs useradd (Debian: apt-get install passwd)'
+  if (sys('useradd', ['--help']).error) return 'needs useradd (Debian: apt-get install passwd)'
   return false
 }
 const SKIP = whySkip()
@@ -36,22 +44,23 @@ let pkg // the copy of cprof every user can read
 
 function addUser (role) {
   const name = `cprof${role[0]}${process.pid}`.slice(0, 31)
-  const r = spawnSync('useradd', ['-M', '-U', '-s', '/usr/sbin/nologin', name], { encoding: 'utf8' })
+  const r = sys('useradd', ['-M', '-U', '-s', '/usr/sbin/nologin', name], { encoding: 'utf8' })
   assert.equal(r.status, 0, `useradd ${name}: ${r.stderr}`)
-  const id = (flag) => Number(spawnSync('id', [flag, name], { encoding: 'utf8' }).stdout.trim())
+  const id = (flag) => Number(sys('id', [flag, name], { encoding: 'utf8' }).stdout.trim())
   users[role] = { name, uid: id('-u'), gid: id('-g') }
   assert.ok(users[role].uid > 0 && users[role].gid > 0, `${name}: ${JSON.stringify(users[role])}`)
 }
 
-// lib/, package.json and the addon, readable by everyone: the repository
+// lib/, package.json, its dependencies and the addon, readable by everyone: the repository
 // itself may sit in a directory other users cannot enter.
 function copyCprof () {
   pkg = path.join(base, 'pkg')
   fs.cpSync(path.join(ROOT, 'lib'), path.join(pkg, 'lib'), { recursive: true })
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(pkg, 'package.json'))
-  // Its runtime dependencies, as an install has them (node-gyp-build finds the addon).
+  // Its runtime dependencies: lib/native.js loads the addon through node-gyp-build.
   for (const dep of Object.keys(require(path.join(ROOT, 'package.json')).dependencies || {})) {
-    fs.cpSync(path.join(ROOT, 'node_modules', dep), path.join(pkg, 'node_modules', dep), { recursive: true })
+    const from = path.dirname(require.resolve(`${dep}/package.json`, { paths: [ROOT] }))
+    fs.cpSync(from, path.join(pkg, 'node_modules', dep), { recursive: true })
   }
   const addon = process.env.CPROF_ADDON
     ? path.resolve(process.env.CPROF_ADDON)
@@ -61,7 +70,7 @@ function copyCprof () {
   for (const f of ['security-victim.js', 'security-attacker.js']) {
     fs.copyFileSync(path.join(FIXTURES, f), path.join(pkg, f))
   }
-  spawnSync('chmod', ['-R', 'a+rX', pkg])
+  sys('chmod', ['-R', 'a+rX', pkg])
 }
 
 before(() => {
@@ -77,7 +86,7 @@ function cleanUp () {
   removeTmpDirs()
   if (base) fs.rmSync(base, { recursive: true, force: true })
   for (const [role, u] of Object.entries(users)) {
-    spawnSync('userdel', [u.name])
+    sys('userdel', [u.name])
     delete users[role]
   }
 }
@@ -199,6 +208,11 @@ for (const [how, { plant, why }] of Object.entries(PLANTS)) {
 
     const sig = await victim('signal', { tmpdir: tmp })
     assertRefused(sig.steps['signal-cpu'], victimDir, why(victimDir))
+    // The fleet's run directory (<tmp>/cprof-<uid>/run) is refused by the same rule.
+    const announce = sig.steps.announce.errors
+    assert.equal(announce.length, 1, JSON.stringify(announce))
+    assert.equal(announce[0].code, 'ERR_CPROF_IO')
+    assert.ok(announce[0].message.includes(`refusing to use ${victimDir} as cprof's run directory: it ${why(victimDir)}`), announce[0].message)
     assert.match(sig.steps['signal-heap'].stderr, /^cprof: ERR_CPROF_IO: refusing to write into /)
 
     const replies = {}
@@ -384,4 +398,40 @@ nodeTest('default dir that is a symlink, or writable by group or others: refused
       else process.env[k] = v
     }
   }
+})
+
+// The dump request file (lib/dump-request.js): a predictable name in the
+// shared temp directory, so the same rules as every file cprof creates. No
+// second user needed: a planted symlink is never followed whoever planted it.
+nodeTest('dump request (<tmpdir>/cprof-dump-<pid>.json): a planted symlink is never written through nor read', () => {
+  const dumpRequest = require('../../lib/dump-request.js')
+  const tmp = makeTmpDir()
+  const victim = path.join(makeTmpDir(), 'victim.json')
+  fs.writeFileSync(victim, '{"last": 5}\n')
+  fs.chmodSync(victim, 0o644)
+
+  // `cprof trigger --dump --last`: the link is replaced by a new 0600 file.
+  const file = dumpRequest.requestPath(12345, tmp)
+  fs.symlinkSync(victim, file)
+  assert.equal(dumpRequest.put(12345, 3000, tmp), file)
+  assert.equal(fs.readFileSync(victim, 'utf8'), '{"last": 5}\n')
+  const st = fs.lstatSync(file)
+  assert.ok(st.isFile())
+  assert.equal(st.mode & 0o777, 0o600)
+  assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { last: 3000 })
+
+  // The app side: a symlink at its name is refused, not read; the link
+  // goes, the file it points at stays.
+  const own = dumpRequest.requestPath(process.pid)
+  fs.symlinkSync(victim, own)
+  try {
+    assert.throws(() => dumpRequest.take(process.pid), { code: 'ERR_CPROF_INVALID_ARG', message: /not a regular file/ })
+  } finally {
+    fs.rmSync(own, { force: true })
+  }
+  assert.equal(fs.readFileSync(victim, 'utf8'), '{"last": 5}\n')
+  // A regular request of our own still works.
+  dumpRequest.put(process.pid, 7000)
+  assert.equal(dumpRequest.take(process.pid), 7000)
+  assert.equal(fs.existsSync(own), false)
 })
