@@ -191,5 +191,6 @@ module.exports = {
   snapshotOptions,
   analyzeOptions,
   formatsOption,
-  sourceMapsDefault
+  sourceMapsDefault,
+  sourceMapsOption
 }

@@ -17,10 +17,10 @@ const KEEP_DEFAULT_MS = 60_000
 const MAX_BYTES_DEFAULT = 16 * 1024 * 1024
 const STORE_MAX_BYTES_DEFAULT = 256 * 1024 * 1024
 const STORE_MAX_AGE_DEFAULT_MS = 24 * 3600 * 1000
-const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'store']
+const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'store', 'sourceMaps']
 const STORE_KEYS = ['dir', 'maxBytes', 'maxAge', 'formats']
 const STORE_FORMATS = ['cpuprofile', 'pprof']
-const DUMP_KEYS = ['kind', 'last', 'formats', 'dir', 'name']
+const DUMP_KEYS = ['kind', 'last', 'formats', 'dir', 'name', 'sourceMaps']
 
 function describe (v) {
   if (v === null) return 'null'
@@ -81,7 +81,7 @@ function heapIntervalOption (value) {
   return value
 }
 
-/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval, store } */
+/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval, store, sourceMaps } */
 function startOptions (arg) {
   const o = objectOption(arg, START_KEYS, 'recorder.start()')
   if (o.heap !== undefined && typeof o.heap !== 'boolean') {
@@ -98,11 +98,13 @@ function startOptions (arg) {
     interval,
     heap: o.heap === true,
     heapInterval: heapIntervalOption(o.heapInterval),
-    store: storeOption(o.store)
+    store: storeOption(o.store),
+    sourceMaps: options.sourceMapsOption(o.sourceMaps) // start()'s default: on under --enable-source-maps
   }
 }
 
-/** recorder.dump() options → { kind, last, formats, dir, name } */
+/** recorder.dump() options → { kind, last, formats, dir, name, sourceMaps } (sourceMaps
+ * undefined: recorder.start()'s) */
 function dumpOptions (arg) {
   const o = typeof arg === 'number' ? { last: arg } : objectOption(arg, DUMP_KEYS, 'recorder.dump()')
   if (o.kind !== undefined && o.kind !== 'cpu' && o.kind !== 'heap') {
@@ -116,7 +118,8 @@ function dumpOptions (arg) {
     last: numberOption(o.last, 'last', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', 0),
     dir: startLike.dir,
     name: startLike.name,
-    formats: startLike.formats
+    formats: startLike.formats,
+    sourceMaps: o.sourceMaps === undefined ? undefined : options.sourceMapsOption(o.sourceMaps)
   }
 }
 
@@ -125,6 +128,7 @@ function createRecorder (hooks) {
   let run = null // { o, timer, transport, waiters: Map<'<kind>:<seq>', resolve> }
   let intervalUs = options.CPU_INTERVAL_DEFAULT_US
   let heapIntervalBytes = options.HEAP_INTERVAL_DEFAULT_BYTES
+  let sourceMaps = null // the last start()'s; null: start()'s default at dump time
 
   function onWindow (info) {
     const r = run
@@ -165,7 +169,8 @@ function createRecorder (hooks) {
    * Starts recording: { window (ms, 10000), keep (ms, 60000), maxBytes
    * (bytes, 16 MiB), interval (µs, 10000), heap (false), heapInterval
    * (bytes, 32768), store: { dir, maxBytes (256 MiB), maxAge (ms, 24 h),
-   * formats (['cpuprofile']) } }. Returns { transport, ...those options }.
+   * formats (['cpuprofile']) }, sourceMaps (on under --enable-source-maps:
+   * dumps' derived outputs and summary map frames through source maps) }. Returns { transport, ...those options }.
    */
   function start (arg) {
     const o = startOptions(arg)
@@ -185,7 +190,11 @@ function createRecorder (hooks) {
     run = { o, timer, transport, waiters: new Map() }
     intervalUs = o.interval
     heapIntervalBytes = o.heapInterval
+<<<<<<< HEAD
     if (hooks.changed) hooks.changed()
+=======
+    sourceMaps = o.sourceMaps
+>>>>>>> fix-sm
     return { transport, ...o }
   }
 
@@ -222,7 +231,10 @@ function createRecorder (hooks) {
     const ext = heap ? 'heapprofile' : 'cpuprofile'
     const fileName = `${stem}.${ext}`
     const d = native.recDump(o.last, o.dir, fileName, options.TOP_DEFAULT, {
-      outs: formatNames(stem, o.formats), interval: heap ? heapIntervalBytes : intervalUs, title: fileName
+      outs: formatNames(stem, o.formats),
+      interval: heap ? heapIntervalBytes : intervalUs,
+      title: fileName,
+      sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault()
     }, heap)
     let r
     try {
@@ -249,6 +261,7 @@ function createRecorder (hooks) {
       startTime: d.from,
       ...fields,
       summary: r.summary,
+      ...(r.sourceMaps ? { sourceMaps: r.sourceMaps } : {}),
       from: d.from,
       to: d.to,
       windows: d.windows

@@ -143,7 +143,10 @@ function createTriggers (ctl, snapshot, hooks) {
     const state = { c, uninstall: [] }
     try {
       if (c.recorder) {
-        ctl.recorder.start(c.recorder)
+        // init's sourceMaps (CPROF_SOURCE_MAPS) applies to the recorder's dumps too,
+        // unless recorder: { sourceMaps } says otherwise.
+        const sm = c.recorder.sourceMaps === undefined ? c.sourceMaps : c.recorder.sourceMaps
+        ctl.recorder.start(sm === undefined ? c.recorder : { ...c.recorder, sourceMaps: sm })
         state.uninstall.push(() => { if (ctl.recorder.isRunning()) ctl.recorder.stop().catch(hooks.report) })
         native.signalWatch(SLOT.dump, c.dumpSignal.number, () => onDumpSignal(c))
         state.uninstall.push(() => native.signalUnwatch(SLOT.dump))

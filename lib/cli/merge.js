@@ -13,7 +13,7 @@ const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath,
 const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
 
-const USAGE = `usage: cprof merge <file>… [-o out] [--formats pprof,folded,svg,txt] [options]
+const USAGE = `usage: cprof merge <file>… [-o out] [--formats pprof,folded,svg,txt] [--source-maps] [options]
 
 Merges .cpuprofile files, or .heapprofile files, into one profile of the same
 kind that Chrome DevTools, speedscope and every cprof command read. The same
@@ -33,7 +33,12 @@ Heap samples are appended, their ordinals renumbered after the previous file's.
                       (comma-separated or repeated): ${FORMATS.join(', ')}
   --top N             functions in the printed summary (default ${TOP})
   --json              print the result (kind, samples, durationMs, files,
-                      summary) as JSON instead of text
+                      summary, sourceMaps) as JSON instead of text
+  --source-maps       map frames through the scripts' source maps (TypeScript,
+                      bundles) in the summary and --formats outputs: original
+                      files, lines and names; the merged profile keeps V8's
+                      positions; the scripts and maps must be at the paths the
+                      profiles name
 
 A mix of CPU and heap profiles, or a file that is not a profile, is an error
 (exit 1) naming the file.
@@ -46,6 +51,7 @@ const OPTIONS = {
   top: { type: 'string' },
   json: { type: 'boolean' },
   force: { type: 'boolean' },
+  'source-maps': { type: 'boolean' },
   ...STORE_OPTIONS
 }
 
@@ -145,15 +151,16 @@ async function run (argv) {
       outs,
       title: src.store ? `${src.store.store.kind} ${iso(src.store.store.from)} to ${iso(src.store.store.to)}` : `${n} merged profiles`,
       needSamples: true,
-      keepExisting: claim.keepExisting
+      keepExisting: claim.keepExisting,
+      sourceMaps: a.values['source-maps'] === true
     })
   } catch (err) {
     return refused('merge', err)
   }
   const files = [r.file.path, ...formats.value.map((f) => r.outputs[f].path)]
   if (a.values.json) {
-    const { kind, samples, durationMs, summary } = r
-    process.stdout.write(JSON.stringify({ inputs: src.paths, files, kind, samples, durationMs, summary }, null, 2) + '\n')
+    const { kind, samples, durationMs, summary, sourceMaps } = r
+    process.stdout.write(JSON.stringify({ inputs: src.paths, files, kind, samples, durationMs, summary, sourceMaps }, null, 2) + '\n')
   } else {
     printSummary(r, n, files, top.value ?? TOP)
   }

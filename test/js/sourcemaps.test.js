@@ -230,6 +230,53 @@ test('the preload with CPROF_SOURCE_MAPS=1 maps its profiles', () => {
   assert.match(fs.readFileSync(result.files.folded, 'utf8'), /computeChecksumOfBuffer \(.*compute\.js:\d+\)/)
 })
 
+test('the recorder\'s dumps map frames: recorder.start({ sourceMaps }), init({ sourceMaps }), --enable-source-maps, CPROF_SOURCE_MAPS', async () => {
+  const ts = profileApp(work.ts.ext, 'recorder', { sourceMaps: true })
+  const hot = fn(ts, 'hotTypeScript')
+  assert.ok(hot, `hotTypeScript is in the dump's summary: ${JSON.stringify(ts.summary.top.slice(0, 5))}`)
+  assert.equal(urlPath(hot.url), path.join(work.src, 'hot.ts'))
+  assert.equal(hot.line, HOT_TS_LINE)
+  assert.ok(ts.windows >= 1 && ts.sourceMaps.mapped >= 2 && ts.sourceMaps.scriptsWithMap === 1, JSON.stringify(ts.sourceMaps))
+  const pf = decodePprof(ts.files.pprof).functions.find((f) => f.name === 'hotTypeScript')
+  assert.ok(pf && urlPath(pf.filename) === path.join(work.src, 'hot.ts') && pf.startLine === HOT_TS_LINE, JSON.stringify(pf))
+  assert.ok(readFolded(ts.files.folded).stacks.some((s) => s.includes(`hotTypeScript (${path.join(work.src, 'hot.ts')}:${HOT_TS_LINE})`)))
+  assert.match(fs.readFileSync(ts.files.txt, 'utf8'), /hotTypeScript \(.*hot\.ts:\d+\)/)
+  // The dump's .cpuprofile keeps V8's own positions, as start()'s does.
+  const cpu = JSON.parse(fs.readFileSync(ts.files.cpuprofile, 'utf8'))
+  const frames = cpu.nodes.map((n) => n.callFrame).filter((c) => c.functionName === 'hotTypeScript')
+  assert.ok(frames.length > 0 && frames.every((c) => urlPath(c.url) === work.ts.ext), JSON.stringify(frames))
+
+  // init's top-level sourceMaps applies to the recorder it starts; recorder: { sourceMaps } wins.
+  const viaInit = profileApp(work.bundle, 'recorder', { init: { recorder: { interval: 1000 }, sourceMaps: true } })
+  assert.ok(fn(viaInit, 'computeChecksumOfBuffer'), JSON.stringify(viaInit.summary.top.slice(0, 5)))
+  const recOff = profileApp(work.bundle, 'recorder', { init: { recorder: { interval: 1000, sourceMaps: false }, sourceMaps: true } })
+  assert.equal(recOff.sourceMaps, undefined)
+  assert.ok(!fn(recOff, 'computeChecksumOfBuffer'))
+  // The default follows start()'s: on under --enable-source-maps, off without.
+  const byFlag = profileApp(work.bundle, 'recorder', {}, { execArgv: ['--enable-source-maps'] })
+  assert.ok(byFlag.sourceMaps && byFlag.sourceMaps.mapped > 0 && fn(byFlag, 'computeChecksumOfBuffer'), JSON.stringify(byFlag.sourceMaps))
+  const plain = profileApp(work.bundle, 'recorder', {})
+  assert.equal(plain.sourceMaps, undefined)
+  assert.ok(!fn(plain, 'computeChecksumOfBuffer'))
+
+  // Under the preload: CPROF_RECORDER=1 with CPROF_SOURCE_MAPS=1, dumped by the signal.
+  const dir = makeTmpDir()
+  const r = runFixture('sourcemaps-preload.js', [work.bundle, 'dump'], {
+    timeout: 60000,
+    execArgv: ['-r', path.join(ROOT, 'register.js')],
+    env: { CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '250', CPROF_RECORDER_INTERVAL: '1000', CPROF_SOURCE_MAPS: '1', CPROF_DIR: dir, CPROF_FORMATS: 'folded' }
+  })
+  assert.equal(r.status, 0, r.describe())
+  const { result } = r.json.find((o) => o.result) || {}
+  assert.ok(result && result.windows >= 1 && result.sourceMaps && result.sourceMaps.mapped > 0, r.describe())
+  assert.match(fs.readFileSync(result.files.folded, 'utf8'), /computeChecksumOfBuffer \(.*compute\.js:\d+\)/)
+
+  const invalid = (err) => { assertCprofError(err, 'ERR_CPROF_INVALID_ARG'); return /sourceMaps must be a boolean/.test(err.message) }
+  assert.throws(() => cprof.recorder.start({ sourceMaps: 'yes' }), invalid)
+  await assert.rejects(cprof.recorder.dump({ sourceMaps: 1 }), invalid)
+  assert.throws(() => cprof.init({ recorder: { sourceMaps: 'on' } }), invalid)
+})
+
 // ---- agreement with trace-mapping, on a heap profile made for it ----
 
 // A .heapprofile whose root has one child per position, each with its own
@@ -435,4 +482,28 @@ test('cprof report|flame|convert|diff --source-maps on a profile of the bundle',
   assert.match(diff.stdout, /computeChecksumOfBuffer/)
   // V8's own file is untouched by all of it.
   assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /computeChecksumOfBuffer/)
+})
+
+test('cprof merge --source-maps: the merged summary and derived files map frames, the merged profile keeps V8\'s', () => {
+  const a = profileApp(work.ts.ext, 'cpu', {})
+  const b = profileApp(work.ts.ext, 'cpu', {})
+  const dir = makeTmpDir()
+  const out = path.join(dir, 'merged.cpuprofile')
+  const r = JSON.parse(cli('merge', a.files.cpuprofile, b.files.cpuprofile, '-o', out, '--formats', 'pprof,folded',
+    '--source-maps', '--json').stdout)
+  const hot = fn(r, 'hotTypeScript')
+  assert.ok(hot, JSON.stringify(r.summary.top.slice(0, 5)))
+  assert.equal(urlPath(hot.url), path.join(work.src, 'hot.ts'))
+  assert.equal(hot.line, HOT_TS_LINE)
+  assert.ok(r.sourceMaps && r.sourceMaps.mapped >= 2 && r.sourceMaps.scriptsWithMap === 1, JSON.stringify(r.sourceMaps))
+  const pf = decodePprof(path.join(dir, 'merged.pb.gz')).functions.find((f) => f.name === 'hotTypeScript')
+  assert.ok(pf && urlPath(pf.filename) === path.join(work.src, 'hot.ts') && pf.startLine === HOT_TS_LINE, JSON.stringify(pf))
+  assert.match(fs.readFileSync(path.join(dir, 'merged.folded'), 'utf8'), new RegExp(`hotTypeScript \\(.*hot\\.ts:${HOT_TS_LINE}\\)`))
+  const merged = JSON.parse(fs.readFileSync(out, 'utf8'))
+  assert.ok(merged.nodes.filter((n) => n.callFrame.functionName === 'hotTypeScript').every((n) => urlPath(n.callFrame.url) === work.ts.ext))
+  // The text summary too; without the flag, the compiled file.
+  assert.match(cli('merge', a.files.cpuprofile, b.files.cpuprofile, '-o', out, '--source-maps').stdout, /hotTypeScript \(.*hot\.ts:\d+\)/)
+  const plain = JSON.parse(cli('merge', a.files.cpuprofile, b.files.cpuprofile, '-o', out, '--json').stdout)
+  assert.equal(plain.sourceMaps, undefined)
+  assert.equal(urlPath(fn(plain, 'hotTypeScript').url), work.ts.ext)
 })
