@@ -190,11 +190,8 @@ function createRecorder (hooks) {
     run = { o, timer, transport, waiters: new Map() }
     intervalUs = o.interval
     heapIntervalBytes = o.heapInterval
-<<<<<<< HEAD
-    if (hooks.changed) hooks.changed()
-=======
     sourceMaps = o.sourceMaps
->>>>>>> fix-sm
+    if (hooks.changed) hooks.changed()
     return { transport, ...o }
   }
 
