@@ -19,9 +19,9 @@ typedef struct {
   char *path_b; /* diff: the "after" profile file (owned); path is "before" */
   char **paths; /* merge: profile files (owned) merged in this order, instead of path */
   size_t npaths;
-  char *dir;    /* output directory (owned), or NULL to write nothing */
-  int own_dir;  /* dir is cprof's default: it must be the user's private one */
-  char *name; /* the .cpuprofile/.heapprofile name inside dir (owned), or NULL */
+  char *dir;   /* output directory (owned), or NULL to write nothing */
+  int own_dir; /* dir is cprof's default: it must be the user's private one */
+  char *name;  /* the .cpuprofile/.heapprofile name inside dir (owned), or NULL */
   char *outs[CPROF_FORMAT_COUNT]; /* derived formats' names inside dir (owned), or NULL;
                                      for a diff, outs[SVG] is the differential graph */
   unsigned top;                   /* how many functions the summary lists */
@@ -34,8 +34,8 @@ typedef struct {
   int source_maps;          /* map frames through source maps for every derived output */
   cprof_export_opts_t opts; /* title, focus and main point at the owned copies below */
   char *title, *focus, *main;
-  char *own_url; /* CPU: the url prefix of cprof's own code; leading samples in
-                    it are its start call, dropped (own_start.c); NULL: none */
+  char *own_url;   /* CPU: the url prefix of cprof's own code; leading samples in
+                      it are its start call, dropped (own_start.c); NULL: none */
   char *html_path; /* html: the viewer template file, read on the worker (owned) */
   /* Instead of json or path: run on the worker thread, gives the profile
    * (the recorder's dump: a merge of its windows). produce_free(ctx) runs
