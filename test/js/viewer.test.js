@@ -72,6 +72,19 @@ function hottest (profile) {
   return { hot, caller }
 }
 
+// The function with the most self size in a .heapprofile, by name as the
+// viewer shows it.
+function topAllocator (profile) {
+  const self = new Map()
+  const walk = (n) => {
+    const name = n.callFrame.functionName || '(anonymous)'
+    self.set(name, (self.get(name) || 0) + n.selfSize)
+    for (const c of n.children || []) walk(c)
+  }
+  walk(profile.head)
+  return [...self].sort((a, b) => b[1] - a[1])[0][0]
+}
+
 const rowText = (page, sel) => page.$$eval(sel, (rows) => rows.map((r) => ({
   name: r.querySelector('.name') && r.querySelector('.name').textContent,
   cells: [...r.querySelectorAll('td')].map((td) => td.textContent)
@@ -273,13 +286,18 @@ describe('in Chromium', { skip: skipBrowser }, () => {
       assert.match(figures, /Profileheap/)
       assert.match(figures, /live objects/)
       assert.match(figures, /Interval4\.0 KiB/)
+      // makeRecords, or the loop that calls it when V8 inlined it there
+      // (the heap sampler charges an inlined function's allocations to the
+      // optimised frame that holds it).
+      const top = topAllocator(JSON.parse(fs.readFileSync(taken.heap.files.heapprofile, 'utf8')))
+      assert.ok(['makeRecords', '(anonymous)'].includes(top), `top allocator ${top}`)
       await page.click('#tabs button[data-view="flat"]')
       const flat = await rowText(page, '#view-flat tbody tr')
-      assert.equal(flat[0].name, 'makeRecords')
+      assert.equal(flat[0].name, top)
       assert.match(flat[0].cells[0], /(KiB|MiB)$/)
       await page.click('#view-flat tbody tr:first-child td.fn')
       await page.click('#tabs button[data-view="bottomup"]')
-      assert.equal(await page.$eval('#view-bottomup tr.selected .name', (e) => e.textContent), 'makeRecords')
+      assert.equal(await page.$eval('#view-bottomup tr.selected .name', (e) => e.textContent), top)
       await screenshot(page, 'viewer-heap.png')
     } finally {
       await page.close()
