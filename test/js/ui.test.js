@@ -106,6 +106,10 @@ test('loopback only, and nothing without the token', async () => {
   assert.match(JSON.parse(bad.body).error, /pid/)
 })
 
+// waitForFunction polls on a timer: its default, requestAnimationFrame, stops
+// while another tab is in front, and the test opens several.
+const POLL = { polling: 100 }
+
 test('dashboard: list, open, compare, merge, timeline, live processes and a timed profile of one', { skip: skipBrowser }, async () => {
   const browser = await launch()
   const app = startFixture('trigger-app.js', [JSON.stringify({ dir }), '1', '60000'], { env: { CPROF_RUN_DIR: runDir, CPROF_APP: HOSTILE_APP } })
@@ -139,9 +143,9 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
 
     // Compare: tick two CPU profiles, follow the link.
     await page.$eval('#files tr[data-name^="cpu-111"] input', (e) => e.click())
-    await page.waitForFunction(() => document.querySelector('#files tr[data-name^="cpu-111"] input').checked)
+    await page.waitForFunction(() => document.querySelector('#files tr[data-name^="cpu-111"] input').checked, POLL)
     await page.$eval('#files tr[data-name^="cpu-222"] input', (e) => e.click())
-    await page.waitForFunction(() => document.getElementById('compare').getAttribute('aria-disabled') === 'false')
+    await page.waitForFunction(() => document.getElementById('compare').getAttribute('aria-disabled') === 'false', POLL)
     const diffHref = await page.$eval('#compare', (a) => a.href)
     const d = await openPage(browser, diffHref)
     assert.match(await d.page.$eval('#figures', (e) => e.textContent), /CPU diff/)
@@ -149,7 +153,7 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
 
     // Merge: the same two, plus a CPU window; the viewer of their merge.
     await page.$eval(`#files tr[data-name="${WINDOWS[0]}"] input`, (e) => e.click())
-    await page.waitForFunction(() => document.getElementById('merge-info').textContent === '3 cpu profiles')
+    await page.waitForFunction(() => document.getElementById('merge-info').textContent === '3 cpu profiles', POLL)
     assert.equal(await page.$eval('#compare', (a) => a.getAttribute('aria-disabled')), 'true')
     const m = await openPage(browser, await page.$eval('#merge', (a) => a.href))
     assert.deepEqual(m.problems, [])
@@ -158,7 +162,7 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
     await m.page.close()
     // A heap profile in the selection: no merge.
     await page.$eval('#files tr[data-name^="heap-111"] input', (e) => e.click())
-    await page.waitForFunction(() => document.getElementById('merge').getAttribute('aria-disabled') === 'true')
+    await page.waitForFunction(() => document.getElementById('merge').getAttribute('aria-disabled') === 'true', POLL)
     assert.equal(await page.$eval('#merge-info', (e) => e.textContent), 'merge takes profiles of one kind')
 
     // The live app in the processes list (its hostile name as text); the
@@ -176,16 +180,16 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
     assert.equal(await page.$eval('#pid', (e) => e.value), String(pid))
     await page.$eval('#seconds', (e) => { e.value = '2.5' })
     await page.click('#start button[type=submit]')
-    await page.waitForFunction(() => /^profiling process/.test(document.getElementById('start-info').textContent), { timeout: 10000 })
+    await page.waitForFunction(() => /^profiling process/.test(document.getElementById('start-info').textContent), { polling: 100, timeout: 10000 })
     // While it runs, the list says what runs.
-    await page.waitForFunction((p) => (document.querySelector(`#procs tr[data-pid="${p}"] td:nth-child(6)`) || {}).textContent === 'cpu', { timeout: 10000 }, pid)
+    await page.waitForFunction((p) => (document.querySelector(`#procs tr[data-pid="${p}"] td:nth-child(6)`) || {}).textContent === 'cpu', { polling: 100, timeout: 10000 }, pid)
     await page.waitForSelector(`#files tr.new[data-name^="cpu-${pid}-"]`, { timeout: 60000 })
     // The trigger's job ends once the second signal went out (and, with
     // cprof trigger's own wait, once the file is there): the page says so.
-    await page.waitForFunction(() => /: done\n/.test(document.getElementById('jobs').textContent), { timeout: 60000 })
+    await page.waitForFunction(() => /: done\n/.test(document.getElementById('jobs').textContent), { polling: 100, timeout: 60000 })
     await screenshot(page, 'ui-dashboard.png')
     // The app exits after its profile: it leaves the list.
-    await page.waitForFunction((p) => !document.querySelector(`#procs tr[data-pid="${p}"]`), { timeout: 15000 }, pid)
+    await page.waitForFunction((p) => !document.querySelector(`#procs tr[data-pid="${p}"]`), { polling: 100, timeout: 15000 }, pid)
     const newHref = await page.$eval(`#files tr[data-name^="cpu-${pid}-"] a.open`, (a) => a.href)
     const n = await openPage(browser, newHref)
     assert.deepEqual(n.problems, [])
