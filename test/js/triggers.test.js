@@ -167,8 +167,10 @@ for (const config of [{ maxDuration: 400 }, { maxDuration: 400, timeout: 60000 }
 
 for (const mode of ['init', 'init-destroy']) {
   test(`${mode === 'init' ? 'init() alone' : 'init() then destroy()'}: the process exits on its own, code 0`, () => {
-    // Not a timing test: 5 s only tells "exits" from "hangs".
-    const r = runFixture('trigger-exit.js', [mode, JSON.stringify({ heapSignal: 'SIGURG' })], { timeout: 5000 })
+    // Not a timing test: 30 s only tells "exits" from "hangs" (a kept-alive
+    // process would never exit; under ASan on a loaded machine start-up alone
+    // can take seconds).
+    const r = runFixture('trigger-exit.js', [mode, JSON.stringify({ heapSignal: 'SIGURG' })], { timeout: 30000 })
     assert.equal(r.timedOut, false, `the process was kept alive: ${r.describe()}`)
     assert.equal(r.status, 0, r.describe())
     assert.equal(r.stderr, '')
@@ -211,7 +213,7 @@ test('after destroy() the signal is the default again: SIGUSR2 terminates the pr
 })
 
 test('init() twice replaces the triggers: the old signal is released', () => {
-  const r = runFixture('trigger-exit.js', ['reinit', JSON.stringify({ signal: 'SIGURG' })], { timeout: 5000 })
+  const r = runFixture('trigger-exit.js', ['reinit', JSON.stringify({ signal: 'SIGURG' })], { timeout: 30000 })
   assert.equal(r.status, 0, r.describe())
   const out = Object.assign({}, ...r.json)
   assert.deepEqual(out.caught, { before: { SIGUSR2: true, SIGURG: false }, after: { SIGUSR2: false, SIGURG: true } })
@@ -342,7 +344,9 @@ async function assertReportedDuration (r, file) {
 }
 
 test('cprof trigger --duration toggles a profile in a live process; cprof list shows it', async () => {
-  const { app, dir, pid } = await preloadRun({ CPROF_PROFILING: '1' }, { args: ['5000'] })
+  // The app lives 12 s: the CLI's start-up under ASan on a loaded machine
+  // must not outlast it.
+  const { app, dir, pid } = await preloadRun({ CPROF_PROFILING: '1' }, { args: ['12000'] })
   const r = await triggerCli([String(pid), '--duration', '0.5'])
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}${app.describe()}`)
   assert.match(r.stdout, new RegExp(`sent SIGUSR2 to ${pid}`))
@@ -367,7 +371,7 @@ test('cprof trigger --duration toggles a profile in a live process; cprof list s
 // 6 s of synchronous work, so the profile starts and stops at its end and
 // covers far less than asked. The CLI reports what the file covers.
 test('cprof trigger --duration during synchronous work reports the real duration', async () => {
-  const { app, dir, pid } = await preloadRun({ CPROF_PROFILING: '1' }, { args: ['1000', 'block'] })
+  const { app, dir, pid } = await preloadRun({ CPROF_PROFILING: '1' }, { args: ['5000', 'block'] })
   const r = await triggerCli([String(pid), '--duration', '0.5', '--dir', dir])
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}${app.describe()}`)
   const line = await app.next((l) => l.startsWith('cprof: wrote '), { stderr: true })
