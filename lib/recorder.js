@@ -209,8 +209,8 @@ function createRecorder (hooks) {
   }
 
   /** Stops recording; the ring stays for a last dump() until the next start().
-   * With push, waits (at most one request timeout) for the queued windows'
-   * uploads; a window that must wait for a retry is dropped. */
+   * With push, waits (at most push.timeout ms) for the queued windows'
+   * uploads, retries included; what is left then is dropped (counted). */
   async function stop () {
     const r = run
     if (r) clearInterval(r.timer)

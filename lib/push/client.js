@@ -152,7 +152,6 @@ function createPusher (o, series, hooks = {}) {
         pump()
       }, r.wait ?? backoff(item.attempts))
       waitTimer.unref()
-      settle() // flush() does not wait through a backoff
       return
     } else if (r.retry) {
       counts.dropped++ // closed while it failed
@@ -184,12 +183,13 @@ function createPusher (o, series, hooks = {}) {
     pump()
   }
 
-  /** Resolves when nothing waits (or a retry must wait), or after ms. */
+  /** Resolves when every queued window is delivered (or failed), or after ms. */
   function flush (ms) {
-    if (!sending && (queue.length === 0 || waitTimer)) return Promise.resolve()
+    if (!sending && queue.length === 0) return Promise.resolve()
     return new Promise((resolve) => {
+      // Ref'd on purpose: whoever awaits stop() asked for the flush, and the
+      // process would otherwise end before an unref'd retry comes due.
       const t = setTimeout(resolve, ms)
-      t.unref()
       idle.push(() => {
         clearTimeout(t)
         resolve()
