@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 /* pprof writer: a gzip'd perftools.profiles.Profile (github.com/google/
  * pprof, proto/profile.proto), encoded by hand. Only two wire types are
  * needed: varints and length-delimited bytes (strings, nested messages,
@@ -400,11 +401,12 @@ static int split(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *
     uint32_t next = start;
     enc_reset(e);
     if ((rc = encode(e, p, o, &next, limit)) != 0) return rc;
-    if (max_bytes && e->out.len > max_bytes && limit > 1 && next > start) {
-      uint32_t taken = 0;
+    uint32_t taken = 0;
+    if (max_bytes && e->out.len > max_bytes)
       for (uint32_t i = start; i < next; i++)
         taken += has_sample(&e->tree->nodes[i]);
-      limit = taken > 1 ? taken / 2 : 1;
+    if (taken > 1) {
+      limit = taken / 2;
       continue; /* the same start again, with fewer samples */
     }
     if ((rc = add_part(parts, n, e->out.data, e->out.len)) != 0) return rc;
