@@ -228,6 +228,8 @@ function envFlag (text) {
 function envRecorder (env) {
   const on = env.CPROF_RECORDER
   const push = env.CPROF_PUSH_URL !== undefined && env.CPROF_PUSH_URL !== ''
+  const orphan = !push && RECORDER_VARS.find(([name, key]) => key.startsWith('push.') && env[name])
+  if (orphan) throw invalidArg(`${orphan[0]} is set but CPROF_PUSH_URL (the Pyroscope server) is not`)
   if (on === undefined && !push) return undefined
   let enabled = true
   try {
