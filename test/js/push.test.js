@@ -314,3 +314,49 @@ test('instances of one app (PM2 cluster-style environment) are distinct series',
   assert.deepEqual([...names].sort(), ['web/0', 'web/1'])
   for (const i of ['0', '1']) assertContiguous(r.profiles.filter((p) => p.labels.instance === i && isCpu(p)), `instance ${i}`)
 })
+
+test('a real PM2 cluster (io object in the ecosystem file): each instance its own series, named after the app', { timeout: 90_000 }, async (t) => {
+  let pm2Bin
+  try {
+    pm2Bin = require.resolve('pm2/bin/pm2', { paths: [ROOT] })
+  } catch {
+    return t.skip('the pm2 package is not installed (npm install --include=dev)')
+  }
+  const { makeTmpDir } = require('./helpers/util.js')
+  const home = makeTmpDir('cprof-pm2push-')
+  const appDir = makeTmpDir('cprof-pm2push-app-')
+  const env = childEnv({ PM2_HOME: home, PM2_DISABLE_VERSION_CHECK: 'true', NO_COLOR: '1' })
+  for (const k of Object.keys(env)) if (k.startsWith('CPROF_') || k === 'io') delete env[k]
+  // Async, so the receiver in this process answers meanwhile.
+  const pm2 = (...args) => new Promise((resolve) => {
+    const c = spawn(process.execPath, [pm2Bin, ...args], { env, cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    c.stdout.on('data', (d) => { out += d })
+    c.stderr.on('data', (d) => { out += d })
+    const timer = setTimeout(() => c.kill('SIGKILL'), 30_000)
+    c.on('close', (status) => { clearTimeout(timer); resolve({ status, out }) })
+  })
+  const r = await receiver()
+  require('node:fs').writeFileSync(path.join(appDir, 'ecosystem.config.js'), `module.exports = ${JSON.stringify({
+    apps: [{
+      name: 'cprof-push',
+      script: path.join(__dirname, 'fixtures', 'push-app.js'),
+      exec_mode: 'cluster',
+      instances: 2,
+      autorestart: false,
+      node_args: `-r ${path.join(ROOT, 'register.js')}`,
+      env: { APP_MS: '600000', APP_IDLE_MS: '40' },
+      io: { recorder: { window: 1000, push: { url: r.url, labels: { env: 'pm2' } } } }
+    }]
+  })}\n`)
+  try {
+    const started = await pm2('start', 'ecosystem.config.js')
+    assert.equal(started.status, 0, started.out)
+    const deadline = Date.now() + 45_000
+    const seen = () => new Set(r.profiles.map((p) => `${p.app}/${p.labels.instance}/${p.labels.env}`))
+    while (seen().size < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 500))
+    assert.deepEqual([...seen()].sort(), ['cprof-push/0/pm2', 'cprof-push/1/pm2'])
+  } finally {
+    await pm2('kill')
+  }
+})
