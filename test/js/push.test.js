@@ -360,3 +360,57 @@ test('a real PM2 cluster (io object in the ecosystem file): each instance its ow
     await pm2('kill')
   }
 })
+
+test('HTTPS: a private CA through NODE_EXTRA_CA_CERTS works, an unknown one is refused and retried; URL credentials become basic auth', async (t) => {
+  const { makeTmpDir } = require('./helpers/util.js')
+  const fs = require('node:fs')
+  const dir = makeTmpDir('cprof-push-tls-')
+  const key = path.join(dir, 'key.pem')
+  const cert = path.join(dir, 'cert.pem')
+  const made = require('node:child_process').spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert,
+    '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' })
+  if (made.error || made.status !== 0) return t.skip(`openssl cannot make a certificate here: ${made.error ? made.error.message : made.stderr}`)
+  const r = await startReceiver({ tls: { key: fs.readFileSync(key), cert: fs.readFileSync(cert) } })
+  receivers.push(r)
+  const url = r.url.replace('https://', 'https://4242:secret-pw@')
+  const trusted = await runApp({ CPROF_PUSH_URL: url, NODE_EXTRA_CA_CERTS: cert, APP_MS: '2500', APP_STOP: '1' })
+  assertClean(trusted, 'trusted CA')
+  assert.ok(trusted.out.push.pushed >= 2, JSON.stringify(trusted.out.push))
+  assert.equal(trusted.out.push.url, r.url, 'the status shows the URL without credentials')
+  assert.equal(r.profiles[0].headers.authorization, `Basic ${Buffer.from('4242:secret-pw').toString('base64')}`)
+  const count = r.profiles.length
+  const unknown = await runApp({ CPROF_PUSH_URL: r.url, NODE_EXTRA_CA_CERTS: '', APP_MS: '2500' })
+  assertClean(unknown, 'unknown CA')
+  assert.equal(unknown.out.push.pushed, 0)
+  assert.ok(unknown.out.push.retried >= 1)
+  assert.match(unknown.out.push.lastError.code, /CERT|SELF_SIGNED/)
+  assert.equal(r.profiles.length, count)
+})
+
+test('a window above maxSamples is split into parts of one range whose samples add up to the window', async () => {
+  const r = await receiver()
+  const windows = []
+  const onWindow = (info) => windows.push(info)
+  cprof.on('window', onWindow)
+  try {
+    cprof.recorder.start({ window: 60_000, push: { url: r.url, app: 'split', maxSamples: 4 } })
+    // Twelve functions of their own names: at least twelve distinct stacks.
+    // eslint-disable-next-line no-new-func
+    const fns = Array.from({ length: 12 }, (_, i) => new Function(`return function busy${i} (ms) { const end = Date.now() + ms; let x = ${i}; while (Date.now() < end) x++; return x }`)())
+    for (let k = 0; k < 8; k++) for (const f of fns) f(12)
+    const s = await cprof.recorder.stop()
+    assert.equal(windows.length, 1)
+    assert.equal(s.push.pushed, r.profiles.length)
+    assert.ok(r.profiles.length >= 3, `${r.profiles.length} parts`)
+    let count = 0
+    for (const p of r.profiles) {
+      assert.ok(p.profile.sample.length <= 4)
+      assert.deepEqual([p.from, p.until, String(p.profile.timeNanos)], [r.profiles[0].from, r.profiles[0].until, String(r.profiles[0].profile.timeNanos)])
+      for (const sample of p.profile.sample) count += Number(sample.value[0])
+    }
+    assert.equal(count, windows[0].samples, 'the parts hold every sample of the window once')
+    assert.equal(windows[0].push, undefined, "the 'window' event carries no bytes")
+  } finally {
+    cprof.off('window', onWindow)
+  }
+})

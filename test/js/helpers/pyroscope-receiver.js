@@ -15,6 +15,7 @@
 // pprof-format. Faults can be switched on: down (port closed), a status
 // code (with Retry-After), slow answers, and accepting without answering.
 const http = require('node:http')
+const https = require('node:https')
 const zlib = require('node:zlib')
 const Busboy = require('busboy')
 const { Profile } = require('pprof-format')
@@ -71,8 +72,9 @@ function decodePprof (raw) {
   return { profile: Profile.decode(bytes), bytes: bytes.length }
 }
 
-/** Starts a receiver; port 0 picks one. → { port, url, profiles, requests, set(faults), close(), down(), up() } */
-async function startReceiver ({ port = 0 } = {}) {
+/** Starts a receiver; port 0 picks one; tls: { key, cert } for HTTPS.
+ * → { port, url, profiles, requests, set(faults), close(), down(), up() } */
+async function startReceiver ({ port = 0, tls = null } = {}) {
   const profiles = [] // every accepted profile: { app, labels, from, until, spyName, profile, headers, at }
   const requests = [] // every request: { at, status }
   let faults = {} // { status, retryAfter, times, delayMs, hang }
@@ -142,7 +144,8 @@ async function startReceiver ({ port = 0 } = {}) {
   let server
   let boundPort = port
   function listen () {
-    server = http.createServer((req, res) => { handle(req, res).catch((err) => { res.statusCode = 500; res.end(String(err)) }) })
+    const onRequest = (req, res) => { handle(req, res).catch((err) => { res.statusCode = 500; res.end(String(err)) }) }
+    server = tls ? https.createServer(tls, onRequest) : http.createServer(onRequest)
     server.keepAliveTimeout = 1000
     return new Promise((resolve, reject) => {
       server.once('error', reject)
@@ -163,7 +166,7 @@ async function startReceiver ({ port = 0 } = {}) {
   await listen()
   return {
     get port () { return boundPort },
-    get url () { return `http://127.0.0.1:${boundPort}` },
+    get url () { return `${tls ? 'https' : 'http'}://127.0.0.1:${boundPort}` },
     profiles,
     requests,
     set (f) { faults = { ...f } },
