@@ -251,8 +251,11 @@ static int convert(conv_t *c) {
     c->from_ms = w->from_ms;
     c->to_ms = w->to_ms;
     c->samples = w->profile->nsamples;
-    if (c->rec->push.on) rc = push_parts(c, w->profile);
-    if (rc == CPROF_OK && c->rec->store.dir) rc = store_window(c, w->profile);
+    /* Each its own outcome: a window that cannot be encoded for push is
+     * still stored, and the other way round. */
+    int prc = c->rec->push.on ? push_parts(c, w->profile) : CPROF_OK;
+    if (c->rec->store.dir) rc = store_window(c, w->profile);
+    if (rc == CPROF_OK) rc = prc;
   }
   cprof_window_unref(w);
   return rc;

@@ -134,7 +134,8 @@ async function startReceiver ({ port = 0, tls = null } = {}) {
       until: Number(u.searchParams.get('until')),
       spyName: u.searchParams.get('spyName'),
       profile: decoded.profile,
-      bytes: decoded.bytes,
+      bytes: decoded.bytes, // uncompressed
+      raw: fields.profile.length, // as sent (gzip'd)
       headers: req.headers,
       at
     })
