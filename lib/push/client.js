@@ -23,6 +23,10 @@ const BACKOFF_BASE_MS = 1000
 const BACKOFF_CAP_MS = 10_000
 const RETRY_AFTER_CAP_MS = 5 * 60_000
 const ERROR_TEXT_MAX = 200
+// Pyroscope rejects profiles older than validation.reject-older-than (1 h by
+// default, pkg/validation/limits.go): after a long outage such windows are
+// dropped (counted) instead of sent to be refused. A margin for clock skew.
+const MAX_AGE_MS = 55 * 60_000
 const USER_AGENT = `cprof/${require('../../package.json').version} node/${process.versions.node}`
 
 /** The delay before attempt n + 1 (n ≥ 1): base·2^(n-1) up to the cap, drawn
@@ -165,7 +169,11 @@ function createPusher (o, series, hooks = {}) {
 
   function pump () {
     if (sending || waitTimer || closed) return
-    const item = queue.shift()
+    let item = queue.shift()
+    while (item && item.from < Date.now() - MAX_AGE_MS) {
+      counts.dropped++
+      item = queue.shift()
+    }
     if (!item) {
       settle()
       return

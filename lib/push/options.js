@@ -8,9 +8,10 @@ const KEYS = ['url', 'app', 'labels', 'token', 'user', 'password', 'tenant', 'ti
   'maxSamples', 'maxProfileBytes']
 const TIMEOUT_DEFAULT_MS = 10_000
 const QUEUE_BYTES_DEFAULT = 8 * 1024 * 1024
-// Pyroscope's default per-tenant limits (validation.Limits:
-// max_profile_stacktrace_samples, max_profile_size_bytes): a profile above
-// either is rejected, so windows are split under them.
+// Pyroscope's default per-tenant limits (pkg/validation/limits.go:
+// validation.max-profile-stacktrace-samples, validation.max-profile-size-bytes,
+// the latter on the uncompressed size): a profile above either is rejected,
+// so windows are split under them.
 const MAX_SAMPLES_DEFAULT = 16_000
 const MAX_PROFILE_BYTES_DEFAULT = 4 * 1024 * 1024
 // Pyroscope's label rules (api/model/labelset/validate.go) and Prometheus':

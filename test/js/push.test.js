@@ -17,7 +17,7 @@ const { childEnv, removeTmpDirs } = require('./helpers/util.js')
 const { pushOptions, publicOptions, parseLabels } = require('../../lib/push/options')
 const { seriesName, series } = require('../../lib/push/labels')
 const { createQueue } = require('../../lib/push/queue')
-const { backoff, retryAfterMs } = require('../../lib/push/client')
+const { backoff, retryAfterMs, createPusher } = require('../../lib/push/client')
 const { envConfig } = require('../../lib/trigger-config')
 const cprof = require('../../lib/index')
 
@@ -419,4 +419,26 @@ test('a window above maxSamples is split into parts of one range whose samples a
   } finally {
     cprof.off('window', onWindow)
   }
+})
+
+test('a window older than Pyroscope accepts (1 h) is dropped, not sent to be refused', async () => {
+  const r = await receiver()
+  const zlib = require('node:zlib')
+  const { Profile, ValueType, StringTable } = require('pprof-format')
+  const pprof = (fromMs) => {
+    const strings = new StringTable()
+    const p = new Profile({ sampleType: [new ValueType({ type: strings.dedup('samples'), unit: strings.dedup('count') })], timeNanos: BigInt(fromMs) * 1000000n, stringTable: strings })
+    return zlib.gzipSync(p.encode())
+  }
+  const pusher = createPusher(pushOptions({ url: r.url, app: 'old' }), { name: 'old{instance=1}' })
+  const now = Date.now()
+  const old = now - 2 * 3600 * 1000
+  pusher.enqueue({ kind: 'cpu', seq: 1, from: old, to: old + 10_000, push: [pprof(old)] })
+  pusher.enqueue({ kind: 'cpu', seq: 2, from: now - 10_000, to: now, push: [pprof(now - 10_000)] })
+  await pusher.flush(10_000)
+  const s = pusher.status()
+  pusher.close()
+  assert.deepEqual([s.pushed, s.dropped, s.failed], [1, 1, 0])
+  assert.equal(r.profiles.length, 1)
+  assert.equal(r.requests.length, 1)
 })

@@ -9,8 +9,9 @@
 //   - pkg/og/convert/pprof/profile.go: the form's file field `profile`
 //     holds the pprof (gzip'd or not: pprof.RawFromBytes takes both);
 //   - api/model/labelset/validate.go: service name and label name rules;
-//   - the distributor's default limits: at most 16,000 samples and 4 MiB of
-//     uncompressed pprof per profile (a larger one is rejected).
+//   - pkg/validation/limits.go, the default limits: at most 16,000 samples
+//     and 4 MiB of uncompressed pprof per profile, none older than 1 hour
+//     (validation.reject-older-than); others are rejected.
 // The multipart body is parsed with busboy, every pprof decoded with
 // pprof-format. Faults can be switched on: down (port closed), a status
 // code (with Retry-After), slow answers, and accepting without answering.
@@ -22,6 +23,7 @@ const { Profile } = require('pprof-format')
 
 const MAX_SAMPLES = 16_000
 const MAX_PROFILE_BYTES = 4 * 1024 * 1024
+const REJECT_OLDER_THAN_MS = 3600 * 1000
 const LABEL_RUNE = /^[a-zA-Z0-9_.]+$/
 const SERVICE_RUNE = /^[a-zA-Z0-9_./-]+$/
 
@@ -128,6 +130,7 @@ async function startReceiver ({ port = 0, tls = null } = {}) {
     }
     if (decoded.bytes > MAX_PROFILE_BYTES) return answer(400, `profile too large: ${decoded.bytes}`)
     if (decoded.profile.sample.length > MAX_SAMPLES) return answer(400, `too many samples: ${decoded.profile.sample.length}`)
+    if (Number(BigInt(decoded.profile.timeNanos) / 1000000n) < Date.now() - REJECT_OLDER_THAN_MS) return answer(400, 'profile too old')
     profiles.push({
       ...meta,
       from: Number(u.searchParams.get('from')),
