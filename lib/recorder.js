@@ -10,6 +10,9 @@ const { invalidArg } = require('./errors')
 const { prepareDirSync } = require('./dirs')
 const options = require('./options')
 const { fileStem, formatNames } = require('./controller')
+const { pushOptions, publicOptions } = require('./push/options')
+const { series } = require('./push/labels')
+const { createPusher } = require('./push/client')
 
 const WINDOW_DEFAULT_MS = 10_000
 const WINDOW_RANGE_MS = [100, 3_600_000]
@@ -17,7 +20,7 @@ const KEEP_DEFAULT_MS = 60_000
 const MAX_BYTES_DEFAULT = 16 * 1024 * 1024
 const STORE_MAX_BYTES_DEFAULT = 256 * 1024 * 1024
 const STORE_MAX_AGE_DEFAULT_MS = 24 * 3600 * 1000
-const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'store', 'sourceMaps']
+const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'store', 'sourceMaps', 'push']
 const STORE_KEYS = ['dir', 'maxBytes', 'maxAge', 'formats']
 const STORE_FORMATS = ['cpuprofile', 'pprof']
 const DUMP_KEYS = ['kind', 'last', 'formats', 'dir', 'name', 'sourceMaps']
@@ -81,7 +84,8 @@ function heapIntervalOption (value) {
   return value
 }
 
-/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval, store, sourceMaps } */
+/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval, store,
+ * sourceMaps, push } */
 function startOptions (arg) {
   const o = objectOption(arg, START_KEYS, 'recorder.start()')
   if (o.heap !== undefined && typeof o.heap !== 'boolean') {
@@ -99,7 +103,8 @@ function startOptions (arg) {
     heap: o.heap === true,
     heapInterval: heapIntervalOption(o.heapInterval),
     store: storeOption(o.store),
-    sourceMaps: options.sourceMapsOption(o.sourceMaps) // start()'s default: on under --enable-source-maps
+    sourceMaps: options.sourceMapsOption(o.sourceMaps), // start()'s default: on under --enable-source-maps
+    push: pushOptions(o.push) // Grafana Pyroscope (lib/push, docs/pyroscope.md)
   }
 }
 
@@ -129,9 +134,14 @@ function createRecorder (hooks) {
   let intervalUs = options.CPU_INTERVAL_DEFAULT_US
   let heapIntervalBytes = options.HEAP_INTERVAL_DEFAULT_BYTES
   let sourceMaps = null // the last start()'s; null: start()'s default at dump time
+  let pusher = null // the last start()'s push client; its counts stay after stop()
 
   function onWindow (info) {
     const r = run
+    if (info.push) {
+      if (r && r.pusher) r.pusher.enqueue(info)
+      delete info.push // the event's listeners get no copy of the bytes
+    }
     if (info.error) hooks.report(info.error)
     else hooks.emit('window', info)
     if (hooks.changed) hooks.changed()
@@ -184,23 +194,32 @@ function createRecorder (hooks) {
     // store.dir is the user's: created 0700, must be a directory (the rule
     // for dir, docs/reliability.md); checked here so start() throws at once.
     if (store) prepareDirSync(store.dir, false, 'pass store.dir a directory you own')
-    const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0)
+    const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes }
+    const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push)
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
-    run = { o, timer, transport, waiters: new Map() }
+    if (pusher) pusher.close() // the previous recording's: what it still held is dropped
+    pusher = o.push ? createPusher(o.push, series(o.push), hooks) : null
+    run = { o, timer, transport, waiters: new Map(), pusher }
     intervalUs = o.interval
     heapIntervalBytes = o.heapInterval
     sourceMaps = o.sourceMaps
     if (hooks.changed) hooks.changed()
-    return { transport, ...o }
+    return { transport, ...o, push: publicOptions(o.push) } // never the token or password
   }
 
-  /** Stops recording; the ring stays for a last dump() until the next start(). */
+  /** Stops recording; the ring stays for a last dump() until the next start().
+   * With push, waits (at most push.timeout ms) for the queued windows'
+   * uploads, retries included; what is left then is dropped (counted). */
   async function stop () {
     const r = run
     if (r) clearInterval(r.timer)
     const seq = native.recStop() // throws ERR_CPROF_NOT_STARTED when not running
     if (seq !== 0) await waitFor(r, seq)
+    if (r && r.pusher) {
+      await r.pusher.flush(r.o.push.timeout)
+      r.pusher.close()
+    }
     if (hooks.changed) hooks.changed()
     return status()
   }
@@ -210,6 +229,7 @@ function createRecorder (hooks) {
     const s = native.recStatus()
     if (!s) return { running: false, windows: 0, bytes: 0, from: null, to: null }
     if (s.windows === 0) { s.from = null; s.to = null }
+    if (pusher) s.push = pusher.status()
     return s
   }
 

@@ -203,8 +203,20 @@ const RECORDER_VARS = [
   ['CPROF_RECORDER_STORE', 'store.dir'],
   ['CPROF_RECORDER_STORE_MAX_BYTES', 'store.maxBytes'],
   ['CPROF_RECORDER_STORE_MAX_AGE', 'store.maxAge'],
-  ['CPROF_RECORDER_STORE_FORMATS', 'store.formats']
+  ['CPROF_RECORDER_STORE_FORMATS', 'store.formats'],
+  // Push to Grafana Pyroscope (docs/pyroscope.md); CPROF_PUSH_URL alone
+  // switches the recorder on.
+  ['CPROF_PUSH_URL', 'push.url'],
+  ['CPROF_PUSH_APP', 'push.app'],
+  ['CPROF_PUSH_LABELS', 'push.labels'],
+  ['CPROF_PUSH_TOKEN', 'push.token'],
+  ['CPROF_PUSH_USER', 'push.user'],
+  ['CPROF_PUSH_PASSWORD', 'push.password'],
+  ['CPROF_PUSH_TENANT', 'push.tenant'],
+  ['CPROF_PUSH_TIMEOUT', 'push.timeout'],
+  ['CPROF_PUSH_QUEUE_BYTES', 'push.queueBytes']
 ]
+const PUSH_TEXT = ['push.url', 'push.app', 'push.token', 'push.user', 'push.password', 'push.tenant']
 
 function envFlag (text) {
   const s = text.trim().toLowerCase()
@@ -215,13 +227,17 @@ function envFlag (text) {
 
 function envRecorder (env) {
   const on = env.CPROF_RECORDER
-  if (on === undefined) return undefined
-  let enabled
+  const push = env.CPROF_PUSH_URL !== undefined && env.CPROF_PUSH_URL !== ''
+  const orphan = !push && RECORDER_VARS.find(([name, key]) => key.startsWith('push.') && env[name])
+  if (orphan) throw invalidArg(`${orphan[0]} is set but CPROF_PUSH_URL (the Pyroscope server) is not`)
+  if (on === undefined && !push) return undefined
+  let enabled = true
   try {
-    enabled = envProfiling(on) === true
+    if (on !== undefined) enabled = envProfiling(on) === true
   } catch {
     throw invalidArg(`CPROF_RECORDER=${JSON.stringify(on.slice(0, 40))}: must be 1 or 0 (true/false, on/off, yes/no)`)
   }
+  if (!enabled && push) throw invalidArg('CPROF_PUSH_URL is set but CPROF_RECORDER=0: pushing needs the recorder')
   if (!enabled) return false
   const rec = {}
   for (const [name, key] of RECORDER_VARS) {
@@ -229,14 +245,20 @@ function envRecorder (env) {
     if (text === undefined || text === '') continue
     let value
     try {
-      value = key === 'store.dir' ? text
+      value = key === 'store.dir' || PUSH_TEXT.includes(key) ? text
         : key === 'heap' ? envFlag(text)
         : key === 'store.formats' ? text.split(',').map((f) => f.trim()).filter(Boolean)
+        : key === 'push.labels' ? require('./push/options').parseLabels(text)
           : envNumber(text)
     } catch (err) {
-      throw invalidArg(`${name}=${JSON.stringify(text.slice(0, 40))}: ${err.message}`)
+      // Never echo a secret.
+      const shown = /TOKEN|PASSWORD/.test(name) ? '…' : JSON.stringify(text.slice(0, 40))
+      throw invalidArg(`${name}=${shown}: ${err.message}`)
     }
-    if (key.startsWith('store.')) {
+    if (key.startsWith('push.')) {
+      if (!push) throw invalidArg(`${name} is set but CPROF_PUSH_URL (the Pyroscope server) is not`)
+      rec.push = { ...rec.push, [key.slice(5)]: value }
+    } else if (key.startsWith('store.')) {
       if (key !== 'store.dir' && env.CPROF_RECORDER_STORE === undefined) {
         throw invalidArg(`${name} is set but CPROF_RECORDER_STORE (the store directory) is not`)
       }
@@ -250,6 +272,7 @@ function envRecorder (env) {
   } catch (err) {
     const entry = RECORDER_VARS.find(([, key]) => err.message.startsWith(key))
     if (entry) err.message = `${entry[0]}: ${err.message}`
+    else if (err.message.startsWith('push')) err.message = `CPROF_PUSH_*: ${err.message}`
     throw err
   }
   return rec

@@ -40,6 +40,14 @@ typedef struct {
   unsigned long long max_bytes;
 } store_t;
 
+/* Push (lib/push): every window also as gzip'd pprof in memory, in parts
+ * within the server's limits, handed to JS with the window. */
+typedef struct {
+  int on;
+  uint32_t max_samples;
+  size_t max_bytes;
+} push_t;
+
 struct cprof_rec_s {
   _Atomic unsigned refs; /* the environment's, and one per conversion in flight */
   napi_env env;
@@ -66,6 +74,7 @@ struct cprof_rec_s {
   pending_t *head, *tail;
   int converting; /* one conversion at a time, in window order */
   store_t store;
+  push_t push;
   int64_t interval_us;
   uint64_t lost;   /* windows whose profile never arrived */
   uint64_t failed; /* windows that could not be converted */
@@ -146,6 +155,8 @@ typedef struct {
   size_t bytes;
   char *files[2]; /* store: .cpuprofile, .pb.gz paths */
   unsigned pruned;
+  cprof_blob_t *parts; /* push: the window as gzip'd pprof parts */
+  size_t nparts;
 } conv_t;
 
 static void kick(napi_env env, cprof_rec_t *rec);
@@ -199,6 +210,22 @@ static int store_window(conv_t *c, const cprof_profile_t *p) {
   return rc;
 }
 
+/* The window as pprof parts for push: heap counts named inuse_objects, as
+ * Pyroscope's memory profile type wants (docs/pyroscope.md). */
+static int push_parts(conv_t *c, const cprof_profile_t *p) {
+  const push_t *pu = &c->rec->push;
+  int heap = p->kind == CPROF_KIND_HEAP;
+  cprof_export_opts_t o = {.interval = heap ? (int64_t)c->rec->heap_interval : c->rec->interval_us,
+                           .start_time_ms = c->from_ms,
+                           .duration_us = heap ? (c->to_ms - c->from_ms) * 1000 : 0,
+                           .pprof_objects = 1};
+  int rc = cprof_export_pprof_parts(p, &o, pu->max_samples, pu->max_bytes, &c->parts, &c->nparts);
+  if (rc != CPROF_OK)
+    snprintf(c->errbuf, sizeof c->errbuf, "cannot encode the window as pprof for push: %s",
+             cprof_strerror(rc));
+  return rc;
+}
+
 static int convert(conv_t *c) {
   size_t off, n, tlen;
   const char *title;
@@ -224,7 +251,11 @@ static int convert(conv_t *c) {
     c->from_ms = w->from_ms;
     c->to_ms = w->to_ms;
     c->samples = w->profile->nsamples;
+    /* Each its own outcome: a window that cannot be encoded for push is
+     * still stored, and the other way round. */
+    int prc = c->rec->push.on ? push_parts(c, w->profile) : CPROF_OK;
     if (c->rec->store.dir) rc = store_window(c, w->profile);
+    if (rc == CPROF_OK) rc = prc;
   }
   cprof_window_unref(w);
   return rc;
@@ -252,8 +283,22 @@ static int set_str(napi_env env, napi_value o, const char *key, const char *s) {
   return 0;
 }
 
+/* push: [Buffer, ...], one per part (copied: the parts are freed with c). */
+static int set_parts(napi_env env, napi_value info, const conv_t *c) {
+  napi_value arr, buf;
+  void *ignored;
+  NAPI_CALL_INT(env, napi_create_array_with_length(env, c->nparts, &arr));
+  for (size_t i = 0; i < c->nparts; i++) {
+    NAPI_CALL_INT(env,
+                  napi_create_buffer_copy(env, c->parts[i].len, c->parts[i].data, &ignored, &buf));
+    NAPI_CALL_INT(env, napi_set_element(env, arr, (uint32_t)i, buf));
+  }
+  NAPI_CALL_INT(env, napi_set_named_property(env, info, "push", arr));
+  return 0;
+}
+
 /* { seq, from, to, samples, bytes, files: { cpuprofile?, pprof? }, pruned,
- *   error?: Error } */
+ *   push?: [Buffer], error?: Error } */
 static napi_value window_info(napi_env env, const conv_t *c) {
   napi_value info, files, err;
   NAPI_CALL(env, napi_create_object(env, &info));
@@ -267,6 +312,7 @@ static napi_value window_info(napi_env env, const conv_t *c) {
       (c->files[1] && set_str(env, files, "pprof", c->files[1])))
     return NULL;
   NAPI_CALL(env, napi_set_named_property(env, info, "files", files));
+  if (c->nparts && set_parts(env, info, c) != 0) return NULL;
   if (c->err != CPROF_OK) {
     char msg[640];
     snprintf(msg, sizeof msg, "recorder %s window %llu: %s", c->win->heap ? "heap" : "CPU",
@@ -302,6 +348,7 @@ static void conv_complete(napi_env env, napi_status status, void *data) {
   free_pending(c->win);
   free(c->files[0]);
   free(c->files[1]);
+  cprof_blobs_free(c->parts, c->nparts);
   free(c);
   rec_unref(rec);
 }
@@ -471,6 +518,24 @@ static int store_args(napi_env env, napi_value v, store_t *st) {
   return 0;
 }
 
+/* push: undefined or { maxSamples, maxBytes } (0: no limit) */
+static int push_args(napi_env env, napi_value v, push_t *pu) {
+  napi_valuetype t;
+  napi_value x;
+  double samples = 0, bytes = 0;
+  NAPI_CALL_INT(env, napi_typeof(env, v, &t));
+  if (t != napi_object) return 0;
+  if (napi_get_named_property(env, v, "maxSamples", &x) != napi_ok ||
+      cprof__arg_double(env, x, "push.maxSamples", &samples) != 0 ||
+      napi_get_named_property(env, v, "maxBytes", &x) != napi_ok ||
+      cprof__arg_double(env, x, "push.maxBytes", &bytes) != 0)
+    return -1;
+  pu->on = 1;
+  pu->max_samples = samples > 0 && samples < UINT32_MAX ? (uint32_t)samples : 0;
+  pu->max_bytes = bytes > 0 ? (size_t)bytes : 0;
+  return 0;
+}
+
 static int open_session(napi_env env, cprof_rec_t *rec) {
   char params[64];
   napi_value mod, console;
@@ -511,7 +576,7 @@ void cprof__rec_release(napi_env env, cprof_rec_t *rec) {
 }
 
 cprof_rec_t *cprof__rec_start(napi_env env, const cprof_rec_opts_t *o, napi_value store,
-                              napi_value on_window) {
+                              napi_value push, napi_value on_window) {
   cprof_rec_t *rec;
   double keep = o->keep_ms, max_bytes = o->max_bytes, heap_interval = o->heap_interval;
   if (!(rec = calloc(1, sizeof *rec)) ||
@@ -530,8 +595,8 @@ cprof_rec_t *cprof__rec_start(napi_env env, const cprof_rec_opts_t *o, napi_valu
   rec->from_ms = rec->heap_from_ms = now_ms();
   rec->heap = heap_interval > 0;
   rec->heap_interval = heap_interval;
-  if (store_args(env, store, &rec->store) != 0 || open_session(env, rec) != 0 ||
-      (rec->heap && heap_start(env, rec) != 0) ||
+  if (store_args(env, store, &rec->store) != 0 || push_args(env, push, &rec->push) != 0 ||
+      open_session(env, rec) != 0 || (rec->heap && heap_start(env, rec) != 0) ||
       napi_create_reference(env, on_window, 1, &rec->on_window) != napi_ok) {
     close_session(env, rec);
     if (rec->on_window) napi_delete_reference(env, rec->on_window);

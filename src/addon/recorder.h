@@ -31,10 +31,12 @@ typedef struct {
 } cprof_rec_opts_t;
 
 /* Opens the session and starts the first window. store: undefined or
- * { dir, cpuprofile, pprof, maxAge, maxBytes }; on_window(info) runs after
- * each window is kept. NULL after throwing. */
+ * { dir, cpuprofile, pprof, maxAge, maxBytes }; push: undefined or
+ * { maxSamples, maxBytes } (each window's info then carries push: the
+ * window as gzip'd pprof parts within those limits); on_window(info) runs
+ * after each window is kept. NULL after throwing. */
 cprof_rec_t *cprof__rec_start(napi_env env, const cprof_rec_opts_t *o, napi_value store,
-                              napi_value on_window);
+                              napi_value push, napi_value on_window);
 
 /* 1 while rec records (NULL-safe); the second: with heap windows. */
 int cprof__rec_running(const cprof_rec_t *rec);

@@ -42,6 +42,8 @@ typedef struct {
   int keep_existing;         /* cprof_write_*: never replace a file (CPROF_EEXIST instead) */
   const char *html_template; /* html: the viewer page, CPROF_HTML_MARKER where the data goes */
   size_t html_template_len;  /* (NULL: a bare page that only carries the data) */
+  int pprof_objects; /* pprof heap: name the count inuse_objects (alloc_objects), as Pyroscope's
+                        memory profile type wants, instead of samples */
 } cprof_export_opts_t;
 
 /* The writers; each takes opts (NULL = all defaults). */
@@ -55,6 +57,24 @@ int cprof_report_text(const cprof_profile_t *p, const cprof_export_opts_t *o, FI
 int cprof_export_html(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
 
 #define CPROF_HTML_MARKER "__CPROF_PROFILE_JSON__"
+
+/* A malloc'd byte string. */
+typedef struct {
+  unsigned char *data;
+  size_t len;
+} cprof_blob_t;
+
+/* p as gzip'd pprof in one or more parts (*parts malloc'd, each part's
+ * data too: cprof_blobs_free) that split its samples so that no part has
+ * more than max_samples samples or, unless it holds one sample, more than
+ * max_bytes bytes before gzip (0: no limit). Each part is a whole Profile
+ * with the header, mapping, functions and strings its samples need; the
+ * parts' samples add up to the profile's. A profile without samples is one
+ * part. CPROF_OK, CPROF_ENOMEM, CPROF_EINVAL. */
+int cprof_export_pprof_parts(const cprof_profile_t *p, const cprof_export_opts_t *o,
+                             uint32_t max_samples, size_t max_bytes, cprof_blob_t **parts,
+                             size_t *nparts);
+void cprof_blobs_free(cprof_blob_t *parts, size_t n);
 
 /* Dispatch by format. */
 int cprof_export_format(cprof_format_t fmt, const cprof_profile_t *p, const cprof_export_opts_t *o,

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 /* pprof writer: a gzip'd perftools.profiles.Profile (github.com/google/
  * pprof, proto/profile.proto), encoded by hand. Only two wire types are
  * needed: varints and length-delimited bytes (strings, nested messages,
@@ -170,16 +171,26 @@ static int put_sample(enc_t *e, uint32_t node, uint64_t count, uint64_t value) {
   return cprof__pb_put_bytes(&e->out, PROFILE_SAMPLE, e->msg.data, e->msg.len);
 }
 
-static int put_samples(enc_t *e, int cpu) {
+static int has_sample(const cprof__tnode_t *n) {
+  return n->self[0] > 0 || n->count[0] != 0;
+}
+
+/* Samples of the tree's nodes from *next on, at most max_samples of them
+ * (0: no limit); *next becomes the first node left out. */
+static int put_samples(enc_t *e, int cpu, uint32_t *next, uint32_t max_samples) {
   const cprof__tree_t *t = e->tree;
+  uint32_t i = *next, n = 0;
   int rc = 0;
-  for (uint32_t i = 0; i < t->nnodes && rc == 0; i++) {
-    const cprof__tnode_t *n = &t->nodes[i];
-    if (n->self[0] <= 0 && n->count[0] == 0) continue;
-    uint64_t value = (uint64_t)(n->self[0] > 0 ? n->self[0] : 0);
+  for (; i < t->nnodes && rc == 0; i++) {
+    const cprof__tnode_t *node = &t->nodes[i];
+    if (!has_sample(node)) continue;
+    if (max_samples && n == max_samples) break;
+    uint64_t value = (uint64_t)(node->self[0] > 0 ? node->self[0] : 0);
     if (cpu) value = value > UINT64_MAX / 1000 ? UINT64_MAX : value * 1000; /* µs → ns */
-    rc = put_sample(e, i, n->count[0], value);
+    rc = put_sample(e, i, node->count[0], value);
+    n++;
   }
+  *next = i;
   return rc;
 }
 
@@ -235,6 +246,9 @@ static int put_mapping(enc_t *e, const char *main) {
 static int put_header(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *o) {
   int cpu = p->kind == CPROF_KIND_CPU, rc;
   const char *space = o->include_collected ? "alloc_space" : "inuse_space";
+  const char *count = !o->pprof_objects      ? "samples"
+                      : o->include_collected ? "alloc_objects"
+                                             : "inuse_objects";
   uint64_t id;
   if ((rc = strtab_id(&e->strs, "", &id)) != 0) return rc; /* string_table[0] */
   if (cpu) {
@@ -242,7 +256,7 @@ static int put_header(enc_t *e, const cprof_profile_t *p, const cprof_export_opt
         (rc = put_value_type(e, PROFILE_SAMPLE_TYPE, "cpu", "nanoseconds")) != 0 ||
         (rc = put_value_type(e, PROFILE_PERIOD_TYPE, "cpu", "nanoseconds")) != 0)
       return rc;
-  } else if ((rc = put_value_type(e, PROFILE_SAMPLE_TYPE, "samples", "count")) != 0 ||
+  } else if ((rc = put_value_type(e, PROFILE_SAMPLE_TYPE, count, "count")) != 0 ||
              (rc = put_value_type(e, PROFILE_SAMPLE_TYPE, space, "bytes")) != 0 ||
              (rc = put_value_type(e, PROFILE_PERIOD_TYPE, "space", "bytes")) != 0) {
     return rc;
@@ -296,36 +310,135 @@ static int gzip_to(FILE *f, const unsigned char *data, size_t len) {
   return rc;
 }
 
-static int encode(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *o) {
+static int encode(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *o, uint32_t *next,
+                  uint32_t max_samples) {
   int rc;
   if ((rc = put_header(e, p, o)) != 0) return rc;
   if ((rc = put_mapping(e, o->main)) != 0) return rc;
-  if ((rc = put_samples(e, p->kind == CPROF_KIND_CPU)) != 0) return rc;
+  if ((rc = put_samples(e, p->kind == CPROF_KIND_CPU, next, max_samples)) != 0) return rc;
   if ((rc = put_functions(e)) != 0) return rc;
   return put_string_table(e);
+}
+
+static int enc_open(enc_t *e, cprof__tree_t *tree, const cprof_profile_t *p) {
+  int rc = cprof__tree_build(tree, p);
+  if (rc != 0) return rc;
+  e->tree = tree;
+  e->stack = malloc(((size_t)tree->max_depth + 1) * sizeof(*e->stack));
+  e->used = calloc((size_t)tree->nfns + 1, 1);
+  return e->stack && e->used ? 0 : CPROF_ENOMEM;
+}
+
+/* Empties the encoder for the next part: the Profile, the string table and
+ * which functions are used start afresh. */
+static void enc_reset(enc_t *e) {
+  e->out.len = 0;
+  strtab_free(&e->strs);
+  memset(&e->strs, 0, sizeof(e->strs));
+  memset(e->used, 0, (size_t)e->tree->nfns + 1);
+}
+
+static void enc_close(enc_t *e, cprof__tree_t *tree) {
+  if (e->tree) cprof__tree_free(tree); /* the string table borrows from p, not from the tree */
+  free(e->stack);
+  free(e->used);
+  strtab_free(&e->strs);
+  cprof__buf_free(&e->out);
+  cprof__buf_free(&e->msg);
+  cprof__buf_free(&e->ids);
+  cprof__buf_free(&e->vals);
 }
 
 int cprof_export_pprof(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f) {
   static const cprof_export_opts_t defaults = {0};
   cprof__tree_t tree;
   enc_t e = {0};
+  uint32_t next = 0;
   if (p == NULL || f == NULL) return CPROF_EINVAL;
   if (o == NULL) o = &defaults;
-  int rc = cprof__tree_build(&tree, p);
-  if (rc != 0) return rc;
-  e.tree = &tree;
-  e.stack = malloc(((size_t)tree.max_depth + 1) * sizeof(*e.stack));
-  e.used = calloc((size_t)tree.nfns + 1, 1);
-  rc = e.stack && e.used ? encode(&e, p, o) : CPROF_ENOMEM;
-  cprof__tree_free(&tree); /* the string table borrows from p, not from the tree */
+  int rc = enc_open(&e, &tree, p);
+  if (rc == 0) rc = encode(&e, p, o, &next, 0);
   if (rc == 0) rc = gzip_to(f, e.out.data, e.out.len);
   if (rc == 0 && (fflush(f) != 0 || ferror(f))) rc = CPROF_EIO;
-  free(e.stack);
-  free(e.used);
-  strtab_free(&e.strs);
-  cprof__buf_free(&e.out);
-  cprof__buf_free(&e.msg);
-  cprof__buf_free(&e.ids);
-  cprof__buf_free(&e.vals);
+  enc_close(&e, &tree);
   return rc;
+}
+
+/* ---- parts within a server's limits ---- */
+
+static int add_part(cprof_blob_t **parts, size_t *n, const unsigned char *data, size_t len) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&buf, &size);
+  if (f == NULL) return CPROF_ENOMEM;
+  int rc = gzip_to(f, data, len);
+  if (fclose(f) != 0 && rc == 0) rc = CPROF_ENOMEM;
+  cprof_blob_t *grown = rc == 0 ? realloc(*parts, (*n + 1) * sizeof(**parts)) : NULL;
+  if (grown == NULL) {
+    free(buf);
+    return rc ? rc : CPROF_ENOMEM;
+  }
+  *parts = grown;
+  grown[(*n)++] = (cprof_blob_t){.data = (unsigned char *)buf, .len = size};
+  return 0;
+}
+
+/* The first node from i on that put_samples would write, or nnodes. */
+static uint32_t next_sample(const cprof__tree_t *t, uint32_t i) {
+  while (i < t->nnodes && !has_sample(&t->nodes[i]))
+    i++;
+  return i;
+}
+
+/* Each part is a whole Profile (header, mapping, its samples' functions and
+ * strings); a part too large for max_bytes is encoded again with half the
+ * samples, down to one. */
+static int split(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *o,
+                 uint32_t max_samples, size_t max_bytes, cprof_blob_t **parts, size_t *n) {
+  uint32_t start = 0, limit = max_samples;
+  int rc = 0;
+  do {
+    uint32_t next = start;
+    enc_reset(e);
+    if ((rc = encode(e, p, o, &next, limit)) != 0) return rc;
+    uint32_t taken = 0;
+    if (max_bytes && e->out.len > max_bytes)
+      for (uint32_t i = start; i < next; i++)
+        taken += has_sample(&e->tree->nodes[i]);
+    if (taken > 1) {
+      limit = taken / 2;
+      continue; /* the same start again, with fewer samples */
+    }
+    if ((rc = add_part(parts, n, e->out.data, e->out.len)) != 0) return rc;
+    start = next_sample(e->tree, next); /* no part without samples after the first */
+    limit = max_samples;
+  } while (start < e->tree->nnodes);
+  return 0;
+}
+
+int cprof_export_pprof_parts(const cprof_profile_t *p, const cprof_export_opts_t *o,
+                             uint32_t max_samples, size_t max_bytes, cprof_blob_t **parts,
+                             size_t *nparts) {
+  static const cprof_export_opts_t defaults = {0};
+  cprof__tree_t tree;
+  enc_t e = {0};
+  if (p == NULL || parts == NULL || nparts == NULL) return CPROF_EINVAL;
+  if (o == NULL) o = &defaults;
+  *parts = NULL;
+  *nparts = 0;
+  int rc = enc_open(&e, &tree, p);
+  if (rc == 0) rc = split(&e, p, o, max_samples, max_bytes, parts, nparts);
+  enc_close(&e, &tree);
+  if (rc != 0) {
+    cprof_blobs_free(*parts, *nparts);
+    *parts = NULL;
+    *nparts = 0;
+  }
+  return rc;
+}
+
+void cprof_blobs_free(cprof_blob_t *parts, size_t n) {
+  for (size_t i = 0; parts && i < n; i++)
+    free(parts[i].data);
+  free(parts);
 }

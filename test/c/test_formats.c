@@ -312,6 +312,77 @@ static void pprof_cpu(void **state) {
   cprof_profile_free(p);
 }
 
+/* The parts for push: each a whole Profile within the limits, together the
+ * profile's samples. */
+static void pprof_parts_check(const cprof_profile_t *p, const cprof_export_opts_t *o,
+                              uint32_t max_samples, size_t max_bytes, size_t want_parts,
+                              uint64_t want_sums[2], uint32_t want_samples) {
+  cprof_blob_t *parts;
+  size_t n;
+  uint64_t sums[2] = {0, 0};
+  uint32_t samples = 0;
+  assert_int_equal(cprof_export_pprof_parts(p, o, max_samples, max_bytes, &parts, &n), CPROF_OK);
+  assert_int_equal(n, want_parts);
+  for (size_t i = 0; i < n; i++) {
+    pprof_t pp;
+    read_pprof(&pp, (const char *)parts[i].data, parts[i].len);
+    assert_string_equal(str(&pp, 0), "");
+    assert_int_equal(pp.nsample_types, 2);
+    assert_int_equal(pp.nmappings, 1);
+    assert_int_equal(pp.nlocations, pp.nfunctions); /* only what its samples name */
+    assert_int_equal(pp.time_nanos, (uint64_t)o->start_time_ms * 1000000);
+    if (max_samples) assert_true(pp.nsamples <= max_samples);
+    assert_true(n == 1 || pp.nsamples >= 1);
+    sums[0] += pp.sums[0];
+    sums[1] += pp.sums[1];
+    samples += pp.nsamples;
+    free_pprof(&pp);
+  }
+  assert_int_equal(sums[0], want_sums[0]);
+  assert_int_equal(sums[1], want_sums[1]);
+  assert_int_equal(samples, want_samples);
+  cprof_blobs_free(parts, n);
+}
+
+static void pprof_parts(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(CPU);
+  cprof_export_opts_t o = {.interval = 100, .start_time_ms = 1700000000123};
+  uint64_t cpu[2] = {7, 1000 * 1000};
+  pprof_parts_check(p, &o, 0, 0, 1, cpu, 5);     /* no limits: one part */
+  pprof_parts_check(p, &o, 16000, 0, 1, cpu, 5); /* within them: one part */
+  pprof_parts_check(p, &o, 2, 0, 3, cpu, 5);     /* 2 + 2 + 1 samples */
+  pprof_parts_check(p, &o, 0, 1, 5, cpu, 5);     /* every part too large: one sample each */
+  cprof_profile_free(p);
+
+  /* Heap for Pyroscope: the count named inuse_objects (alloc_ with collected). */
+  p = parse_file(CPROF_FIXTURES "/small.heapprofile");
+  for (int collected = 0; collected < 2; collected++) {
+    cprof_export_opts_t h = {.interval = 32768, .include_collected = collected, .pprof_objects = 1};
+    cprof_blob_t *parts;
+    size_t n;
+    assert_int_equal(cprof_export_pprof_parts(p, &h, 1, 0, &parts, &n), CPROF_OK);
+    assert_true(n > 1);
+    pprof_t pp;
+    read_pprof(&pp, (const char *)parts[0].data, parts[0].len);
+    assert_string_equal(str(&pp, pp.sample_type[0][0]),
+                        collected ? "alloc_objects" : "inuse_objects");
+    assert_string_equal(str(&pp, pp.sample_type[1][0]), collected ? "alloc_space" : "inuse_space");
+    assert_int_equal(pp.nsamples, 1);
+    free_pprof(&pp);
+    cprof_blobs_free(parts, n);
+  }
+  cprof_profile_free(p);
+
+  /* No samples: one part, a valid empty Profile. */
+  p = parse_ok("{'nodes':[{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'',"
+               "'lineNumber':-1,'columnNumber':-1},'hitCount':0,'children':[]}],'startTime':0,"
+               "'endTime':1000,'samples':[],'timeDeltas':[]}");
+  uint64_t none[2] = {0, 0};
+  pprof_parts_check(p, &o, 2, 0, 1, none, 0);
+  cprof_profile_free(p);
+}
+
 static void pprof_heap(void **state) {
   (void)state;
   cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.heapprofile");
@@ -629,6 +700,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(pprof_cpu),
       cmocka_unit_test(pprof_heap),
+      cmocka_unit_test(pprof_parts),
       cmocka_unit_test(folded_cpu_exact),
       cmocka_unit_test(folded_totals_fixtures),
       cmocka_unit_test(svg_cpu),

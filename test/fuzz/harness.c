@@ -57,6 +57,19 @@ static int ex_heapprofile(const fuzz_in_t *in, FILE *f) {
 static int ex_pprof(const fuzz_in_t *in, FILE *f) {
   return cprof_export_pprof(in->p, in->o, f);
 }
+/* The parts for push, under small limits so that most inputs are split. */
+static int ex_pprof_parts(const fuzz_in_t *in, FILE *f) {
+  cprof_export_opts_t o = *in->o;
+  cprof_blob_t *parts;
+  size_t n;
+  o.pprof_objects = 1;
+  int rc = cprof_export_pprof_parts(in->p, &o, 3, 512, &parts, &n);
+  if (rc != CPROF_OK) return rc;
+  for (size_t i = 0; i < n; i++)
+    if (fwrite(parts[i].data, 1, parts[i].len, f) != parts[i].len) rc = CPROF_EIO;
+  cprof_blobs_free(parts, n);
+  return rc;
+}
 static int ex_folded(const fuzz_in_t *in, FILE *f) {
   return cprof_export_folded(in->p, in->o, f);
 }
@@ -92,6 +105,7 @@ static const struct {
     {"cpuprofile", ex_cpuprofile, FOR_CPU | REPARSE},
     {"heapprofile", ex_heapprofile, FOR_HEAP | REPARSE},
     {"pprof", ex_pprof, FOR_ANY},
+    {"pprof parts", ex_pprof_parts, FOR_ANY},
     {"folded", ex_folded, FOR_ANY},
     {"svg", ex_svg, FOR_ANY},
     {"text", ex_text, FOR_ANY},
