@@ -668,9 +668,19 @@ napi_value cprof__rec_dump(napi_env env, cprof_rec_t *rec, napi_value *argv, dou
     return NULL;
   }
   if (s->n == 0) {
+    char msg[320];
     produce_free(s);
-    cprof__throw(env, "ERR_CPROF_NOT_STARTED",
-                 "the recorder holds no finished window yet: dump() again in a moment");
+    /* dump() ends the running window first: an empty ring after that means
+     * the windows never came back, and "again in a moment" would not help. */
+    if (!heap && rec->lost > 0)
+      snprintf(msg, sizeof msg,
+               "the recorder holds no finished window: %llu window(s) never came back from V8 "
+               "(status().lost; see docs/recorder.md, What to know)",
+               (unsigned long long)rec->lost);
+    else
+      snprintf(msg, sizeof msg,
+               "the recorder holds no finished window yet: dump() again in a moment");
+    cprof__throw(env, "ERR_CPROF_NOT_STARTED", msg);
     return NULL;
   }
   int64_t from = s->w[0]->from_ms, to = s->w[s->n - 1]->to_ms;

@@ -139,3 +139,19 @@ for (const signal of ['SIGUSR2', 'SIGURG']) {
     assert.ok(status.to > dump.to, `no window after the dump: ${JSON.stringify(status)}`)
   })
 }
+
+test('a signal trigger holds one no-op process.on() listener while installed', async () => {
+  const cprof = require('../..')
+  const before = process.listenerCount('SIGURG')
+  cprof.init({ recorder: { window: 1000 }, dumpSignal: 'SIGURG' })
+  try {
+    assert.equal(process.listenerCount('SIGURG'), before + 1)
+    assert.equal(process.listeners('SIGURG').at(-1).name, 'cprofSignalGuard')
+  } finally {
+    cprof.destroy()
+  }
+  assert.equal(process.listenerCount('SIGURG'), before)
+  // destroy() stops the recorder on its own time; wait so the test process exits clean.
+  const end = Date.now() + 10000
+  while (cprof.recorder.status().running && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20))
+})
