@@ -20,22 +20,8 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { monitorEventLoopDelay } = require('node:perf_hooks')
 const cprof = require('..')
-
-const now = () => Number(process.hrtime.bigint()) / 1e6
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
-function probe () {
-  let last = now()
-  let maxGap = 0
-  const t = setInterval(() => {
-    const n = now()
-    maxGap = Math.max(maxGap, n - last)
-    last = n
-  }, 1)
-  return { stop () { clearInterval(t); return Math.max(maxGap, now() - last) } }
-}
+const { measureStop, runChild } = require('./stop-measure')
 
 // The bundle's libraries at work, on this repository's own files.
 function workload (app) {
@@ -69,26 +55,8 @@ function runFor (work, ms) {
 async function stopOnce (work, o, dir, name) {
   await cprof.start({ interval: 1000, dir, name, formats: ['pprof', 'folded', 'svg', 'txt'], sourceMaps: o.sourceMaps })
   await runFor(work, o.seconds * 1000)
-  global.gc()
-  await sleep(30)
-  const eld = monitorEventLoopDelay({ resolution: 1 })
-  eld.enable()
-  const pr = probe()
-  await sleep(30)
-  // The main thread's own CPU time over the whole stop (Node >= 23.9): unlike
-  // the wall-clock pauses it does not grow when other processes share the cores.
-  const main0 = process.threadCpuUsage ? process.threadCpuUsage() : null
-  const cpu0 = process.cpuUsage()
-  const t0 = now()
-  const p = cprof.stop()
-  const syncMs = now() - t0
-  const c = process.cpuUsage(cpu0)
-  const r = await p
-  const toFileMs = now() - t0
-  await sleep(50)
-  const probeMaxMs = pr.stop()
-  const mainCpu = main0 && process.threadCpuUsage(main0)
-  eld.disable()
+  const m = await measureStop(() => cprof.stop(), { threadCpu: true })
+  const r = m.result
   for (const f of Object.values(r.files)) if (!(fs.statSync(f).size > 0)) throw new Error(`${f} is empty`)
   if (!(r.samples > 0)) throw new Error('no samples')
   if (o.sourceMaps && !(r.sourceMaps && r.sourceMaps.mapped > 0 && r.sourceMaps.mapErrors === 0)) {
@@ -96,12 +64,12 @@ async function stopOnce (work, o, dir, name) {
   }
   if (!o.sourceMaps && r.sourceMaps) throw new Error('mapped without sourceMaps')
   return {
-    syncMs,
-    syncCpuMs: (c.user + c.system) / 1000,
-    eldMaxMs: eld.max / 1e6,
-    probeMaxMs,
-    toFileMs,
-    mainCpuMs: mainCpu ? (mainCpu.user + mainCpu.system) / 1000 : null,
+    syncMs: m.syncMs,
+    syncCpuMs: m.syncCpuMs,
+    eldMaxMs: m.eldMaxMs,
+    probeMaxMs: m.probeMaxMs,
+    toFileMs: m.doneMs,
+    mainCpuMs: m.mainCpuMs,
     samples: r.samples,
     mapped: r.sourceMaps ? r.sourceMaps.mapped : 0,
     unmapped: r.sourceMaps ? r.sourceMaps.unmapped : 0,
@@ -122,7 +90,4 @@ async function main (o) {
   }
 }
 
-main(JSON.parse(process.argv[2])).catch((err) => {
-  console.error(err && err.stack ? err.stack : err)
-  process.exitCode = 1
-})
+runChild(main)

@@ -4,7 +4,6 @@
 // (lib/pm2.js). Every trigger goes through the same controllers as the API,
 // so results go to 'profile' and failures to report(); nothing throws into
 // the app.
-const native = require('./native')
 const { invalidArg } = require('./errors')
 const { initConfig } = require('./trigger-config')
 const pm2 = require('./pm2')
@@ -14,6 +13,7 @@ const { installWorker, createPrimary } = require('./fleet/cluster')
 
 const SLOT = { cpu: 0, heap: 1, dump: 2 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
 const dumpRequest = require('./dump-request')
+const { watchSignal } = require('./signal-watch')
 
 /**
  * ctl: { cpu, heap } controllers (start, stop, isRunning), recorder
@@ -148,14 +148,12 @@ function createTriggers (ctl, snapshot, hooks) {
         const sm = c.recorder.sourceMaps === undefined ? c.sourceMaps : c.recorder.sourceMaps
         ctl.recorder.start(sm === undefined ? c.recorder : { ...c.recorder, sourceMaps: sm })
         state.uninstall.push(() => { if (ctl.recorder.isRunning()) ctl.recorder.stop().catch(hooks.report) })
-        native.signalWatch(SLOT.dump, c.dumpSignal.number, () => onDumpSignal(c))
-        state.uninstall.push(() => native.signalUnwatch(SLOT.dump))
+        state.uninstall.push(watchSignal(SLOT.dump, c.dumpSignal, () => onDumpSignal(c)))
       }
       for (const kind of ['cpu', 'heap']) {
         const sig = kind === 'cpu' ? c.signal : c.heapSignal
         if (!sig) continue
-        native.signalWatch(SLOT[kind], sig.number, () => toggle(c, kind))
-        state.uninstall.push(() => native.signalUnwatch(SLOT[kind]))
+        state.uninstall.push(watchSignal(SLOT[kind], sig, () => toggle(c, kind)))
       }
       if (identity().role === 'worker') {
         state.uninstall.push(installWorker(ctl, (kind, timeout) => startOptions(c, kind, timeout), hooks.report))

@@ -9,6 +9,7 @@ const native = require('../native')
 const { FORMAT_EXT } = require('../options')
 const { usageError, intArg, claimOutputs, refused } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath, iso } = require('./store')
+const { topLines, fmt } = require('../fleet/summary')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
@@ -89,31 +90,12 @@ function formatList (values) {
   return { value: list }
 }
 
-function fmtNum (v, digits) {
-  return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-}
-
-// A frame as every cprof output writes it (docs/formats.md, derived
-// formats): name (path:line), a file:// url shortened to its path, the name
-// alone without a script.
-function frameLabel (f) {
-  const name = f.functionName || '(anonymous)'
-  if (!f.url) return name
-  const where = f.url.startsWith('file://') ? decodeURIComponent(f.url.slice('file://'.length)) : f.url
-  return `${name} (${where}:${f.line})`
-}
-
 function printSummary (r, n, files, top) {
   const cpu = r.kind === 'cpu'
-  const span = cpu ? `, ${fmtNum(r.durationMs / 1000, 2)} s from first start to last end` : ''
+  const span = cpu ? `, ${fmt(r.durationMs / 1000, 2)} s from first start to last end` : ''
   const out = [`merged ${n} ${cpu ? 'CPU' : 'heap'} profile${n === 1 ? '' : 's'}: ${r.samples} samples${span}`]
   for (const f of files) out.push(`  ${f}`)
-  const unit = r.summary.unit
-  out.push(`total ${fmtNum(r.summary.total, cpu ? 1 : 0)} ${unit}; top ${Math.min(top, r.summary.top.length)} by self ${cpu ? 'time' : 'size'}:`)
-  out.push(`  ${`self ${unit}`.padStart(14)}  ${'self %'.padStart(6)}  function`)
-  for (const f of r.summary.top.slice(0, top)) {
-    out.push(`  ${fmtNum(f.self, cpu ? 1 : 0).padStart(14)}  ${f.selfPercent.toFixed(1).padStart(5)}%  ${frameLabel(f)}`)
-  }
+  out.push(...topLines(r, top))
   process.stdout.write(out.join('\n') + '\n')
 }
 

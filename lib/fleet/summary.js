@@ -1,7 +1,8 @@
 'use strict'
-// The short summary the fleet commands print (attach, trigger --app/--tree):
-// a profile's top functions by self, as every cprof output names a frame
-// (docs/formats.md): name (path:line), a file:// url shortened to its path.
+// The short summary the fleet commands (attach, trigger --app/--tree) and
+// cprof merge print: a profile's top functions by self, as every cprof
+// output names a frame (docs/formats.md): name (path:line), a file:// url
+// shortened to its path.
 
 function fmt (v, digits) {
   return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })

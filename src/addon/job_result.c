@@ -6,22 +6,9 @@
 #include "../core/cprof.h"
 #include "errors.h"
 #include "job.h"
+#include "jsutil.h"
 #include "macros.h"
 #include "sourcemaps.h"
-
-static int set_num(napi_env env, napi_value obj, const char *key, double v) {
-  napi_value n;
-  NAPI_CALL_INT(env, napi_create_double(env, v, &n));
-  NAPI_CALL_INT(env, napi_set_named_property(env, obj, key, n));
-  return 0;
-}
-
-static int set_str(napi_env env, napi_value obj, const char *key, const char *v) {
-  napi_value s;
-  NAPI_CALL_INT(env, napi_create_string_utf8(env, v, NAPI_AUTO_LENGTH, &s));
-  NAPI_CALL_INT(env, napi_set_named_property(env, obj, key, s));
-  return 0;
-}
 
 /* Profile values in the unit users read: ms for CPU (µs inside), bytes. */
 static double unit_value(const job_t *job, int64_t v) {
@@ -37,13 +24,14 @@ static napi_value make_func(napi_env env, const job_t *job, const cprof_func_t *
   int64_t total = job->flat.total;
   napi_value o;
   NAPI_CALL(env, napi_create_object(env, &o));
-  if (set_str(env, o, "functionName", fr->name) || set_str(env, o, "url", fr->url) ||
-      set_num(env, o, "line", fr->line >= 0 ? fr->line + 1 : 0) ||
-      set_num(env, o, "column", fr->column >= 0 ? fr->column + 1 : 0) ||
-      set_num(env, o, "self", unit_value(job, fn->self)) ||
-      set_num(env, o, "selfPercent", percent(fn->self, total)) ||
-      set_num(env, o, "total", unit_value(job, fn->total)) ||
-      set_num(env, o, "totalPercent", percent(fn->total, total)))
+  if (cprof__js_set_str(env, o, "functionName", fr->name) ||
+      cprof__js_set_str(env, o, "url", fr->url) ||
+      cprof__js_set_num(env, o, "line", fr->line >= 0 ? fr->line + 1 : 0) ||
+      cprof__js_set_num(env, o, "column", fr->column >= 0 ? fr->column + 1 : 0) ||
+      cprof__js_set_num(env, o, "self", unit_value(job, fn->self)) ||
+      cprof__js_set_num(env, o, "selfPercent", percent(fn->self, total)) ||
+      cprof__js_set_num(env, o, "total", unit_value(job, fn->total)) ||
+      cprof__js_set_num(env, o, "totalPercent", percent(fn->total, total)))
     return NULL;
   return o;
 }
@@ -53,8 +41,8 @@ static int set_special(napi_env env, const job_t *job, napi_value summary, const
   int64_t self = cprof_flat_special(&job->flat, job->profile, frame_name);
   napi_value o;
   NAPI_CALL_INT(env, napi_create_object(env, &o));
-  if (set_num(env, o, "self", unit_value(job, self)) ||
-      set_num(env, o, "percent", percent(self, job->flat.total)))
+  if (cprof__js_set_num(env, o, "self", unit_value(job, self)) ||
+      cprof__js_set_num(env, o, "percent", percent(self, job->flat.total)))
     return -1;
   NAPI_CALL_INT(env, napi_set_named_property(env, summary, key, o));
   return 0;
@@ -64,8 +52,8 @@ static napi_value make_summary(napi_env env, const job_t *job) {
   napi_value s, top, item;
   int cpu = job->profile->kind == CPROF_KIND_CPU;
   NAPI_CALL(env, napi_create_object(env, &s));
-  if (set_str(env, s, "unit", cpu ? "ms" : "bytes") ||
-      set_num(env, s, "total", unit_value(job, job->flat.total)))
+  if (cprof__js_set_str(env, s, "unit", cpu ? "ms" : "bytes") ||
+      cprof__js_set_num(env, s, "total", unit_value(job, job->flat.total)))
     return NULL;
   NAPI_CALL(env, napi_create_array_with_length(env, job->ntop, &top));
   for (size_t i = 0; i < job->ntop; i++) {
@@ -87,9 +75,9 @@ static napi_value make_nodes(napi_env env, const job_t *job) {
   NAPI_CALL(env, napi_create_array_with_length(env, p->nnodes, &arr));
   for (uint32_t i = 0; i < p->nnodes; i++) {
     NAPI_CALL(env, napi_create_object(env, &o));
-    if (set_num(env, o, "id", p->nodes[i].id) ||
-        set_num(env, o, "self", unit_value(job, p->nodes[i].self)) ||
-        set_num(env, o, "total", unit_value(job, p->nodes[i].total)))
+    if (cprof__js_set_num(env, o, "id", p->nodes[i].id) ||
+        cprof__js_set_num(env, o, "self", unit_value(job, p->nodes[i].self)) ||
+        cprof__js_set_num(env, o, "total", unit_value(job, p->nodes[i].total)))
       return NULL;
     NAPI_CALL(env, napi_set_element(env, arr, i, o));
   }
@@ -104,8 +92,8 @@ static int make_outputs(napi_env env, const job_t *job, napi_value r) {
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
     if (!job->out_paths[i]) continue;
     NAPI_CALL_INT(env, napi_create_object(env, &o));
-    if (set_str(env, o, "path", job->out_paths[i]) ||
-        set_num(env, o, "size", (double)job->out_sizes[i]))
+    if (cprof__js_set_str(env, o, "path", job->out_paths[i]) ||
+        cprof__js_set_num(env, o, "size", (double)job->out_sizes[i]))
       return -1;
     NAPI_CALL_INT(env,
                   napi_set_named_property(env, outs, cprof__format_name((cprof_format_t)i), o));
@@ -120,10 +108,12 @@ static int make_sm_stats(napi_env env, const job_t *job, napi_value r) {
   const cprof_sm_stats_t *st = &job->sm_stats;
   napi_value o, errs;
   NAPI_CALL_INT(env, napi_create_object(env, &o));
-  if (set_num(env, o, "frames", st->frames) || set_num(env, o, "mapped", st->mapped) ||
-      set_num(env, o, "unmapped", st->unmapped) || set_num(env, o, "scripts", st->scripts) ||
-      set_num(env, o, "scriptsWithMap", st->scripts_with_map) ||
-      set_num(env, o, "mapErrors", st->map_errors))
+  if (cprof__js_set_num(env, o, "frames", st->frames) ||
+      cprof__js_set_num(env, o, "mapped", st->mapped) ||
+      cprof__js_set_num(env, o, "unmapped", st->unmapped) ||
+      cprof__js_set_num(env, o, "scripts", st->scripts) ||
+      cprof__js_set_num(env, o, "scriptsWithMap", st->scripts_with_map) ||
+      cprof__js_set_num(env, o, "mapErrors", st->map_errors))
     return -1;
   NAPI_CALL_INT(env, napi_create_array(env, &errs));
   for (uint32_t i = 0; i < CPROF_SM_ERRORS && st->errors[i][0]; i++) {
@@ -140,11 +130,11 @@ napi_value cprof__job_result(napi_env env, const job_t *job) {
   const cprof_profile_t *p = job->profile;
   napi_value r, summary, nodes, file;
   NAPI_CALL(env, napi_create_object(env, &r));
-  if (set_str(env, r, "kind", p->kind == CPROF_KIND_CPU ? "cpu" : "heap") ||
-      set_num(env, r, "samples", p->nsamples))
+  if (cprof__js_set_str(env, r, "kind", p->kind == CPROF_KIND_CPU ? "cpu" : "heap") ||
+      cprof__js_set_num(env, r, "samples", p->nsamples))
     return NULL;
   if (p->kind == CPROF_KIND_CPU &&
-      set_num(env, r, "durationMs", (double)(p->end_time - p->start_time) / 1000.0))
+      cprof__js_set_num(env, r, "durationMs", (double)(p->end_time - p->start_time) / 1000.0))
     return NULL;
   if (!(summary = make_summary(env, job))) return NULL;
   NAPI_CALL(env, napi_set_named_property(env, r, "summary", summary));
@@ -154,7 +144,8 @@ napi_value cprof__job_result(napi_env env, const job_t *job) {
   }
   if (job->file) {
     NAPI_CALL(env, napi_create_object(env, &file));
-    if (set_str(env, file, "path", job->file) || set_num(env, file, "size", (double)job->size))
+    if (cprof__js_set_str(env, file, "path", job->file) ||
+        cprof__js_set_num(env, file, "size", (double)job->size))
       return NULL;
     NAPI_CALL(env, napi_set_named_property(env, r, "file", file));
   }

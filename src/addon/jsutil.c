@@ -56,3 +56,17 @@ napi_value cprof__js_builtin(napi_env env, const char *id) {
   if (napi_typeof(env, mod, &type) != napi_ok || type != napi_object) return NULL;
   return mod;
 }
+
+int cprof__js_set_num(napi_env env, napi_value obj, const char *key, double v) {
+  napi_value n;
+  NAPI_CALL_INT(env, napi_create_double(env, v, &n));
+  NAPI_CALL_INT(env, napi_set_named_property(env, obj, key, n));
+  return 0;
+}
+
+int cprof__js_set_str(napi_env env, napi_value obj, const char *key, const char *v) {
+  napi_value s;
+  NAPI_CALL_INT(env, napi_create_string_utf8(env, v, NAPI_AUTO_LENGTH, &s));
+  NAPI_CALL_INT(env, napi_set_named_property(env, obj, key, s));
+  return 0;
+}

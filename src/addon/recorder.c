@@ -269,20 +269,6 @@ static void conv_execute(napi_env env, void *data) {
     snprintf(c->errbuf, sizeof c->errbuf, "%s", cprof_strerror(c->err));
 }
 
-static int set_num(napi_env env, napi_value o, const char *key, double v) {
-  napi_value n;
-  NAPI_CALL_INT(env, napi_create_double(env, v, &n));
-  NAPI_CALL_INT(env, napi_set_named_property(env, o, key, n));
-  return 0;
-}
-
-static int set_str(napi_env env, napi_value o, const char *key, const char *s) {
-  napi_value v;
-  NAPI_CALL_INT(env, napi_create_string_utf8(env, s, NAPI_AUTO_LENGTH, &v));
-  NAPI_CALL_INT(env, napi_set_named_property(env, o, key, v));
-  return 0;
-}
-
 /* push: [Buffer, ...], one per part (copied: the parts are freed with c). */
 static int set_parts(napi_env env, napi_value info, const conv_t *c) {
   napi_value arr, buf;
@@ -303,13 +289,16 @@ static napi_value window_info(napi_env env, const conv_t *c) {
   napi_value info, files, err;
   NAPI_CALL(env, napi_create_object(env, &info));
   NAPI_CALL(env, napi_create_object(env, &files));
-  if (set_str(env, info, "kind", c->win->heap ? "heap" : "cpu") ||
-      set_num(env, info, "seq", (double)c->win->seq) || set_num(env, info, "from", c->from_ms) ||
-      set_num(env, info, "to", c->to_ms) || set_num(env, info, "samples", c->samples) ||
-      set_num(env, info, "bytes", (double)c->bytes) || set_num(env, info, "pruned", c->pruned) ||
+  if (cprof__js_set_str(env, info, "kind", c->win->heap ? "heap" : "cpu") ||
+      cprof__js_set_num(env, info, "seq", (double)c->win->seq) ||
+      cprof__js_set_num(env, info, "from", c->from_ms) ||
+      cprof__js_set_num(env, info, "to", c->to_ms) ||
+      cprof__js_set_num(env, info, "samples", c->samples) ||
+      cprof__js_set_num(env, info, "bytes", (double)c->bytes) ||
+      cprof__js_set_num(env, info, "pruned", c->pruned) ||
       (c->files[0] &&
-       set_str(env, files, c->win->heap ? "heapprofile" : "cpuprofile", c->files[0])) ||
-      (c->files[1] && set_str(env, files, "pprof", c->files[1])))
+       cprof__js_set_str(env, files, c->win->heap ? "heapprofile" : "cpuprofile", c->files[0])) ||
+      (c->files[1] && cprof__js_set_str(env, files, "pprof", c->files[1])))
     return NULL;
   NAPI_CALL(env, napi_set_named_property(env, info, "files", files));
   if (c->nparts && set_parts(env, info, c) != 0) return NULL;
@@ -663,20 +652,26 @@ napi_value cprof__rec_status(napi_env env, cprof_rec_t *rec) {
   NAPI_CALL(env, napi_create_object(env, &o));
   NAPI_CALL(env, napi_get_boolean(env, rec->running, &b));
   NAPI_CALL(env, napi_set_named_property(env, o, "running", b));
-  if (set_num(env, o, "windows", s.windows) || set_num(env, o, "bytes", (double)s.bytes) ||
-      set_num(env, o, "from", (double)s.from_ms) || set_num(env, o, "to", (double)s.to_ms) ||
-      set_num(env, o, "evicted", (double)s.evicted) || set_num(env, o, "lost", (double)rec->lost) ||
-      set_num(env, o, "failed", (double)rec->failed) ||
-      set_num(env, o, "trimmed", (double)s.trimmed) || set_num(env, o, "pending", pending) ||
-      set_num(env, o, "current", rec->running ? (double)rec->seq : 0))
+  if (cprof__js_set_num(env, o, "windows", s.windows) ||
+      cprof__js_set_num(env, o, "bytes", (double)s.bytes) ||
+      cprof__js_set_num(env, o, "from", (double)s.from_ms) ||
+      cprof__js_set_num(env, o, "to", (double)s.to_ms) ||
+      cprof__js_set_num(env, o, "evicted", (double)s.evicted) ||
+      cprof__js_set_num(env, o, "lost", (double)rec->lost) ||
+      cprof__js_set_num(env, o, "failed", (double)rec->failed) ||
+      cprof__js_set_num(env, o, "trimmed", (double)s.trimmed) ||
+      cprof__js_set_num(env, o, "pending", pending) ||
+      cprof__js_set_num(env, o, "current", rec->running ? (double)rec->seq : 0))
     return NULL;
   if (rec->heap) {
     napi_value h;
     NAPI_CALL(env, napi_create_object(env, &h));
-    if (set_num(env, h, "windows", hs.windows) || set_num(env, h, "bytes", (double)hs.bytes) ||
-        set_num(env, h, "from", (double)hs.from_ms) || set_num(env, h, "to", (double)hs.to_ms) ||
-        set_num(env, h, "evicted", (double)hs.evicted) ||
-        set_num(env, h, "intervalBytes", rec->heap_interval))
+    if (cprof__js_set_num(env, h, "windows", hs.windows) ||
+        cprof__js_set_num(env, h, "bytes", (double)hs.bytes) ||
+        cprof__js_set_num(env, h, "from", (double)hs.from_ms) ||
+        cprof__js_set_num(env, h, "to", (double)hs.to_ms) ||
+        cprof__js_set_num(env, h, "evicted", (double)hs.evicted) ||
+        cprof__js_set_num(env, h, "intervalBytes", rec->heap_interval))
       return NULL;
     NAPI_CALL(env, napi_set_named_property(env, o, "heap", h));
   }
@@ -733,9 +728,19 @@ napi_value cprof__rec_dump(napi_env env, cprof_rec_t *rec, napi_value *argv, dou
     return NULL;
   }
   if (s->n == 0) {
+    char msg[320];
     produce_free(s);
-    cprof__throw(env, "ERR_CPROF_NOT_STARTED",
-                 "the recorder holds no finished window yet: dump() again in a moment");
+    /* dump() ends the running window first: an empty ring after that means
+     * the windows never came back, and "again in a moment" would not help. */
+    if (!heap && rec->lost > 0)
+      snprintf(msg, sizeof msg,
+               "the recorder holds no finished window: %llu window(s) never came back from V8 "
+               "(status().lost; see docs/recorder.md, What to know)",
+               (unsigned long long)rec->lost);
+    else
+      snprintf(msg, sizeof msg,
+               "the recorder holds no finished window yet: dump() again in a moment");
+    cprof__throw(env, "ERR_CPROF_NOT_STARTED", msg);
     return NULL;
   }
   int64_t from = s->w[0]->from_ms, to = s->w[s->n - 1]->to_ms;
@@ -750,8 +755,9 @@ napi_value cprof__rec_dump(napi_env env, cprof_rec_t *rec, napi_value *argv, dou
   if (!(promise = cprof__job_queue(env, &in))) return NULL;
   NAPI_CALL(env, napi_create_object(env, &r));
   NAPI_CALL(env, napi_set_named_property(env, r, "promise", promise));
-  if (set_num(env, r, "from", (double)from) || set_num(env, r, "to", (double)to) ||
-      set_num(env, r, "windows", (double)n))
+  if (cprof__js_set_num(env, r, "from", (double)from) ||
+      cprof__js_set_num(env, r, "to", (double)to) ||
+      cprof__js_set_num(env, r, "windows", (double)n))
     return NULL;
   return r;
 }

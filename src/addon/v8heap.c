@@ -23,13 +23,6 @@ int cprof__v8heap_usable(napi_env env) {
   return start_fn(env, &v8) != NULL;
 }
 
-static int set_number(napi_env env, napi_value obj, const char *key, double v) {
-  napi_value n;
-  NAPI_CALL_INT(env, napi_create_double(env, v, &n));
-  NAPI_CALL_INT(env, napi_set_named_property(env, obj, key, n));
-  return 0;
-}
-
 static int set_bool(napi_env env, napi_value obj, const char *key, bool v) {
   napi_value b;
   NAPI_CALL_INT(env, napi_get_boolean(env, v, &b));
@@ -54,8 +47,8 @@ int cprof__v8heap_start(napi_env env, double interval, double depth, bool collec
     return -1;
   }
   NAPI_CALL_INT(env, napi_create_object(env, &opts));
-  if (set_number(env, opts, "sampleInterval", interval) != 0 ||
-      set_number(env, opts, "stackDepth", depth) != 0 ||
+  if (cprof__js_set_num(env, opts, "sampleInterval", interval) != 0 ||
+      cprof__js_set_num(env, opts, "stackDepth", depth) != 0 ||
       set_bool(env, opts, "forceGC", force_gc) != 0 ||
       set_bool(env, opts, "includeObjectsCollectedByMajorGC", collected) != 0 ||
       set_bool(env, opts, "includeObjectsCollectedByMinorGC", collected) != 0)

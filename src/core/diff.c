@@ -1,7 +1,8 @@
 /* Diff of two profiles of the same kind: a per-function table and a
  * differential flame graph. Profiles of different lengths are compared by
  * shares: each function's self (or total) as a percentage of its own
- * profile's total, so a 10 s profile and a 30 s one compare fairly. */
+ * profile's total, so a 10 s profile and a 30 s one compare fairly. The
+ * file writers of every diff output (the HTML one included) are here too. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -146,20 +147,35 @@ int cprof_diff_svg(const cprof_profile_t *before, const cprof_profile_t *after,
   return rc;
 }
 
+/* A diff writer (cprof_diff_svg, cprof_diff_html) and its arguments, for
+ * cprof_write_atomic_fn's callback. */
 typedef struct {
+  int (*fn)(const cprof_profile_t *, const cprof_profile_t *, const cprof_export_opts_t *, FILE *);
   const cprof_profile_t *a, *b;
   const cprof_export_opts_t *o;
 } diff_ctx_t;
 
-static int write_diff_svg(void *ctx, FILE *f) {
+static int write_diff(void *ctx, FILE *f) {
   const diff_ctx_t *d = ctx;
-  return cprof_diff_svg(d->a, d->b, d->o, f);
+  return d->fn(d->a, d->b, d->o, f);
+}
+
+static int write_diff_file(const char *dir, const char *name, diff_ctx_t *ctx, long long *size_out,
+                           char *errbuf, size_t errlen) {
+  return (ctx->o && ctx->o->keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
+      dir, name, write_diff, ctx, size_out, errbuf, errlen);
 }
 
 int cprof_write_diff_svg(const char *dir, const char *name, const cprof_profile_t *before,
                          const cprof_profile_t *after, const cprof_export_opts_t *o,
                          long long *size_out, char *errbuf, size_t errlen) {
-  diff_ctx_t ctx = {before, after, o};
-  return (o && o->keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
-      dir, name, write_diff_svg, &ctx, size_out, errbuf, errlen);
+  diff_ctx_t ctx = {cprof_diff_svg, before, after, o};
+  return write_diff_file(dir, name, &ctx, size_out, errbuf, errlen);
+}
+
+int cprof_write_diff_html(const char *dir, const char *name, const cprof_profile_t *before,
+                          const cprof_profile_t *after, const cprof_export_opts_t *o,
+                          long long *size_out, char *errbuf, size_t errlen) {
+  diff_ctx_t ctx = {cprof_diff_html, before, after, o};
+  return write_diff_file(dir, name, &ctx, size_out, errbuf, errlen);
 }

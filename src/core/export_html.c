@@ -26,7 +26,6 @@
 
 #include "error.h"
 #include "export.h"
-#include "fsutil.h"
 #include "internal.h"
 #include "label.h"
 #include "tree.h"
@@ -272,22 +271,4 @@ int cprof_diff_html(const cprof_profile_t *before, const cprof_profile_t *after,
   if (rc == 0) rc = write_page(f, &t, 1, duration_of(after, o), o);
   cprof__tree_free(&t);
   return rc;
-}
-
-typedef struct {
-  const cprof_profile_t *a, *b;
-  const cprof_export_opts_t *o;
-} diff_ctx_t;
-
-static int write_diff(void *ctx, FILE *f) {
-  const diff_ctx_t *d = ctx;
-  return cprof_diff_html(d->a, d->b, d->o, f);
-}
-
-int cprof_write_diff_html(const char *dir, const char *name, const cprof_profile_t *before,
-                          const cprof_profile_t *after, const cprof_export_opts_t *o,
-                          long long *size_out, char *errbuf, size_t errlen) {
-  diff_ctx_t ctx = {before, after, o};
-  return (o && o->keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
-      dir, name, write_diff, &ctx, size_out, errbuf, errlen);
 }

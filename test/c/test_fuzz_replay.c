@@ -1,60 +1,19 @@
 /* Replays the fuzz target's seed corpus and every input in
  * test/fuzz/regressions/ (each a crash the fuzzer once found) through the
- * same iteration libFuzzer runs (test/fuzz/harness.c), so `make check`
- * (and `make check SAN=1`) keeps them fixed without clang's libFuzzer. */
+ * same iteration libFuzzer runs (test/fuzz/harness.c). */
 #define _GNU_SOURCE
 #include "../fuzz/harness.c"
 
-#include <dirent.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-
-#include <cmocka.h>
-
-#define FUZZ_DIR CPROF_FIXTURES "/../fuzz"
-
-static unsigned replay_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
-  unsigned n = 0;
-  if (d == NULL) fail_msg("cannot open %s", dir);
-  while ((e = readdir(d)) != NULL) {
-    char path[4096];
-    if (e->d_name[0] == '.' || strcmp(e->d_name, "README.md") == 0) continue;
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) fail_msg("cannot open %s", path);
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-      if (len == cap) {
-        cap = cap ? 2 * cap : 65536;
-        buf = realloc(buf, cap);
-        assert_non_null(buf);
-      }
-      got = fread(buf + len, 1, cap - len, f);
-      len += got;
-    } while (got > 0);
-    fclose(f);
-    /* A failing oracle aborts with its message; name the input first. */
-    fprintf(stderr, "replay %s (%zu bytes)\n", path, len);
-    cprof_fuzz_one(buf, len);
-    free(buf);
-    n++;
-  }
-  closedir(d);
-  return n;
-}
+#include "fuzz_replay.h"
 
 static void seed_corpus(void **state) {
   (void)state;
-  assert_true(replay_dir(FUZZ_DIR "/corpus") > 0);
+  assert_true(replay_dir(FUZZ_DIR "/corpus", cprof_fuzz_one) > 0);
 }
 
 static void regressions(void **state) {
   (void)state;
-  replay_dir(FUZZ_DIR "/regressions");
+  replay_dir(FUZZ_DIR "/regressions", cprof_fuzz_one);
 }
 
 int main(void) {

@@ -315,7 +315,7 @@ test('PM2 cluster mode, 2 instances: cprof ps names app and instance; trigger --
     }
     const sum = res.instances.reduce((n, i) => n + samplesIn(i.file), 0)
     assert.equal(samplesIn(res.file), sum)
-    assert.equal(topNamed(res.summary), 'pm2HotWork')
+    assert.equal(topNamed(res.summary), 'hotWork')
     assert.deepEqual([...fs.readFileSync(res.outputs.pprof).subarray(0, 2)], [0x1f, 0x8b])
     // report --app finds the files through the live instances' entries.
     const rep = await cprof(['report', '--app', 'fleet-pm2', '--json'])

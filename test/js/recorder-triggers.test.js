@@ -114,3 +114,44 @@ test('cprof trigger --dump: usage errors', () => {
   const h = spawnSync(process.execPath, [CLI, 'trigger', '1', '--dump', '--heap'], { encoding: 'utf8' })
   assert.equal(h.status, 2)
 })
+
+// Node's process.kill(process.pid, sig) runs the at-exit hooks when no JS
+// listener watches sig (src/node_process_methods.cc: it expects the process
+// to die); the inspector's hook then tells V8 the main context is gone, and
+// console profiles (the recorder's windows) stop reaching any session.
+for (const signal of ['SIGUSR2', 'SIGURG']) {
+  test(`a dump signal the app sends itself after a 1.5 s block (${signal}): the dump holds the block, recording goes on`, () => {
+    const dir = makeTmpDir()
+    const r = runFixture('recorder-self-signal.js', [signal, dir], { timeout: 40000 })
+    assert.equal(r.status, 0, r.describe())
+    const requested = r.json.find((o) => o.requested)?.requested
+    const dump = r.json.find((o) => o.dump)?.dump
+    const status = r.json.find((o) => o.status)?.status
+    assert.ok(requested && dump && status, r.describe())
+    assert.ok(!r.json.some((o) => o.dumpError), r.describe())
+    // The running window ends at the request and is in the dump: the block is there.
+    assert.ok(dump.to >= requested, `the dump ends at ${dump.to}, before the request at ${requested}`)
+    assert.ok(dump.to - dump.from >= 1400, `the dump covers ${dump.to - dump.from} ms, not the 1.5 s block`)
+    assert.ok(dump.samples > 0)
+    // Recording goes on after the signal: windows keep arriving, none lost.
+    assert.equal(status.lost, 0, r.describe())
+    assert.equal(status.failed, 0, r.describe())
+    assert.ok(status.to > dump.to, `no window after the dump: ${JSON.stringify(status)}`)
+  })
+}
+
+test('a signal trigger holds one no-op process.on() listener while installed', async () => {
+  const cprof = require('../..')
+  const before = process.listenerCount('SIGURG')
+  cprof.init({ recorder: { window: 1000 }, dumpSignal: 'SIGURG' })
+  try {
+    assert.equal(process.listenerCount('SIGURG'), before + 1)
+    assert.equal(process.listeners('SIGURG').at(-1).name, 'cprofSignalGuard')
+  } finally {
+    cprof.destroy()
+  }
+  assert.equal(process.listenerCount('SIGURG'), before)
+  // destroy() stops the recorder on its own time; wait so the test process exits clean.
+  const end = Date.now() + 10000
+  while (cprof.recorder.status().running && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20))
+})
