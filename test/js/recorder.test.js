@@ -342,7 +342,8 @@ test('heap: true: heap windows (the sampler restarted every window), dumped as o
     const sum = files.reduce((n, f) => n + JSON.parse(fs.readFileSync(path.join(store, f), 'utf8')).samples.length, 0)
     assert.equal(sum, h.samples)
     const s = cprof.recorder.status()
-    assert.equal(s.heap.windows, h.windows)
+    // (a window may have finished since the dump)
+    assert.ok(s.heap.windows >= h.windows && s.heap.windows <= h.windows + 1, `${s.heap.windows} windows`)
     assert.equal(s.heap.intervalBytes, 4096)
     // CPU dumps still work alongside.
     assert.equal((await cprof.recorder.dump({ dir: makeTmpDir() })).kind, 'cpu')
