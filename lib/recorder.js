@@ -217,9 +217,9 @@ function createRecorder (hooks) {
    * Writes the recorded CPU profile of the last `last` ms (default: all
    * kept), the current window included up to now. Recording goes on.
    * Resolves with stop()'s result shape plus from, to (ms since the epoch)
-   * and windows.
+   * and windows. extra: fields added to the result (an incident's reason).
    */
-  async function dump (arg) {
+  async function dump (arg, extra) {
     const o = dumpOptions(arg)
     if (run && native.recStatus().running) await rotate()
     const heap = o.kind === 'heap'
@@ -240,7 +240,7 @@ function createRecorder (hooks) {
       if (err.result) err.result = shape(err.result, d, heap)
       throw err
     }
-    const result = shape(r, d, heap)
+    const result = { ...shape(r, d, heap), ...extra }
     hooks.emitProfile(result)
     return result
   }

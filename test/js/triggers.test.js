@@ -77,7 +77,7 @@ test('a signal toggles a CPU profile: the first starts it, the second stops and 
   const app = start('trigger-app.js', [JSON.stringify({ dir }), '1'])
   const { init, pid } = await app.next((l) => l.init)
   assert.deepEqual(init, {
-    cpu: true, heap: true, signal: 'SIGUSR2', heapSignal: null, maxDuration: 600000, pm2Actions: [], recorder: false, dumpSignal: null
+    cpu: true, heap: true, signal: 'SIGUSR2', heapSignal: null, maxDuration: 600000, pm2Actions: [], recorder: false, dumpSignal: null, incidents: []
   })
   assert.equal(catches(pid, 12), true, 'SIGUSR2 is caught')
   app.child.kill('SIGUSR2')
@@ -239,7 +239,7 @@ test('refused signals and bad configs raise ERR_CPROF_INVALID_ARG; workers refus
   })
   const ok = out.results.slice(bad.length).map((res) => res.ok)
   assert.ok(ok.every(Boolean), JSON.stringify(out.results.slice(bad.length)))
-  assert.deepEqual(ok[1], { cpu: false, heap: false, signal: null, heapSignal: null, maxDuration: null, pm2Actions: [], recorder: false, dumpSignal: null })
+  assert.deepEqual(ok[1], { cpu: false, heap: false, signal: null, heapSignal: null, maxDuration: null, pm2Actions: [], recorder: false, dumpSignal: null, incidents: [] })
   assert.equal(ok[2].signal, 'SIGUSR2')
   assert.deepEqual([ok[3].signal, ok[3].heapSignal], ['SIGWINCH', 'SIGURG'])
   assert.deepEqual([ok[4].cpu, ok[4].heap, ok[4].signal], [false, true, null])
