@@ -129,6 +129,9 @@ function createRecorder (hooks) {
   let intervalUs = options.CPU_INTERVAL_DEFAULT_US
   let heapIntervalBytes = options.HEAP_INTERVAL_DEFAULT_BYTES
   let sourceMaps = null // the last start()'s; null: start()'s default at dump time
+  // The main thread's time in the recorder's own calls (ms): the incident
+  // watchers do not count it as the app's event-loop delay.
+  let ownMs = 0
 
   function onWindow (info) {
     const r = run
@@ -152,7 +155,9 @@ function createRecorder (hooks) {
   // resolves once it is in the ring.
   function rotate () {
     const r = run
+    const t0 = performance.now()
     const seq = native.recRotate()
+    ownMs += performance.now() - t0
     if (seq === 0) return Promise.resolve(null) // lost: someone ended our profile
     return waitFor(r, seq)
   }
@@ -184,7 +189,9 @@ function createRecorder (hooks) {
     // store.dir is the user's: created 0700, must be a directory (the rule
     // for dir, docs/reliability.md); checked here so start() throws at once.
     if (store) prepareDirSync(store.dir, false, 'pass store.dir a directory you own')
+    const t0 = performance.now()
     const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0)
+    ownMs += performance.now() - t0
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
     run = { o, timer, transport, waiters: new Map() }
@@ -271,6 +278,7 @@ function createRecorder (hooks) {
     status,
     dump,
     isRunning: () => native.recStatus()?.running === true,
+    ownMs: () => ownMs,
     recordsHeap: () => Boolean(run && run.o.heap && native.recStatus()?.running)
   }
 }

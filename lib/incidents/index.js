@@ -9,6 +9,7 @@
 const fs = require('node:fs')
 const watchers = require('./watchers')
 const { fileStem } = require('../controller')
+const { cprofError } = require('../errors')
 
 const HOUR_MS = 3600 * 1000
 
@@ -18,6 +19,7 @@ const HOUR_MS = 3600 * 1000
  */
 function createIncidents (deps) {
   let active = null
+  let ownMs = 0 // main-thread time in the heap profiler's start and stop calls
   const counts = { fired: 0, suppressed: 0, failed: 0, last: null }
 
   // The file stem of a firing: <kind>-incident-<trigger>-<pid>-<UTC time>.
@@ -68,16 +70,30 @@ function createIncidents (deps) {
     if (!run.sampling) startSampling(run, reason.at)
     if (!run.sampling) return
     run.sampling = false
-    deps.heap.stop({ reason }).catch(failed)
+    timed(() => deps.heap.stop({ reason })).catch(failed)
   }
 
-  function startSampling (run, at) {
+  // Runs fn, counting its synchronous part as cprof's own main-thread time.
+  function timed (fn) {
+    const t0 = performance.now()
     try {
-      deps.heap.start({ ...run.dumpOpts, interval: run.heapInterval, name: stem('heap', 'heapNearLimit', at) })
-      run.sampling = true
-    } catch (err) {
-      failed(err)
+      return fn()
+    } finally {
+      ownMs += performance.now() - t0
     }
+  }
+
+  // Starts the heap sampling profile; run.sampling says whether it runs
+  // (heap.start() is async but starts synchronously: a failure rejects).
+  function startSampling (run, at) {
+    if (deps.heap.isRunning()) {
+      failed(cprofError('ERR_CPROF_BUSY', 'heapNearLimit: a heap profile started with heap.start() is running, ' +
+        'so the incident cannot sample the heap; stop it, or record heap windows (recorder: { heap: true })'))
+      return
+    }
+    timed(() => deps.heap.start({ ...run.dumpOpts, interval: run.heapInterval, name: stem('heap', 'heapNearLimit', at) }))
+      .catch(failed)
+    run.sampling = deps.heap.isRunning()
   }
 
   // Crossing detection: a value at or over the threshold fires when the
@@ -126,7 +142,11 @@ function createIncidents (deps) {
     if (opts.formats && opts.formats.length) dumpOpts.formats = opts.formats
     const run = { o, dumpOpts, heapInterval: opts.heapInterval, lastFired: {}, hour: [], sampling: false, stops: [] }
     if (run.heapInterval === undefined) delete run.heapInterval
-    if (o.eventLoopDelay !== null) run.stops.push(watchers.watchLoopDelay(o.eventLoopDelay, guarded(crossing(run, 'eventLoopDelay'))))
+    if (o.eventLoopDelay !== null) {
+      const rec = deps.recorder.ownMs || (() => 0)
+      const own = () => rec() + ownMs
+      run.stops.push(watchers.watchLoopDelay(o.eventLoopDelay, guarded(crossing(run, 'eventLoopDelay')), own))
+    }
     if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu'))))
     if (o.rss !== null) run.stops.push(watchers.watchRss(guarded(crossing(run, 'rss'))))
     if (o.heapNearLimit !== null) run.stops.push(watchers.watchHeap(guarded(heapMeasure(run))))

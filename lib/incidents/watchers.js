@@ -21,14 +21,19 @@ function loopTick (thresholdMs) {
  * the gap between its own ticks (ms). A block of B ms sits inside one gap,
  * so the gap is >= B: a single stall of N ms gives a value >= N on the first
  * tick after it, while the stall's CPU window is still the newest.
+ * ownMs() is cprof's own main-thread time so far (the recorder's
+ * rotations), taken out of the gap: cprof's pauses are not the app's stalls.
  */
-function watchLoopDelay (thresholdMs, measure) {
+function watchLoopDelay (thresholdMs, measure, ownMs = () => 0) {
   const tick = loopTick(thresholdMs)
   let last = performance.now()
+  let lastOwn = ownMs()
   return every(tick, () => {
     const now = performance.now()
-    const gap = now - last
+    const own = ownMs()
+    const gap = now - last - (own - lastOwn)
     last = now
+    lastOwn = own
     measure(Math.round(gap))
   })
 }

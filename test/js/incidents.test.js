@@ -90,13 +90,20 @@ test('a 500 ms stall with eventLoopDelay: 200 writes one profile, the stalling f
   assert.match(text, /^cpu\s+\d+\s+\S+ \S+\s+[\d.]+ KiB\s+incident eventLoopDelay\s+cpu-incident-eventLoopDelay-/m)
 })
 
-test('a busy loop of several seconds crosses cpu: 80; the profile shows the busy function', () => {
+test('a busy loop of several seconds crosses cpu: 80; the profile shows the busy function', (t) => {
   const dir = makeTmpDir()
   const r = runFixture('incident-app.js', ['cpu', dir], { timeout: 120000 })
   assert.equal(r.status, 0, r.describe())
   assert.deepEqual(r.json.find((m) => m.idleStatus).idleStatus, { fired: 0, suppressed: 0, failed: 0, last: null },
     'idle: under 80 %')
   const profiles = r.json.filter((m) => m.profile)
+  const { maxCpu } = r.json.find((m) => m.maxCpu !== undefined)
+  if (profiles.length === 0 && maxCpu < 80) {
+    // Two busy threads got less than 80 % of one core in 30 s: other jobs
+    // hold the cores, and not firing is right. Nothing to check here.
+    t.skip(`the machine gave the process at most ${maxCpu} % of one core`)
+    return
+  }
   assert.equal(profiles.length, 1, r.describe())
   const { reason, files: written } = profiles[0].profile
   assertReason(reason, 'cpu', 80)
