@@ -32,7 +32,7 @@ function child (cfg) {
   const { incidentsOption } = require('../lib/incidents/options')
   const errors = []
   const incidents = createIncidents({
-    recorder: { recordsHeap: () => false, dump: async () => errors.push('dump') },
+    recorder: { recordsHeap: () => false, dump: async () => errors.push('dump'), ownMs: () => 0 },
     heap: { isRunning: () => false },
     report: (err) => errors.push(err.message)
   })
@@ -121,7 +121,11 @@ function run (bin, cfg, timeout) {
 
 async function loadSection (node, O, log) {
   const r = await run(node.bin, { phases: O.phases, phaseMs: O.phaseMs }, (O.phases * O.phaseMs + 60000) * 2)
-  if (r.errors.length) throw new Error(`the watchers fired or failed: ${r.errors.join('; ')}`)
+  // A process descheduled for 200 ms on a loaded machine sees a stall: the
+  // fake dump costs nothing, so such firings are counted, not fatal.
+  const failures = r.errors.filter((e) => e !== 'dump')
+  if (failures.length) throw new Error(`the watchers failed: ${failures.join('; ')}`)
+  const firings = r.errors.length
   const m = (ph) => ({ perSecond: ph.units / ph.ms * 1000, cpuUsPerUnit: ph.cpuUs / ph.units })
   // Each watchers-on phase against the mean of its two neighbours (off);
   // A/A: each off phase against the next off phase.
@@ -149,7 +153,8 @@ async function loadSection (node, O, log) {
     aaCpuPerUnitIqr: iqr(aa.cpuUsPerUnit),
     aaPerSecondMedian: median(aa.perSecond),
     aaCpuPerUnitMedian: median(aa.cpuUsPerUnit),
-    phases: r.phases.length
+    phases: r.phases.length,
+    firings
   }
 }
 
