@@ -23,18 +23,19 @@ function loopTick (thresholdMs) {
  * tick after it, while the stall's CPU window is still the newest.
  * ownMs() is cprof's own main-thread time so far (the recorder's
  * rotations), taken out of the gap: cprof's pauses are not the app's stalls.
+ * The first tick only starts the clock: before it, the loop has not turned
+ * yet (the preload's init() runs before the app's main module loads).
  */
 function watchLoopDelay (thresholdMs, measure, ownMs = () => 0) {
   const tick = loopTick(thresholdMs)
-  let last = performance.now()
-  let lastOwn = ownMs()
+  let last = null
+  let lastOwn = 0
   return every(tick, () => {
     const now = performance.now()
     const own = ownMs()
-    const gap = now - last - (own - lastOwn)
+    if (last !== null) measure(Math.round(now - last - (own - lastOwn)))
     last = now
     lastOwn = own
-    measure(Math.round(gap))
   })
 }
 
