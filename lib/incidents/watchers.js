@@ -79,7 +79,7 @@ function watchRss (measure) {
 const HEAP_CHECK_MS = 100
 
 function watchHeap (measure, limit = limits.oldGenerationLimit()) {
-  return every(HEAP_CHECK_MS, () => measure(Math.round(limits.oldGenerationUsed() / limit * 1000) / 10))
+  return every(HEAP_CHECK_MS, () => measure(Math.round(limits.oldGenerationUsed() / limit * 10000) / 100))
 }
 
 module.exports = { watchLoopDelay, watchCpu, watchRss, watchHeap, loopTick, HEAP_CHECK_MS }

@@ -267,3 +267,46 @@ test('cooldown 0 and maxPerHour 2: three stalls fire twice, the third is counted
   assert.equal(s.fired, 2)
   assert.equal(s.suppressed, 1)
 })
+
+test('heapNearLimit: heap windows are dumped; else its own sampling is stopped with the reason; a heap.start() profile makes it fail with ERR_CPROF_BUSY, counted', async () => {
+  const { createIncidents } = require('../../lib/incidents/index.js')
+  const { incidentsOption } = require('../../lib/incidents/options.js')
+  // Any process's old generation is above 0.05 % of its limit: fires at the first check.
+  const o = incidentsOption({ heapNearLimit: 0.05, heapLowMark: 0.01 })
+  const wait = () => new Promise((resolve) => setTimeout(resolve, 500))
+  async function run ({ recordsHeap, userHeapProfile }) {
+    const calls = []
+    const errors = []
+    let running = userHeapProfile
+    const inc = createIncidents({
+      recorder: { recordsHeap: () => recordsHeap, dump: async (opts, extra) => { calls.push(['dump', opts, extra]) } },
+      heap: {
+        isRunning: () => running,
+        start: async (opts) => { calls.push(['start', opts]); running = true },
+        stop: async (extra) => { calls.push(['stop', extra]); running = false }
+      },
+      report: (err) => errors.push(err)
+    })
+    inc.start(o, { heapInterval: 65536 })
+    await wait()
+    inc.stop()
+    return { calls, errors, status: inc.status() }
+  }
+  let r = await run({ recordsHeap: true, userHeapProfile: false })
+  assert.deepEqual(r.calls.map((c) => c[0]), ['dump'])
+  assert.equal(r.calls[0][1].kind, 'heap')
+  assert.match(r.calls[0][1].name, /^heap-incident-heapNearLimit-\d+-/)
+  assertReason(r.calls[0][2].reason, 'heapNearLimit', 0.05)
+
+  r = await run({ recordsHeap: false, userHeapProfile: false })
+  assert.deepEqual(r.calls.map((c) => c[0]), ['start', 'stop'], 'jumped past both marks: starts, then writes')
+  assert.equal(r.calls[0][1].interval, 65536)
+  assertReason(r.calls[1][1].reason, 'heapNearLimit', 0.05)
+  assert.deepEqual([r.status.fired, r.status.failed], [1, 0])
+
+  r = await run({ recordsHeap: false, userHeapProfile: true })
+  assert.deepEqual(r.calls, [], "the app's own heap profile is left alone")
+  assert.equal(r.errors.length, 1)
+  assertCprofError(r.errors[0], 'ERR_CPROF_BUSY')
+  assert.deepEqual([r.status.fired, r.status.failed], [1, 1])
+})
