@@ -5,7 +5,8 @@
 // CPROF_PROFILING=1 (or PM2's `io` variable with profiling: true) switches
 // them on; CPROF_SIGNAL, CPROF_HEAP_SIGNAL, CPROF_DIR, CPROF_TIMEOUT,
 // CPROF_MAX_DURATION, CPROF_INTERVAL, CPROF_HEAP_INTERVAL, CPROF_FORMATS,
-// CPROF_SOURCE_MAPS configure them.
+// CPROF_SOURCE_MAPS configure them; CPROF_RECORDER=1 starts the flight
+// recorder, CPROF_ON_* its incident triggers (docs/incidents.md).
 // It never stops the app: a bad value costs one stderr line and no triggers.
 // Worker threads also run preloads; signals are process-wide, so only the
 // main thread installs anything.
@@ -22,7 +23,8 @@ function preload () {
   cprof.on('profile', (r) => {
     const file = Object.values(r.files || {})[0]
     const secs = typeof r.durationMs === 'number' ? ` ${(r.durationMs / 1000).toFixed(1)} s,` : ''
-    process.stderr.write(`cprof: wrote ${file} (${r.kind},${secs} ${r.samples} samples)\n`)
+    const why = r.reason ? `, incident ${r.reason.trigger}: ${r.reason.value} >= ${r.reason.threshold}` : ''
+    process.stderr.write(`cprof: wrote ${file} (${r.kind},${secs} ${r.samples} samples${why})\n`)
   })
 }
 

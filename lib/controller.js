@@ -88,7 +88,9 @@ function createController (spec, hooks) {
     stop().catch((err) => { if (!run.awaited) hooks.report(err) })
   }
 
-  async function stop () {
+  // extra: fields added to the result (an incident's reason); quiet: no
+  // 'profile' event (a profile ended only to be thrown away).
+  async function stop ({ quiet = false, ...extra } = {}) {
     const run = current
     if (!run) {
       throw cprofError('ERR_CPROF_NOT_STARTED',
@@ -98,7 +100,7 @@ function createController (spec, hooks) {
     run.stoppedAt = performance.now()
     let result
     try {
-      result = shape(run, await spec.nativeStop(run))
+      result = { ...shape(run, await spec.nativeStop(run)), ...extra }
     } catch (err) {
       if (err.result) err.result = shape(run, err.result)
       if (hooks.failed) hooks.failed(spec.kind, err)
@@ -106,7 +108,7 @@ function createController (spec, hooks) {
       throw err
     }
     run.finished.resolve(result)
-    hooks.emitProfile(result)
+    if (!quiet) hooks.emitProfile(result)
     return result
   }
 

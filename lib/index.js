@@ -8,6 +8,7 @@ const { createController } = require('./controller')
 const { snapshot } = require('./snapshot')
 const { createTriggers } = require('./triggers')
 const { createRecorder } = require('./recorder')
+const { createIncidents } = require('./incidents')
 const { createAnnouncer } = require('./fleet/announce')
 const { TEMPLATE_PATH } = require('./viewer')
 
@@ -132,16 +133,27 @@ async function analyze (file, opts) {
   return native.analyze(o.path, o.top, o.nodes)
 }
 
-const triggers = createTriggers({ cpu, heap, recorder }, snapshot, { ...hooks, announcer })
+// Incident triggers (init({ incidents })): the recorder's last seconds, or a
+// heap profile near the heap limit, written when a threshold is crossed.
+const incidents = createIncidents({ recorder, heap, report })
+
+// recorder.status(), with the incident counters once incidents were set.
+function recorderStatus () {
+  const s = recorder.status()
+  const inc = incidents.status()
+  return inc ? { ...s, incidents: inc } : s
+}
+
+const triggers = createTriggers({ cpu, heap, recorder, incidents }, snapshot, { ...hooks, announcer })
 
 Object.assign(cprof, {
   init: triggers.init,
   destroy: triggers.destroy,
   start: cpu.start,
-  stop: cpu.stop,
+  stop: () => cpu.stop(),
   profile: cpu.profile,
   analyze,
-  recorder: { start: recorder.start, stop: recorder.stop, status: recorder.status, dump: recorder.dump },
-  heap: { start: heap.start, stop: heap.stop, profile: heap.profile, snapshot }
+  recorder: { start: recorder.start, stop: recorder.stop, status: recorderStatus, dump: (opts) => recorder.dump(opts) },
+  heap: { start: heap.start, stop: () => heap.stop(), profile: heap.profile, snapshot }
 })
 module.exports = cprof

@@ -135,6 +135,9 @@ function createRecorder (hooks) {
   let heapIntervalBytes = options.HEAP_INTERVAL_DEFAULT_BYTES
   let sourceMaps = null // the last start()'s; null: start()'s default at dump time
   let pusher = null // the last start()'s push client; its counts stay after stop()
+  // The main thread's time in the recorder's own calls (ms): the incident
+  // watchers do not count it as the app's event-loop delay.
+  let ownMs = 0
 
   function onWindow (info) {
     const r = run
@@ -162,7 +165,9 @@ function createRecorder (hooks) {
   // resolves once it is in the ring.
   function rotate () {
     const r = run
+    const t0 = performance.now()
     const seq = native.recRotate()
+    ownMs += performance.now() - t0
     if (seq === 0) return Promise.resolve(null) // lost: someone ended our profile
     return waitFor(r, seq)
   }
@@ -195,7 +200,9 @@ function createRecorder (hooks) {
     // for dir, docs/reliability.md); checked here so start() throws at once.
     if (store) prepareDirSync(store.dir, false, 'pass store.dir a directory you own')
     const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes }
+    const t0 = performance.now()
     const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push)
+    ownMs += performance.now() - t0
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
     if (pusher) pusher.close() // the previous recording's: what it still held is dropped
@@ -237,9 +244,9 @@ function createRecorder (hooks) {
    * Writes the recorded CPU profile of the last `last` ms (default: all
    * kept), the current window included up to now. Recording goes on.
    * Resolves with stop()'s result shape plus from, to (ms since the epoch)
-   * and windows.
+   * and windows. extra: fields added to the result (an incident's reason).
    */
-  async function dump (arg) {
+  async function dump (arg, extra) {
     const o = dumpOptions(arg)
     if (run && native.recStatus().running) await rotate()
     const heap = o.kind === 'heap'
@@ -260,7 +267,7 @@ function createRecorder (hooks) {
       if (err.result) err.result = shape(err.result, d, heap)
       throw err
     }
-    const result = shape(r, d, heap)
+    const result = { ...shape(r, d, heap), ...extra }
     hooks.emitProfile(result)
     return result
   }
@@ -291,6 +298,7 @@ function createRecorder (hooks) {
     status,
     dump,
     isRunning: () => native.recStatus()?.running === true,
+    ownMs: () => ownMs,
     recordsHeap: () => Boolean(run && run.o.heap && native.recStatus()?.running)
   }
 }

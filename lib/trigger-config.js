@@ -5,10 +5,11 @@
 const os = require('node:os')
 const { invalidArg } = require('./errors')
 const { CPU_INTERVAL_RANGE_US, HEAP_INTERVAL_RANGE_BYTES, FORMAT_EXT } = require('./options')
+const { incidentsOption, envIncidents } = require('./incidents/options')
 
 const MAX_DURATION_DEFAULT_MS = 10 * 60 * 1000
 const DEFAULT_SIGNAL = 'SIGUSR2'
-const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats', 'recorder', 'dumpSignal', 'sourceMaps']
+const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats', 'recorder', 'dumpSignal', 'sourceMaps', 'incidents']
 const INIT_FORMATS = ['cpuprofile', 'heapprofile', ...Object.keys(FORMAT_EXT)]
 
 // Signals that can never be triggers, by number (aliases such as SIGIOT
@@ -94,7 +95,9 @@ function profilingOption (value) {
  *   dir: string | undefined, timeout: ms (0: none), maxDuration: ms,
  *   interval: µs | undefined, heapInterval: bytes | undefined,
  *   formats: string[] (for both kinds; each kind skips the other's own format),
- *   sourceMaps: boolean | undefined (undefined: start()'s default)
+ *   sourceMaps: boolean | undefined (undefined: start()'s default),
+ *   recorder: recorder.start() options | null ({} when only incidents ask for it),
+ *   incidents: lib/incidents/options.js's object | null
  * }
  */
 function initConfig (config) {
@@ -107,7 +110,14 @@ function initConfig (config) {
       throw invalidArg(`unknown option "${key}" for init(); known options: ${INIT_KEYS.join(', ')}`)
     }
   }
-  const recorder = recorderOption(config.recorder)
+  const incidents = incidentsOption(config.incidents)
+  if (incidents && config.recorder === false) {
+    throw invalidArg('incidents need the flight recorder (they write its last seconds): ' +
+      'leave recorder unset (it starts with its defaults) or set it to true or { ...options }')
+  }
+  // Incidents write the recorder's last seconds: they start it with its
+  // defaults when init() does not configure it.
+  const recorder = recorderOption(config.recorder) || (incidents ? {} : null)
   // With the recorder on, CPU sampling is always running: a dump replaces
   // the CPU toggle, and profiling defaults to off (heap stays available).
   const { cpu: cpuToggle, heap } = profilingOption(config.profiling === undefined && recorder ? false : config.profiling)
@@ -146,7 +156,8 @@ function initConfig (config) {
     formats: initFormats(config.formats),
     recorder,
     dumpSignal,
-    sourceMaps: sourceMapsOption(config.sourceMaps)
+    sourceMaps: sourceMapsOption(config.sourceMaps),
+    incidents
   }
 }
 
@@ -324,7 +335,12 @@ function envConfig (env = process.env) {
   }
   const rec = envRecorder(env)
   if (rec !== undefined) config.recorder = rec
-  if (!config.recorder && (config.profiling === undefined || config.profiling === false)) return null
+  const inc = envIncidents(env) // CPROF_ON_* over PM2's io.incidents
+  if (inc !== undefined) {
+    const io = config.incidents !== null && typeof config.incidents === 'object' ? config.incidents : {}
+    config.incidents = { ...io, ...inc }
+  }
+  if (!config.recorder && !config.incidents && (config.profiling === undefined || config.profiling === false)) return null
   try {
     initConfig(config)
   } catch (err) {

@@ -6,6 +6,7 @@
 // the app.
 const { invalidArg } = require('./errors')
 const { initConfig } = require('./trigger-config')
+const { TRIGGERS } = require('./incidents/options')
 const pm2 = require('./pm2')
 const { cpuStartOptions } = require('./options')
 const { identity } = require('./fleet/identity')
@@ -17,7 +18,7 @@ const { watchSignal } = require('./signal-watch')
 
 /**
  * ctl: { cpu, heap } controllers (start, stop, isRunning), recorder
- * (lib/recorder.js); snapshot(opts);
+ * (lib/recorder.js), incidents (lib/incidents/index.js); snapshot(opts);
  * hooks: { report(err), announcer (lib/fleet/announce.js) }.
  */
 function createTriggers (ctl, snapshot, hooks) {
@@ -121,6 +122,7 @@ function createTriggers (ctl, snapshot, hooks) {
       heapSignal: c && c.heapSignal ? c.heapSignal.name : null,
       recorder: Boolean(c && c.recorder),
       dumpSignal: c && c.dumpSignal ? c.dumpSignal.name : null,
+      incidents: c && c.incidents ? TRIGGERS.filter((t) => c.incidents[t] !== null) : [],
       maxDuration: c ? c.maxDuration : null,
       pm2Actions: actions ? Object.keys(actions) : []
     }
@@ -149,6 +151,10 @@ function createTriggers (ctl, snapshot, hooks) {
         ctl.recorder.start(sm === undefined ? c.recorder : { ...c.recorder, sourceMaps: sm })
         state.uninstall.push(() => { if (ctl.recorder.isRunning()) ctl.recorder.stop().catch(hooks.report) })
         state.uninstall.push(watchSignal(SLOT.dump, c.dumpSignal, () => onDumpSignal(c)))
+      }
+      if (c.incidents) {
+        ctl.incidents.start(c.incidents, { dir: c.dir, formats: c.formats, heapInterval: c.heapInterval })
+        state.uninstall.push(() => ctl.incidents.stop())
       }
       for (const kind of ['cpu', 'heap']) {
         const sig = kind === 'cpu' ? c.signal : c.heapSignal

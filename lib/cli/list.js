@@ -11,16 +11,20 @@ const { defaultDir } = require('../dirs')
 const USAGE = `usage: cprof list [dir] [--json]
 
 Lists the profile files in dir (default: $CPROF_DIR, else ${defaultDir()}),
-oldest first: kind, process id, time (UTC), size, file.
+oldest first: kind, process id, time (UTC), size, why it was written, file.
 
   --json    one JSON object per file: { file, kind, format, pid, thread, app, instance,
-            time, size } (app, instance: a PM2 or node:cluster process's, else null)
+            time, size, why, incident } (app, instance: a PM2 or node:cluster process's,
+            else null; why: 'incident', 'dump', 'window' or null; incident: the
+            trigger that wrote it, such as 'eventLoopDelay', else null)
 `
 
 // <cpu|heap>-<pid>[-w<thread>]-<YYYYMMDDTHHMMSS.mmmZ>.<ext>, as cprof names them.
 // A PM2 instance or a node:cluster process puts <app>.<instance> before the
 // pid (instance: a number, primary, or merged for the fan-out's merged file).
-const NAME_RE = /^(cpu|heap)-(?:([A-Za-z0-9_-]+)\.(\d+|primary|merged|x)-)?(\d+)(?:-w(\d+))?-(\d{8}T\d{6}\.\d{3}Z)\.(.+)$/
+// A recorder dump puts recording- after the kind, an incident
+// incident-<trigger>- (lib/incidents/index.js).
+const NAME_RE = /^(cpu|heap)-(?:(recording)-|incident-([A-Za-z]+)-)?(?:([A-Za-z0-9_-]+)\.(\d+|primary|merged|x)-)?(\d+)(?:-w(\d+))?-(\d{8}T\d{6}\.\d{3}Z)\.(.+)$/
 // Extension → [kind, format]; the V8 formats are profiles whatever their name.
 const V8_EXTS = {
   cpuprofile: ['cpu', 'cpuprofile'],
@@ -42,9 +46,9 @@ function stampTime (stamp) {
 }
 
 /**
- * The profile files in dir: [{ file, kind, format, pid, thread, time, size }];
- * a flight recorder's window (<kind>-<pid>-<fromMs>-<toMs>.<ext>) also has
- * `to`, and its time is its start.
+ * The profile files in dir: [{ file, kind, format, pid, thread, app, instance,
+ * time, size, why, incident }]; a flight recorder's window
+ * (<kind>-<pid>-<fromMs>-<toMs>.<ext>) also has `to`, and its time is its start.
  */
 function listProfiles (dir) {
   const out = []
@@ -63,18 +67,20 @@ function listProfiles (dir) {
       continue // removed meanwhile
     }
     const kind = V8_EXTS[ext] ? V8_EXTS[ext][0] : m ? m[1] : w ? w.kind : 'unknown'
-    const time = m && Number.isFinite(stampTime(m[6])) ? stampTime(m[6]) : w ? w.from : st.mtimeMs
+    const time = m && Number.isFinite(stampTime(m[8])) ? stampTime(m[8]) : w ? w.from : st.mtimeMs
     out.push({
       file: path.join(dir, base),
       kind,
       format: ext,
-      pid: m ? Number(m[4]) : w ? w.pid : null,
-      thread: m && m[5] ? Number(m[5]) : null,
-      app: m && m[2] ? m[2] : null,
-      instance: m && m[3] ? (/^\d+$/.test(m[3]) ? Number(m[3]) : m[3]) : null,
+      pid: m ? Number(m[6]) : w ? w.pid : null,
+      thread: m && m[7] ? Number(m[7]) : null,
+      app: m && m[4] ? m[4] : null,
+      instance: m && m[5] ? (/^\d+$/.test(m[5]) ? Number(m[5]) : m[5]) : null,
       time: new Date(time).toISOString(),
       ...(w ? { to: new Date(w.to).toISOString() } : {}),
-      size: st.size
+      size: st.size,
+      why: m && m[3] ? 'incident' : m && m[2] ? 'dump' : w ? 'window' : null,
+      incident: m && m[3] ? m[3] : null
     })
   }
   return out.sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : a.file < b.file ? -1 : 1))
@@ -92,11 +98,12 @@ function human (bytes) {
 }
 
 function table (rows) {
-  const cells = [['KIND', 'PID', 'TIME (UTC)', 'SIZE', 'FILE']].concat(rows.map((r) => [
+  const cells = [['KIND', 'PID', 'TIME (UTC)', 'SIZE', 'WHY', 'FILE']].concat(rows.map((r) => [
     V8_EXTS[r.format] ? r.kind : `${r.kind} (${r.format})`,
     r.pid === null ? '-' : r.thread === null ? String(r.pid) : `${r.pid}/w${r.thread}`,
     r.time.replace('T', ' ').replace('Z', ''),
     human(r.size),
+    r.why === 'incident' ? `incident ${r.incident}` : r.why || '-',
     path.basename(r.file)
   ]))
   const widths = cells[0].map((_, c) => Math.max(...cells.map((row) => row[c].length)))

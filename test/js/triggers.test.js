@@ -77,7 +77,7 @@ test('a signal toggles a CPU profile: the first starts it, the second stops and 
   const app = start('trigger-app.js', [JSON.stringify({ dir }), '1'])
   const { init, pid } = await app.next((l) => l.init)
   assert.deepEqual(init, {
-    cpu: true, heap: true, signal: 'SIGUSR2', heapSignal: null, maxDuration: 600000, pm2Actions: [], recorder: false, dumpSignal: null
+    cpu: true, heap: true, signal: 'SIGUSR2', heapSignal: null, maxDuration: 600000, pm2Actions: [], recorder: false, dumpSignal: null, incidents: []
   })
   assert.equal(catches(pid, 12), true, 'SIGUSR2 is caught')
   app.child.kill('SIGUSR2')
@@ -241,7 +241,7 @@ test('refused signals and bad configs raise ERR_CPROF_INVALID_ARG; workers refus
   })
   const ok = out.results.slice(bad.length).map((res) => res.ok)
   assert.ok(ok.every(Boolean), JSON.stringify(out.results.slice(bad.length)))
-  assert.deepEqual(ok[1], { cpu: false, heap: false, signal: null, heapSignal: null, maxDuration: null, pm2Actions: [], recorder: false, dumpSignal: null })
+  assert.deepEqual(ok[1], { cpu: false, heap: false, signal: null, heapSignal: null, maxDuration: null, pm2Actions: [], recorder: false, dumpSignal: null, incidents: [] })
   assert.equal(ok[2].signal, 'SIGUSR2')
   assert.deepEqual([ok[3].signal, ok[3].heapSignal], ['SIGWINCH', 'SIGURG'])
   assert.deepEqual([ok[4].cpu, ok[4].heap, ok[4].signal], [false, true, null])
@@ -400,20 +400,26 @@ test('cprof list: kinds, pids, derived formats, and the empty cases', () => {
   const names = [
     'cpu-11-20260101T000000.000Z.cpuprofile', 'heap-12-w3-20260101T000001.000Z.heapprofile',
     'heap-13-20260101T000002.000Z.heapsnapshot', 'cpu-11-20260101T000000.000Z.pb.gz',
-    '.cpu-14-20260101T000000.000Z.cpuprofile.14.tmp', 'notes.txt', 'mine.cpuprofile'
+    '.cpu-14-20260101T000000.000Z.cpuprofile.14.tmp', 'notes.txt', 'mine.cpuprofile',
+    'cpu-recording-api.2-15-20260101T000003.000Z.cpuprofile', 'heap-incident-heapNearLimit-16-20260101T000004.000Z.heapprofile'
   ]
   for (const n of names) fs.writeFileSync(path.join(dir, n), 'x')
   const rows = jsonLines(cli(['list', dir, '--json']).stdout)
-  assert.deepEqual(rows.map((r) => [path.basename(r.file), r.kind, r.format, r.pid, r.thread]), [
-    ['cpu-11-20260101T000000.000Z.cpuprofile', 'cpu', 'cpuprofile', 11, null],
-    ['cpu-11-20260101T000000.000Z.pb.gz', 'cpu', 'pb.gz', 11, null],
-    ['heap-12-w3-20260101T000001.000Z.heapprofile', 'heap', 'heapprofile', 12, 3],
-    ['heap-13-20260101T000002.000Z.heapsnapshot', 'snapshot', 'heapsnapshot', 13, null],
-    ['mine.cpuprofile', 'cpu', 'cpuprofile', null, null]
+  assert.deepEqual(rows.map((r) => [path.basename(r.file), r.kind, r.format, r.pid, r.thread, r.why, r.incident]), [
+    ['cpu-11-20260101T000000.000Z.cpuprofile', 'cpu', 'cpuprofile', 11, null, null, null],
+    ['cpu-11-20260101T000000.000Z.pb.gz', 'cpu', 'pb.gz', 11, null, null, null],
+    ['heap-12-w3-20260101T000001.000Z.heapprofile', 'heap', 'heapprofile', 12, 3, null, null],
+    ['heap-13-20260101T000002.000Z.heapsnapshot', 'snapshot', 'heapsnapshot', 13, null, null, null],
+    ['cpu-recording-api.2-15-20260101T000003.000Z.cpuprofile', 'cpu', 'cpuprofile', 15, null, 'dump', null],
+    ['heap-incident-heapNearLimit-16-20260101T000004.000Z.heapprofile', 'heap', 'heapprofile', 16, null, 'incident', 'heapNearLimit'],
+    ['mine.cpuprofile', 'cpu', 'cpuprofile', null, null, null, null]
   ])
+  assert.equal(rows.find((r) => r.pid === 15).app, 'api')
+  assert.equal(rows.find((r) => r.pid === 15).instance, 2)
   const text = cli(['list', dir]).stdout
   assert.match(text, /^cpu \(pb\.gz\)\s+11\s/m)
   assert.match(text, /^heap\s+12\/w3\s/m)
+  assert.match(text, /^heap\s+16\s+2026-01-01 00:00:04\.000\s+1 B\s+incident heapNearLimit\s+heap-incident-heapNearLimit-16-/m)
   const missing = cli(['list', path.join(dir, 'nope')])
   assert.equal(missing.status, 1)
   const noDefault = cli(['list'], { env: { CPROF_DIR: path.join(dir, 'nope') } })

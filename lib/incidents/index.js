@@ -1,0 +1,178 @@
+'use strict'
+// Incident triggers: watchers (lib/incidents/watchers.js) report values;
+// a value crossing its threshold fires once — the recorder's last seconds
+// are written like dump() with the reason in the file name and in the
+// 'profile' event — unless the trigger's cooldown or the hourly cap
+// suppresses it (counted). heapNearLimit writes a heap profile instead: the
+// recorder's heap windows, or a heap sampling profile it starts itself at
+// the lower mark.
+const fs = require('node:fs')
+const watchers = require('./watchers')
+const { fileStem } = require('../controller')
+const { cprofError } = require('../errors')
+
+const HOUR_MS = 3600 * 1000
+
+/**
+ * deps: { recorder (lib/recorder.js), heap (the heap controller),
+ * report(err) }.
+ */
+function createIncidents (deps) {
+  let active = null
+  let ownMs = 0 // main-thread time in the heap profiler's start and stop calls
+  const counts = { fired: 0, suppressed: 0, failed: 0, last: null }
+
+  // The file stem of a firing: <kind>-incident-<trigger>-<pid>-<UTC time>.
+  function stem (kind, trigger, at) {
+    return fileStem(kind, undefined, at).replace(/^(cpu|heap)-/, `$1-incident-${trigger}-`)
+  }
+
+  // Whether a firing may write now; a refusal is counted.
+  function allowed (run, trigger, now) {
+    const last = run.lastFired[trigger]
+    run.hour = run.hour.filter((t) => now - t < HOUR_MS)
+    const cooling = last !== undefined && now - last < run.o.cooldown
+    const capped = run.o.maxPerHour > 0 && run.hour.length >= run.o.maxPerHour
+    if (cooling || capped) {
+      counts.suppressed++
+      return false
+    }
+    run.lastFired[trigger] = now
+    run.hour.push(now)
+    return true
+  }
+
+  function failed (err) {
+    counts.failed++
+    deps.report(err)
+  }
+
+  function fire (run, trigger, value) {
+    const at = Date.now()
+    if (!allowed(run, trigger, at)) return
+    const reason = { trigger, value, threshold: run.o[trigger], at }
+    counts.fired++
+    counts.last = reason
+    if (trigger === 'heapNearLimit') return fireHeap(run, reason)
+    deps.recorder.dump({ ...run.dumpOpts, last: run.o.last, name: stem('cpu', trigger, at) }, { reason })
+      .catch(failed)
+  }
+
+  // The heap profile before an out-of-memory crash: the heap windows, else
+  // the sampling started at the lower mark (or now, if the use jumped past
+  // both marks between two checks).
+  function fireHeap (run, reason) {
+    if (deps.recorder.recordsHeap()) {
+      deps.recorder.dump({ ...run.dumpOpts, kind: 'heap', last: run.o.last, name: stem('heap', 'heapNearLimit', reason.at) }, { reason })
+        .catch(failed)
+      return
+    }
+    if (!run.sampling) startSampling(run, reason.at)
+    if (!run.sampling) return
+    run.sampling = false
+    timed(() => deps.heap.stop({ reason })).catch(failed)
+  }
+
+  // Runs fn, counting its synchronous part as cprof's own main-thread time.
+  function timed (fn) {
+    const t0 = performance.now()
+    try {
+      return fn()
+    } finally {
+      ownMs += performance.now() - t0
+    }
+  }
+
+  // Starts the heap sampling profile; run.sampling says whether it runs
+  // (heap.start() is async but starts synchronously: a failure rejects).
+  function startSampling (run, at) {
+    if (deps.heap.isRunning()) {
+      failed(cprofError('ERR_CPROF_BUSY', 'heapNearLimit: a heap profile started with heap.start() is running, ' +
+        'so the incident cannot sample the heap; stop it, or record heap windows (recorder: { heap: true })'))
+      return
+    }
+    timed(() => deps.heap.start({ ...run.dumpOpts, interval: run.heapInterval, name: stem('heap', 'heapNearLimit', at) }))
+      .catch(failed)
+    run.sampling = deps.heap.isRunning()
+  }
+
+  // Crossing detection: a value at or over the threshold fires when the
+  // previous one was under it (every stall is its own crossing).
+  function crossing (run, trigger) {
+    let over = false
+    return (value) => {
+      const now = value >= run.o[trigger]
+      if (now && !over) fire(run, trigger, value)
+      over = now
+    }
+  }
+
+  function heapMeasure (run) {
+    const fireHigh = crossing(run, 'heapNearLimit')
+    return (pct) => {
+      // The lower mark starts sampling (unless the heap windows cover it).
+      if (pct >= run.o.heapLowMark && !run.sampling && !deps.recorder.recordsHeap() &&
+          pct < run.o.heapNearLimit && !deps.heap.isRunning()) {
+        const last = run.lastFired.heapNearLimit
+        if (last === undefined || Date.now() - last >= run.o.cooldown) startSampling(run, Date.now())
+      }
+      fireHigh(pct)
+    }
+  }
+
+  // A watcher's value never throws into the app.
+  function guarded (fn) {
+    return (value) => {
+      try {
+        fn(value)
+      } catch (err) {
+        failed(err)
+      }
+    }
+  }
+
+  /**
+   * Starts the watchers: o from lib/incidents/options.js; opts: { dir,
+   * formats, heapInterval } for the files.
+   */
+  function start (o, opts = {}) {
+    stop()
+    const dumpOpts = {}
+    if (opts.dir !== undefined) dumpOpts.dir = opts.dir
+    if (opts.formats && opts.formats.length) dumpOpts.formats = opts.formats
+    const run = { o, dumpOpts, heapInterval: opts.heapInterval, lastFired: {}, hour: [], sampling: false, stops: [] }
+    if (run.heapInterval === undefined) delete run.heapInterval
+    if (o.eventLoopDelay !== null) {
+      const rec = deps.recorder.ownMs || (() => 0)
+      const own = () => rec() + ownMs
+      run.stops.push(watchers.watchLoopDelay(o.eventLoopDelay, guarded(crossing(run, 'eventLoopDelay')), own))
+    }
+    if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu'))))
+    if (o.rss !== null) run.stops.push(watchers.watchRss(guarded(crossing(run, 'rss'))))
+    if (o.heapNearLimit !== null) run.stops.push(watchers.watchHeap(guarded(heapMeasure(run))))
+    active = run
+  }
+
+  // Stops the watchers; a heap sampling profile started at the lower mark
+  // ends without leaving a file.
+  function stop () {
+    const run = active
+    active = null
+    if (!run) return
+    for (const s of run.stops) s()
+    if (run.sampling && deps.heap.isRunning()) {
+      deps.heap.stop({ quiet: true }).then((r) => {
+        for (const file of Object.values(r.files)) fs.rm(file, { force: true }, () => {})
+      }, () => {})
+    }
+  }
+
+  /** { fired, suppressed, failed, last: reason | null }, or null when never started. */
+  function status () {
+    return active || counts.fired || counts.suppressed || counts.failed ? { ...counts } : null
+  }
+
+  return { start, stop, status }
+}
+
+module.exports = { createIncidents }

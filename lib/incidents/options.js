@@ -1,0 +1,155 @@
+'use strict'
+// Checking init({ incidents }) and reading it from CPROF_ON_* variables.
+// Every threshold is off unless given; a wrong type, range or an unknown
+// key → ERR_CPROF_INVALID_ARG naming the option.
+const { invalidArg } = require('../errors')
+
+const COOLDOWN_DEFAULT_MS = 5 * 60 * 1000
+const MAX_PER_HOUR_DEFAULT = 12
+const CPU_WINDOW_DEFAULT_MS = 10_000
+const LAST_DEFAULT_MS = 30_000
+const HEAP_NEAR_LIMIT_DEFAULT = 75
+const HEAP_LOW_MARK_DEFAULT = 50
+const TRIGGERS = ['eventLoopDelay', 'cpu', 'rss', 'heapNearLimit']
+const KEYS = [...TRIGGERS, 'cpuWindow', 'heapLowMark', 'cooldown', 'maxPerHour', 'last']
+
+// Environment variable → incidents key, and how its text is read.
+const ENV_VARS = [
+  ['CPROF_ON_EVENT_LOOP_DELAY', 'eventLoopDelay', envNumber],
+  ['CPROF_ON_CPU', 'cpu', envNumber],
+  ['CPROF_ON_CPU_WINDOW', 'cpuWindow', envNumber],
+  ['CPROF_ON_RSS', 'rss', envBytes],
+  ['CPROF_ON_HEAP_NEAR_LIMIT', 'heapNearLimit', envNumber],
+  ['CPROF_ON_HEAP_LOW_MARK', 'heapLowMark', envNumber],
+  ['CPROF_ON_COOLDOWN', 'cooldown', envNumber],
+  ['CPROF_ON_MAX_PER_HOUR', 'maxPerHour', envNumber],
+  ['CPROF_ON_LAST', 'last', envNumber]
+]
+
+function describe (v) {
+  if (v === null) return 'null'
+  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
+  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
+  return Array.isArray(v) ? 'array' : typeof v
+}
+
+// A number in (min, max] (exclusive: > min) or [min, max].
+function number (value, name, unit, min, max, { above = false, integer = false } = {}) {
+  const ok = typeof value === 'number' && Number.isFinite(value) &&
+    (above ? value > min : value >= min) && value <= max && (!integer || Number.isInteger(value))
+  if (!ok) {
+    const range = `${above ? '>' : '>='} ${min}${max < Infinity ? ` and <= ${max}` : ''}`
+    throw invalidArg(`incidents.${name} must be ${integer ? 'an integer' : 'a number'} of ${unit} ${range}, ` +
+      `got ${describe(value)}`)
+  }
+  return value
+}
+
+// A threshold: undefined, null or false → off.
+function threshold (value, name, unit, min, max, fallback) {
+  if (value === undefined || value === null || value === false) return null
+  if (value === true && fallback !== undefined) return fallback
+  return number(value, name, unit, min, max, { above: true })
+}
+
+/**
+ * init()'s incidents → null (no trigger set) or { eventLoopDelay (ms),
+ * cpu (%), cpuWindow (ms), rss (bytes), heapNearLimit (%), heapLowMark (%),
+ * cooldown (ms), maxPerHour, last (ms) } with null for the triggers off.
+ */
+function incidentsOption (value) {
+  if (value === undefined || value === null || value === false) return null
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArg(`incidents must be an object such as { eventLoopDelay: 200 }, got ${describe(value)}`)
+  }
+  for (const key of Object.keys(value)) {
+    if (!KEYS.includes(key)) {
+      throw invalidArg(`unknown option "${key}" in incidents; known options: ${KEYS.join(', ')}`)
+    }
+  }
+  const v = value
+  const o = {
+    eventLoopDelay: threshold(v.eventLoopDelay, 'eventLoopDelay', 'milliseconds', 0, 3_600_000),
+    cpu: threshold(v.cpu, 'cpu', 'percent of one core', 0, 100_000),
+    rss: threshold(v.rss, 'rss', 'bytes', 0, Number.MAX_SAFE_INTEGER),
+    heapNearLimit: threshold(v.heapNearLimit, 'heapNearLimit', 'percent', 0, 100, HEAP_NEAR_LIMIT_DEFAULT),
+    cpuWindow: v.cpuWindow === undefined ? CPU_WINDOW_DEFAULT_MS
+      : number(v.cpuWindow, 'cpuWindow', 'milliseconds', 100, 3_600_000),
+    heapLowMark: null,
+    cooldown: v.cooldown === undefined ? COOLDOWN_DEFAULT_MS
+      : number(v.cooldown, 'cooldown', 'milliseconds', 0, Number.MAX_SAFE_INTEGER),
+    maxPerHour: v.maxPerHour === undefined ? MAX_PER_HOUR_DEFAULT
+      : number(v.maxPerHour, 'maxPerHour', 'firings', 0, Number.MAX_SAFE_INTEGER, { integer: true }),
+    last: v.last === undefined ? LAST_DEFAULT_MS
+      : number(v.last, 'last', 'milliseconds', 0, Number.MAX_SAFE_INTEGER)
+  }
+  if (o.heapNearLimit !== null) {
+    o.heapLowMark = v.heapLowMark === undefined
+      ? Math.max(0, Math.min(HEAP_LOW_MARK_DEFAULT, o.heapNearLimit - 25))
+      : number(v.heapLowMark, 'heapLowMark', 'percent', 0, 100)
+    if (o.heapLowMark >= o.heapNearLimit) {
+      throw invalidArg(`incidents.heapLowMark (${o.heapLowMark}) must be below incidents.heapNearLimit (${o.heapNearLimit})`)
+    }
+  } else if (v.heapLowMark !== undefined) {
+    throw invalidArg('incidents.heapLowMark is set but incidents.heapNearLimit is not')
+  }
+  if (o.cpu === null && v.cpuWindow !== undefined) {
+    throw invalidArg('incidents.cpuWindow is set but incidents.cpu is not')
+  }
+  if (TRIGGERS.every((t) => o[t] === null)) {
+    throw invalidArg(`incidents sets no trigger: give at least one of ${TRIGGERS.join(', ')}`)
+  }
+  return o
+}
+
+function envNumber (text) {
+  if (text.trim() === '' || !Number.isFinite(Number(text))) throw new Error('must be a number')
+  return Number(text)
+}
+
+// Bytes, or a number with a binary unit: 512M, 1.5GiB, 800k.
+function envBytes (text) {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmg])?(?:i?b)?\s*$/i.exec(text)
+  if (!m) throw new Error('must be a number of bytes, optionally with K, M or G (KiB, MiB, GiB)')
+  const scale = { k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] || '').toLowerCase()] || 1
+  return Math.round(Number(m[1]) * scale)
+}
+
+/**
+ * The CPROF_ON_* variables → an incidents object (undefined when none is
+ * set). Throws ERR_CPROF_INVALID_ARG naming the variable.
+ */
+function envIncidents (env) {
+  let out
+  for (const [name, key, read] of ENV_VARS) {
+    const text = env[name]
+    if (text === undefined || text === '') continue
+    out = out || {}
+    try {
+      out[key] = read(text)
+    } catch (err) {
+      throw invalidArg(`${name}=${JSON.stringify(text.slice(0, 40))}: ${err.message}`)
+    }
+  }
+  if (out === undefined) return undefined
+  try {
+    incidentsOption(out)
+  } catch (err) {
+    const entry = ENV_VARS.find(([name, key]) => env[name] !== undefined && err.message.startsWith(`incidents.${key} `))
+    err.message = entry ? `${entry[0]}: ${err.message}` : `CPROF_ON_*: ${err.message}`
+    throw err
+  }
+  return out
+}
+
+module.exports = {
+  TRIGGERS,
+  KEYS,
+  ENV_VARS,
+  COOLDOWN_DEFAULT_MS,
+  MAX_PER_HOUR_DEFAULT,
+  CPU_WINDOW_DEFAULT_MS,
+  LAST_DEFAULT_MS,
+  incidentsOption,
+  envIncidents
+}
