@@ -27,7 +27,7 @@ void cprof__ctl_abandon(napi_env env, cprof_ctl_t *ctl) {
 
 static int busy(napi_env env, const cprof_ctl_t *ctl, const char *what) {
   char msg[160];
-  if (!ctl->insp && !ctl->v8heap) return 0;
+  if (!cprof__ctl_running(ctl)) return 0;
   snprintf(msg, sizeof msg,
            "a %s profile is already running: call stop() first, or wait for its timeout", what);
   cprof__throw(env, "ERR_CPROF_BUSY", msg);
@@ -78,7 +78,7 @@ napi_value cprof__ctl_stop(napi_env env, cprof_ctl_t *ctl, const char *what,
                            const char *stop_method, cprof_job_in_t *in) {
   char msg[160];
   int rc;
-  if (!ctl->insp && !ctl->v8heap) {
+  if (!cprof__ctl_running(ctl)) {
     snprintf(msg, sizeof msg, "no %s profile is running: call start() first", what);
     cprof__job_in_free(in);
     cprof__throw(env, "ERR_CPROF_NOT_STARTED", msg);

@@ -21,6 +21,11 @@ typedef struct {
   cprof_timer_t *timer; /* the timeout, if any */
 } cprof_ctl_t;
 
+/* Whether a profile runs, through either path. */
+static inline int cprof__ctl_running(const cprof_ctl_t *ctl) {
+  return ctl->insp != NULL || ctl->v8heap != NULL;
+}
+
 /* An inspector command and its params (JSON text or NULL). */
 typedef struct {
   const char *method;
