@@ -30,7 +30,7 @@ const [dir, interval, source, prefix] = process.argv.slice(1)
   const out = { major: Number(process.versions.node.split('.')[0]) }
   await cprof.start({ interval: Number(interval), dir })
   const re = new RegExp(source)
-  const end = Date.now() + 600; let k = 0
+  const end = Date.now() + 1500; let k = 0
   while (Date.now() < end) if (re.test(prefix + (k++) + '-ab')) k++
   try {
     const r = await cprof.stop()
