@@ -11,7 +11,7 @@ const path = require('node:path')
 
 const cprof = require('../..')
 const native = require('../../lib/native')
-const { makeTmpDir, removeTmpDirs, burnCpu, assertCprofError, fileMode } = require('./helpers/util.js')
+const { makeTmpDir, removeTmpDirs, burnCpu, assertCprofError, fileMode, printedMs } = require('./helpers/util.js')
 const { decodePprof, readFolded, readSvg, assertMainMapping } = require('./helpers/formats.js')
 
 after(removeTmpDirs)
@@ -87,7 +87,7 @@ test('svg: well-formed, self-contained, interactive, totals in the root frame', 
   assert.ok(root, 'a root frame')
   assert.equal(root.rect.width, 1180, 'the root spans the graph')
   // "(root)\nself 0.00 ms (0.00%), total 401.23 ms (100.00%), ..."
-  assert.ok(root.title.includes(`total ${result.summary.total.toFixed(2)} ms (100.00%)`), root.title)
+  assert.ok(printedMs(root.title, 'total', result.summary.total) && root.title.includes(' ms (100.00%)'), root.title)
   const hot = s.frames.find((f) => f.title.startsWith('burnCpu ('))
   assert.ok(hot, 'burnCpu has a frame')
   for (const fn of ['zoom', 'search', 'mouseover', 'click']) assert.ok(s.text.includes(fn), `script handles ${fn}`)
@@ -100,8 +100,12 @@ test('txt: the text report of the same profile', () => {
   assert.ok(text.startsWith('all.cpuprofile\nCPU profile: '), text.slice(0, 80))
   assert.match(text, /Top \d+ functions by self time/)
   assert.match(text, /Call tree \(top-down\)/)
+  // The top function's row: its self time in ms to 2 decimals.
   const top = result.summary.top[0]
-  assert.ok(text.includes(`${top.self.toFixed(2)} ms`), 'the top function\'s self time is in the report')
+  const table = text.slice(text.indexOf('functions by self time'))
+  const row = table.split('\n').find((l) => l.includes(`  ${top.functionName} `))
+  assert.ok(row, `a row for ${top.functionName}:\n${table.slice(0, 600)}`)
+  assert.ok(printedMs(row, '^\\s*', top.self), `${row} vs self ${top.self} ms`)
 })
 
 test('formats default to the kind\'s own file only', async () => {

@@ -139,7 +139,16 @@ function fileMode (file) {
   return fs.statSync(file).mode & 0o777
 }
 
+// Whether a value the C core printed as "<ms> ms" to 2 decimals is `ms`:
+// C's printf rounds an exact half to even, toFixed() rounds it up, so the
+// numbers are compared, not the strings.
+function printedMs (text, label, ms) {
+  const m = new RegExp(`${label} ([\\d.]+) ms`).exec(text)
+  return m !== null && Math.abs(Number(m[1]) - ms) <= 0.005 + 1e-9
+}
+
 module.exports = {
+  printedMs,
   ROOT,
   FIXTURES,
   DEFAULT_NAME_RE,
