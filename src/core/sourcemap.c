@@ -15,6 +15,10 @@
 #include "internal.h"
 
 #define MAX_SECTION_DEPTH 8
+/* An index map's sections may start at most this many generated lines in:
+ * lines are indexed densely (4 bytes each), and a hostile offset must not
+ * make that index gigabytes. 4,194,304 lines is far beyond any real bundle. */
+#define MAX_SECTION_LINE (1u << 22)
 
 /* One mapping: a generated column on its line and what it maps to. */
 typedef struct {
@@ -378,10 +382,12 @@ static int decode_sections(cprof_sourcemap_t *m, const cJSON *secs, const window
     } else if (sw.stop_line < l || (sw.stop_line == l && sw.stop_col < c)) {
       return cprof__errf(cx->errbuf, cx->errlen, CPROF_ESCHEMA, "sections are out of order");
     }
-    sw.line_off = w->line_off + l;
-    sw.col_off = (l == 0 ? w->col_off : 0) + c;
-    if (sw.line_off > INT32_MAX || sw.col_off > INT32_MAX)
+    uint64_t line_off = (uint64_t)w->line_off + l,
+             col_off = (uint64_t)(l == 0 ? w->col_off : 0) + c;
+    if (line_off > MAX_SECTION_LINE || col_off > INT32_MAX)
       return cprof__errf(cx->errbuf, cx->errlen, CPROF_ESCHEMA, "section %d is out of range", i);
+    sw.line_off = (uint32_t)line_off;
+    sw.col_off = (uint32_t)col_off;
     const cJSON *map = cJSON_GetObjectItemCaseSensitive(sec, "map");
     if (!cJSON_IsObject(map))
       return cprof__errf(cx->errbuf, cx->errlen, CPROF_ESCHEMA, "section %d has no \"map\"", i);

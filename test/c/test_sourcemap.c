@@ -180,6 +180,18 @@ static void malformed_maps(void **state) {
                    CPROF_ESCHEMA);
   assert_int_equal(map_fail("{'version':3,'sections':[{'map':{}}]}", err, sizeof err),
                    CPROF_ESCHEMA);
+  /* A section far down the generated file would make the per-line index
+   * gigabytes (the fuzzer's out-of-memory): refused above 2^22 lines. */
+  assert_int_equal(map_fail("{'version':3,'sections':[{'offset':{'line':4194305,'column':0},"
+                            "'map':{'version':3,'sources':[],'mappings':''}}]}",
+                            err, sizeof err),
+                   CPROF_ESCHEMA);
+  assert_non_null(strstr(err, "out of range"));
+  assert_int_equal(map_fail("{'version':3,'sections':[{'offset':{'line':4294967295,'column':0},"
+                            "'map':{'version':3,'sections':[{'offset':{'line':2,'column':0},"
+                            "'map':{'version':3,'sources':[],'mappings':''}}]}}]}",
+                            err, sizeof err),
+                   CPROF_ESCHEMA);
   /* The message never quotes the input (it may be any file). */
   assert_int_equal(map_fail("root:x:0:0:root:/root:/bin/bash", err, sizeof err), CPROF_EPARSE);
   assert_null(strstr(err, "root"));
