@@ -17,7 +17,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 
-const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
+const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv, reapPm2 } = require('./helpers/util.js')
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
 const REGISTER = path.join(ROOT, 'register.js')
@@ -342,5 +342,6 @@ test('PM2 cluster mode, 2 instances: cprof ps names app and instance; trigger --
     assert.equal(after.samples, newest.reduce((n, f) => n + samplesIn(f), 0))
   } finally {
     pm2('kill')
+    reapPm2(home)
   }
 })

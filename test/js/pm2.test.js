@@ -14,7 +14,7 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
-const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
+const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv, reapPm2 } = require('./helpers/util.js')
 
 let PM2_BIN = null
 try {
@@ -79,6 +79,7 @@ before(() => {
 
 after(() => {
   if (PM2_BIN && fs.existsSync(path.join(home, 'rpc.sock'))) pm2('kill')
+  reapPm2(home)
   removeTmpDirs()
 })
 

@@ -13,7 +13,7 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 
 const { startReceiver, functionTotals, parseName } = require('./helpers/pyroscope-receiver.js')
-const { childEnv, removeTmpDirs } = require('./helpers/util.js')
+const { childEnv, removeTmpDirs, reapPm2 } = require('./helpers/util.js')
 const { pushOptions, publicOptions, parseLabels } = require('../../lib/push/options')
 const { seriesName, series } = require('../../lib/push/labels')
 const { createQueue } = require('../../lib/push/queue')
@@ -364,6 +364,7 @@ test('a real PM2 cluster (io object in the ecosystem file): each instance its ow
     assert.deepEqual([...seen()].sort(), ['cprof-push/0/pm2', 'cprof-push/1/pm2'])
   } finally {
     await pm2('kill')
+    reapPm2(home)
   }
 })
 
