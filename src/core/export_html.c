@@ -29,6 +29,7 @@
 #include "internal.h"
 #include "label.h"
 #include "tree.h"
+#include "xml.h"
 
 /* Used when the caller has no viewer to give: the data still travels. */
 static const char FALLBACK_TEMPLATE[] =
@@ -76,37 +77,13 @@ static void hw_i64(hw_t *w, int64_t v) {
 
 /* ---- JSON strings safe inside <script> ---- */
 
-/* The byte length of the valid UTF-8 sequence at s, or 0 (overlong,
- * surrogate, out of range, cut short); its code point in *cp. */
-static size_t utf8_seq(const unsigned char *s, uint32_t *cp) {
-  unsigned char c = s[0];
-  size_t n;
-  uint32_t v, min;
-  if (c < 0x80) return *cp = c, 1;
-  if ((c & 0xE0) == 0xC0)
-    n = 2, v = c & 0x1F, min = 0x80;
-  else if ((c & 0xF0) == 0xE0)
-    n = 3, v = c & 0x0F, min = 0x800;
-  else if ((c & 0xF8) == 0xF0)
-    n = 4, v = c & 0x07, min = 0x10000;
-  else
-    return 0;
-  for (size_t i = 1; i < n; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0; /* also stops at the terminator */
-    v = (v << 6) | (s[i] & 0x3F);
-  }
-  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-  *cp = v;
-  return n;
-}
-
 static void hw_json_str(hw_t *w, const char *s) {
   const unsigned char *u = (const unsigned char *)s;
   char esc[8];
   uint32_t cp;
   hw_put(w, "\"", 1);
   while (*u) {
-    size_t n = utf8_seq(u, &cp);
+    size_t n = cprof__utf8_next(u, &cp);
     if (n == 0) {
       hw_put(w, "\\ufffd", 6);
       u++;

@@ -7,9 +7,7 @@
 
 /* ---- UTF-8 and XML ---- */
 
-/* Decodes one code point at s; returns its byte length, or 0 when the
- * sequence is not valid UTF-8 (overlong, surrogate, out of range, cut). */
-static size_t utf8_next(const unsigned char *s, uint32_t *cp) {
+size_t cprof__utf8_next(const unsigned char *s, uint32_t *cp) {
   unsigned char c = s[0];
   size_t n;
   uint32_t v, min;
@@ -40,7 +38,7 @@ size_t cprof__utf8_len(const char *s) {
   size_t count = 0;
   uint32_t cp;
   while (*u) {
-    size_t n = utf8_next(u, &cp);
+    size_t n = cprof__utf8_next(u, &cp);
     u += n ? n : 1;
     count++;
   }
@@ -51,7 +49,7 @@ const char *cprof__utf8_skip(const char *s, size_t n) {
   const unsigned char *u = (const unsigned char *)s;
   uint32_t cp;
   for (; *u && n > 0; n--) {
-    size_t k = utf8_next(u, &cp);
+    size_t k = cprof__utf8_next(u, &cp);
     u += k ? k : 1;
   }
   return (const char *)u;
@@ -62,7 +60,7 @@ int cprof__xml_put(FILE *f, const char *s, size_t max_chars) {
   size_t written = 0;
   uint32_t cp;
   while (*u && written < max_chars) {
-    size_t n = utf8_next(u, &cp);
+    size_t n = cprof__utf8_next(u, &cp);
     const char *rep = NULL;
     if (n == 0 || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0xFFFE ||
         cp == 0xFFFF)

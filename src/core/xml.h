@@ -4,6 +4,7 @@
 #define CPROF_XML_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* ---- XML text ---- */
@@ -13,6 +14,10 @@
  * become U+FFFD. At most max_chars code points are written (SIZE_MAX for
  * all). CPROF_OK or CPROF_EIO. */
 int cprof__xml_put(FILE *f, const char *s, size_t max_chars);
+
+/* Decodes one code point at s into *cp; returns its byte length, or 0 when
+ * the sequence is not valid UTF-8 (overlong, surrogate, out of range, cut). */
+size_t cprof__utf8_next(const unsigned char *s, uint32_t *cp);
 
 /* Number of UTF-8 code points in s (invalid bytes count one each). */
 size_t cprof__utf8_len(const char *s);
