@@ -1,11 +1,11 @@
 'use strict'
 // cprof ui [dir] [--port N]: a local dashboard over the profiles of a
 // directory, served on 127.0.0.1 with an unguessable token in the URL.
-const os = require('node:os')
 const path = require('node:path')
 const fs = require('node:fs')
 const { parseArgs } = require('node:util')
 const { usageError, intArg } = require('./profile-io')
+const { defaultDir } = require('../dirs')
 
 const USAGE = `usage: cprof ui [dir] [--port N]
 
@@ -13,7 +13,7 @@ Serves a dashboard on 127.0.0.1 (never on other interfaces) and prints its URL,
 which holds a random token: requests without it are refused (403). Keep the URL
 to yourself. In the dashboard:
   - the .cpuprofile / .heapprofile files of dir (default: $CPROF_DIR, else
-    ${path.join(os.tmpdir(), 'cprof')}), refreshed as new ones are written;
+    ${defaultDir()}), refreshed as new ones are written;
     open one in the HTML viewer (flame graph, top-down, bottom-up, flat), or
     select two of the same kind and compare them, or several of one kind and
     merge them (as cprof merge does) into the viewer;
@@ -41,7 +41,7 @@ async function run (argv) {
   if (a.positionals.length > 1) return usageError('ui', USAGE, `too many arguments: ${a.positionals.slice(1).join(' ')}`).exit
   const port = intArg('ui', 'port', a.values.port, 0, 65535)
   if (port.error) return usageError('ui', USAGE, port.error).exit
-  const dir = path.resolve(a.positionals[0] ?? (process.env.CPROF_DIR || path.join(os.tmpdir(), 'cprof')))
+  const dir = path.resolve(a.positionals[0] ?? (process.env.CPROF_DIR || defaultDir()))
   if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
     process.stderr.write(`cprof ui: ${dir} is not a directory\n`)
     return 1

@@ -214,3 +214,27 @@ async function openPage2 (browser, target) {
   await page.goto(target, { waitUntil: 'load' })
   return { page, problems }
 }
+
+test('with no dir it serves the directory cprof writes to by default', async () => {
+  const tmp = makeTmpDir('cprof-ui-tmp-')
+  const own = path.join(tmp, `cprof-${process.geteuid()}`)
+  fs.mkdirSync(own, { mode: 0o700 })
+  const env = { ...process.env, TMPDIR: tmp, CPROF_RUN_DIR: runDir }
+  delete env.CPROF_DIR
+  const child = spawn(process.execPath, [CLI, 'ui'], { stdio: ['ignore', 'pipe', 'pipe'], env })
+  try {
+    const served = await new Promise((resolve, reject) => {
+      let out = ''
+      const timer = setTimeout(() => reject(new Error(`cprof ui printed nothing: ${out}`)), 30000)
+      child.stdout.setEncoding('utf8').on('data', (d) => {
+        out += d
+        const m = /^cprof ui: serving (.+)$/m.exec(out)
+        if (m) { clearTimeout(timer); resolve(m[1]) }
+      })
+      child.once('exit', (code) => reject(new Error(`cprof ui exited ${code}`)))
+    })
+    assert.equal(served, own)
+  } finally {
+    child.kill('SIGINT')
+  }
+})
