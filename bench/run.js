@@ -14,11 +14,11 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { execFile, execFileSync, spawn } = require('node:child_process')
+const { execFile } = require('node:child_process')
 const { parseArgs } = require('node:util')
 const { ensureNode, CACHE } = require('./nodes')
 const { summary, meanInterval } = require('./stats')
-const { runLoad } = require('../examples/load')
+const { createHttpBench, ratioToBaselines, runRounds } = require('./http')
 
 const HELP = `usage: node bench/run.js [options]
   --quick               short run: fewer rounds, shorter loads and profiles (~10-15 min on 2 cores)
@@ -125,87 +125,14 @@ function execJson (bin, args, { env = {}, timeout = 300000 } = {}) {
   })
 }
 
-// The load generator: autocannon in this process, which is not the server's.
-// Fixed connections, bounded duration, loopback only.
-async function load (port, seconds) {
-  const r = await runLoad({ url: `http://127.0.0.1:${port}`, seconds, connections: O.connections })
-  const errors = r.errors + r.timeouts + r.non2xx
-  if (r.requests.total === 0 || errors > 0) throw new Error(`load: ${r.requests.total} requests, ${errors} errors`)
-  return { rps: r.requests.total / (r.duration || seconds), p99: r.latency.p99, total: r.requests.total }
-}
+const H = createHttpBench({ connections: O.connections, httpSeconds: O.httpSeconds, warmup: O.warmup, pin: !opt['no-pin'] })
+const { PIN, pinSelf } = H
 
-// The server and the load generator (autocannon, in this process) on
-// separate cores, so neither takes the other's CPU time: with taskset, on a
-// machine of 2+ cores, unless --no-pin. PIN.server / PIN.load: cpu lists.
-const PIN = (() => {
-  if (opt['no-pin'] || os.cpus().length < 2) return null
-  try { execFileSync('taskset', ['-V'], { stdio: 'ignore' }) } catch { return null }
-  const last = os.cpus().length - 1
-  return { server: String(last), load: last > 1 ? `0-${last - 1}` : '0', all: `0-${last}` }
-})()
-
-function pinSelf (cpus) {
-  if (PIN) execFileSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' })
-}
-
-// Unmeasured 1 s loads until two in a row agree within 3% (JIT warm, caches
-// full), at most O.warmup of them. Returns how many ran.
-async function warmUp (port) {
-  let last = null
-  for (let i = 1; i <= O.warmup; i++) {
-    const { rps } = await load(port, 1)
-    if (last !== null && Math.abs(rps / last - 1) < 0.03) return i
-    last = rps
-  }
-  return O.warmup
-}
-
-// One HTTP run: server (on `node`, pinned apart) under load from this
-// process; profiling starts after the warm-up and stops after the measured load.
-async function httpRun (node, cfg) {
+// One HTTP run (bench/http.js): profiling starts after the warm-up and stops
+// after the measured load.
+function httpRun (node, cfg) {
   const v = variant(cfg.approach)
-  const script = path.join(__dirname, 'http-child.js')
-  const [cmd, args] = PIN ? ['taskset', ['-c', PIN.server, node.bin, script]] : [node.bin, [script]]
-  const child = spawn(cmd, args, { env: { ...process.env, ...v.env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
-  let stderr = ''
-  child.stderr.on('data', (d) => { stderr += d })
-  const exited = new Promise((resolve) => child.on('exit', resolve))
-  const next = (what) => new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`http child: no ${what} (stderr: ${stderr.trim()})`)), 60000 + O.httpSeconds * 1000)
-    const onMsg = (m) => {
-      if (m.error || m[what] !== undefined) {
-        clearTimeout(timer)
-        child.off('message', onMsg)
-        child.off('exit', onExit)
-        if (m.error) reject(new Error(m.error))
-        else resolve(m)
-      }
-    }
-    const onExit = (code) => { clearTimeout(timer); reject(new Error(`http child exited (${code}) waiting for ${what}: ${stderr.trim()}`)) }
-    child.on('message', onMsg)
-    child.once('exit', onExit)
-  })
-  try {
-    const { port } = await next('port')
-    const warmups = O.warmup > 0 ? await warmUp(port) : 0
-    child.send({ cmd: 'start', kind: cfg.kind, approach: v.approach, interval: cfg.interval })
-    await next('started')
-    child.send({ cmd: 'mark' })
-    const m0 = (await next('mark')).mark
-    const l = await load(port, O.httpSeconds)
-    child.send({ cmd: 'mark' })
-    const m1 = (await next('mark')).mark
-    child.send({ cmd: 'stop' })
-    const s = await next('stopped')
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
-    // The server's CPU time per request served in the measured window: what
-    // profiling adds to each request, and unlike requests/s it does not move
-    // when the load generator or a neighbour gets less of the cores.
-    const cpuUsPerReq = (m1.cpuUs - m0.cpuUs) / Math.max(1, m1.served - m0.served)
-    return { rps: l.rps, p99: l.p99, requests: l.total, cpuUsPerReq, warmups, samples: s.samples, intervalUs: s.intervalUs }
-  } finally {
-    if (child.exitCode === null) child.kill()
-  }
+  return H.httpRun(node, { ...cfg, approach: v.approach, env: v.env })
 }
 
 function stopRun (node, kind, name, interval, seconds) {
@@ -247,19 +174,6 @@ async function probeUnavailable (node, kind, approach) {
 const HTTP_MEASURES = [['requests/s', 'rps', 'req/s'], ['p99 latency', 'p99', 'ms'],
   ['server CPU per request', 'cpuUsPerReq', 'µs']]
 
-// The 95% interval of the mean A/A ratio (each baseline against its
-// neighbouring baselines), for requests/s and CPU per request.
-function aaIntervals (results) {
-  const base = results.map((r, k) => ({ r, k })).filter(({ r }) => r.c.approach === 'none' && r.m)
-  const ratios = (key) => base.map(({ k }) => {
-    const ns = []
-    for (let j = k - 1; j >= 0; j--) if (results[j].c.approach === 'none' && results[j].m) { ns.push(results[j].m[key]); break }
-    for (let j = k + 1; j < results.length; j++) if (results[j].c.approach === 'none' && results[j].m) { ns.push(results[j].m[key]); break }
-    return ns.length ? results[k].m[key] / (ns.reduce((a, b) => a + b, 0) / ns.length) : NaN
-  })
-  return { rps: meanInterval(ratios('rps')), cpu: meanInterval(ratios('cpuUsPerReq')) }
-}
-
 const httpStops = {}
 
 async function sectionHttp (node) {
@@ -272,14 +186,10 @@ async function sectionHttp (node) {
       configs.push(c)
     }
   }
-  // Baseline between every group of three: B a b c B d e f B g h i B, the
-  // group order reversed on odd rounds. At least O.rounds rounds; then more
-  // while the A/A interval of either judged measure is above O.httpTarget
-  // and the budget allows another round (at the pace of the ones so far).
+  // Baseline between every group of three (bench/http.js runRounds).
   const groups = []
   for (let i = 0; i < configs.length; i += 3) groups.push(configs.slice(i, i + 3))
   const results = []
-  const t00 = now()
   pinSelf(PIN ? PIN.load : '')
   const runOne = async (c) => {
     const label = c.approach === 'none' ? 'baseline' : `${c.kind} ${c.approach} ${c.setting}`
@@ -297,40 +207,19 @@ async function sectionHttp (node) {
       log(`  [${node.version}] http ${label} FAILED: ${err.message}`)
     }
   }
-  let stopWhy = null
+  let stopWhy
   try {
-    await runOne({ approach: 'none', kind: 'cpu' })
-    for (let r = 0; ; r++) {
-      const gs = r % 2 ? [...groups].reverse().map((g) => [...g].reverse()) : groups
-      for (const g of gs) {
-        for (const c of g) await runOne(c)
-        await runOne({ approach: 'none', kind: 'cpu' })
-      }
-      if (r + 1 < O.rounds) continue
-      const iv = aaIntervals(results)
-      const spent = now() - t00
-      log(`  [${node.version}] http after ${r + 1} rounds: A/A interval ±${(iv.rps * 100).toFixed(1)}% req/s, ` +
+    stopWhy = await runRounds({
+      groups, results, runOne, rounds: O.rounds, target: O.httpTarget, budgetMs: O.httpBudgetMs,
+      onRound: (r, iv, spent) => log(`  [${node.version}] http after ${r} rounds: A/A interval ±${(iv.rps * 100).toFixed(1)}% req/s, ` +
         `±${(iv.cpu * 100).toFixed(1)}% CPU/req (${(spent / 60000).toFixed(1)} min)`)
-      if (iv.rps <= O.httpTarget && iv.cpu <= O.httpTarget) { stopWhy = { rounds: r + 1, reached: true, ...iv }; break }
-      if (spent / (r + 1) * (r + 2) > O.httpBudgetMs) { stopWhy = { rounds: r + 1, reached: false, ...iv }; break }
-    }
+    })
   } finally {
     pinSelf(PIN ? PIN.all : '')
   }
   httpStops[node.version] = stopWhy
   // Ratios against the baseline runs next to each run.
-  const isB = (k) => results[k].c.approach === 'none' && results[k].m
-  const neighbours = (k) => {
-    const out = []
-    for (let j = k - 1; j >= 0; j--) if (isB(j)) { out.push(results[j].m); break }
-    for (let j = k + 1; j < results.length; j++) if (isB(j)) { out.push(results[j].m); break }
-    return out
-  }
-  const ratio = (k, key) => {
-    const ns = neighbours(k)
-    if (!ns.length || !results[k].m) return NaN
-    return results[k].m[key] / (ns.reduce((a, m) => a + m[key], 0) / ns.length)
-  }
+  const ratio = (k, key) => ratioToBaselines(results, k, key)
   const collect = (pred) => results.map((r, k) => ({ r, k })).filter(({ r }) => r.m && pred(r.c))
   const base = collect((c) => c.approach === 'none')
   for (const [measure, key, unit] of HTTP_MEASURES) {

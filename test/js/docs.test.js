@@ -73,8 +73,10 @@ test('README: the setup line and the two commands are the ones .ci/run runs', ()
   const readme = read('README.md')
   const apt = [...ci.matchAll(/apt-get install -y -qq ([^>\n]+)/g)].map((m) => m[1].trim())
   assert.ok(apt.length >= 1, '.ci/run has no apt-get install line')
-  assert.ok(readme.includes(`sudo apt-get install -y ${apt[0]}\n`),
-    `README.md should say: sudo apt-get install -y ${apt[0]}`)
+  // .ci/run updates the package lists first, as a fresh machine needs.
+  assert.ok(/apt-get update/.test(ci.split('apt-get install')[0]), '.ci/run should run apt-get update before installing')
+  assert.ok(readme.includes(`sudo apt-get update && sudo apt-get install -y ${apt[0]}\n`),
+    `README.md should say: sudo apt-get update && sudo apt-get install -y ${apt[0]}`)
   // The sanitizer and fuzzing tools: in Reliability, where test:asan and fuzz are.
   const tools = apt.find((p) => /\bclang\b/.test(p))
   assert.ok(tools && read('docs/reliability.md').includes(`sudo apt-get install -y ${tools}\n`),

@@ -1,0 +1,146 @@
+'use strict'
+// The HTTP measurement bench/run.js and bench/recorder.js share: the server
+// (bench/http-child.js: examples/server.js) in its own process, under
+// autocannon load from the bench's process, on separate cores; warmed up
+// until its throughput is stable; profiling started, then the measured load
+// with the server's CPU time marked at both ends; and the A/A interval that
+// decides when enough rounds have run. See docs/benchmarks.md.
+const os = require('node:os')
+const path = require('node:path')
+const { execFileSync, spawn } = require('node:child_process')
+const { meanInterval } = require('./stats')
+const { runLoad } = require('../examples/load')
+
+// o: { connections, httpSeconds, warmup (max 1 s warm-up loads), pin (bool) }
+function createHttpBench (o) {
+  // The server and the load generator (autocannon, in this process) on
+  // separate cores, so neither takes the other's CPU time: with taskset, on
+  // a machine of 2+ cores. PIN.server / PIN.load / PIN.all: cpu lists.
+  const PIN = (() => {
+    if (!o.pin || os.cpus().length < 2) return null
+    try { execFileSync('taskset', ['-V'], { stdio: 'ignore' }) } catch { return null }
+    const last = os.cpus().length - 1
+    return { server: String(last), load: last > 1 ? `0-${last - 1}` : '0', all: `0-${last}` }
+  })()
+
+  function pinSelf (cpus) {
+    if (PIN) execFileSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' })
+  }
+
+  // Fixed connections, bounded duration, loopback only.
+  async function load (port, seconds) {
+    const r = await runLoad({ url: `http://127.0.0.1:${port}`, seconds, connections: o.connections })
+    const errors = r.errors + r.timeouts + r.non2xx
+    if (r.requests.total === 0 || errors > 0) throw new Error(`load: ${r.requests.total} requests, ${errors} errors`)
+    return { rps: r.requests.total / (r.duration || seconds), p99: r.latency.p99, total: r.requests.total }
+  }
+
+  // Unmeasured 1 s loads until two in a row agree within 3% (JIT warm,
+  // caches full), at most o.warmup of them. Returns how many ran.
+  async function warmUp (port) {
+    let last = null
+    for (let i = 1; i <= o.warmup; i++) {
+      const { rps } = await load(port, 1)
+      if (last !== null && Math.abs(rps / last - 1) < 0.03) return i
+      last = rps
+    }
+    return o.warmup
+  }
+
+  // One run. cfg: { kind, approach ('none': no profiler), interval, env,
+  // settle (s of unmeasured load after profiling starts, default 0) }.
+  async function httpRun (node, cfg) {
+    const script = path.join(__dirname, 'http-child.js')
+    const [cmd, args] = PIN ? ['taskset', ['-c', PIN.server, node.bin, script]] : [node.bin, [script]]
+    const child = spawn(cmd, args, { env: { ...process.env, ...cfg.env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+    let stderr = ''
+    child.stderr.on('data', (d) => { stderr += d })
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    const next = (what) => new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`http child: no ${what} (stderr: ${stderr.trim()})`)), 60000 + o.httpSeconds * 1000)
+      const onMsg = (m) => {
+        if (m.error || m[what] !== undefined) {
+          clearTimeout(timer)
+          child.off('message', onMsg)
+          child.off('exit', onExit)
+          if (m.error) reject(new Error(m.error))
+          else resolve(m)
+        }
+      }
+      const onExit = (code) => { clearTimeout(timer); reject(new Error(`http child exited (${code}) waiting for ${what}: ${stderr.trim()}`)) }
+      child.on('message', onMsg)
+      child.once('exit', onExit)
+    })
+    try {
+      const { port } = await next('port')
+      const warmups = o.warmup > 0 ? await warmUp(port) : 0
+      child.send({ cmd: 'start', kind: cfg.kind, approach: cfg.approach, interval: cfg.interval })
+      await next('started')
+      if (cfg.settle) await load(port, cfg.settle)
+      child.send({ cmd: 'mark' })
+      const m0 = (await next('mark')).mark
+      const l = await load(port, o.httpSeconds)
+      child.send({ cmd: 'mark' })
+      const m1 = (await next('mark')).mark
+      child.send({ cmd: 'stop' })
+      const s = await next('stopped')
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
+      // The server's CPU time per request served in the measured window
+      // (all its threads): what profiling adds to each request; unlike
+      // requests/s it does not move when a neighbour gets less of the cores.
+      const cpuUsPerReq = (m1.cpuUs - m0.cpuUs) / Math.max(1, m1.served - m0.served)
+      return { rps: l.rps, p99: l.p99, requests: l.total, cpuUsPerReq, warmups, samples: s.samples, intervalUs: s.intervalUs }
+    } finally {
+      if (child.exitCode === null) child.kill()
+    }
+  }
+
+  return { PIN, pinSelf, load, httpRun }
+}
+
+// results: [{ c: { approach }, m }] in run order, baselines (approach
+// 'none') between the others. The ratio of run k's `key` to the mean of the
+// nearest baseline on each side.
+function ratioToBaselines (results, k, key) {
+  const isB = (j) => results[j].c.approach === 'none' && results[j].m
+  const ns = []
+  for (let j = k - 1; j >= 0; j--) if (isB(j)) { ns.push(results[j].m[key]); break }
+  for (let j = k + 1; j < results.length; j++) if (isB(j)) { ns.push(results[j].m[key]); break }
+  if (!ns.length || !results[k].m) return NaN
+  return results[k].m[key] / (ns.reduce((a, b) => a + b, 0) / ns.length)
+}
+
+// The 95% interval of the mean A/A ratio (each baseline against its
+// neighbouring baselines), for requests/s and CPU per request.
+function aaIntervals (results) {
+  const base = results.map((r, k) => ({ r, k })).filter(({ r }) => r.c.approach === 'none' && r.m)
+  const ratios = (key) => base.map(({ k }) => ratioToBaselines(results, k, key))
+  return { rps: meanInterval(ratios('rps')), cpu: meanInterval(ratios('cpuUsPerReq')) }
+}
+
+// Baseline between every group: B a b c B d e f B …, the group order
+// reversed on odd rounds, so drift hits every configuration alike. At least
+// `rounds` rounds; then more while the A/A interval of either judged measure
+// is above `target` and `budgetMs` allows another round (at the pace of the
+// ones so far). runOne(cfg) runs one and appends { c, m } (or { c, err }) to
+// `results`. Returns { rounds, reached, rps, cpu }.
+async function runRounds ({ groups, results, runOne, rounds, target, budgetMs, onRound = () => {} }) {
+  const t0 = Date.now()
+  const baseline = { approach: 'none', kind: 'cpu' }
+  await runOne(baseline)
+  for (let r = 0; ; r++) {
+    const gs = r % 2 ? [...groups].reverse().map((g) => [...g].reverse()) : groups
+    for (const g of gs) {
+      for (const c of g) await runOne(c)
+      await runOne(baseline)
+    }
+    if (r + 1 < rounds) continue
+    const iv = aaIntervals(results)
+    const spent = Date.now() - t0
+    onRound(r + 1, iv, spent)
+    if (iv.rps <= target && iv.cpu <= target) return { rounds: r + 1, reached: true, ...iv }
+    if (spent / (r + 1) * (r + 2) > budgetMs) return { rounds: r + 1, reached: false, ...iv }
+  }
+}
+
+module.exports = { createHttpBench, ratioToBaselines, aaIntervals, runRounds }
