@@ -26,7 +26,7 @@
  * The addon (src/addon) includes the core only through this header.
  *
  * Every other header in src/core is internal: its names are cprof__ and
- * may change. They are internal.h, reader.h, parse_cpu.h, parse_heap.h,
+ * may change. They are internal.h, arena.h, reader.h, parse_cpu.h, parse_heap.h,
  * parse_value.h, idmap.h, out.h, pb.h, xml.h, label.h, tree.h,
  * export_folded.h, export_svg.h and sourcemap_url.h (file URLs to paths,
  * percent-decoding: only the source-map units need it). Who may
