@@ -15,7 +15,8 @@
 // JS (lib/): a unit is a file; A depends on B when A require()s B.
 //
 // --graph prints every unit's dependencies (the include and call graph),
-// by layer: a unit depends only on units of lower layers.
+// by layer: a unit depends only on units of lower layers. docs/architecture.md
+// shows that output verbatim (test/js/structure.test.js compares them).
 // Exit status: 0 without circles, 1 with (each one printed, with the
 // includes and functions that make its edges), 2 on usage errors.
 
