@@ -15,7 +15,8 @@
 // JS (lib/): a unit is a file; A depends on B when A require()s B.
 //
 // --graph prints every unit's dependencies (the include and call graph),
-// by layer: a unit depends only on units of lower layers.
+// by layer: a unit depends only on units of lower layers. docs/architecture.md
+// shows that output verbatim (test/js/structure.test.js compares them).
 // Exit status: 0 without circles, 1 with (each one printed, with the
 // includes and functions that make its edges), 2 on usage errors.
 
@@ -217,28 +218,57 @@ function layers (edges) {
   return layer
 }
 
-function printGraph (title, edges) {
+// The graph as docs/architecture.md shows it (a test compares the two):
+// a line per unit, "layer unit -> deps", wrapped under its deps at WIDTH
+// columns. Names are shortened by what the reader knows from the line:
+// in src/ a dependency in the unit's own folder loses its folder (core/tree
+// -> label); in lib/ every name loses "lib/".
+const WIDTH = 96
+
+function shortName (graph, unit, dep) {
+  if (graph === 'lib') return dep.replace(/^lib\//, '')
+  const dir = unit.slice(0, unit.indexOf('/') + 1)
+  return dep.startsWith(dir) ? dep.slice(dir.length) : dep
+}
+
+function graphLines (graph, title, edges) {
   const layer = layers(edges)
   const units = [...edges.keys()].sort((a, b) => layer.get(a) - layer.get(b) || (a < b ? -1 : 1))
-  process.stdout.write(`${title}\n`)
+  const lines = [title]
   for (const a of units) {
-    const deps = [...edges.get(a).keys()].sort()
-    process.stdout.write(`  ${layer.get(a)} ${a} -> ${deps.length ? deps.join(', ') : '(nothing)'}\n`)
+    const deps = [...edges.get(a).keys()].sort().map((d) => shortName(graph, a, d))
+    const head = `${String(layer.get(a)).padStart(4)} ${shortName(graph, '', a)} -> `
+    if (deps.length === 0) {
+      lines.push(head + '(nothing)')
+      continue
+    }
+    let line = head
+    for (let i = 0; i < deps.length; i++) {
+      const word = deps[i] + (i < deps.length - 1 ? ',' : '')
+      if (line.length > head.length && line.length + 1 + word.length > WIDTH) {
+        lines.push(line)
+        line = ' '.repeat(head.length) + word
+      } else {
+        line += (line.length > head.length ? ' ' : '') + word
+      }
+    }
+    lines.push(line)
   }
+  return lines
 }
 
 function main () {
   const opts = parseArgs(process.argv.slice(2))
   const graphs = [
-    ['src (C: includes and function calls)', cGraph(opts.root)],
-    ['lib (JS: require)', jsGraph(opts.root)]
+    ['src', 'src/ (C: includes and function calls)', cGraph(opts.root)],
+    ['lib', 'lib/ (JS: require; names under lib/)', jsGraph(opts.root)]
   ]
   let failed = false
-  for (const [title, edges] of graphs) {
+  for (const [graph, title, edges] of graphs) {
     const found = circles(edges)
     for (const scc of found) process.stderr.write(describe(edges, scc) + '\n')
     if (found.length > 0) failed = true
-    else if (opts.graph) printGraph(title, edges)
+    else if (opts.graph) process.stdout.write(graphLines(graph, title, edges).join('\n') + '\n')
   }
   if (failed) {
     process.stderr.write(
@@ -246,9 +276,9 @@ function main () {
     )
     process.exit(1)
   }
-  const units = graphs.reduce((n, [, e]) => n + e.size, 0)
+  const units = graphs.reduce((n, [, , e]) => n + e.size, 0)
   process.stdout.write(`check-cycles: no circles among ${units} units of src/ and lib/\n`)
 }
 
 if (require.main === module) main()
-module.exports = { cGraph, jsGraph, circles, definedFunctions, stripC }
+module.exports = { cGraph, jsGraph, circles, definedFunctions, stripC, graphLines }

@@ -7,13 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/export.h"
-#include "../core/fsutil.h"
-#include "../core/merge.h"
-#include "../core/note.h"
-#include "../core/ring.h"
-#include "../core/store.h"
+#include "../core/cprof.h"
 #include "args.h"
 #include "errors.h"
 #include "inspector.h"

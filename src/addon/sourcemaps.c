@@ -5,8 +5,6 @@
 
 #include <uv.h>
 
-#include "../core/error.h"
-
 /* Decoded maps kept for the life of the process: enough for a large bundle
  * and its map several times over; least recently used maps go first. */
 #define CACHE_MAX_BYTES (64u * 1024 * 1024)

@@ -18,13 +18,22 @@
  *   note.h       the profile inside a Profiler.consoleProfileFinished
  *                notification
  *   sourcemap_apply.h  mapping a profile's frames through source maps, the
- *                map cache (with sourcemap.h: decode and lookup, and
- *                sourcemap_find.h: finding a script's map)
+ *                map cache; it includes, and so makes public:
+ *     sourcemap_find.h  finding a script's map (sourceMappingURL, data:
+ *                URLs, <script>.map), cprof_sm_limits_t
+ *     sourcemap.h  decoding a map and looking a position up
  *
- * Every other header in src/core (internal.h, reader.h, parse_*.h, idmap.h,
- * out.h, pb.h, xml.h, label.h, tree.h, export_*.h) is internal: its names
- * are cprof__ and may change. The C tests include some of them to test the
- * parts directly. */
+ * The addon (src/addon) includes the core only through this header.
+ *
+ * Every other header in src/core is internal: its names are cprof__ and
+ * may change. They are internal.h, arena.h, reader.h, parse_cpu.h, parse_heap.h,
+ * parse_value.h, idmap.h, out.h, pb.h, xml.h, label.h, tree.h,
+ * export_folded.h, export_svg.h and sourcemap_url.h (file URLs to paths,
+ * percent-decoding: only the source-map units need it). Who may
+ * include them: the core's own units; the C unit tests (test/c), to test a
+ * part directly; and the fuzz harnesses (test/fuzz), to feed a step such as
+ * sourcemap_url.h's URL decoding straight from the fuzzer's bytes
+ * instead of through a whole profile. Nothing else. */
 #ifndef CPROF_H
 #define CPROF_H
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "error.h"
 #include "internal.h"
 #include "profile.h"
@@ -11,15 +12,8 @@
 #define ARENA_BLOCK (64 * 1024)
 #define TABLE_MIN 64
 
-typedef struct arena_block_s {
-  struct arena_block_s *next;
-  size_t used;
-  size_t cap;
-  char data[];
-} arena_block_t;
-
 struct cprof__internal_s {
-  arena_block_t *blocks; /* every string of the profile */
+  cprof__arena_t strings; /* every string of the profile */
   /* Parse-time only, freed by cprof__profile_finish. */
   const char **strs; /* open addressing; NULL = empty slot */
   uint32_t str_cap;
@@ -38,6 +32,7 @@ cprof_profile_t *cprof__profile_new(cprof_kind_t kind) {
     free(p);
     return NULL;
   }
+  p->internal->strings = (cprof__arena_t)CPROF__ARENA_INIT(ARENA_BLOCK);
   p->kind = kind;
   return p;
 }
@@ -53,12 +48,7 @@ static void free_tables(struct cprof__internal_s *in) {
 void cprof_profile_free(cprof_profile_t *p) {
   if (p == NULL) return;
   if (p->internal != NULL) {
-    arena_block_t *b = p->internal->blocks;
-    while (b != NULL) {
-      arena_block_t *next = b->next;
-      free(b);
-      b = next;
-    }
+    cprof__arena_free(&p->internal->strings);
     free_tables(p->internal);
     free(p->internal);
   }
@@ -77,32 +67,6 @@ uint32_t cprof_profile_dropped_samples(const cprof_profile_t *p) {
 
 void cprof__profile_set_dropped(cprof_profile_t *p, uint32_t dropped) {
   p->internal->dropped = dropped;
-}
-
-/* Strings go to a bump arena: one free per block instead of per string. */
-static char *arena_strdup(struct cprof__internal_s *in, const char *s, size_t len) {
-  arena_block_t *b = in->blocks;
-  if (b == NULL || b->cap - b->used < len + 1) {
-    size_t cap = len + 1 > ARENA_BLOCK ? len + 1 : ARENA_BLOCK;
-    b = malloc(sizeof(*b) + cap);
-    if (b == NULL) return NULL;
-    b->used = 0;
-    b->cap = cap;
-    /* A big string gets its own block behind the current one so the
-     * current block's free space is not wasted. */
-    if (cap > ARENA_BLOCK && in->blocks != NULL) {
-      b->next = in->blocks->next;
-      in->blocks->next = b;
-    } else {
-      b->next = in->blocks;
-      in->blocks = b;
-    }
-  }
-  char *out = b->data + b->used;
-  memcpy(out, s, len);
-  out[len] = '\0';
-  b->used += len + 1;
-  return out;
 }
 
 /* Grows an open-addressing table of pointers or indices to keep load <= 1/2.
@@ -143,7 +107,7 @@ static const char *intern_strn(struct cprof__internal_s *in, const char *s, size
   uint32_t j = (uint32_t)h & mask;
   for (; in->strs[j] != NULL; j = (j + 1) & mask)
     if (strncmp(in->strs[j], s, len) == 0 && in->strs[j][len] == '\0') return in->strs[j];
-  const char *copy = arena_strdup(in, s, len);
+  const char *copy = cprof__arena_strdup(&in->strings, s, len);
   if (copy == NULL) return NULL;
   in->strs[j] = copy;
   in->nstrs++;
@@ -311,17 +275,7 @@ int cprof__check_model(const cprof_profile_t *p) {
 
 /* ---- cprof_profile_bytes ---- */
 
-/* A heap block's real size where the C library says (what the allocator
- * holds for it), else the size asked for. */
-#if defined(__GLIBC__) || defined(__linux__)
-#include <malloc.h>
-#define BLOCK_BYTES(ptr, asked) ((ptr) != NULL ? malloc_usable_size((void *)(ptr)) : 0)
-#elif defined(__APPLE__)
-#include <malloc/malloc.h>
-#define BLOCK_BYTES(ptr, asked) ((ptr) != NULL ? malloc_size(ptr) : 0)
-#else
-#define BLOCK_BYTES(ptr, asked) ((ptr) != NULL ? (size_t)(asked) : 0)
-#endif
+#define BLOCK_BYTES(ptr, asked) cprof__block_bytes((ptr), (asked))
 
 size_t cprof_profile_bytes(const cprof_profile_t *p) {
   if (p == NULL) return 0;
@@ -337,7 +291,6 @@ size_t cprof_profile_bytes(const cprof_profile_t *p) {
   n += BLOCK_BYTES(in, sizeof(*in));
   n += BLOCK_BYTES(in->strs, (size_t)in->str_cap * sizeof(*in->strs));
   n += BLOCK_BYTES(in->frame_slots, (size_t)in->frame_cap * sizeof(*in->frame_slots));
-  for (const arena_block_t *b = in->blocks; b != NULL; b = b->next)
-    n += BLOCK_BYTES(b, sizeof(*b) + b->cap);
+  n += cprof__arena_bytes(&in->strings);
   return n;
 }

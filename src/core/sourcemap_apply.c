@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "error.h"
 #include "internal.h"
 #include "sourcemap.h"
@@ -180,33 +181,14 @@ static entry_t *acquire(cprof_smcache_t *c, const char *path, const cprof_sm_lim
 
 /* ---- mapped frames ---- */
 
-typedef struct block_s {
-  struct block_s *next;
-  size_t used, cap;
-  char data[];
-} block_t;
-
 struct cprof_sm_frames_s {
-  cprof_frame_t *held; /* V8's frames after apply; the mapped ones after a swap */
-  block_t *blocks;     /* the mapped frames' strings */
-  int mapped_in;       /* 1 while p->frames are the mapped ones */
+  cprof_frame_t *held;    /* V8's frames after apply; the mapped ones after a swap */
+  cprof__arena_t strings; /* the mapped frames' strings */
+  int mapped_in;          /* 1 while p->frames are the mapped ones */
 };
 
 static char *arena_put(cprof_sm_frames_t *f, const char *s, size_t n) {
-  block_t *b = f->blocks;
-  if (!b || b->cap - b->used < n + 1) {
-    size_t cap = n + 1 > 16384 ? n + 1 : 16384;
-    if (!(b = malloc(sizeof *b + cap))) return NULL;
-    b->next = f->blocks;
-    b->used = 0;
-    b->cap = cap;
-    f->blocks = b;
-  }
-  char *out = b->data + b->used;
-  memcpy(out, s, n);
-  out[n] = '\0';
-  b->used += n + 1;
-  return out;
+  return cprof__arena_strdup(&f->strings, s, n);
 }
 
 static int url_safe(unsigned char c) {
@@ -304,12 +286,7 @@ static int map_frame(cprof_sm_frames_t *f, const cprof_frame_t *fr, const slot_t
 }
 
 static void frames_free(cprof_sm_frames_t *f) {
-  block_t *b = f->blocks;
-  while (b) {
-    block_t *n = b->next;
-    free(b);
-    b = n;
-  }
+  cprof__arena_free(&f->strings);
   free(f->held);
   free(f);
 }
@@ -325,6 +302,7 @@ int cprof_sourcemap_apply(cprof_profile_t *p, cprof_smcache_t *cache, const cpro
   while (t.cap < (uint64_t)p->nframes * 2)
     t.cap *= 2;
   if (!f || !mapped || !(t.slots = calloc(t.cap, sizeof *t.slots))) goto done;
+  f->strings = (cprof__arena_t)CPROF__ARENA_INIT(16384);
   if (p->nframes) memcpy(mapped, p->frames, (size_t)p->nframes * sizeof *mapped);
   rc = CPROF_OK;
   for (uint32_t i = 0; i < p->nframes && rc == CPROF_OK; i++) {

@@ -11,6 +11,7 @@
 
 #include "cprof.h"
 #include "helpers.h"
+#include "rmtree.h"
 
 typedef struct {
   char dir[64];
@@ -27,16 +28,9 @@ static int setup(void **state) {
   return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
 static int teardown(void **state) {
   fixture_t *fx = *state;
-  nftw(fx->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  rmtree(fx->dir);
   cprof_profile_free(fx->p);
   free(fx);
   return 0;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "rmtree.h"
 #include "sourcemap.h"
 #include "sourcemap_apply.h"
 #include "sourcemap_find.h"
@@ -212,16 +213,9 @@ static int setup(void **state) {
   return 0;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
 static int teardown(void **state) {
   tmp_t *t = *state;
-  nftw(t->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  rmtree(t->dir);
   free(t);
   return 0;
 }

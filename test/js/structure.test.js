@@ -45,11 +45,14 @@ test('--graph lists each unit with what it depends on', () => {
   const r = check('--graph')
   assert.equal(r.status, 0, r.stderr)
   // The format dispatch depends on the writers; no writer depends back.
+  // A dependency in the unit's own folder is named without it; lib/'s
+  // names are under lib/.
   const line = (unit) => r.stdout.split('\n').find((l) => l.includes(' ' + unit + ' -> '))
-  assert.match(line('core/format'), /core\/export_pprof/)
-  assert.doesNotMatch(line('core/export_pprof'), /core\/format\b/)
-  assert.match(line('addon/binding'), /addon\/addon/)
-  assert.match(line('lib/index.js'), /lib\/controller\.js/)
+  assert.match(line('core/format'), / -> .*\bexport_pprof\b/)
+  assert.doesNotMatch(line('core/export_pprof'), /\bformat\b/)
+  assert.match(line('addon/binding'), / -> addon,/)
+  assert.match(line('addon/errors'), / -> core\/cprof$/)
+  assert.match(line('index.js'), / -> .*\bcontroller\.js\b/)
 })
 
 test('a function call back into a unit is a circle', () => {
@@ -101,4 +104,104 @@ test('lib/: a require back is a circle', () => {
   // Every unit on the circle is named: options.js also reaches errors.js through dirs.js.
   assert.match(r.stderr, /circle: (\S+ <-> )*lib\/errors\.js <-> (\S+ <-> )*lib\/options\.js\b/)
   assert.match(r.stderr, /lib\/errors\.js -> lib\/options\.js: lib\/errors\.js requires \.\/options/)
+})
+
+// docs/architecture.md: the file-by-file trees and the dependency graph
+// are kept true by these tests, not by hand.
+
+const ARCH = path.join(ROOT, 'docs', 'architecture.md')
+
+// The code block that follows a heading of docs/architecture.md.
+function blockAfter (text, heading) {
+  const at = text.indexOf(`\n${heading}\n`)
+  assert.ok(at >= 0, `docs/architecture.md has no heading ${heading}`)
+  const open = text.indexOf('\n```\n', at)
+  const close = text.indexOf('\n```\n', open + 1)
+  assert.ok(open >= 0 && close > open, `no code block after ${heading}`)
+  return text.slice(open + 5, close + 1)
+}
+
+// The files a tree block names: a line at column 0 is a folder ("src/core/
+// ...") or a file at the root ("register.js ..."); a line indented by two
+// names a file of the current folder ("tree.c/h" is tree.c and tree.h);
+// deeper lines continue a description.
+function namedFiles (block) {
+  const files = []
+  let dir = ''
+  for (const line of block.split('\n')) {
+    let m
+    if ((m = /^(\S+)/.exec(line))) {
+      if (m[1].endsWith('/')) dir = m[1]
+      else files.push(m[1])
+    } else if ((m = /^ {2}(\S+)/.exec(line))) {
+      const name = dir + m[1]
+      if (name.endsWith('.c/h')) files.push(name.slice(0, -2), name.slice(0, -4) + '.h')
+      else files.push(name)
+    }
+  }
+  return files
+}
+
+function filesUnder (root, rel) {
+  const out = []
+  for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    const p = `${rel}/${e.name}`
+    if (e.isDirectory()) out.push(...filesUnder(root, p))
+    else out.push(p)
+  }
+  return out
+}
+
+// Every file of src/, lib/, bin/ and scripts/ and register.js, against the
+// two trees: [files without a line, lines naming no file].
+function treeMismatch (root, text) {
+  const named = [
+    ...namedFiles(blockAfter(text, '### `src/`, file by file')),
+    ...namedFiles(blockAfter(text, '### `lib/`, file by file'))
+  ]
+  const actual = ['src', 'lib', 'bin', 'scripts'].flatMap((d) => filesUnder(root, d))
+  actual.push('register.js')
+  const seen = new Set(named)
+  return [
+    actual.filter((f) => !seen.has(f)).sort(),
+    named.filter((f) => !fs.existsSync(path.join(root, f))).sort()
+  ]
+}
+
+test('docs/architecture.md: the file-by-file trees name every file of src/, lib/, bin/, scripts/', () => {
+  const [missing, extra] = treeMismatch(ROOT, fs.readFileSync(ARCH, 'utf8'))
+  assert.deepEqual(missing, [], 'files without a line in docs/architecture.md\'s trees: add one each')
+  assert.deepEqual(extra, [], 'lines in docs/architecture.md\'s trees naming no file: remove or rename them')
+})
+
+test('the tree check notices a new file, a removed one, and a .c/h pair', () => {
+  const dir = copyTree()
+  for (const d of ['bin', 'scripts']) fs.cpSync(path.join(ROOT, d), path.join(dir, d), { recursive: true })
+  fs.copyFileSync(path.join(ROOT, 'register.js'), path.join(dir, 'register.js'))
+  const text = fs.readFileSync(ARCH, 'utf8')
+  assert.deepEqual(treeMismatch(dir, text), [[], []])
+  fs.writeFileSync(path.join(dir, 'lib', 'fleet', 'new.js'), '')
+  fs.rmSync(path.join(dir, 'src', 'core', 'tree.h'))
+  fs.rmSync(path.join(dir, 'scripts', 'fuzz.js'))
+  assert.deepEqual(treeMismatch(dir, text), [['lib/fleet/new.js'], ['scripts/fuzz.js', 'src/core/tree.h']])
+})
+
+test('docs/architecture.md: the dependency graph is what check-cycles.js --graph prints', () => {
+  const r = check('--graph')
+  assert.equal(r.status, 0, r.stderr)
+  const printed = r.stdout.split('\n').filter((l) => !l.startsWith('check-cycles:')).join('\n')
+  const shown = blockAfter(fs.readFileSync(ARCH, 'utf8'), '### Dependencies between units')
+  assert.equal(shown, printed,
+    'paste the output of `node scripts/check-cycles.js --graph` (without its last line) into the doc')
+})
+
+test('the addon includes the core only through src/core/cprof.h', () => {
+  const addon = path.join(ROOT, 'src', 'addon')
+  const bad = []
+  for (const f of fs.readdirSync(addon)) {
+    const text = fs.readFileSync(path.join(addon, f), 'utf8')
+    for (const m of text.matchAll(/^\s*#\s*include\s+"(\.\.\/core\/[^"]+)"/gm))
+      if (m[1] !== '../core/cprof.h') bad.push(`src/addon/${f} includes ${m[1]}`)
+  }
+  assert.deepEqual(bad, [], 'include ../core/cprof.h, or add the header to cprof.h\'s public list')
 })
