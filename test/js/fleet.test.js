@@ -18,6 +18,7 @@ const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 
 const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv, reapPm2 } = require('./helpers/util.js')
+const { decodePprof } = require('./helpers/formats.js')
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
 const REGISTER = path.join(ROOT, 'register.js')
@@ -141,6 +142,100 @@ test('node:cluster: cprof ps lists the primary and both workers; trigger --tree 
   const merged = JSON.parse(rep.stdout)
   assert.equal(merged.samples, sum)
   assert.equal(topNamed(merged.summary), 'hotWork')
+
+  app.child.kill('SIGTERM')
+  await app.exited
+})
+
+// Samples in a .heapprofile (V8's sampling heap profile: samples[], and the
+// tree of nodes whose selfSize V8 scales up from them to estimate what was
+// allocated), and the function with the most self bytes: read here, not
+// through cprof.
+function heapOf (file) {
+  const p = JSON.parse(fs.readFileSync(file, 'utf8'))
+  const self = new Map()
+  const walk = (n) => {
+    const name = n.callFrame.functionName
+    self.set(name, (self.get(name) || 0) + n.selfSize)
+    for (const c of n.children || []) walk(c)
+  }
+  walk(p.head)
+  const top = [...self].filter(([name]) => name && !name.startsWith('(')).sort((a, b) => b[1] - a[1])[0]
+  return {
+    samples: p.samples.length,
+    bytes: p.samples.reduce((n, x) => n + x.size, 0), // as sampled
+    selfBytes: [...self.values()].reduce((a, b) => a + b, 0), // V8's estimate from them, in the tree
+    top: top && top[0]
+  }
+}
+
+test('node:cluster heap fan-out: trigger --tree --heap merges every instance\'s heap profile, the allocator on top', async () => {
+  const dir = makeTmpDir()
+  const app = start('fleet-cluster.js', ['2'], {
+    CPROF_DIR: dir, CPROF_APP: 'fleet-heap', CPROF_PROFILING: 'heap', CPROF_HEAP_SIGNAL: 'SIGWINCH', FLEET_WORK: 'alloc'
+  })
+  const workers = await app.ready
+  const rows = await psUntil('fleet-heap', 3)
+  assert.equal(rows.length, 3, JSON.stringify(rows))
+  for (const w of rows) assert.equal(w.triggers.heapSignal, 'SIGWINCH', JSON.stringify(w))
+
+  const r = await cprof(['trigger', String(app.child.pid), '--tree', '--heap', '--duration', '2', '--formats', 'pprof', '--json'])
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.equal(res.kind, 'heap')
+  assert.deepEqual(res.missing, [], r.describe())
+  assert.deepEqual(res.instances.map((i) => i.label).sort(), ['fleet-heap.1', 'fleet-heap.2', 'fleet-heap.primary'])
+  assert.deepEqual(res.instances.filter((i) => i.label !== 'fleet-heap.primary').map((i) => i.pid).sort(), workers.slice().sort())
+  const per = res.instances.map((i) => {
+    assert.match(path.basename(i.file), new RegExp(`^heap-fleet-heap\\.(?:[12]|primary)-${i.pid}-\\d{8}T\\d{6}\\.\\d{3}Z\\.heapprofile$`))
+    assert.equal(path.dirname(i.file), dir)
+    const h = heapOf(i.file)
+    assert.equal(i.samples, h.samples, i.label)
+    return { label: i.label, ...h }
+  })
+  // Each worker keeps 16 MiB of arrays alive: hundreds of samples at 32 KiB.
+  for (const w of per.filter((x) => x.label !== 'fleet-heap.primary')) {
+    assert.ok(w.samples > 100, JSON.stringify(w))
+    assert.equal(w.top, 'allocRecords', JSON.stringify(w))
+  }
+  assert.match(path.basename(res.file), /^heap-fleet-heap\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.heapprofile$/)
+  const merged = heapOf(res.file)
+  const sum = per.reduce((n, x) => n + x.samples, 0)
+  assert.equal(merged.samples, sum, 'the merged heap profile holds every instance\'s samples')
+  assert.equal(res.samples, sum)
+  assert.equal(merged.bytes, per.reduce((n, x) => n + x.bytes, 0))
+  assert.equal(merged.selfBytes, per.reduce((n, x) => n + x.selfBytes, 0))
+  assert.equal(res.summary.total, merged.selfBytes)
+  assert.equal(merged.top, 'allocRecords')
+  assert.equal(topNamed(res.summary), 'allocRecords')
+  const shares = res.instances.reduce((n, i) => n + i.share, 0)
+  assert.ok(Math.abs(shares - 100) < 0.01, `shares add up to 100: ${shares}`)
+  // --formats pprof, asked here though the primary (which merged) was not
+  // configured for it: written beside the merged file, gzip'd.
+  assert.deepEqual(Object.keys(res.outputs), ['pprof'])
+  assert.equal(path.dirname(res.outputs.pprof), dir)
+  assert.equal(path.basename(res.outputs.pprof), path.basename(res.file).replace(/\.heapprofile$/, '.pb.gz'))
+  const pp = decodePprof(res.outputs.pprof)
+  assert.deepEqual(pp.types, ['samples/count', 'inuse_space/bytes'])
+  assert.equal(pp.sums[0], BigInt(sum))
+  assert.equal(pp.sums[1], BigInt(merged.selfBytes))
+
+  // cprof report --app --heap: the same merged view from the files alone.
+  const rep = await cprof(['report', '--app', 'fleet-heap', '--heap', '--dir', dir, '--json'])
+  assert.equal(rep.status, 0, rep.describe())
+  const again = JSON.parse(rep.stdout)
+  assert.equal(again.samples, sum)
+  assert.equal(topNamed(again.summary), 'allocRecords')
+
+  // --app NAME reaches the same set; the primary passes the signal on and merges.
+  const a = await cprof(['trigger', '--app', 'fleet-heap', '--heap', '--duration', '1', '--json'])
+  assert.equal(a.status, 0, a.describe())
+  const byApp = JSON.parse(a.stdout)
+  assert.equal(byApp.by, 'primary')
+  assert.equal(byApp.instances.length, 3)
+  assert.notEqual(byApp.file, res.file)
+  assert.equal(heapOf(byApp.file).samples, byApp.instances.reduce((n, i) => n + heapOf(i.file).samples, 0))
+  assert.equal(topNamed(byApp.summary), 'allocRecords')
 
   app.child.kill('SIGTERM')
   await app.exited
