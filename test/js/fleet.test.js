@@ -331,6 +331,52 @@ test('no instance delivers (the only one exits mid-profile): exit 1, and why', a
   assert.equal((await psUntil('solo', 0)).length, 0)
 })
 
+// utime + stime of a process in clock ticks, read here from /proc/<pid>/stat.
+function cpuTicksOf (pid) {
+  const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ')
+  return Number(f[14 - 3]) + Number(f[15 - 3])
+}
+
+// cpuPercent is what each process used of one core over cprof ps's window
+// (250 ms or more, on a loaded machine). Not a timed assertion: the CPU time
+// the test itself reads from /proc around the whole command bounds it from
+// above (ticks are 10 ms, USER_HZ = 100); a busy instance must reach a clear
+// share in one of many tries, however loaded the machine.
+test('cprof ps --json: cpuPercent of a busy instance and of an idle one, bounded by their CPU time', async () => {
+  const busy = start('fleet-solo.js', ['120000'], { CPROF_APP: 'fleet-cpu' })
+  const idle = start('fleet-solo.js', ['120000', 'idle'], { CPROF_APP: 'fleet-cpu' })
+  await Promise.all([busy.ready, idle.ready])
+  assert.equal((await psUntil('fleet-cpu', 2)).length, 2)
+  const WINDOW_S = 0.25
+  let best = null
+  for (let i = 0; i < 40 && !(best && best.busy >= 20); i++) {
+    const before = { busy: cpuTicksOf(busy.child.pid), idle: cpuTicksOf(idle.child.pid) }
+    const r = await cprof(['ps', '--json', '--app', 'fleet-cpu'])
+    const after = { busy: cpuTicksOf(busy.child.pid), idle: cpuTicksOf(idle.child.pid) }
+    assert.equal(r.status, 0, r.describe())
+    const rows = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    const got = {}
+    for (const [name, c] of [['busy', busy.child], ['idle', idle.child]]) {
+      const row = rows.find((x) => x.pid === c.pid)
+      assert.equal(typeof row.cpuPercent, 'number', JSON.stringify(row))
+      assert.ok(row.cpuPercent >= 0, JSON.stringify(row))
+      // At most the CPU time it used while the command ran, over the shortest window.
+      const bound = ((after[name] - before[name]) / 100 / WINDOW_S) * 100
+      assert.ok(row.cpuPercent <= bound + 0.05, `${name}: cpuPercent ${row.cpuPercent} > ${bound}, its CPU time around cprof ps`)
+      got[name] = row.cpuPercent
+    }
+    // A spinning JS thread uses at most about one core (GC threads aside).
+    assert.ok(got.busy <= 150, JSON.stringify(got))
+    if (!best || got.busy > best.busy) best = got
+  }
+  assert.ok(best.busy >= 20, `the busy instance reached ${best.busy}% of a core at best`)
+  assert.ok(best.idle < best.busy, JSON.stringify(best))
+  busy.child.kill('SIGTERM')
+  idle.child.kill('SIGTERM')
+  await Promise.all([busy.exited, idle.exited])
+})
+
 test('stale entries (a pid that is gone, a pid reused by another process) are pruned by readers', async () => {
   fs.mkdirSync(runDir, { recursive: true, mode: 0o700 })
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
