@@ -7,7 +7,9 @@
 // profile; then its result is used, not merged twice. kind 'dump': every
 // process's flight recorder writes what it holds (each one is signalled
 // itself: a primary does not pass a dump on), and cprof merges the dumps.
+const path = require('node:path')
 const native = require('../native')
+const { FORMAT_EXT } = require('../options')
 const procfs = require('./procfs')
 const { discover } = require('./discover')
 const { mergeSet, label } = require('./merge-set')
@@ -134,10 +136,20 @@ async function gather (members, opts) {
     }
     if (merged) {
       const file = merged.files.cpuprofile || merged.files.heapprofile
-      const r = await native.convert(file, null, opts.top || 10, { needSamples: true })
       const outputs = { ...merged.files }
       delete outputs.cpuprofile
       delete outputs.heapprofile
+      // The primary wrote the formats of its own config; the ones asked for
+      // here (--formats) that it did not are written from its merged file,
+      // beside it, in the same pass that reads it for the summary.
+      const outs = {}
+      const stem = path.basename(file).replace(/\.(?:cpuprofile|heapprofile)$/, '')
+      for (const f of opts.formats || []) if (!outputs[f]) outs[f] = `${stem}.${FORMAT_EXT[f]}`
+      const more = Object.keys(outs).length > 0
+      const r = await native.convert(file, more ? path.dirname(file) : null, opts.top || 10, {
+        outs, title: path.basename(file), needSamples: true, keepExisting: true
+      })
+      for (const f of Object.keys(outs)) outputs[f] = r.outputs[f].path
       return { by: 'primary', primary: primary.pid, ...merged, file, outputs, kind: r.kind, durationMs: r.durationMs, summary: r.summary }
     }
   }

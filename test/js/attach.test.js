@@ -5,7 +5,10 @@
 // inspector; afterwards its inspector port must be closed again (checked in
 // /proc/net/tcp directly), the server must still answer, and it must end on
 // its own with the exit code it sets. And the refusals, where nothing may be
-// sent: not node, an inspector already open.
+// sent and the target must be as it was (running, serving, no inspector
+// listener): not node, an inspector already open, --disable-sigusr1 (argv or
+// NODE_OPTIONS), the inspector port taken by another process, SIGUSR1
+// ignored, blocked or at its default.
 
 const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -59,6 +62,11 @@ function startServer (nodeArgs, appArgs = []) {
     env: childEnv(), stdio: ['ignore', 'pipe', 'pipe']
   })
   servers.push(child)
+  return wrapServer(child)
+}
+
+// Its output, its exit, and the port it prints once listening.
+function wrapServer (child) {
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
@@ -227,4 +235,166 @@ test('attach: usage errors exit 2', async () => {
     const r = await cprof(args)
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.describe()}`)
   }
+})
+
+// The inspector listeners a process holds, by its own sockets: the target
+// must not have opened one when attach refused.
+function ownListeners (pid) {
+  const inodes = new Set()
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))
+      if (m) inodes.add(m[1])
+    } catch {}
+  }
+  const ports = []
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const c = line.trim().split(/\s+/)
+      if (c[3] === '0A' && inodes.has(c[9])) ports.push(parseInt(c[1].split(':')[1], 16))
+    }
+  }
+  return ports.sort((a, b) => a - b)
+}
+
+// A refused attach changed nothing: the server still answers, holds only its
+// own HTTP listener, printed nothing about an inspector, and ends as it would.
+async function assertUnchanged (srv, port) {
+  assert.equal(srv.child.exitCode, null, `the target is still running: ${srv.err()}`)
+  assert.equal(srv.child.signalCode, null)
+  assert.deepEqual(ownListeners(srv.child.pid), [port], 'no inspector listener was opened')
+  assert.doesNotMatch(srv.err(), /Debugger|inspector/i)
+  assert.equal(await get(port, '/'), 200)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+}
+
+// Node accepts --disable-sigusr1 from v22.14 / v23.7.
+const HAS_DISABLE_SIGUSR1 = process.allowedNodeEnvironmentFlags.has('--disable-sigusr1')
+const noDisable = HAS_DISABLE_SIGUSR1 ? false : `node ${process.version} has no --disable-sigusr1`
+
+test('attach refuses a node started with --disable-sigusr1 (there SIGUSR1 would end it), and sends nothing', { timeout: 30000, skip: noDisable }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer(['--disable-sigusr1', `--inspect-port=${inspectPort}`])
+  const port = await srv.port
+  const r = await cprof(['attach', String(srv.child.pid), '--duration', '1', '--wait', '3'])
+  assert.equal(r.status, 1, r.describe())
+  assert.match(r.stderr, new RegExp(`ERR_CPROF_ATTACH: process ${srv.child.pid} runs with --disable-sigusr1`))
+  assert.match(r.stderr, /SIGUSR1 does not open its inspector/)
+  assert.equal(listening(inspectPort), false)
+  await assertUnchanged(srv, port)
+})
+
+test('attach refuses --disable-sigusr1 given in NODE_OPTIONS as well', { timeout: 30000, skip: noDisable }, async () => {
+  const child = spawn(process.execPath, [path.join(FIXTURES, 'attach-server.js')], {
+    env: { ...childEnv(), NODE_OPTIONS: '--disable-sigusr1' }, stdio: ['ignore', 'pipe', 'pipe']
+  })
+  servers.push(child)
+  const srv = wrapServer(child)
+  const port = await srv.port
+  const r = await cprof(['attach', String(child.pid), '--duration', '1', '--wait', '3'])
+  assert.equal(r.status, 1, r.describe())
+  assert.match(r.stderr, /ERR_CPROF_ATTACH: process \d+ runs with --disable-sigusr1/)
+  await assertUnchanged(srv, port)
+})
+
+test('attach refuses when the inspector port is taken by another process, and sends nothing', { timeout: 30000 }, async () => {
+  // This test holds the port, as another program would; the target was told
+  // to open its inspector there, which it could not.
+  const holder = net.createServer((s) => s.destroy())
+  await new Promise((resolve) => holder.listen(0, '127.0.0.1', resolve))
+  const held = holder.address().port
+  try {
+    const srv = startServer([`--inspect-port=${held}`])
+    const port = await srv.port
+    const r = await cprof(['attach', String(srv.child.pid), '--duration', '1', '--wait', '3'])
+    assert.equal(r.status, 1, r.describe())
+    assert.match(r.stderr, new RegExp(`ERR_CPROF_ATTACH: port ${held} is taken by another process`))
+    assert.match(r.stderr, /nothing was sent \(start it with --inspect-port=<free port>\)/)
+    // Had SIGUSR1 been sent, Node would have printed that it could not bind.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await assertUnchanged(srv, port)
+  } finally {
+    holder.close()
+  }
+})
+
+// Node restores every signal's disposition at startup (SIG_DFL, but SIGPIPE
+// and SIGXFSZ ignored), unblocks them in its main thread, and then installs
+// its SIGUSR1 handler: a shell's `trap '' USR1`, or a parent's blocked mask,
+// does not reach a node it execs. Checked here, so that docs/fleet.md holds:
+// such a node can still be attached to.
+async function attachThroughWrapper (wrapper) {
+  const inspectPort = await freePort()
+  const child = spawn(wrapper[0], [...wrapper.slice(1), process.execPath, `--inspect-port=${inspectPort}`,
+    path.join(FIXTURES, 'attach-server.js')], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+  servers.push(child)
+  const srv = wrapServer(child)
+  const port = await srv.port
+  const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8')
+  const mask = (name) => BigInt('0x' + new RegExp(`^${name}:\\s*([0-9a-f]+)$`, 'm').exec(status)[1])
+  const usr1 = 1n << 9n // signal 10
+  assert.equal(mask('SigIgn') & usr1, 0n, 'SIGUSR1 is not ignored in node')
+  assert.equal(mask('SigBlk') & usr1, 0n, 'SIGUSR1 is not blocked in node\'s main thread')
+  assert.equal(mask('SigCgt') & usr1, usr1, 'node caught SIGUSR1 again')
+  const r = await cprof(['attach', String(child.pid), '--duration', '0.5', '--dir', makeTmpDir(), '--json'])
+  assert.equal(r.status, 0, r.describe())
+  assert.equal(JSON.parse(r.stdout).closed, true)
+  assert.equal(listening(inspectPort), false)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null })
+}
+
+test('a node exec\'d from `trap "" USR1` has Node\'s SIGUSR1 handler again: attach works', { timeout: 60000 }, async () => {
+  await attachThroughWrapper(['sh', '-c', 'trap "" USR1; exec "$0" "$@"'])
+})
+
+const perl = spawnSync('sh', ['-c', 'command -v perl'], { encoding: 'utf8' }).stdout.trim()
+const noPerl = perl ? false : 'no perl to block the signal'
+// perl: sigprocmask(2) then exec, which keeps the mask.
+const BLOCK_USR1 = ['-MPOSIX', '-e', 'sigprocmask(SIG_BLOCK, POSIX::SigSet->new(SIGUSR1)) or die; exec @ARGV']
+
+test('a node exec\'d with SIGUSR1 blocked unblocks it: attach works', { timeout: 60000, skip: noPerl }, async () => {
+  await attachThroughWrapper([perl, ...BLOCK_USR1])
+})
+
+// SIGUSR1 ignored, blocked or left at its default can then only come from
+// native code in a node process; a copy of sleep(1) named `node` keeps what
+// it inherits across exec and stands in for one: the checks read /proc, not
+// the binary. Not refused, SIGUSR1 would end it (default) or vanish.
+function fakeNode () {
+  const bin = path.join(makeTmpDir(), 'node')
+  fs.copyFileSync(spawnSync('sh', ['-c', 'command -v sleep'], { encoding: 'utf8' }).stdout.trim(), bin)
+  fs.chmodSync(bin, 0o755)
+  return bin
+}
+
+async function refusedDisposition (argv, disposition, why) {
+  const child = spawn(argv[0], argv.slice(1), { stdio: 'ignore' })
+  servers.push(child)
+  try {
+    // The wrapper exec'd the copy once /proc/<pid>/exe names it.
+    const end = Date.now() + 10000
+    while (!/\/node$/.test(fs.readlinkSync(`/proc/${child.pid}/exe`)) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20))
+    const r = await cprof(['attach', String(child.pid), '--duration', '1', '--wait', '2'])
+    assert.equal(r.status, 1, r.describe())
+    assert.match(r.stderr, new RegExp(`ERR_CPROF_ATTACH: process ${child.pid} has SIGUSR1 ${disposition}, not Node's handler .*\\(${why}\\); nothing was sent`))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    assert.equal(child.exitCode, null, 'still running')
+    assert.equal(child.signalCode, null, 'no signal ended it')
+  } finally {
+    child.kill('SIGKILL')
+  }
+}
+
+test('attach refuses a node process whose SIGUSR1 is ignored', { timeout: 30000 }, async () => {
+  await refusedDisposition(['sh', '-c', 'trap "" USR1; exec "$0" 30', fakeNode()], 'ignored', 'the signal would do nothing')
+})
+
+test('attach refuses a node process whose SIGUSR1 is at its default (it would end the process)', { timeout: 30000 }, async () => {
+  await refusedDisposition([fakeNode(), '30'], 'default', 'the signal would terminate it')
+})
+
+test('attach refuses a node process whose SIGUSR1 is blocked', { timeout: 30000, skip: noPerl }, async () => {
+  await refusedDisposition([perl, ...BLOCK_USR1, fakeNode(), '30'], 'blocked', 'the signal would do nothing')
 })

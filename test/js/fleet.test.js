@@ -18,6 +18,7 @@ const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 
 const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv, reapPm2 } = require('./helpers/util.js')
+const { decodePprof } = require('./helpers/formats.js')
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
 const REGISTER = path.join(ROOT, 'register.js')
@@ -146,6 +147,100 @@ test('node:cluster: cprof ps lists the primary and both workers; trigger --tree 
   await app.exited
 })
 
+// Samples in a .heapprofile (V8's sampling heap profile: samples[], and the
+// tree of nodes whose selfSize V8 scales up from them to estimate what was
+// allocated), and the function with the most self bytes: read here, not
+// through cprof.
+function heapOf (file) {
+  const p = JSON.parse(fs.readFileSync(file, 'utf8'))
+  const self = new Map()
+  const walk = (n) => {
+    const name = n.callFrame.functionName
+    self.set(name, (self.get(name) || 0) + n.selfSize)
+    for (const c of n.children || []) walk(c)
+  }
+  walk(p.head)
+  const top = [...self].filter(([name]) => name && !name.startsWith('(')).sort((a, b) => b[1] - a[1])[0]
+  return {
+    samples: p.samples.length,
+    bytes: p.samples.reduce((n, x) => n + x.size, 0), // as sampled
+    selfBytes: [...self.values()].reduce((a, b) => a + b, 0), // V8's estimate from them, in the tree
+    top: top && top[0]
+  }
+}
+
+test('node:cluster heap fan-out: trigger --tree --heap merges every instance\'s heap profile, the allocator on top', async () => {
+  const dir = makeTmpDir()
+  const app = start('fleet-cluster.js', ['2'], {
+    CPROF_DIR: dir, CPROF_APP: 'fleet-heap', CPROF_PROFILING: 'heap', CPROF_HEAP_SIGNAL: 'SIGWINCH', FLEET_WORK: 'alloc'
+  })
+  const workers = await app.ready
+  const rows = await psUntil('fleet-heap', 3)
+  assert.equal(rows.length, 3, JSON.stringify(rows))
+  for (const w of rows) assert.equal(w.triggers.heapSignal, 'SIGWINCH', JSON.stringify(w))
+
+  const r = await cprof(['trigger', String(app.child.pid), '--tree', '--heap', '--duration', '2', '--formats', 'pprof', '--json'])
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.equal(res.kind, 'heap')
+  assert.deepEqual(res.missing, [], r.describe())
+  assert.deepEqual(res.instances.map((i) => i.label).sort(), ['fleet-heap.1', 'fleet-heap.2', 'fleet-heap.primary'])
+  assert.deepEqual(res.instances.filter((i) => i.label !== 'fleet-heap.primary').map((i) => i.pid).sort(), workers.slice().sort())
+  const per = res.instances.map((i) => {
+    assert.match(path.basename(i.file), new RegExp(`^heap-fleet-heap\\.(?:[12]|primary)-${i.pid}-\\d{8}T\\d{6}\\.\\d{3}Z\\.heapprofile$`))
+    assert.equal(path.dirname(i.file), dir)
+    const h = heapOf(i.file)
+    assert.equal(i.samples, h.samples, i.label)
+    return { label: i.label, ...h }
+  })
+  // Each worker keeps 16 MiB of arrays alive: hundreds of samples at 32 KiB.
+  for (const w of per.filter((x) => x.label !== 'fleet-heap.primary')) {
+    assert.ok(w.samples > 100, JSON.stringify(w))
+    assert.equal(w.top, 'allocRecords', JSON.stringify(w))
+  }
+  assert.match(path.basename(res.file), /^heap-fleet-heap\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.heapprofile$/)
+  const merged = heapOf(res.file)
+  const sum = per.reduce((n, x) => n + x.samples, 0)
+  assert.equal(merged.samples, sum, 'the merged heap profile holds every instance\'s samples')
+  assert.equal(res.samples, sum)
+  assert.equal(merged.bytes, per.reduce((n, x) => n + x.bytes, 0))
+  assert.equal(merged.selfBytes, per.reduce((n, x) => n + x.selfBytes, 0))
+  assert.equal(res.summary.total, merged.selfBytes)
+  assert.equal(merged.top, 'allocRecords')
+  assert.equal(topNamed(res.summary), 'allocRecords')
+  const shares = res.instances.reduce((n, i) => n + i.share, 0)
+  assert.ok(Math.abs(shares - 100) < 0.01, `shares add up to 100: ${shares}`)
+  // --formats pprof, asked here though the primary (which merged) was not
+  // configured for it: written beside the merged file, gzip'd.
+  assert.deepEqual(Object.keys(res.outputs), ['pprof'])
+  assert.equal(path.dirname(res.outputs.pprof), dir)
+  assert.equal(path.basename(res.outputs.pprof), path.basename(res.file).replace(/\.heapprofile$/, '.pb.gz'))
+  const pp = decodePprof(res.outputs.pprof)
+  assert.deepEqual(pp.types, ['samples/count', 'inuse_space/bytes'])
+  assert.equal(pp.sums[0], BigInt(sum))
+  assert.equal(pp.sums[1], BigInt(merged.selfBytes))
+
+  // cprof report --app --heap: the same merged view from the files alone.
+  const rep = await cprof(['report', '--app', 'fleet-heap', '--heap', '--dir', dir, '--json'])
+  assert.equal(rep.status, 0, rep.describe())
+  const again = JSON.parse(rep.stdout)
+  assert.equal(again.samples, sum)
+  assert.equal(topNamed(again.summary), 'allocRecords')
+
+  // --app NAME reaches the same set; the primary passes the signal on and merges.
+  const a = await cprof(['trigger', '--app', 'fleet-heap', '--heap', '--duration', '1', '--json'])
+  assert.equal(a.status, 0, a.describe())
+  const byApp = JSON.parse(a.stdout)
+  assert.equal(byApp.by, 'primary')
+  assert.equal(byApp.instances.length, 3)
+  assert.notEqual(byApp.file, res.file)
+  assert.equal(heapOf(byApp.file).samples, byApp.instances.reduce((n, i) => n + heapOf(i.file).samples, 0))
+  assert.equal(topNamed(byApp.summary), 'allocRecords')
+
+  app.child.kill('SIGTERM')
+  await app.exited
+})
+
 test('flight recorder: cprof ps shows it; trigger --app/--tree --dump merges every recorder, one without is missing', async () => {
   const dir = makeTmpDir()
   const rec = { CPROF_DIR: dir, CPROF_APP: 'fleet-rec', CPROF_PROFILING: '0', CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '1000' }
@@ -234,6 +329,52 @@ test('no instance delivers (the only one exits mid-profile): exit 1, and why', a
   assert.deepEqual(await solo.exited, { status: 0, signal: null })
   // Its entry went with it: the exit handler removed it.
   assert.equal((await psUntil('solo', 0)).length, 0)
+})
+
+// utime + stime of a process in clock ticks, read here from /proc/<pid>/stat.
+function cpuTicksOf (pid) {
+  const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' ')
+  return Number(f[14 - 3]) + Number(f[15 - 3])
+}
+
+// cpuPercent is what each process used of one core over cprof ps's window
+// (250 ms or more, on a loaded machine). Not a timed assertion: the CPU time
+// the test itself reads from /proc around the whole command bounds it from
+// above (ticks are 10 ms, USER_HZ = 100); a busy instance must reach a clear
+// share in one of many tries, however loaded the machine.
+test('cprof ps --json: cpuPercent of a busy instance and of an idle one, bounded by their CPU time', async () => {
+  const busy = start('fleet-solo.js', ['120000'], { CPROF_APP: 'fleet-cpu' })
+  const idle = start('fleet-solo.js', ['120000', 'idle'], { CPROF_APP: 'fleet-cpu' })
+  await Promise.all([busy.ready, idle.ready])
+  assert.equal((await psUntil('fleet-cpu', 2)).length, 2)
+  const WINDOW_S = 0.25
+  let best = null
+  for (let i = 0; i < 40 && !(best && best.busy >= 20); i++) {
+    const before = { busy: cpuTicksOf(busy.child.pid), idle: cpuTicksOf(idle.child.pid) }
+    const r = await cprof(['ps', '--json', '--app', 'fleet-cpu'])
+    const after = { busy: cpuTicksOf(busy.child.pid), idle: cpuTicksOf(idle.child.pid) }
+    assert.equal(r.status, 0, r.describe())
+    const rows = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    const got = {}
+    for (const [name, c] of [['busy', busy.child], ['idle', idle.child]]) {
+      const row = rows.find((x) => x.pid === c.pid)
+      assert.equal(typeof row.cpuPercent, 'number', JSON.stringify(row))
+      assert.ok(row.cpuPercent >= 0, JSON.stringify(row))
+      // At most the CPU time it used while the command ran, over the shortest window.
+      const bound = ((after[name] - before[name]) / 100 / WINDOW_S) * 100
+      assert.ok(row.cpuPercent <= bound + 0.05, `${name}: cpuPercent ${row.cpuPercent} > ${bound}, its CPU time around cprof ps`)
+      got[name] = row.cpuPercent
+    }
+    // A spinning JS thread uses at most about one core (GC threads aside).
+    assert.ok(got.busy <= 150, JSON.stringify(got))
+    if (!best || got.busy > best.busy) best = got
+  }
+  assert.ok(best.busy >= 20, `the busy instance reached ${best.busy}% of a core at best`)
+  assert.ok(best.idle < best.busy, JSON.stringify(best))
+  busy.child.kill('SIGTERM')
+  idle.child.kill('SIGTERM')
+  await Promise.all([busy.exited, idle.exited])
 })
 
 test('stale entries (a pid that is gone, a pid reused by another process) are pruned by readers', async () => {
