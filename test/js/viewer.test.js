@@ -222,23 +222,13 @@ async function checkViews (page, { tag, hot, caller, pathShare, minShare }) {
   assert.equal((await countPixels(page, MAGENTA)).n, 0, 'cleared search, no highlight')
 
   // Hover names the heaviest frame of the function; a click zooms it to
-  // the full width; Escape zooms out. When that frame already spans the
-  // whole graph (a heap profile's allocating loop can hold ~100%), the
-  // heaviest narrower frame above it is zoomed instead.
+  // the full width; Escape zooms out.
   const r = await page.evaluate((name) => {
     const v = window.cprofViewer
     const m = v.model
     const full = document.getElementById('flame').getBoundingClientRect().width
     let best = -1
     for (let i = 0; i < m.n; i++) if (m.fns.name[m.fn[i]] === name && (best < 0 || m.total[m.main][i] > m.total[m.main][best])) best = i
-    if (v.flame.rectOf(best).w >= full - 2) {
-      const top = best
-      best = -1
-      for (let i = top + 1; i < m.end[top]; i++) {
-        const w = (v.flame.rectOf(i) || { w: 0 }).w
-        if (w < full - 2 && w > 30 && (best < 0 || m.total[m.main][i] > m.total[m.main][best])) best = i
-      }
-    }
     const rect = v.flame.rectOf(best)
     document.getElementById('flame-wrap').scrollTop = rect.y - 40
     const c2 = document.getElementById('flame').getBoundingClientRect()
