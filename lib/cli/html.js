@@ -9,8 +9,8 @@ const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
 const { usageError, input, outputPath, claimOutputs, refused } = require('./profile-io')
 
-const USAGE = `usage: cprof html <file> [-o report.html] [--title TEXT] [--force]
-       cprof html <before> <after> [-o diff.html] [--title TEXT] [--force]
+const USAGE = `usage: cprof html <file> [-o report.html] [--title TEXT] [--force] [--source-maps]
+       cprof html <before> <after> [-o diff.html] [--title TEXT] [--force] [--source-maps]
 
 Writes one self-contained HTML file (no network; it opens from disk and can be
 attached to a ticket) to read a .cpuprofile or .heapprofile in a browser: the flame
@@ -25,13 +25,17 @@ from <after>, each frame and function coloured by the change of its share.
   --title TEXT        the page's title (default: the file name(s))
   --force             replace the default output file if it exists (without -o,
                       cprof html refuses to)
+  --source-maps       map frames through the scripts' source maps (TypeScript,
+                      bundles): original files, lines and names; the scripts and
+                      maps must be at the paths the profile names
 `
 
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   output: { type: 'string', short: 'o' },
   title: { type: 'string' },
-  force: { type: 'boolean' }
+  force: { type: 'boolean' },
+  'source-maps': { type: 'boolean' }
 }
 
 function parse (argv) {
@@ -71,7 +75,8 @@ async function run (argv) {
     title: a.values.title ?? files.map((f) => path.basename(f)).join(' \u2192 '),
     htmlTemplate: TEMPLATE_PATH,
     needSamples: true,
-    keepExisting: claim.keepExisting
+    keepExisting: claim.keepExisting,
+    sourceMaps: a.values['source-maps'] === true
   }
   let r
   try {

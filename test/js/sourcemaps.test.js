@@ -464,7 +464,7 @@ exports.run = (ms) => { const end = Date.now() + ms; let t = 0; while (Date.now(
 
 // ---- the CLI on files ----
 
-test('cprof report|flame|convert|diff --source-maps on a profile of the bundle', () => {
+test('cprof report|flame|convert|diff|html --source-maps on a profile of the bundle', () => {
   const a = profileApp(work.bundle, 'cpu', {})
   const b = profileApp(work.bundle, 'cpu', {})
   const file = a.files.cpuprofile
@@ -480,6 +480,18 @@ test('cprof report|flame|convert|diff --source-maps on a profile of the bundle',
   assert.match(fs.readFileSync(out.find((p) => p.endsWith('.folded')), 'utf8'), /computeChecksumOfBuffer/)
   const diff = cli('diff', file, b.files.cpuprofile, '--source-maps', '-o', path.join(makeTmpDir(), 'd.svg'))
   assert.match(diff.stdout, /computeChecksumOfBuffer/)
+  // The HTML viewer's embedded function table, of a profile and of a diff.
+  const fnsOf = (html) => JSON.parse(fs.readFileSync(html, 'utf8').match(/<script type="application\/json" id="cprof-data">([^<]*)<\/script>/)[1]).fns
+  for (const args of [[file], [file, b.files.cpuprofile]]) {
+    const page = path.join(makeTmpDir(), 'v.html')
+    const r = cli('html', ...args, '-o', page, '--source-maps')
+    assert.equal(r.status, 0, r.stderr)
+    const fns = fnsOf(page)
+    const at = fns.name.indexOf('computeChecksumOfBuffer')
+    assert.ok(at >= 0 && fns.url[at].endsWith('src/lib/compute.js'), `${args.length} file(s): ${fns.url[at]}`)
+    assert.equal(cli('html', ...args, '-o', page).status, 0)
+    assert.equal(fnsOf(page).name.indexOf('computeChecksumOfBuffer'), -1, 'without --source-maps, V8\'s frames')
+  }
   // V8's own file is untouched by all of it.
   assert.doesNotMatch(fs.readFileSync(file, 'utf8'), /computeChecksumOfBuffer/)
 })

@@ -22,7 +22,14 @@ function figures (m) {
       add(k, v.pct.toFixed(1) + '%' + (m.diff ? ` (before ${specialShare(m, name, 0).pct.toFixed(1)}%)` : ''))
     }
   } else {
-    add('Contents', d.includeCollected ? 'allocated: live and collected objects' : 'live objects (collected ones left out)')
+    // A .heapprofile holds no per-sample mark of collected or live (V8's
+    // SamplingHeapProfile has none), so the page can only say which set the
+    // profile holds, and only when cprof took it (the interval is known).
+    add('Contents', d.includeCollected
+      ? 'Live and collected objects together (includeCollected; the file does not tell them apart)'
+      : d.interval > 0
+        ? 'Live objects only (collected ones are not in the profile)'
+        : 'Live objects, or live and collected ones if it was taken with includeCollected (the file does not say)')
   }
   add('Functions', fmtCount(m.fnNodes.filter((l) => l.length).length))
   add('Nodes', fmtCount(m.n))
