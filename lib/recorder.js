@@ -108,8 +108,9 @@ function startOptions (arg) {
   }
 }
 
-/** recorder.dump() options → { kind, last, formats, dir, name, sourceMaps } (sourceMaps
- * undefined: recorder.start()'s) */
+/** recorder.dump() options → { kind, last, formats, dir, ownDir, name, sourceMaps }
+ * (sourceMaps undefined: recorder.start()'s; ownDir: dir is cprof's default,
+ * which the native writer checks is the user's private directory) */
 function dumpOptions (arg) {
   const o = typeof arg === 'number' ? { last: arg } : objectOption(arg, DUMP_KEYS, 'recorder.dump()')
   if (o.kind !== undefined && o.kind !== 'cpu' && o.kind !== 'heap') {
@@ -122,6 +123,7 @@ function dumpOptions (arg) {
     kind,
     last: numberOption(o.last, 'last', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', 0),
     dir: startLike.dir,
+    ownDir: startLike.ownDir,
     name: startLike.name,
     formats: startLike.formats,
     sourceMaps: o.sourceMaps === undefined ? undefined : options.sourceMapsOption(o.sourceMaps)
@@ -258,6 +260,7 @@ function createRecorder (hooks) {
       outs: formatNames(stem, o.formats),
       interval: heap ? heapIntervalBytes : intervalUs,
       title: fileName,
+      ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
       sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault()
     }, heap)
     let r

@@ -134,8 +134,13 @@ function runAs (role, script, args, { tmpdir, ipc = false } = {}) {
   child.stdout.setEncoding('utf8').on('data', (d) => { out.stdout += d })
   child.stderr.setEncoding('utf8').on('data', (d) => { out.stderr += d })
   const describe = () => `--- stdout\n${out.stdout}\n--- stderr\n${out.stderr}`
+  // A fixture that hangs fails its test instead of holding the file open.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 100000)
   const exited = new Promise((resolve) => {
-    child.on('close', (status, signal) => resolve({ status, signal, ...out, json: jsonLines(out.stdout), describe }))
+    child.on('close', (status, signal) => {
+      clearTimeout(killer)
+      resolve({ status, signal, ...out, json: jsonLines(out.stdout), describe })
+    })
   })
   function line (pred, ms = 60000) {
     return new Promise((resolve, reject) => {
@@ -197,7 +202,7 @@ const PLANTS = {
 }
 
 for (const [how, { plant, why }] of Object.entries(PLANTS)) {
-  test(`default dir planted as ${how}: profiles, snapshots, signal and PM2 triggers refuse, nothing is written, the app runs on`, async () => {
+  test(`default dir planted as ${how}: profiles, snapshots, recorder dumps, signal, incident and PM2 triggers refuse, nothing is written, the app runs on`, async () => {
     const tmp = sharedTmp()
     const victimDir = path.join(tmp, `cprof-${users.victim.uid}`)
     plant(victimDir, tmp)
@@ -244,6 +249,40 @@ for (const [how, { plant, why }] of Object.entries(PLANTS)) {
       assert.equal(replies[name].ok, false, JSON.stringify(replies[name]))
       assertRefused(replies[name], victimDir, why(victimDir))
     }
+
+    // The flight recorder's dumps: the API, the dump signal, an incident
+    // (counted as failed), the PM2 action.
+    const rec = await victim('recorder', { tmpdir: tmp })
+    assertRefused(rec.steps['recorder-dump'], victimDir, why(victimDir))
+    assertRefused(rec.steps['dump-signal'], victimDir, why(victimDir))
+    const inc = rec.steps.incident
+    assert.ok(inc.incidents.fired >= 1 && inc.incidents.failed === inc.incidents.fired, JSON.stringify(inc))
+    assert.equal(inc.errors.length, inc.incidents.failed, JSON.stringify(inc))
+    for (const e of inc.errors) assertRefused({ error: e }, victimDir, why(victimDir))
+
+    let dumpReply
+    await victim('pm2', {
+      tmpdir: tmp,
+      ipc: true,
+      opts: { recorder: true },
+      drive: async (v) => {
+        await v.line((o) => o.step === 'initialized')
+        await new Promise((resolve) => setTimeout(resolve, 600)) // a few finished windows
+        dumpReply = await new Promise((resolve) => {
+          const on = (m) => {
+            if (m && m.type === 'axm:reply' && m.data.action_name === 'cprof:dump') {
+              v.child.off('message', on)
+              resolve(m.data.return)
+            }
+          }
+          v.child.on('message', on)
+          v.child.send('cprof:dump')
+        })
+        v.child.send({ fixture: 'done' })
+      }
+    })
+    assert.equal(dumpReply.ok, false, JSON.stringify(dumpReply))
+    assertRefused(dumpReply, victimDir, why(victimDir))
 
     assert.deepEqual(tree(tmp), before, 'nothing was written into the planted directory')
   })
@@ -359,7 +398,7 @@ test('while a large heap snapshot is being written, another user cannot open it'
 
 // The same checks without a second user, so they run for anyone: the
 // default directory must be a real directory, private to its owner.
-nodeTest('default dir that is a symlink, or writable by group or others: refused in-process too', async () => {
+nodeTest('default dir that is a symlink, or writable by group or others: profiles, snapshots and recorder dumps refused in-process too', async () => {
   const saved = { TMPDIR: process.env.TMPDIR, CPROF_DIR: process.env.CPROF_DIR }
   const tmp = makeTmpDir('cprof-security-own-')
   process.env.TMPDIR = tmp // os.tmpdir() reads it at each call
@@ -386,12 +425,19 @@ nodeTest('default dir that is a symlink, or writable by group or others: refused
       await assert.rejects(cprof.stop(), (err) => want(err) && err.result.samples >= 0)
       await cprof.heap.start()
       await assert.rejects(cprof.heap.stop(), want)
+      cprof.recorder.start({ window: 100 })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await assert.rejects(cprof.recorder.dump({ formats: ['pprof'] }), want)
+      await cprof.recorder.stop()
+      await assert.rejects(cprof.recorder.dump(), want) // the last dump after stop()
       assert.deepEqual(fs.readdirSync(own), [], `nothing written: ${why}`)
     }
     // Made private again: used as it is.
     fs.chmodSync(own, 0o700)
     const file = await cprof.heap.snapshot()
     assert.equal(path.dirname(file), own)
+    const dump = await cprof.recorder.dump()
+    assert.equal(path.dirname(dump.files.cpuprofile), own)
   } finally {
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k]
