@@ -446,6 +446,53 @@ nodeTest('default dir that is a symlink, or writable by group or others: profile
   }
 })
 
+// The race lib/snapshot.js closes: in a shared directory that is not sticky,
+// another user renames the fresh private directory away and puts a symlink
+// to a directory of theirs at its name, between mkdtemp and the write. Done
+// here from inside Node's writer call, so the moment is exact; no second
+// user needed (the write would follow the link whoever planted it).
+nodeTest('heap snapshot: its private directory swapped for a symlink just before the write: nothing goes through the link', {
+  skip: process.platform !== 'linux' && 'the write goes through /proc/self/fd (Linux)'
+}, async () => {
+  const v8 = require('node:v8')
+  const real = v8.writeHeapSnapshot
+  const shared = makeTmpDir('cprof-security-swap-')
+  fs.chmodSync(shared, 0o777)
+  const theirs = makeTmpDir('cprof-security-theirs-')
+  let used, moved, inTheirs
+  v8.writeHeapSnapshot = function (file, ...rest) {
+    used = file
+    const priv = fs.readdirSync(shared).find((n) => n.startsWith('.cprof-snapshot-'))
+    moved = path.join(shared, 'moved-away')
+    fs.renameSync(path.join(shared, priv), moved)
+    fs.symlinkSync(theirs, path.join(shared, priv))
+    const r = real.call(this, file, ...rest)
+    inTheirs = fs.readdirSync(theirs) // before cprof renames the file away
+    return r
+  }
+  let file
+  try {
+    file = await cprof.heap.snapshot({ dir: shared, name: 'victim' })
+  } finally {
+    v8.writeHeapSnapshot = real
+  }
+  assert.deepEqual(inTheirs, [], 'nothing was written through the symlink')
+  assert.deepEqual(fs.readdirSync(theirs), [])
+  assert.match(used, /^\/proc\/self\/fd\/\d+\/victim\.heapsnapshot$/)
+  assert.equal(file, path.join(shared, 'victim.heapsnapshot'))
+  const st = fs.lstatSync(file)
+  assert.ok(st.isFile())
+  assert.equal(st.mode & 0o777, 0o600)
+  const head = Buffer.alloc(12)
+  const fd = fs.openSync(file, 'r')
+  fs.readSync(fd, head, 0, 12, 0)
+  fs.closeSync(fd)
+  assert.equal(head.toString(), '{"snapshot":')
+  assert.deepEqual(fs.readdirSync(moved), [], 'the renamed private directory holds no temp file')
+  // The planted link is left alone (it is not ours), not followed to delete anything.
+  assert.ok(fs.existsSync(theirs))
+})
+
 // The dump request file (lib/dump-request.js): a predictable name in the
 // shared temp directory, so the same rules as every file cprof creates. No
 // second user needed: a planted symlink is never followed whoever planted it.
