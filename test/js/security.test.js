@@ -316,7 +316,7 @@ test('default dir: created 0700 and used when nobody planted it (the control cas
 // names that do not exist yet (a write through them would create a file).
 function plantNameTraps (dir, pid, decoys) {
   const names = ['victim.cpuprofile', 'victim.heapprofile', 'victim.heapsnapshot', 'victim.pb.gz',
-    'victim.folded', 'victim.svg', 'victim.txt', `.victim.heapsnapshot.${pid}.tmp`]
+    'victim.folded', 'victim.svg', 'victim.txt', 'victim.html', `.victim.heapsnapshot.${pid}.tmp`]
   const traps = []
   names.forEach((name, i) => {
     const target = path.join(decoys, `target-${i}`)
@@ -338,7 +338,7 @@ for (const [kind, mode] of [['sticky, like /tmp', 0o1777], ['not sticky', 0o777]
     let traps
     const { steps } = await victim('api', {
       tmpdir: tmp,
-      opts: { dir: shared, name: 'victim', formats: ['pprof', 'folded', 'svg', 'txt'] },
+      opts: { dir: shared, name: 'victim', formats: ['pprof', 'folded', 'svg', 'txt', 'html'] },
       plant: (pid) => { traps = plantNameTraps(shared, pid, decoys) }
     })
     for (const t of traps) {
@@ -354,6 +354,7 @@ for (const [kind, mode] of [['sticky, like /tmp', 0o1777], ['not sticky', 0o777]
       if (mode === 0o777) {
         // Nothing stops the rename there: the link is replaced by the file.
         assert.ok(step.ok, JSON.stringify(step))
+        if (s === 'cpu') assert.deepEqual(Object.keys(step.files).sort(), ['cpuprofile', 'folded', 'html', 'pprof', 'svg', 'txt'])
         for (const file of Object.values(step.files)) {
           const st = fs.lstatSync(file)
           assert.ok(st.isFile(), `${file} is the victim's regular file`)
