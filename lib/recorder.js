@@ -13,6 +13,7 @@ const { fileStem, formatNames } = require('./controller')
 const { pushOptions, publicOptions } = require('./push/options')
 const { series } = require('./push/labels')
 const { createPusher } = require('./push/client')
+const { TEMPLATE_PATH } = require('./viewer')
 
 const WINDOW_DEFAULT_MS = 10_000
 const WINDOW_RANGE_MS = [100, 3_600_000]
@@ -261,6 +262,7 @@ function createRecorder (hooks) {
       interval: heap ? heapIntervalBytes : intervalUs,
       title: fileName,
       ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
+      htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
       sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault()
     }, heap)
     let r
