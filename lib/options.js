@@ -190,6 +190,7 @@ module.exports = {
   profileOptions,
   snapshotOptions,
   analyzeOptions,
+  dirOption,
   formatsOption,
   sourceMapsDefault,
   sourceMapsOption

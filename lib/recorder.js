@@ -13,6 +13,7 @@ const { fileStem, formatNames } = require('./controller')
 const { pushOptions, publicOptions } = require('./push/options')
 const { series } = require('./push/labels')
 const { createPusher } = require('./push/client')
+const { TEMPLATE_PATH } = require('./viewer')
 
 const WINDOW_DEFAULT_MS = 10_000
 const WINDOW_RANGE_MS = [100, 3_600_000]
@@ -108,8 +109,9 @@ function startOptions (arg) {
   }
 }
 
-/** recorder.dump() options → { kind, last, formats, dir, name, sourceMaps } (sourceMaps
- * undefined: recorder.start()'s) */
+/** recorder.dump() options → { kind, last, formats, dir, ownDir, name, sourceMaps }
+ * (sourceMaps undefined: recorder.start()'s; ownDir: dir is cprof's default,
+ * which the native writer checks is the user's private directory) */
 function dumpOptions (arg) {
   const o = typeof arg === 'number' ? { last: arg } : objectOption(arg, DUMP_KEYS, 'recorder.dump()')
   if (o.kind !== undefined && o.kind !== 'cpu' && o.kind !== 'heap') {
@@ -122,6 +124,7 @@ function dumpOptions (arg) {
     kind,
     last: numberOption(o.last, 'last', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', 0),
     dir: startLike.dir,
+    ownDir: startLike.ownDir,
     name: startLike.name,
     formats: startLike.formats,
     sourceMaps: o.sourceMaps === undefined ? undefined : options.sourceMapsOption(o.sourceMaps)
@@ -258,6 +261,8 @@ function createRecorder (hooks) {
       outs: formatNames(stem, o.formats),
       interval: heap ? heapIntervalBytes : intervalUs,
       title: fileName,
+      ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
+      htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
       sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault()
     }, heap)
     let r

@@ -7,12 +7,58 @@
 // made 0600 and renamed to its final name (rename replaces whatever entry is
 // there, never writing through a symlink), and the private directory is
 // removed.
+//
+// The private directory is reached through a descriptor, not its path: in a
+// directory another user can write but that is not sticky, they could rename
+// it away between mkdtemp and the write and put a symlink to a directory of
+// theirs at its name. So it is opened O_DIRECTORY|O_NOFOLLOW, checked with
+// fstat (ours, 0700), and the snapshot is written and renamed through
+// /proc/self/fd/<fd>/<name>, which names that directory whatever happens to
+// its path. Where there is no /proc (macOS, Windows), the path is used.
 const fs = require('node:fs')
 const path = require('node:path')
 const { fileName } = require('./controller')
 const { cprofError } = require('./errors')
 const { prepareDir } = require('./dirs')
 const options = require('./options')
+
+const PROC_FD = '/proc/self/fd'
+const hasProcFd = () => process.platform === 'linux' && fs.existsSync(PROC_FD)
+
+// The private directory priv, pinned: { fd, at } where at is the path that
+// reaches it from now on; fd null where /proc is missing.
+async function pin (priv) {
+  if (!hasProcFd()) return { fd: null, at: priv }
+  const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants
+  const handle = await fs.promises.open(priv, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+  const st = await handle.stat()
+  const uid = typeof process.geteuid === 'function' ? process.geteuid() : st.uid
+  if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) {
+    await handle.close()
+    throw new Error(`${priv} was replaced while cprof was using it (not this user's private directory)`)
+  }
+  return { fd: handle, at: path.join(PROC_FD, String(handle.fd)), st }
+}
+
+// Removes what is left of the private directory: the temp file through the
+// descriptor, then the directory by its path only if that path still names
+// it (never another user's directory put in its place).
+async function unpin (priv, pinned, name) {
+  if (!pinned) { // not pinned, so nothing was written in it: only an empty directory goes
+    await fs.promises.rmdir(priv).catch(() => {})
+    return
+  }
+  if (!pinned.fd) {
+    await fs.promises.rm(priv, { recursive: true, force: true }).catch(() => {})
+    return
+  }
+  await fs.promises.rm(path.join(pinned.at, name), { force: true }).catch(() => {})
+  try {
+    const st = await fs.promises.lstat(priv)
+    if (st.isDirectory() && st.dev === pinned.st.dev && st.ino === pinned.st.ino) await fs.promises.rmdir(priv)
+  } catch {}
+  await pinned.fd.close().catch(() => {})
+}
 
 /**
  * @param {{dir?: string, name?: string}} [opts]
@@ -21,11 +67,13 @@ const options = require('./options')
 async function snapshot (opts) {
   const o = options.snapshotOptions(opts)
   const file = path.join(o.dir, fileName('heap', 'heapsnapshot', o.name, Date.now()))
+  const name = path.basename(file)
   await prepareDir(o.dir, o.ownDir)
-  let priv
+  let priv, pinned
   try {
     priv = await fs.promises.mkdtemp(path.join(o.dir, '.cprof-snapshot-'))
-    const tmp = path.join(priv, path.basename(file))
+    pinned = await pin(priv)
+    const tmp = path.join(pinned.at, name)
     require('node:v8').writeHeapSnapshot(tmp) // loaded on first use: it costs RSS
     await fs.promises.chmod(tmp, 0o600)
     await fs.promises.rename(tmp, file)
@@ -34,7 +82,7 @@ async function snapshot (opts) {
       `cannot write the heap snapshot to ${file}: ${err.message}. Check the directory is ` +
       'writable and the disk has room for about the size of the heap', { cause: err })
   } finally {
-    if (priv) await fs.promises.rm(priv, { recursive: true, force: true }).catch(() => {})
+    if (priv) await unpin(priv, pinned, name)
   }
   return file
 }

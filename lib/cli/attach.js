@@ -7,7 +7,8 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const native = require('../native')
-const { FORMAT_EXT, cpuStartOptions, CPU_INTERVAL_DEFAULT_US, HEAP_INTERVAL_DEFAULT_BYTES } = require('../options')
+const { FORMAT_EXT, dirOption, CPU_INTERVAL_DEFAULT_US, HEAP_INTERVAL_DEFAULT_BYTES } = require('../options')
+const { prepareDir } = require('../dirs')
 const { attach } = require('../fleet/attach')
 const { topLines } = require('../fleet/summary')
 
@@ -83,16 +84,16 @@ function parse (argv) {
     interval: num('interval', v.interval, v.heap ? HEAP_INTERVAL_DEFAULT_BYTES : CPU_INTERVAL_DEFAULT_US,
       (n) => Number.isInteger(n) && n >= 1 && n <= 2 ** 30),
     formats,
-    dir: v.dir !== undefined ? path.resolve(v.dir) : cpuStartOptions({}).dir,
+    ...dirOption(v.dir), // { dir, ownDir }: the default directory must be the user's private one
     waitMs: num('wait', v.wait, 10, (n) => Number.isFinite(n) && n > 0 && n <= 600) * 1000,
     top: num('top', v.top, TOP, (n) => Number.isInteger(n) && n >= 1),
     json: Boolean(v.json)
   }
 }
 
-// The profile text into dir, exclusively, mode 0600: <kind>-<pid>-<stamp>.<ext>.
+// The profile text into dir (checked by prepareDir before attaching),
+// exclusively, mode 0600, never through a symlink: <kind>-<pid>-<stamp>.<ext>.
 async function save (dir, o, startTime, text) {
-  await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 })
   const stamp = new Date(startTime).toISOString().replace(/[-:]/g, '')
   const kind = o.heap ? 'heap' : 'cpu'
   const stem = `${kind}-${o.pid}-${stamp}`
@@ -115,8 +116,16 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     return 0
   }
   const kind = o.heap ? 'heap' : 'CPU'
-  const startTime = Date.now()
   let got
+  try {
+    // Where the profile goes is checked first: no inspector is opened in
+    // the target for a profile that could not be written (lib/dirs.js rules).
+    await prepareDir(o.dir, o.ownDir, 'pass --dir (or set CPROF_DIR) to a directory you own')
+  } catch (e) {
+    err.write(`cprof attach: ${e.code}: ${e.message}\n`)
+    return 1
+  }
+  const startTime = Date.now()
   try {
     got = await attach({
       pid: o.pid,
@@ -144,7 +153,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   const outs = {}
   for (const f of o.formats) outs[f] = `${stem}.${FORMAT_EXT[f]}`
   const r = await native.convert(file, o.dir, o.top, {
-    outs, title: path.basename(file), needSamples: true, keepExisting: true, interval: o.interval
+    outs, title: path.basename(file), needSamples: true, keepExisting: true, interval: o.interval, ownDir: o.ownDir
   })
   const files = [file, ...o.formats.map((f) => r.outputs[f].path)]
   if (o.json) {

@@ -107,9 +107,9 @@ function load (port) {
   }
 }
 
-function cprof (args, timeout = 60000) {
+function cprof (args, timeout = 60000, env = {}) {
   return new Promise((resolve) => {
-    const c = spawn(process.execPath, [CLI, ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+    const c = spawn(process.execPath, [CLI, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     c.stdout.on('data', (d) => { stdout += d })
@@ -228,6 +228,55 @@ test('attach on an app that handles SIGUSR1 itself: no inspector opens, it says 
   assert.equal(listening(inspectPort), false)
   await get(port, '/quit')
   assert.deepEqual(await srv.exited, { status: 3, signal: null })
+})
+
+// With no --dir, attach writes into cprof's default directory,
+// <tmpdir>/cprof-<uid>: one someone else could have planted must be refused
+// (docs/reliability.md) before anything is sent to the target.
+test('attach with no --dir: a default dir that is a symlink or writable by others is refused before attaching; a private one is used', { timeout: 90000 }, async () => {
+  const tmp = makeTmpDir('cprof-attach-own-')
+  const own = path.join(tmp, `cprof-${process.geteuid()}`)
+  const elsewhere = path.join(tmp, 'elsewhere')
+  fs.mkdirSync(elsewhere, { mode: 0o700 })
+  const env = { TMPDIR: tmp, CPROF_DIR: undefined }
+  // An app that reports SIGUSR1: proof that nothing was sent.
+  const srv = startServer([`--inspect-port=${await freePort()}`], ['handle-usr1'])
+  const port = await srv.port
+  const cases = [
+    ['is a symbolic link, not a directory', () => fs.symlinkSync(elsewhere, own)],
+    ['can be written by other users (mode 0777)', () => { fs.mkdirSync(own); fs.chmodSync(own, 0o777) }]
+  ]
+  for (const [why, plant] of cases) {
+    fs.rmSync(own, { recursive: true, force: true })
+    plant()
+    const r = await cprof(['attach', String(srv.child.pid), '--duration', '1', '--formats', 'pprof'], 60000, env)
+    assert.equal(r.status, 1, r.describe())
+    assert.ok(r.stderr.includes(`cprof attach: ERR_CPROF_IO: refusing to write into ${own}: it ${why}`), r.describe())
+    assert.match(r.stderr, /Remove it, or pass --dir \(or set CPROF_DIR\) to a directory you own/)
+    assert.deepEqual(fs.readdirSync(own), [], why)
+  }
+  assert.deepEqual(fs.readdirSync(elsewhere), [])
+  assert.equal(await get(port, '/'), 200)
+  assert.doesNotMatch(srv.out(), /"usr1"/, 'no SIGUSR1 reached the app')
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null })
+
+  // Made private again: the profile and its pprof go there, 0600.
+  fs.chmodSync(own, 0o700)
+  const inspectPort = await freePort()
+  const plain = startServer([`--inspect-port=${inspectPort}`])
+  const plainPort = await plain.port
+  const r = await cprof(['attach', String(plain.child.pid), '--duration', '1', '--formats', 'pprof', '--json'], 60000, env)
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.equal(res.files.length, 2)
+  for (const file of res.files) {
+    assert.equal(path.dirname(file), own)
+    assert.equal(fs.lstatSync(file).mode & 0o777, 0o600)
+  }
+  assert.equal(listening(inspectPort), false)
+  await get(plainPort, '/quit')
+  assert.deepEqual(await plain.exited, { status: 3, signal: null })
 })
 
 test('attach: usage errors exit 2', async () => {

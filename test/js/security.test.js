@@ -134,8 +134,13 @@ function runAs (role, script, args, { tmpdir, ipc = false } = {}) {
   child.stdout.setEncoding('utf8').on('data', (d) => { out.stdout += d })
   child.stderr.setEncoding('utf8').on('data', (d) => { out.stderr += d })
   const describe = () => `--- stdout\n${out.stdout}\n--- stderr\n${out.stderr}`
+  // A fixture that hangs fails its test instead of holding the file open.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 100000)
   const exited = new Promise((resolve) => {
-    child.on('close', (status, signal) => resolve({ status, signal, ...out, json: jsonLines(out.stdout), describe }))
+    child.on('close', (status, signal) => {
+      clearTimeout(killer)
+      resolve({ status, signal, ...out, json: jsonLines(out.stdout), describe })
+    })
   })
   function line (pred, ms = 60000) {
     return new Promise((resolve, reject) => {
@@ -197,7 +202,7 @@ const PLANTS = {
 }
 
 for (const [how, { plant, why }] of Object.entries(PLANTS)) {
-  test(`default dir planted as ${how}: profiles, snapshots, signal and PM2 triggers refuse, nothing is written, the app runs on`, async () => {
+  test(`default dir planted as ${how}: profiles, snapshots, recorder dumps, signal, incident and PM2 triggers refuse, nothing is written, the app runs on`, async () => {
     const tmp = sharedTmp()
     const victimDir = path.join(tmp, `cprof-${users.victim.uid}`)
     plant(victimDir, tmp)
@@ -245,6 +250,40 @@ for (const [how, { plant, why }] of Object.entries(PLANTS)) {
       assertRefused(replies[name], victimDir, why(victimDir))
     }
 
+    // The flight recorder's dumps: the API, the dump signal, an incident
+    // (counted as failed), the PM2 action.
+    const rec = await victim('recorder', { tmpdir: tmp })
+    assertRefused(rec.steps['recorder-dump'], victimDir, why(victimDir))
+    assertRefused(rec.steps['dump-signal'], victimDir, why(victimDir))
+    const inc = rec.steps.incident
+    assert.ok(inc.incidents.fired >= 1 && inc.incidents.failed === inc.incidents.fired, JSON.stringify(inc))
+    assert.equal(inc.errors.length, inc.incidents.failed, JSON.stringify(inc))
+    for (const e of inc.errors) assertRefused({ error: e }, victimDir, why(victimDir))
+
+    let dumpReply
+    await victim('pm2', {
+      tmpdir: tmp,
+      ipc: true,
+      opts: { recorder: true },
+      drive: async (v) => {
+        await v.line((o) => o.step === 'initialized')
+        await new Promise((resolve) => setTimeout(resolve, 600)) // a few finished windows
+        dumpReply = await new Promise((resolve) => {
+          const on = (m) => {
+            if (m && m.type === 'axm:reply' && m.data.action_name === 'cprof:dump') {
+              v.child.off('message', on)
+              resolve(m.data.return)
+            }
+          }
+          v.child.on('message', on)
+          v.child.send('cprof:dump')
+        })
+        v.child.send({ fixture: 'done' })
+      }
+    })
+    assert.equal(dumpReply.ok, false, JSON.stringify(dumpReply))
+    assertRefused(dumpReply, victimDir, why(victimDir))
+
     assert.deepEqual(tree(tmp), before, 'nothing was written into the planted directory')
   })
 }
@@ -277,7 +316,7 @@ test('default dir: created 0700 and used when nobody planted it (the control cas
 // names that do not exist yet (a write through them would create a file).
 function plantNameTraps (dir, pid, decoys) {
   const names = ['victim.cpuprofile', 'victim.heapprofile', 'victim.heapsnapshot', 'victim.pb.gz',
-    'victim.folded', 'victim.svg', 'victim.txt', `.victim.heapsnapshot.${pid}.tmp`]
+    'victim.folded', 'victim.svg', 'victim.txt', 'victim.html', `.victim.heapsnapshot.${pid}.tmp`]
   const traps = []
   names.forEach((name, i) => {
     const target = path.join(decoys, `target-${i}`)
@@ -299,7 +338,7 @@ for (const [kind, mode] of [['sticky, like /tmp', 0o1777], ['not sticky', 0o777]
     let traps
     const { steps } = await victim('api', {
       tmpdir: tmp,
-      opts: { dir: shared, name: 'victim', formats: ['pprof', 'folded', 'svg', 'txt'] },
+      opts: { dir: shared, name: 'victim', formats: ['pprof', 'folded', 'svg', 'txt', 'html'] },
       plant: (pid) => { traps = plantNameTraps(shared, pid, decoys) }
     })
     for (const t of traps) {
@@ -315,6 +354,7 @@ for (const [kind, mode] of [['sticky, like /tmp', 0o1777], ['not sticky', 0o777]
       if (mode === 0o777) {
         // Nothing stops the rename there: the link is replaced by the file.
         assert.ok(step.ok, JSON.stringify(step))
+        if (s === 'cpu') assert.deepEqual(Object.keys(step.files).sort(), ['cpuprofile', 'folded', 'html', 'pprof', 'svg', 'txt'])
         for (const file of Object.values(step.files)) {
           const st = fs.lstatSync(file)
           assert.ok(st.isFile(), `${file} is the victim's regular file`)
@@ -359,7 +399,7 @@ test('while a large heap snapshot is being written, another user cannot open it'
 
 // The same checks without a second user, so they run for anyone: the
 // default directory must be a real directory, private to its owner.
-nodeTest('default dir that is a symlink, or writable by group or others: refused in-process too', async () => {
+nodeTest('default dir that is a symlink, or writable by group or others: profiles, snapshots and recorder dumps refused in-process too', async () => {
   const saved = { TMPDIR: process.env.TMPDIR, CPROF_DIR: process.env.CPROF_DIR }
   const tmp = makeTmpDir('cprof-security-own-')
   process.env.TMPDIR = tmp // os.tmpdir() reads it at each call
@@ -386,18 +426,72 @@ nodeTest('default dir that is a symlink, or writable by group or others: refused
       await assert.rejects(cprof.stop(), (err) => want(err) && err.result.samples >= 0)
       await cprof.heap.start()
       await assert.rejects(cprof.heap.stop(), want)
+      cprof.recorder.start({ window: 100 })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await assert.rejects(cprof.recorder.dump({ formats: ['pprof'] }), want)
+      await cprof.recorder.stop()
+      await assert.rejects(cprof.recorder.dump(), want) // the last dump after stop()
       assert.deepEqual(fs.readdirSync(own), [], `nothing written: ${why}`)
     }
     // Made private again: used as it is.
     fs.chmodSync(own, 0o700)
     const file = await cprof.heap.snapshot()
     assert.equal(path.dirname(file), own)
+    const dump = await cprof.recorder.dump()
+    assert.equal(path.dirname(dump.files.cpuprofile), own)
   } finally {
     for (const [k, v] of Object.entries(saved)) {
       if (v === undefined) delete process.env[k]
       else process.env[k] = v
     }
   }
+})
+
+// The race lib/snapshot.js closes: in a shared directory that is not sticky,
+// another user renames the fresh private directory away and puts a symlink
+// to a directory of theirs at its name, between mkdtemp and the write. Done
+// here from inside Node's writer call, so the moment is exact; no second
+// user needed (the write would follow the link whoever planted it).
+nodeTest('heap snapshot: its private directory swapped for a symlink just before the write: nothing goes through the link', {
+  skip: process.platform !== 'linux' && 'the write goes through /proc/self/fd (Linux)'
+}, async () => {
+  const v8 = require('node:v8')
+  const real = v8.writeHeapSnapshot
+  const shared = makeTmpDir('cprof-security-swap-')
+  fs.chmodSync(shared, 0o777)
+  const theirs = makeTmpDir('cprof-security-theirs-')
+  let used, moved, inTheirs
+  v8.writeHeapSnapshot = function (file, ...rest) {
+    used = file
+    const priv = fs.readdirSync(shared).find((n) => n.startsWith('.cprof-snapshot-'))
+    moved = path.join(shared, 'moved-away')
+    fs.renameSync(path.join(shared, priv), moved)
+    fs.symlinkSync(theirs, path.join(shared, priv))
+    const r = real.call(this, file, ...rest)
+    inTheirs = fs.readdirSync(theirs) // before cprof renames the file away
+    return r
+  }
+  let file
+  try {
+    file = await cprof.heap.snapshot({ dir: shared, name: 'victim' })
+  } finally {
+    v8.writeHeapSnapshot = real
+  }
+  assert.deepEqual(inTheirs, [], 'nothing was written through the symlink')
+  assert.deepEqual(fs.readdirSync(theirs), [])
+  assert.match(used, /^\/proc\/self\/fd\/\d+\/victim\.heapsnapshot$/)
+  assert.equal(file, path.join(shared, 'victim.heapsnapshot'))
+  const st = fs.lstatSync(file)
+  assert.ok(st.isFile())
+  assert.equal(st.mode & 0o777, 0o600)
+  const head = Buffer.alloc(12)
+  const fd = fs.openSync(file, 'r')
+  fs.readSync(fd, head, 0, 12, 0)
+  fs.closeSync(fd)
+  assert.equal(head.toString(), '{"snapshot":')
+  assert.deepEqual(fs.readdirSync(moved), [], 'the renamed private directory holds no temp file')
+  // The planted link is left alone (it is not ours), not followed to delete anything.
+  assert.ok(fs.existsSync(theirs))
 })
 
 // The dump request file (lib/dump-request.js): a predictable name in the

@@ -285,6 +285,25 @@ test("formats: ['html'] writes the viewer next to the profile at stop", () => {
   }
 })
 
+test("recorder.dump({ formats: ['html'] }) writes the viewer too, not the data-only page", async () => {
+  const cprof = require('../..')
+  const out = path.join(dir, 'recorder')
+  cprof.recorder.start({ window: 100 })
+  let r
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    r = await cprof.recorder.dump({ dir: out, formats: ['html'] })
+  } finally {
+    await cprof.recorder.stop()
+  }
+  const html = fs.readFileSync(r.files.html, 'utf8')
+  assert.match(html, /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-/)
+  assert.doesNotMatch(html, /open the profile with <code>cprof html<\/code>/)
+  const data = JSON.parse(html.match(/<script type="application\/json" id="cprof-data">([^<]*)<\/script>/)[1])
+  assert.equal(data.kind, 'cpu')
+  assert.equal(data.samples[0], r.samples)
+})
+
 test('cprof html: default output, refuses to replace it without -o or --force, diff', () => {
   const sub = path.join(dir, 'cli')
   fs.mkdirSync(sub)
