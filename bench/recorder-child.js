@@ -8,7 +8,8 @@
 //       on one raw inspector Connection (the plain way to cut windows).
 //   rss {minutes, recorder} → an HTTP server (examples/server.js) with the
 //     recorder at its defaults (recorder: false: without it, the baseline);
-//     prints { rss: [[s, bytes, ring bytes]...] } at the end
+//     prints { rss: [[s, rss, ring bytes, V8 heapTotal, external]...] } at the end
+//     (heapTotal and external tell a step of the JS heap from native growth)
 const path = require('node:path')
 const { generate, runFor } = require('./workload')
 
@@ -82,7 +83,8 @@ async function rss () {
   const t0 = Date.now()
   const points = []
   const timer = setInterval(() => {
-    points.push([Math.round((Date.now() - t0) / 1000), process.memoryUsage.rss(), cprof.recorder.status().bytes])
+    const m = process.memoryUsage()
+    points.push([Math.round((Date.now() - t0) / 1000), m.rss, cprof.recorder.status().bytes, m.heapTotal, m.external])
   }, 10_000)
   await new Promise((resolve) => setTimeout(resolve, cfg.minutes * 60_000))
   clearInterval(timer)

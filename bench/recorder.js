@@ -169,7 +169,10 @@ async function rssRun (node, recorder) {
 async function sectionRss (node, out) {
   const [rec, base] = await Promise.all([rssRun(node, true), rssRun(node, false)])
   out.rss = { minutes: O.rssMinutes, recorder: rec, baseline: base, growthOverBaselineMiB: rec.growthMiB - base.growthMiB }
-  out.rss.verdict = rec.growthMiB < 5 ? 'PASS' : 'MISS'
+  // The app's own memory moves under load (the baseline server's grew by
+  // 14.5 MiB in a 30-minute run): the recorder's share is its growth beyond
+  // the baseline's, measured side by side.
+  out.rss.verdict = out.rss.growthOverBaselineMiB < 5 ? 'PASS' : 'MISS'
 }
 
 async function main () {
