@@ -95,7 +95,25 @@ function createHttpBench (o) {
     }
   }
 
-  return { PIN, pinSelf, load, httpRun }
+  // runRounds with this process (the load generator) on its own cores, and
+  // the A/A interval logged after each round as `[label] http after …`.
+  async function rounds ({ label, log, ...spec }) {
+    pinSelf(PIN ? PIN.load : '')
+    try {
+      return await runRounds({
+        ...spec,
+        onRound: (r, iv, spent) => log(`  [${label}] http after ${r} rounds: A/A interval ±${(iv.rps * 100).toFixed(1)}% req/s, ` +
+          `±${(iv.cpu * 100).toFixed(1)}% CPU/req (${(spent / 60000).toFixed(1)} min)`)
+      })
+    } finally {
+      pinSelf(PIN ? PIN.all : '')
+    }
+  }
+
+  // For reports: where the server and the load generator ran.
+  const pinning = PIN ? `server on cpu ${PIN.server}, load on cpu ${PIN.load}` : 'not pinned'
+
+  return { pinning, load, httpRun, rounds }
 }
 
 // results: [{ c: { approach }, m }] in run order, baselines (approach
@@ -143,4 +161,4 @@ async function runRounds ({ groups, results, runOne, rounds, target, budgetMs, o
   }
 }
 
-module.exports = { createHttpBench, ratioToBaselines, aaIntervals, runRounds }
+module.exports = { createHttpBench, ratioToBaselines }

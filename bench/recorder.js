@@ -26,7 +26,7 @@ const { execFile, fork } = require('node:child_process')
 const { parseArgs } = require('node:util')
 const { ensureNode } = require('./nodes')
 const { summary } = require('./stats')
-const { createHttpBench, ratioToBaselines, runRounds } = require('./http')
+const { createHttpBench, ratioToBaselines } = require('./http')
 
 const { values: opt } = parseArgs({
   options: {
@@ -105,17 +105,9 @@ async function sectionHttp (node, out) {
     log(`  [${node.version}] http ${results.length} ${c.approach}: ${m.rps.toFixed(0)} req/s, ${m.cpuUsPerReq.toFixed(1)} µs CPU/req, warm-up ${m.warmups} s`)
   }
   const recorder = { kind: 'cpu', approach: 'recorder', interval: null, settle: 1 }
-  HTTP.pinSelf(HTTP.PIN ? HTTP.PIN.load : '')
-  let stop
-  try {
-    stop = await runRounds({
-      groups: [[recorder]], results, runOne, rounds: O.rounds, target: O.httpTarget, budgetMs: O.httpBudgetMs,
-      onRound: (r, iv, spent) => log(`  [${node.version}] http after ${r} rounds: A/A interval ±${(iv.rps * 100).toFixed(1)}% req/s, ` +
-        `±${(iv.cpu * 100).toFixed(1)}% CPU/req (${(spent / 60000).toFixed(1)} min)`)
-    })
-  } finally {
-    HTTP.pinSelf(HTTP.PIN ? HTTP.PIN.all : '')
-  }
+  const stop = await HTTP.rounds({
+    label: node.version, log, groups: [[recorder]], results, runOne, rounds: O.rounds, target: O.httpTarget, budgetMs: O.httpBudgetMs
+  })
   const mine = results.map((r, k) => k).filter((k) => results[k].c === recorder)
   const rps = summary(mine.map((k) => ratioToBaselines(results, k, 'rps')))
   const cpu = summary(mine.map((k) => ratioToBaselines(results, k, 'cpuUsPerReq')))
@@ -123,7 +115,7 @@ async function sectionHttp (node, out) {
   // A/A interval; above 5% the machine was too busy for a verdict.
   const judge = (cost, noise) => noise > 0.05 ? 'NOISY' : cost < 0.02 ? 'PASS' : 'MISS'
   out.http = {
-    pinned: HTTP.PIN ? `server on cpu ${HTTP.PIN.server}, load on cpu ${HTTP.PIN.load}` : 'not pinned',
+    pinned: HTTP.pinning,
     rounds: stop.rounds,
     aaReached: stop.reached,
     aaRps: stop.rps,

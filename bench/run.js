@@ -18,7 +18,7 @@ const { execFile } = require('node:child_process')
 const { parseArgs } = require('node:util')
 const { ensureNode, CACHE } = require('./nodes')
 const { summary, meanInterval } = require('./stats')
-const { createHttpBench, ratioToBaselines, runRounds } = require('./http')
+const { createHttpBench, ratioToBaselines } = require('./http')
 
 const HELP = `usage: node bench/run.js [options]
   --quick               short run: fewer rounds, shorter loads and profiles (~10-15 min on 2 cores)
@@ -126,7 +126,6 @@ function execJson (bin, args, { env = {}, timeout = 300000 } = {}) {
 }
 
 const H = createHttpBench({ connections: O.connections, httpSeconds: O.httpSeconds, warmup: O.warmup, pin: !opt['no-pin'] })
-const { PIN, pinSelf } = H
 
 // One HTTP run (bench/http.js): profiling starts after the warm-up and stops
 // after the measured load.
@@ -186,11 +185,10 @@ async function sectionHttp (node) {
       configs.push(c)
     }
   }
-  // Baseline between every group of three (bench/http.js runRounds).
+  // Baseline between every group of three (bench/http.js rounds).
   const groups = []
   for (let i = 0; i < configs.length; i += 3) groups.push(configs.slice(i, i + 3))
   const results = []
-  pinSelf(PIN ? PIN.load : '')
   const runOne = async (c) => {
     const label = c.approach === 'none' ? 'baseline' : `${c.kind} ${c.approach} ${c.setting}`
     const t0 = now()
@@ -207,16 +205,9 @@ async function sectionHttp (node) {
       log(`  [${node.version}] http ${label} FAILED: ${err.message}`)
     }
   }
-  let stopWhy
-  try {
-    stopWhy = await runRounds({
-      groups, results, runOne, rounds: O.rounds, target: O.httpTarget, budgetMs: O.httpBudgetMs,
-      onRound: (r, iv, spent) => log(`  [${node.version}] http after ${r} rounds: A/A interval ±${(iv.rps * 100).toFixed(1)}% req/s, ` +
-        `±${(iv.cpu * 100).toFixed(1)}% CPU/req (${(spent / 60000).toFixed(1)} min)`)
-    })
-  } finally {
-    pinSelf(PIN ? PIN.all : '')
-  }
+  const stopWhy = await H.rounds({
+    label: node.version, log, groups, results, runOne, rounds: O.rounds, target: O.httpTarget, budgetMs: O.httpBudgetMs
+  })
   httpStops[node.version] = stopWhy
   // Ratios against the baseline runs next to each run.
   const ratio = (k, key) => ratioToBaselines(results, k, key)
@@ -585,7 +576,7 @@ async function main () {
     `${mach.cores} cores, ${mach.cpu}, ${mach.memGiB} GiB RAM, Linux ${mach.kernel}; load average at start ${mach.load.join(', ')}, ` +
     `at end ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}; cprof ${mach.revision}\n` +
     `rounds ${O.rounds}; HTTP: ${O.connections} connections, warm-up until stable (≤ ${O.warmup} s) + ${O.httpSeconds} s measured per run, ` +
-    `${PIN ? `server on cpu ${PIN.server}, load on cpu ${PIN.load}` : 'not pinned'}, rounds until the A/A interval ≤ ±${(O.httpTarget * 100).toFixed(0)}% ` +
+    `${H.pinning}, rounds until the A/A interval ≤ ±${(O.httpTarget * 100).toFixed(0)}% ` +
     `or ${(O.httpBudgetMs / 60000).toFixed(0)} min (${Object.entries(httpStops).map(([v, st]) => st ? `${v}: ${st.rounds} rounds, ${st.reached ? 'reached' : 'budget spent'}` : `${v}: -`).join('; ') || 'no HTTP'}); ` +
     `synthetic: ${O.functions} functions, CPU ${O.seconds} s at 1 ms, heap ${O.heapSeconds} s at 32 KiB; ` +
     `report: a .cpuprofile of ${O.reportNodes} nodes and ${O.reportSamples} samples, ${SECTIONS.has('report') && fs.existsSync(path.join(__dirname, '..', 'lib', 'cli', 'report.js')) ? '`cprof report FILE` vs `node bench/report-child.js js FILE`, whole processes' : 'cprof.analyze() vs the JS reference, in-process'}`

@@ -25,10 +25,10 @@ const options = require('./options')
 const PROC_FD = '/proc/self/fd'
 const hasProcFd = () => process.platform === 'linux' && fs.existsSync(PROC_FD)
 
-// The private directory priv, pinned: { fd, at } where at is the path that
-// reaches it from now on; fd null where /proc is missing.
+// The private directory priv, pinned: { handle, at, st } where at is the path
+// that reaches it from now on; handle null where /proc is missing.
 async function pin (priv) {
-  if (!hasProcFd()) return { fd: null, at: priv }
+  if (!hasProcFd()) return { handle: null, at: priv }
   const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants
   const handle = await fs.promises.open(priv, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
   const st = await handle.stat()
@@ -37,7 +37,7 @@ async function pin (priv) {
     await handle.close()
     throw new Error(`${priv} was replaced while cprof was using it (not this user's private directory)`)
   }
-  return { fd: handle, at: path.join(PROC_FD, String(handle.fd)), st }
+  return { handle, at: path.join(PROC_FD, String(handle.fd)), st }
 }
 
 // Removes what is left of the private directory: the temp file through the
@@ -48,7 +48,7 @@ async function unpin (priv, pinned, name) {
     await fs.promises.rmdir(priv).catch(() => {})
     return
   }
-  if (!pinned.fd) {
+  if (!pinned.handle) {
     await fs.promises.rm(priv, { recursive: true, force: true }).catch(() => {})
     return
   }
@@ -57,7 +57,7 @@ async function unpin (priv, pinned, name) {
     const st = await fs.promises.lstat(priv)
     if (st.isDirectory() && st.dev === pinned.st.dev && st.ino === pinned.st.ino) await fs.promises.rmdir(priv)
   } catch {}
-  await pinned.fd.close().catch(() => {})
+  await pinned.handle.close().catch(() => {})
 }
 
 /**

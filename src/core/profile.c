@@ -275,22 +275,20 @@ int cprof__check_model(const cprof_profile_t *p) {
 
 /* ---- cprof_profile_bytes ---- */
 
-#define BLOCK_BYTES(ptr, asked) cprof__block_bytes((ptr), (asked))
-
 size_t cprof_profile_bytes(const cprof_profile_t *p) {
   if (p == NULL) return 0;
-  size_t n = BLOCK_BYTES(p, sizeof(*p));
-  n += BLOCK_BYTES(p->frames, (size_t)p->nframes * sizeof(*p->frames));
-  n += BLOCK_BYTES(p->nodes, (size_t)p->nnodes * sizeof(*p->nodes));
-  n += BLOCK_BYTES(p->samples, (size_t)p->nsamples * sizeof(*p->samples));
-  n += BLOCK_BYTES(p->time_deltas, (size_t)p->nsamples * sizeof(*p->time_deltas));
-  n += BLOCK_BYTES(p->sample_sizes, (size_t)p->nsamples * sizeof(*p->sample_sizes));
-  n += BLOCK_BYTES(p->sample_ordinals, (size_t)p->nsamples * sizeof(*p->sample_ordinals));
+  size_t n = cprof__block_bytes(p, sizeof(*p));
+  n += cprof__block_bytes(p->frames, (size_t)p->nframes * sizeof(*p->frames));
+  n += cprof__block_bytes(p->nodes, (size_t)p->nnodes * sizeof(*p->nodes));
+  n += cprof__block_bytes(p->samples, (size_t)p->nsamples * sizeof(*p->samples));
+  n += cprof__block_bytes(p->time_deltas, (size_t)p->nsamples * sizeof(*p->time_deltas));
+  n += cprof__block_bytes(p->sample_sizes, (size_t)p->nsamples * sizeof(*p->sample_sizes));
+  n += cprof__block_bytes(p->sample_ordinals, (size_t)p->nsamples * sizeof(*p->sample_ordinals));
   const struct cprof__internal_s *in = p->internal;
   if (in == NULL) return n;
-  n += BLOCK_BYTES(in, sizeof(*in));
-  n += BLOCK_BYTES(in->strs, (size_t)in->str_cap * sizeof(*in->strs));
-  n += BLOCK_BYTES(in->frame_slots, (size_t)in->frame_cap * sizeof(*in->frame_slots));
+  n += cprof__block_bytes(in, sizeof(*in));
+  n += cprof__block_bytes(in->strs, (size_t)in->str_cap * sizeof(*in->strs));
+  n += cprof__block_bytes(in->frame_slots, (size_t)in->frame_cap * sizeof(*in->frame_slots));
   n += cprof__arena_bytes(&in->strings);
   return n;
 }

@@ -187,10 +187,6 @@ struct cprof_sm_frames_s {
   int mapped_in;          /* 1 while p->frames are the mapped ones */
 };
 
-static char *arena_put(cprof_sm_frames_t *f, const char *s, size_t n) {
-  return cprof__arena_strdup(&f->strings, s, n);
-}
-
 static int url_safe(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
          strchr("-._~/!$&'()*+,;=:@", c) != NULL;
@@ -199,7 +195,8 @@ static int url_safe(unsigned char c) {
 /* A source as the frame's url style has it: a file: URL when V8 named the
  * script by one (ES modules, Node >= 20 CPU profiles), else the path. */
 static const char *styled_source(cprof_sm_frames_t *f, const char *v8_url, const char *src) {
-  if (strncmp(v8_url, "file://", 7) != 0 || src[0] != '/') return arena_put(f, src, strlen(src));
+  if (strncmp(v8_url, "file://", 7) != 0 || src[0] != '/')
+    return cprof__arena_strdup(&f->strings, src, strlen(src));
   size_t n = strlen(src);
   char *tmp = malloc(7 + n * 3 + 1), *o = tmp;
   if (!tmp) return NULL;
@@ -213,7 +210,7 @@ static const char *styled_source(cprof_sm_frames_t *f, const char *v8_url, const
       o += sprintf(o, "%%%02X", c);
     }
   }
-  const char *out = arena_put(f, tmp, (size_t)(o - tmp));
+  const char *out = cprof__arena_strdup(&f->strings, tmp, (size_t)(o - tmp));
   free(tmp);
   return out;
 }
@@ -278,7 +275,8 @@ static int map_frame(cprof_sm_frames_t *f, const cprof_frame_t *fr, const slot_t
   if (!s->e->map || fr->line < 0 || !cprof_sourcemap_lookup(s->e->map, fr->line, fr->column, &pos))
     return CPROF_OK;
   const char *url = styled_source(f, fr->url, pos.source);
-  const char *name = pos.name ? arena_put(f, pos.name, strlen(pos.name)) : fr->name;
+  const char *name =
+      pos.name ? cprof__arena_strdup(&f->strings, pos.name, strlen(pos.name)) : fr->name;
   if (!url || !name) return CPROF_ENOMEM;
   *out = (cprof_frame_t){name, url, fr->script_id, pos.line, pos.column};
   st->mapped++;
