@@ -6,7 +6,7 @@
 // module costs the host app resident memory (about 3 MB for these two).
 // performance is a global; the thread is only needed for file names.
 const { cprofError } = require('./errors')
-const { FORMAT_EXT } = require('./options')
+const { formatNames } = require('./options')
 
 // <kind>-<pid>-<20261122T082325.123Z>; worker threads add -w<threadId>; an
 // instance of a PM2 app or a node:cluster worker/primary puts
@@ -25,12 +25,6 @@ function fileName (kind, ext, name, startTime) {
 }
 
 // { pprof: '<stem>.pb.gz', ... } for the derived formats asked for.
-function formatNames (stem, formats = []) {
-  const outs = {}
-  for (const f of formats) outs[f] = `${stem}.${FORMAT_EXT[f]}`
-  return outs
-}
-
 function deferred () {
   let resolve, reject
   const promise = new Promise((res, rej) => { resolve = res; reject = rej })
@@ -133,4 +127,4 @@ function createController (spec, hooks) {
   return { start, stop, profile, finished, isRunning: () => current !== null }
 }
 
-module.exports = { createController, fileName, fileStem, formatNames }
+module.exports = { createController, fileName, fileStem }

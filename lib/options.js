@@ -177,6 +177,13 @@ function analyzeOptions (file, arg) {
   }
 }
 
+// { format: '<stem>.<ext>' } for the formats asked: the derived files' names.
+function formatNames (stem, formats = []) {
+  const outs = {}
+  for (const f of formats) outs[f] = `${stem}.${FORMAT_EXT[f]}`
+  return outs
+}
+
 module.exports = {
   CPU_INTERVAL_DEFAULT_US,
   CPU_INTERVAL_RANGE_US,
@@ -191,6 +198,7 @@ module.exports = {
   snapshotOptions,
   analyzeOptions,
   dirOption,
+  formatNames,
   formatsOption,
   sourceMapsDefault,
   sourceMapsOption

@@ -9,7 +9,7 @@ const native = require('./native')
 const { invalidArg } = require('./errors')
 const { prepareDirSync } = require('./dirs')
 const options = require('./options')
-const { fileStem, formatNames } = require('./controller')
+const { fileStem } = require('./controller')
 const { pushOptions, publicOptions } = require('./push/options')
 const { series } = require('./push/labels')
 const { createPusher } = require('./push/client')
@@ -258,7 +258,7 @@ function createRecorder (hooks) {
     const ext = heap ? 'heapprofile' : 'cpuprofile'
     const fileName = `${stem}.${ext}`
     const d = native.recDump(o.last, o.dir, fileName, options.TOP_DEFAULT, {
-      outs: formatNames(stem, o.formats),
+      outs: options.formatNames(stem, o.formats),
       interval: heap ? heapIntervalBytes : intervalUs,
       title: fileName,
       ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)

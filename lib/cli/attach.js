@@ -7,7 +7,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const native = require('../native')
-const { FORMAT_EXT, dirOption, CPU_INTERVAL_DEFAULT_US, HEAP_INTERVAL_DEFAULT_BYTES } = require('../options')
+const { FORMAT_EXT, formatNames, dirOption, CPU_INTERVAL_DEFAULT_US, HEAP_INTERVAL_DEFAULT_BYTES } = require('../options')
 const { prepareDir } = require('../dirs')
 const { attach } = require('../fleet/attach')
 const { topLines } = require('../fleet/summary')
@@ -150,8 +150,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
       'cprof asked its inspector to close\n')
   }
   const { file, stem } = await save(o.dir, o, startTime, got.text)
-  const outs = {}
-  for (const f of o.formats) outs[f] = `${stem}.${FORMAT_EXT[f]}`
+  const outs = formatNames(stem, o.formats)
   const r = await native.convert(file, o.dir, o.top, {
     outs, title: path.basename(file), needSamples: true, keepExisting: true, interval: o.interval, ownDir: o.ownDir
   })

@@ -9,7 +9,7 @@
 // itself: a primary does not pass a dump on), and cprof merges the dumps.
 const path = require('node:path')
 const native = require('../native')
-const { FORMAT_EXT } = require('../options')
+const { formatNames } = require('../options')
 const procfs = require('./procfs')
 const { discover } = require('./discover')
 const { mergeSet, label } = require('./merge-set')
@@ -142,9 +142,8 @@ async function gather (members, opts) {
       // The primary wrote the formats of its own config; the ones asked for
       // here (--formats) that it did not are written from its merged file,
       // beside it, in the same pass that reads it for the summary.
-      const outs = {}
       const stem = path.basename(file).replace(/\.(?:cpuprofile|heapprofile)$/, '')
-      for (const f of opts.formats || []) if (!outputs[f]) outs[f] = `${stem}.${FORMAT_EXT[f]}`
+      const outs = formatNames(stem, (opts.formats || []).filter((f) => !outputs[f]))
       const more = Object.keys(outs).length > 0
       const r = await native.convert(file, more ? path.dirname(file) : null, opts.top || 10, {
         outs, title: path.basename(file), needSamples: true, keepExisting: true

@@ -11,7 +11,7 @@
 // duration is the sum of theirs. Self and total times add up exactly.
 const path = require('node:path')
 const native = require('../native')
-const { FORMAT_EXT } = require('../options')
+const { formatNames } = require('../options')
 const { safeName } = require('./identity')
 
 const EXT = { cpu: 'cpuprofile', heap: 'heapprofile' }
@@ -51,8 +51,7 @@ async function mergeSet (members, opts) {
   const own = await Promise.all(delivered.map((m) => native.convert(m.file, null, 1, { needSamples: false })))
   const dir = opts.dir || path.dirname(delivered[0].file)
   const stem = mergedStem(opts.kind, opts.app, opts.startTime)
-  const outs = {}
-  for (const f of opts.formats || []) outs[f] = `${stem}.${FORMAT_EXT[f]}`
+  const outs = formatNames(stem, opts.formats)
   const r = await native.merge(delivered.map((m) => m.file), dir, `${stem}.${EXT[opts.kind]}`, opts.top || 10, {
     outs,
     title: `${opts.app}: ${delivered.length} instance${delivered.length === 1 ? '' : 's'} merged`,
