@@ -63,25 +63,41 @@ function fuzzOne (t) {
         UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1'
       }
     })
-    // libFuzzer reports on stderr: pass it through, keep the final stats.
+    // libFuzzer reports on stderr: pass it through but for its progress
+    // lines (#<n> NEW/REDUCE/pulse) and the recommended dictionary, tens
+    // of thousands of lines a minute that would bury a crash report in a
+    // CI log; keep the final stats.
     const stats = {}
     let pending = ''
+    let inDict = false
+    const onLine = (l) => {
+      const m = /^stat::(\w+):\s*(\S+)/.exec(l)
+      if (m) stats[m[1]] = m[2]
+      if (/^###### Recommended dictionary/.test(l)) inDict = true
+      const quiet = /^#\d+\t/.test(l) || inDict
+      if (/^###### End of recommended dictionary/.test(l)) inDict = false
+      if (!quiet) process.stderr.write(l + '\n')
+    }
     child.stderr.setEncoding('utf8').on('data', (d) => {
-      process.stderr.write(d)
       pending += d
       const lines = pending.split('\n')
       pending = lines.pop()
-      for (const l of lines) {
-        const m = /^stat::(\w+):\s*(\S+)/.exec(l)
-        if (m) stats[m[1]] = m[2]
-      }
+      lines.forEach(onLine)
     })
-    child.on('close', (status) => {
+    child.on('close', (status, signal) => {
+      if (pending) onLine(pending)
       const found = fs.readdirSync(path.join(BUILD, 'crashes')).filter((f) => !crashesBefore.has(f))
       process.stdout.write(`fuzz ${t.bin}: ${stats.number_of_executed_units} inputs in ${((Date.now() - started) / 1000).toFixed(0)} s ` +
         `(${stats.average_exec_per_sec}/s), ${stats.new_units_added} new corpus units, peak RSS ${stats.peak_rss_mb} MB, ` +
-        `${found.length} crash${found.length === 1 ? '' : 'es'}, exit ${status}\n`)
-      for (const f of found) process.stdout.write(`fuzz: crash input: ${path.join(BUILD, 'crashes', f)}\n`)
+        `${found.length} crash${found.length === 1 ? '' : 'es'}, exit ${signal || status}\n`)
+      // The input itself, so a crash seen only in a CI log can be replayed:
+      // base64 -d > crash && test/fuzz/build/<target> crash
+      for (const f of found) {
+        const file = path.join(BUILD, 'crashes', f)
+        process.stdout.write(`fuzz: crash input: ${file}\n`)
+        const bytes = fs.readFileSync(file)
+        if (bytes.length <= 64 * 1024) process.stdout.write(`fuzz: ${f} as base64: ${bytes.toString('base64')}\n`)
+      }
       resolve(status === 0 && found.length === 0)
     })
   })
