@@ -98,17 +98,26 @@ async function sectionRotation (node, out) {
 // each finished window on a worker thread, whose CPU time is the server's.
 async function sectionHttp (node, out) {
   const results = []
+  // A failed run is logged and kept as { c, err } (the ratios skip it, as
+  // bench/run.js's do); the rounds go on.
+  let failed = 0
   const runOne = async (c) => {
-    const m = await HTTP.httpRun(node, c)
-    if (c.approach === 'recorder' && !(m.samples > 0)) throw new Error('the recorder dumped no samples')
-    results.push({ c, m })
-    log(`  [${node.version}] http ${results.length} ${c.approach}: ${m.rps.toFixed(0)} req/s, ${m.cpuUsPerReq.toFixed(1)} µs CPU/req, warm-up ${m.warmups} s`)
+    try {
+      const m = await HTTP.httpRun(node, c)
+      if (c.approach === 'recorder' && !(m.samples > 0)) throw new Error('the recorder dumped no samples')
+      results.push({ c, m })
+      log(`  [${node.version}] http ${results.length} ${c.approach}: ${m.rps.toFixed(0)} req/s, ${m.cpuUsPerReq.toFixed(1)} µs CPU/req, warm-up ${m.warmups} s`)
+    } catch (err) {
+      failed++
+      results.push({ c, err })
+      log(`  [${node.version}] http ${c.approach} FAILED: ${err.message}`)
+    }
   }
   const recorder = { kind: 'cpu', approach: 'recorder', interval: null, settle: 1 }
   const stop = await HTTP.rounds({
     label: node.version, log, groups: [[recorder]], results, runOne, rounds: O.rounds, target: O.httpTarget, budgetMs: O.httpBudgetMs
   })
-  const mine = results.map((r, k) => k).filter((k) => results[k].c === recorder)
+  const mine = results.map((r, k) => k).filter((k) => results[k].c === recorder && results[k].m)
   const rps = summary(mine.map((k) => ratioToBaselines(results, k, 'rps')))
   const cpu = summary(mine.map((k) => ratioToBaselines(results, k, 'cpuUsPerReq')))
   // Judged as bench/run.js judges its targets: each measure against its own
@@ -124,7 +133,8 @@ async function sectionHttp (node, out) {
     cpuPerRequestRatio: cpu,
     verdictRps: judge(1 - rps.median, stop.rps),
     verdictCpu: judge(cpu.median - 1, stop.cpu),
-    runs: results.map(({ c, m }) => ({ approach: c.approach, ...m }))
+    failedRuns: failed,
+    runs: results.map(({ c, m, err }) => ({ approach: c.approach, ...(m || { error: err.message }) }))
   }
 }
 

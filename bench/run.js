@@ -34,6 +34,8 @@ const HELP = `usage: node bench/run.js [options]
                         rounds (full 25, quick 4)
   --warmup S            unmeasured load before profiling starts: 1 s loads until two in a
                         row agree within 3%, at most S of them (full 10, quick 4)
+  --http-configs LIST   HTTP runs to keep, as kind:approach (e.g. cpu:cprof,heap:plain; kind or
+                        approach may be *): fewer configurations, more rounds in the budget
   --no-pin              do not pin the server and the load generator to separate cores
   --connections N       autocannon connections (8)
   --seconds S           synthetic CPU profile length (full 60, quick 3)
@@ -56,6 +58,7 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string' },
     'http-target': { type: 'string', default: '2' },
     'http-budget': { type: 'string' },
+    'http-configs': { type: 'string', default: '*:*' },
     'no-pin': { type: 'boolean', default: false },
     connections: { type: 'string', default: '8' },
     seconds: { type: 'string' },
@@ -148,6 +151,14 @@ const runs = []   // every raw measurement, for the JSON
 
 function addRow (r) { rows.push(r); return r }
 
+// --http-configs: kind:approach pairs, either side may be *.
+function httpWanted (c) {
+  return opt['http-configs'].split(',').some((pair) => {
+    const [kind, approach = '*'] = pair.split(':')
+    return (kind === '*' || kind === c.kind) && (approach === '*' || approach === c.approach)
+  })
+}
+
 function httpConfigs () {
   return [
     { kind: 'cpu', approach: 'cprof', interval: 1000, setting: '1 ms' },
@@ -159,7 +170,7 @@ function httpConfigs () {
     { kind: 'heap', approach: 'cprof', interval: null, setting: '32 KiB (default)' },
     { kind: 'heap', approach: 'plain', interval: 32768, setting: '32 KiB' },
     { kind: 'heap', approach: 'datadog', interval: 32768, setting: '32 KiB' }
-  ]
+  ].filter(httpWanted)
 }
 
 async function probeUnavailable (node, kind, approach) {
