@@ -7,7 +7,9 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const native = require('../native')
-const { FORMAT_EXT, formatNames, dirOption, CPU_INTERVAL_DEFAULT_US, HEAP_INTERVAL_DEFAULT_BYTES } = require('../options')
+const {
+  FORMAT_EXT, formatNames, dirOption, CPU_INTERVAL_DEFAULT_US, HEAP_INTERVAL_DEFAULT_BYTES, HEAP_STACK_DEPTH_DEFAULT
+} = require('../options')
 const { prepareDir } = require('../dirs')
 const { attach } = require('../fleet/attach')
 const { topLines } = require('../fleet/summary')
@@ -15,7 +17,8 @@ const { topLines } = require('../fleet/summary')
 const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
 
-const USAGE = `usage: cprof attach <pid> [--duration S] [--heap] [--interval N] [--formats LIST] [--dir DIR] [--wait S] [--json]
+const USAGE = `usage: cprof attach <pid> [--duration S] [--heap [--include-collected]] [--interval N] [--formats LIST]
+                    [--dir DIR] [--wait S] [--json]
 
 Profiles a running Node.js process that never loaded cprof: sends it SIGUSR1,
 which makes Node open its inspector on 127.0.0.1 (port 9229, or the
@@ -31,7 +34,13 @@ handles SIGUSR1 itself gets the signal and no inspector opens: attach says
 so after --wait seconds (exit 1).
 
   --duration S      seconds to sample (default 10)
-  --heap            heap allocation sampling (a .heapprofile) instead of CPU
+  --heap            heap allocation sampling (a .heapprofile) instead of CPU: the sampled
+                    allocations of the window still live at its end, as heap.start() samples;
+                    none may be (a server's per-request garbage), which is an answer, not an
+                    error: 0 samples, exit 0
+  --include-collected
+                    with --heap: keep the samples of objects a GC freed before the end too
+                    (what the window allocated, not only what it left live)
   --interval N      sampling interval: CPU µs (default ${CPU_INTERVAL_DEFAULT_US}), heap bytes (default ${HEAP_INTERVAL_DEFAULT_BYTES})
   --formats LIST    also write these (comma-separated): ${FORMATS.join(', ')}
   --dir DIR         where to write (default: $CPROF_DIR, else cprof's default directory);
@@ -52,6 +61,7 @@ function parse (argv) {
       options: {
         duration: { type: 'string' },
         heap: { type: 'boolean' },
+        'include-collected': { type: 'boolean' },
         interval: { type: 'string' },
         formats: { type: 'string', multiple: true },
         dir: { type: 'string' },
@@ -77,10 +87,12 @@ function parse (argv) {
   const bad = formats.find((f) => !FORMATS.includes(f))
   if (bad) throw new UsageError(`unknown format "${bad}" for --formats; known: ${FORMATS.join(', ')}`)
   if (v.dir === '') throw new UsageError('--dir must name a directory')
+  if (v['include-collected'] && !v.heap) throw new UsageError('--include-collected goes with --heap')
   return {
     pid: Number(a.positionals[0]),
     durationMs: num('duration', v.duration, 10, (n) => Number.isFinite(n) && n > 0 && n <= 3600) * 1000,
     heap: Boolean(v.heap),
+    includeCollected: Boolean(v['include-collected']),
     interval: num('interval', v.interval, v.heap ? HEAP_INTERVAL_DEFAULT_BYTES : CPU_INTERVAL_DEFAULT_US,
       (n) => Number.isInteger(n) && n >= 1 && n <= 2 ** 30),
     formats,
@@ -133,6 +145,8 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
       heap: o.heap,
       intervalUs: o.interval,
       intervalBytes: o.interval,
+      stackDepth: HEAP_STACK_DEPTH_DEFAULT,
+      includeCollected: o.includeCollected,
       openWaitMs: o.waitMs,
       onOpen: (port) => {
         if (!o.json) {
@@ -152,7 +166,9 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   const { file, stem } = await save(o.dir, o, startTime, got.text)
   const outs = formatNames(stem, o.formats)
   const r = await native.convert(file, o.dir, o.top, {
-    outs, title: path.basename(file), needSamples: true, keepExisting: true, interval: o.interval, ownDir: o.ownDir
+    // A CPU profile without samples is broken; a heap profile without
+    // samples says no sampled allocation outlived the window.
+    outs, title: path.basename(file), needSamples: !o.heap, keepExisting: true, interval: o.interval, ownDir: o.ownDir
   })
   const files = [file, ...o.formats.map((f) => r.outputs[f].path)]
   if (o.json) {
@@ -163,6 +179,10 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   }
   const span = r.kind === 'cpu' ? `, ${(r.durationMs / 1000).toFixed(2)} s` : ''
   const lines = [`attached to ${o.pid}: ${r.samples} samples${span}; inspector closed again: ${got.closed ? 'yes' : 'NO'}`]
+  if (o.heap && r.samples === 0) {
+    lines.push(`no sampled allocation of the ${o.durationMs / 1000} s was still live at its end` +
+      (o.includeCollected ? '' : ': --include-collected keeps the collected ones too'))
+  }
   for (const f of files) lines.push(`  ${f}`)
   out.write([...lines, ...topLines(r, o.top)].join('\n') + '\n')
   return got.closed ? 0 : 1

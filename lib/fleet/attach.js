@@ -216,7 +216,8 @@ const CLOSE_EXPR = `(() => {
 })()`
 
 /**
- * opts: { pid, durationMs, heap, intervalUs | intervalBytes, openWaitMs, onOpen(port) }.
+ * opts: { pid, durationMs, heap, intervalUs | intervalBytes, stackDepth, includeCollected,
+ *         openWaitMs, onOpen(port) }.
  * Resolves { text (the profile's JSON), kind, port, closed } where closed
  * says the port was seen closed again.
  */
@@ -241,7 +242,15 @@ async function attach (opts) {
 async function profile ({ post }, opts) {
   if (opts.heap) {
     await post('HeapProfiler.enable')
-    await post('HeapProfiler.startSampling', { samplingInterval: opts.intervalBytes })
+    // As heap.start() samples in-process; includeCollected keeps the
+    // samples of objects a GC has already freed (allocated, not only live).
+    const collected = Boolean(opts.includeCollected)
+    await post('HeapProfiler.startSampling', {
+      samplingInterval: opts.intervalBytes,
+      stackDepth: opts.stackDepth,
+      includeObjectsCollectedByMajorGC: collected,
+      includeObjectsCollectedByMinorGC: collected
+    })
     await sleep(opts.durationMs)
     const { profile } = await post('HeapProfiler.stopSampling')
     await post('HeapProfiler.disable')

@@ -157,23 +157,54 @@ test('attach profiles a plain node server under load: the hot route on top, the 
   assert.deepEqual(end, { status: 3, signal: null }, srv.err())
 })
 
-test('attach --heap: a heap sampling profile of the running process', { timeout: 60000 }, async () => {
+// What the window allocated: the server's per-request garbage is freed
+// within the second, so only --include-collected is sure to hold samples
+// (the live-only default can rightly end with none: the next test).
+test('attach --heap --include-collected: what the running process allocated in the window', { timeout: 60000 }, async () => {
   const inspectPort = await freePort()
   const srv = startServer([`--inspect-port=${inspectPort}`])
   const port = await srv.port
   const stop = load(port)
   const dir = makeTmpDir()
-  const r = await cprof(['attach', String(srv.child.pid), '--heap', '--duration', '1', '--interval', '4096', '--dir', dir, '--json'])
+  const r = await cprof(['attach', String(srv.child.pid), '--heap', '--include-collected', '--duration', '1',
+    '--interval', '4096', '--dir', dir, '--json'])
   await stop()
   assert.equal(r.status, 0, r.describe())
   const res = JSON.parse(r.stdout)
   assert.equal(res.kind, 'heap')
   assert.equal(res.closed, true)
-  assert.ok(res.samples > 0)
+  assert.ok(res.samples > 0, r.describe())
   assert.match(res.files[0], /\.heapprofile$/)
+  const profile = JSON.parse(fs.readFileSync(res.files[0], 'utf8'))
+  assert.equal(profile.samples.length, res.samples)
   assert.equal(listening(inspectPort), false)
   await get(port, '/quit')
   assert.deepEqual(await srv.exited, { status: 3, signal: null })
+})
+
+test('attach --heap with no sampled allocation left live: 0 samples is an answer (files written, exit 0, says why)', { timeout: 60000 }, async () => {
+  const srv = startServer(['--inspect-port=0'])
+  const port = await srv.port
+  const dir = makeTmpDir()
+  // A 1 GiB mean interval on an idle server: no allocation is sampled.
+  const r = await cprof(['attach', String(srv.child.pid), '--heap', '--duration', '1', '--interval', String(2 ** 30),
+    '--formats', 'pprof,svg', '--dir', dir])
+  assert.equal(r.status, 0, r.describe())
+  assert.match(r.stdout, /: 0 samples; inspector closed again: yes/)
+  assert.match(r.stdout, /no sampled allocation of the 1 s was still live at its end: --include-collected/)
+  const files = fs.readdirSync(dir)
+  assert.equal(files.length, 3, files.join(' '))
+  for (const ext of ['.heapprofile', '.pb.gz', '.svg']) assert.ok(files.some((f) => f.endsWith(ext)), `no ${ext}: ${files}`)
+  const profile = JSON.parse(fs.readFileSync(path.join(dir, files.find((f) => f.endsWith('.heapprofile'))), 'utf8'))
+  assert.deepEqual(profile.samples, [])
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null })
+})
+
+test('attach --include-collected without --heap is a usage error', async () => {
+  const r = await cprof(['attach', '1', '--include-collected'])
+  assert.equal(r.status, 2, r.describe())
+  assert.match(r.stderr, /--include-collected goes with --heap/)
 })
 
 test('attach finds the port of a process started with --inspect-port=0 (the kernel picks it)', { timeout: 60000 }, async () => {
