@@ -24,7 +24,6 @@ function fileName (kind, ext, name, startTime) {
   return `${fileStem(kind, name, startTime)}.${ext}`
 }
 
-// { pprof: '<stem>.pb.gz', ... } for the derived formats asked for.
 function deferred () {
   let resolve, reject
   const promise = new Promise((res, rej) => { resolve = res; reject = rej })
