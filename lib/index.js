@@ -120,6 +120,7 @@ const heap = createController({
   resultFields: (run, r) => ({
     durationMs: run.stoppedAt - run.startedAt,
     samples: r.samples,
+    droppedSamples: r.droppedSamples,
     intervalBytes: run.o.interval,
     includeCollected: run.o.includeCollected,
     // The inspector's stop always runs a full GC; v8.startHeapProfile's only on request.

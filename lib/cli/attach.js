@@ -18,7 +18,7 @@ const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
 
 const USAGE = `usage: cprof attach <pid> [--duration S] [--heap [--include-collected]] [--interval N] [--formats LIST]
-                    [--dir DIR] [--wait S] [--json]
+                    [--dir DIR] [--wait S] [--top N] [--json]
 
 Profiles a running Node.js process that never loaded cprof: sends it SIGUSR1,
 which makes Node open its inspector on 127.0.0.1 (port 9229, or the
@@ -47,7 +47,8 @@ so after --wait seconds (exit 1).
                     files are named <cpu|heap>-<pid>-<start stamp>.<ext>
   --wait S          seconds to wait for the inspector to open after SIGUSR1 (default 10)
   --top N           functions in the printed summary (default ${TOP})
-  --json            print { pid, port, kind, samples, durationMs, files, summary } as JSON
+  --json            print { pid, port, kind, samples, droppedSamples (heap), durationMs,
+                    files, summary } as JSON
 `
 
 class UsageError extends Error {}
@@ -173,7 +174,8 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   const files = [file, ...o.formats.map((f) => r.outputs[f].path)]
   if (o.json) {
     out.write(JSON.stringify({
-      pid: o.pid, port: got.port, closed: got.closed, kind: r.kind, samples: r.samples, durationMs: r.durationMs, files, summary: r.summary
+      pid: o.pid, port: got.port, closed: got.closed, kind: r.kind, samples: r.samples, droppedSamples: r.droppedSamples,
+      durationMs: r.durationMs, files, summary: r.summary
     }, null, 2) + '\n')
     return got.closed ? 0 : 1
   }
@@ -183,6 +185,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     lines.push(`no sampled allocation of the ${o.durationMs / 1000} s was still live at its end` +
       (o.includeCollected ? '' : ': --include-collected keeps the collected ones too'))
   }
+  if (r.droppedSamples) lines.push(`${r.droppedSamples} samples named nodes V8 pruned from the tree: left out`)
   for (const f of files) lines.push(`  ${f}`)
   out.write([...lines, ...topLines(r, o.top)].join('\n') + '\n')
   return got.closed ? 0 : 1

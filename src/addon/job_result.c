@@ -136,6 +136,10 @@ napi_value cprof__job_result(napi_env env, const job_t *job) {
   if (p->kind == CPROF_KIND_CPU &&
       cprof__js_set_num(env, r, "durationMs", (double)(p->end_time - p->start_time) / 1000.0))
     return NULL;
+  /* V8 can list heap samples whose node it pruned (collected objects'). */
+  if (p->kind == CPROF_KIND_HEAP &&
+      cprof__js_set_num(env, r, "droppedSamples", cprof_profile_dropped_samples(p)))
+    return NULL;
   if (!(summary = make_summary(env, job))) return NULL;
   NAPI_CALL(env, napi_set_named_property(env, r, "summary", summary));
   if (job->in.want_nodes) {
