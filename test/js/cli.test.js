@@ -54,8 +54,8 @@ const us = (summary) => Math.round(summary.total * 1000)
 let fibFile, stringsFile, heapFile
 
 before(() => {
-  fibFile = profileOf('cpu', 'fib', 400)
-  stringsFile = profileOf('cpu', 'mixed', 400)
+  fibFile = profileOf('cpu', 'fib', 1000)
+  stringsFile = profileOf('cpu', 'mixed', 1000)
   heapFile = profileOf('heap', 'alloc', 300)
 })
 
@@ -175,7 +175,7 @@ test('convert a node --heap-prof profile: pprof samples and inuse_space or alloc
 test('diff: per-function table, differential flame graph in red and blue', () => {
   const dir = makeTmpDir()
   // --top 40: under a sanitizer on a loaded machine, start-up work (compiling, GC) can push
-  // a 400 ms workload's functions out of a top 10.
+  // a 1 s workload's functions out of a top 10.
   const out = path.join(dir, 'diff.svg')
   const r = ok('diff', fibFile, stringsFile, '-o', out, '--top', '40')
   assert.ok(r.stdout.startsWith(`${fibFile} \u2192 ${stringsFile}\nbefore: `), r.stdout.slice(0, 200))

@@ -74,8 +74,9 @@ for (const mode of ['timeout', 'none']) {
   const what = mode === 'timeout' ? 'start({ timeout: 60000 })' : 'start() without a timeout'
   test(`${what} with nothing else to do: the process exits on its own with code 0`, () => {
     const dir = makeTmpDir()
-    // Not a timing test of cprof: 5 s only tells "exits" from "hangs".
-    const r = runFixture('idle-exit.js', [mode, dir], { timeout: 5000 })
+    // Not a timing test of cprof: 30 s (of the 60 s timeout) only tells
+    // "exits" from "hangs", also under ASan on a loaded machine.
+    const r = runFixture('idle-exit.js', [mode, dir], { timeout: 30000 })
     assert.equal(r.timedOut, false, `the process was kept alive: ${r.describe()}`)
     assert.equal(r.signal, null, r.describe())
     assert.equal(r.status, 0, r.describe())
@@ -85,7 +86,7 @@ for (const mode of ['timeout', 'none']) {
 
 test('process.exit(7) while profiling exits with code 7', () => {
   const dir = makeTmpDir()
-  const r = runFixture('exit-code.js', ['exit', '7', dir], { timeout: 10000 })
+  const r = runFixture('exit-code.js', ['exit', '7', dir], { timeout: 30000 })
   assert.equal(r.timedOut, false, r.describe())
   assert.equal(r.status, 7, r.describe())
   assert.equal(merged(r).started, true)
@@ -93,14 +94,14 @@ test('process.exit(7) while profiling exits with code 7', () => {
 
 test('process.exitCode = 3 and a natural end while profiling exits with code 3', () => {
   const dir = makeTmpDir()
-  const r = runFixture('exit-code.js', ['exitCode', '3', dir], { timeout: 10000 })
+  const r = runFixture('exit-code.js', ['exitCode', '3', dir], { timeout: 30000 })
   assert.equal(r.timedOut, false, `the process was kept alive: ${r.describe()}`)
   assert.equal(r.status, 3, r.describe())
 })
 
 test('an uncaught exception while profiling still crashes the app as usual', () => {
   const dir = makeTmpDir()
-  const r = runFixture('exit-code.js', ['throw', '0', dir], { timeout: 10000 })
+  const r = runFixture('exit-code.js', ['throw', '0', dir], { timeout: 30000 })
   assert.equal(r.timedOut, false, r.describe())
   assert.equal(r.status, 1, r.describe())
   assert.match(r.stderr, /boom from the fixture/)

@@ -11,39 +11,20 @@ const { test: nodeTest, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawnSync } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
-const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv, reapPm2 } = require('./helpers/util.js')
-
-let PM2_BIN = null
-try {
-  PM2_BIN = require.resolve('pm2/bin/pm2', { paths: [ROOT] })
-} catch {}
+const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs } = require('./helpers/util.js')
+const { PM2_BIN, NO_PM2, pm2Home, reapPm2 } = require('./helpers/pm2.js')
 
 const home = makeTmpDir('cprof-pm2-')
 const appDir = makeTmpDir('cprof-pm2-app-')
 const dirs = { io: makeTmpDir(), env: makeTmpDir() }
-const env = childEnv({ PM2_HOME: home, PM2_DISABLE_VERSION_CHECK: 'true', NO_COLOR: '1', FORCE_COLOR: '0' })
-for (const k of Object.keys(env)) if (k.startsWith('CPROF_') || k === 'io') delete env[k]
+const { pm2, trigger: pm2Trigger, logs } = pm2Home({ home, cwd: appDir })
 
-function pm2 (...args) {
-  const r = spawnSync(process.execPath, [PM2_BIN, ...args], { encoding: 'utf8', env, cwd: appDir, timeout: 20000 })
-  r.describe = () => `pm2 ${args.join(' ')}: status=${r.status}\n${r.stdout}\n${r.stderr}\n${logs()}`
-  return r
-}
-
-function logs () {
-  const dir = path.join(home, 'logs')
-  if (!fs.existsSync(dir)) return ''
-  return fs.readdirSync(dir).map((f) => `--- ${f}\n${fs.readFileSync(path.join(dir, f), 'utf8').slice(-2000)}`).join('\n')
-}
-
-let skip = PM2_BIN ? false : 'the pm2 package is not installed (npm install --include=dev)'
+let skip = NO_PM2
 
 before(() => {
   if (skip) return
-  fs.writeFileSync(path.join(home, 'touch'), String(Date.now())) // no first-run banner or version check
   const ping = pm2('ping')
   if (ping.status !== 0) {
     skip = `pm2 cannot run here: ${ping.describe()}`
@@ -83,7 +64,7 @@ after(() => {
   removeTmpDirs()
 })
 
-const test = (name, fn) => nodeTest(name, { timeout: 30000 }, (t) => {
+const test = (name, fn) => nodeTest(name, { timeout: 120000 }, (t) => {
   if (skip) return t.skip(skip)
   return fn(t)
 })
@@ -112,13 +93,9 @@ function actionsOf (name) {
   return app && app.pm2_env.axm_actions ? app.pm2_env.axm_actions.map((a) => a.action_name) : []
 }
 
-// `pm2 trigger <app> <action> [param]` → the reply it printed: [app:id:ns]=<JSON>.
-function trigger (app, action, param) {
-  const r = pm2('trigger', app, action, ...(param === undefined ? [] : [param]))
-  assert.equal(r.status, 0, r.describe())
-  const line = r.stdout.split('\n').find((l) => l.startsWith(`[${app}:`))
-  assert.ok(line, r.describe())
-  return JSON.parse(line.slice(line.indexOf(']=') + 2))
+// `pm2 trigger <app> <action> [param]` → the app's reply (helpers/pm2.js).
+async function trigger (t, app, action, param) {
+  return (await pm2Trigger(t, app, action, param))[0]
 }
 
 function cprofFiles (dir, ext) {
@@ -151,13 +128,13 @@ for (const app of ['cprof-io', 'cprof-env']) {
   })
 }
 
-test('pm2 trigger cprof:cpu:start / cprof:cpu:stop: the reply names the file and gives the summary', async () => {
-  const started = trigger('cprof-io', 'cprof:cpu:start', '20000')
+test('pm2 trigger cprof:cpu:start / cprof:cpu:stop: the reply names the file and gives the summary', async (t) => {
+  const started = await trigger(t, 'cprof-io', 'cprof:cpu:start', '20000')
   assert.equal(started.ok, true, JSON.stringify(started))
   assert.equal(started.kind, 'cpu')
   assert.equal(started.stopsAfterMs, 20000)
   await sleep(700)
-  const r = trigger('cprof-io', 'cprof:cpu:stop')
+  const r = await trigger(t, 'cprof-io', 'cprof:cpu:stop')
   assert.equal(r.ok, true, JSON.stringify(r))
   assert.equal(r.kind, 'cpu')
   assert.equal(path.dirname(r.files.cpuprofile), dirs.io)
@@ -168,47 +145,47 @@ test('pm2 trigger cprof:cpu:start / cprof:cpu:stop: the reply names the file and
   assert.ok(r.summary.top.some((f) => f.url.endsWith('/trigger-pm2-app.js')), JSON.stringify(r.summary.top.slice(0, 5)))
 })
 
-test('pm2 trigger: failures come back in the reply, and the app lives on', () => {
-  const idle = trigger('cprof-io', 'cprof:cpu:stop')
+test('pm2 trigger: failures come back in the reply, and the app lives on', async (t) => {
+  const idle = await trigger(t, 'cprof-io', 'cprof:cpu:stop')
   assert.equal(idle.ok, false)
   assert.equal(idle.error.code, 'ERR_CPROF_NOT_STARTED')
-  const bad = trigger('cprof-io', 'cprof:cpu:start', 'soon')
+  const bad = await trigger(t, 'cprof-io', 'cprof:cpu:start', 'soon')
   assert.equal(bad.ok, false)
   assert.equal(bad.error.code, 'ERR_CPROF_INVALID_ARG')
-  const busy1 = trigger('cprof-io', 'cprof:heap:start')
-  const busy2 = trigger('cprof-io', 'cprof:heap:start')
+  const busy1 = await trigger(t, 'cprof-io', 'cprof:heap:start')
+  const busy2 = await trigger(t, 'cprof-io', 'cprof:heap:start')
   assert.equal(busy1.ok, true)
   assert.equal(busy2.error.code, 'ERR_CPROF_BUSY')
-  assert.equal(trigger('cprof-io', 'cprof:heap:stop').ok, true)
+  assert.equal((await trigger(t, 'cprof-io', 'cprof:heap:stop')).ok, true)
   const list = JSON.parse(pm2('jlist').stdout)
   assert.equal(list.find((p) => p.name === 'cprof-io').pm2_env.restart_time, 0, 'never restarted')
 })
 
-test('pm2 trigger cprof:heap:start / stop and cprof:heap:snapshot', async () => {
-  assert.equal(trigger('cprof-env', 'cprof:heap:start').ok, true)
+test('pm2 trigger cprof:heap:start / stop and cprof:heap:snapshot', async (t) => {
+  assert.equal((await trigger(t, 'cprof-env', 'cprof:heap:start')).ok, true)
   await sleep(500)
-  const heap = trigger('cprof-env', 'cprof:heap:stop')
+  const heap = await trigger(t, 'cprof-env', 'cprof:heap:stop')
   assert.equal(heap.ok, true, JSON.stringify(heap))
   assert.equal(heap.kind, 'heap')
   assert.equal(path.dirname(heap.files.heapprofile), dirs.env)
   assert.equal(JSON.parse(fs.readFileSync(heap.files.heapprofile, 'utf8')).head.callFrame.functionName, '(root)')
   assert.ok(Array.isArray(heap.summary.top))
-  const snap = trigger('cprof-env', 'cprof:heap:snapshot')
+  const snap = await trigger(t, 'cprof-env', 'cprof:heap:snapshot')
   assert.equal(snap.ok, true, JSON.stringify(snap))
   assert.equal(path.dirname(snap.files.heapsnapshot), dirs.env)
   const head = fs.readFileSync(snap.files.heapsnapshot, 'utf8').slice(0, 200)
   assert.match(head, /^\{"snapshot":/)
 })
 
-test('cprof:cpu:start with a timeout: the profile stops itself and is written', async () => {
+test('cprof:cpu:start with a timeout: the profile stops itself and is written', async (t) => {
   const before = cprofFiles(dirs.env, '.cpuprofile')
-  const r = trigger('cprof-env', 'cprof:cpu:start', '400')
+  const r = await trigger(t, 'cprof-env', 'cprof:cpu:start', '400')
   assert.equal(r.stopsAfterMs, 400)
   const file = await waitFor('the profile file', () =>
     cprofFiles(dirs.env, '.cpuprofile').find((f) => !before.includes(f)))
   await sleep(100) // the file appears complete (rename), the log line follows
   assertCpuProfileSchema(JSON.parse(fs.readFileSync(file, 'utf8')))
-  assert.equal(trigger('cprof-env', 'cprof:cpu:stop').error.code, 'ERR_CPROF_NOT_STARTED')
+  assert.equal((await trigger(t, 'cprof-env', 'cprof:cpu:stop')).error.code, 'ERR_CPROF_NOT_STARTED')
 })
 
 test('the signal trigger under PM2: pm2 sendSignal SIGUSR2 twice writes a profile', async () => {

@@ -13,7 +13,8 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 
 const { startReceiver, functionTotals, parseName } = require('./helpers/pyroscope-receiver.js')
-const { childEnv, removeTmpDirs, reapPm2 } = require('./helpers/util.js')
+const { childEnv, removeTmpDirs, makeTmpDir } = require('./helpers/util.js')
+const { NO_PM2, pm2Home, reapPm2 } = require('./helpers/pm2.js')
 const { pushOptions, publicOptions, parseLabels } = require('../../lib/push/options')
 const { seriesName, series } = require('../../lib/push/labels')
 const { createQueue } = require('../../lib/push/queue')
@@ -321,27 +322,12 @@ test('instances of one app (PM2 cluster-style environment) are distinct series',
   for (const i of ['0', '1']) assertContiguous(r.profiles.filter((p) => p.labels.instance === i && isCpu(p)), `instance ${i}`)
 })
 
-test('a real PM2 cluster (io object in the ecosystem file): each instance its own series, named after the app', { timeout: 90_000 }, async (t) => {
-  let pm2Bin
-  try {
-    pm2Bin = require.resolve('pm2/bin/pm2', { paths: [ROOT] })
-  } catch {
-    return t.skip('the pm2 package is not installed (npm install --include=dev)')
-  }
-  const { makeTmpDir } = require('./helpers/util.js')
+test('a real PM2 cluster (io object in the ecosystem file): each instance its own series, named after the app', { timeout: 180_000 }, async (t) => {
+  if (NO_PM2) return t.skip(NO_PM2)
   const home = makeTmpDir('cprof-pm2push-')
   const appDir = makeTmpDir('cprof-pm2push-app-')
-  const env = childEnv({ PM2_HOME: home, PM2_DISABLE_VERSION_CHECK: 'true', NO_COLOR: '1' })
-  for (const k of Object.keys(env)) if (k.startsWith('CPROF_') || k === 'io') delete env[k]
   // Async, so the receiver in this process answers meanwhile.
-  const pm2 = (...args) => new Promise((resolve) => {
-    const c = spawn(process.execPath, [pm2Bin, ...args], { env, cwd: appDir, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    c.stdout.on('data', (d) => { out += d })
-    c.stderr.on('data', (d) => { out += d })
-    const timer = setTimeout(() => c.kill('SIGKILL'), 30_000)
-    c.on('close', (status) => { clearTimeout(timer); resolve({ status, out }) })
-  })
+  const { pm2Async: pm2 } = pm2Home({ home, cwd: appDir })
   const r = await receiver()
   require('node:fs').writeFileSync(path.join(appDir, 'ecosystem.config.js'), `module.exports = ${JSON.stringify({
     apps: [{
@@ -369,7 +355,6 @@ test('a real PM2 cluster (io object in the ecosystem file): each instance its ow
 })
 
 test('HTTPS: a private CA through NODE_EXTRA_CA_CERTS works, an unknown one is refused and retried; URL credentials become basic auth', async (t) => {
-  const { makeTmpDir } = require('./helpers/util.js')
   const fs = require('node:fs')
   const dir = makeTmpDir('cprof-push-tls-')
   const key = path.join(dir, 'key.pem')

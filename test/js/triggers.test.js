@@ -322,12 +322,12 @@ function cli (args, opts = {}) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: childEnv(opts.env), timeout: 20000 })
 }
 
-function triggerCli (args) {
+function triggerCli (args, { onStdout = () => {} } = {}) {
   return new Promise((resolve) => {
     const c = spawn(process.execPath, [CLI, 'trigger', ...args], { env: childEnv() })
     let stdout = ''
     let stderr = ''
-    c.stdout.on('data', (d) => { stdout += d })
+    c.stdout.on('data', (d) => { stdout += d; onStdout(stdout) })
     c.stderr.on('data', (d) => { stderr += d })
     c.on('close', (status) => resolve({ status, stdout, stderr }))
   })
@@ -368,11 +368,15 @@ test('cprof trigger --duration toggles a profile in a live process; cprof list s
 })
 
 // Signal triggers act when the event loop turns: both signals arrive during
-// 6 s of synchronous work, so the profile starts and stops at its end and
-// covers far less than asked. The CLI reports what the file covers.
+// synchronous work that ends only once the CLI has sent the second, so the
+// profile starts and stops at its end and covers far less than asked. The
+// CLI reports what the file covers.
 test('cprof trigger --duration during synchronous work reports the real duration', async () => {
-  const { app, dir, pid } = await preloadRun({ CPROF_PROFILING: '1' }, { args: ['5000', 'block'] })
-  const r = await triggerCli([String(pid), '--duration', '0.5', '--dir', dir])
+  const release = path.join(makeTmpDir(), 'release')
+  const { app, dir, pid } = await preloadRun({ CPROF_PROFILING: '1' }, { args: ['5000', 'block', release] })
+  const r = await triggerCli([String(pid), '--duration', '0.5', '--dir', dir], {
+    onStdout: (out) => { if (/sent SIGUSR2 to \d+ again/.test(out) && !fs.existsSync(release)) fs.writeFileSync(release, '') }
+  })
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}${app.describe()}`)
   const line = await app.next((l) => l.startsWith('cprof: wrote '), { stderr: true })
   const file = /^cprof: wrote (\S+)/.exec(line)[1]

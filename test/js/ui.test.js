@@ -178,7 +178,8 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
     await page.click(`#procs tr[data-pid="${pid}"] button.choose`)
     await page.waitForSelector(`#procs tr.chosen[data-pid="${pid}"]`)
     assert.equal(await page.$eval('#pid', (e) => e.value), String(pid))
-    await page.$eval('#seconds', (e) => { e.value = '2.5' })
+    // Long enough for the list, polled every 1.5 s, to see the profile run.
+    await page.$eval('#seconds', (e) => { e.value = '6' })
     await page.click('#start button[type=submit]')
     await page.waitForFunction(() => /^profiling process/.test(document.getElementById('start-info').textContent), { polling: 100, timeout: 10000 })
     // While it runs, the list says what runs.

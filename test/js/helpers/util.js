@@ -139,30 +139,6 @@ function fileMode (file) {
   return fs.statSync(file).mode & 0o777
 }
 
-// After `pm2 kill`: SIGKILLs the daemon of this PM2_HOME and its apps if
-// they are still there (under ASan a slow `pm2 kill` can time out, and a
-// daemon left running keeps its apps busy through the rest of the suite).
-function reapPm2 (home) {
-  let pid
-  try {
-    pid = Number(fs.readFileSync(path.join(home, 'pm2.pid'), 'utf8'))
-    if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(home)) return
-  } catch {
-    return
-  }
-  const kids = []
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8')
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) kids.push(Number(d))
-    } catch {}
-  }
-  for (const p of [pid, ...kids]) {
-    try { process.kill(p, 'SIGKILL') } catch {}
-  }
-}
-
 // Whether a value the C core printed as "<ms> ms" to 2 decimals is `ms`:
 // C's printf rounds an exact half to even, toFixed() rounds it up, so the
 // numbers are compared, not the strings.
@@ -173,7 +149,6 @@ function printedMs (text, label, ms) {
 
 module.exports = {
   printedMs,
-  reapPm2,
   ROOT,
   FIXTURES,
   DEFAULT_NAME_RE,
