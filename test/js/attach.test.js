@@ -179,8 +179,8 @@ test('attach --heap --include-collected: what the running process allocated in t
   assert.ok(res.samples > 0, r.describe())
   assert.match(res.files[0], /\.heapprofile$/)
   // The file is V8's reply as it came; cprof counts the samples whose node
-  // is in the tree (V8 can name a pruned node for a collected object; the
-  // summary says how many were left out).
+  // is in the tree (V8 can name a pruned node for a collected object) and
+  // says how many it left out (droppedSamples).
   const profile = JSON.parse(fs.readFileSync(res.files[0], 'utf8'))
   const ids = assertHeapProfileSchema(profile)
   const named = profile.samples.filter((s) => ids.has(s.nodeId)).length

@@ -151,24 +151,20 @@ test('node:cluster: cprof ps lists the primary and both workers; trigger --tree 
 // Samples in a .heapprofile (V8's sampling heap profile: samples[], and the
 // tree of nodes whose selfSize V8 scales up from them to estimate what was
 // allocated), and the function with the most self bytes: read here, not
-// through cprof. Samples naming a node V8 left out of the tree are not
-// counted, as cprof does not count them (droppedSamples).
+// through cprof.
 function heapOf (file) {
   const p = JSON.parse(fs.readFileSync(file, 'utf8'))
   const self = new Map()
-  const ids = new Set()
   const walk = (n) => {
     const name = n.callFrame.functionName
     self.set(name, (self.get(name) || 0) + n.selfSize)
-    ids.add(n.id)
     for (const c of n.children || []) walk(c)
   }
   walk(p.head)
   const top = [...self].filter(([name]) => name && !name.startsWith('(')).sort((a, b) => b[1] - a[1])[0]
-  const named = p.samples.filter((x) => ids.has(x.nodeId))
   return {
-    samples: named.length,
-    bytes: named.reduce((n, x) => n + x.size, 0), // as sampled
+    samples: p.samples.length,
+    bytes: p.samples.reduce((n, x) => n + x.size, 0), // as sampled
     selfBytes: [...self.values()].reduce((a, b) => a + b, 0), // V8's estimate from them, in the tree
     top: top && top[0]
   }

@@ -231,9 +231,8 @@ test('heap.stop(): result shape, file name, mode 0600, dir created 0700, schema,
   assert.deepEqual(fs.readdirSync(dir), [path.basename(r.files.heapprofile)], 'no temp file is left')
 
   const profile = loadHeapProfile(r.files.heapprofile)
-  assertHeapProfileSchema(profile, { missingNodes: 0 })
   assert.ok(maxDepth(profile) > 3, 'the default stackDepth keeps deep stacks')
-  await assertNumbersMatch(r.files.heapprofile, r)
+  await assertNumbersMatch(r.files.heapprofile, r) // the schema, no missing node, the numbers
 })
 
 test('analyze() on a real V8 .heapprofile whose samples name nodes missing from the tree', async () => {

@@ -24,7 +24,7 @@ const EXIT_AFTER_REPLY_MS = 15000
 /**
  * A PM2 of its own in `home`, run from `cwd`. `env`: the base environment
  * (default childEnv()); the test runner's CPROF_* and io are left out but
- * for the names in `keep`. Returns { env, pm2, pm2Async, trigger, logs }.
+ * for the names in `keep`. Returns { pm2, pm2Async, trigger, logs }.
  */
 function pm2Home ({ home, cwd, env = childEnv(), keep = [] }) {
   const e = { ...env, PM2_HOME: home, PM2_DISABLE_VERSION_CHECK: 'true', NO_COLOR: '1', FORCE_COLOR: '0' }
@@ -65,11 +65,11 @@ function pm2Home ({ home, cwd, env = childEnv(), keep = [] }) {
   const trigger = (t, app, action, param, { replies = 1 } = {}) => {
     const args = [PM2_BIN, 'trigger', app, action, ...(param === undefined ? [] : [param])]
     const prefix = `[${app}:`
+    const repliesIn = (text) => text.split('\n').filter((l) => l.startsWith(prefix))
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, args, { env: e, cwd })
       let stdout = ''
       let stderr = ''
-      let got = []
       let stoppedAfterReply = false
       let exitTimer = null
       const hang = setTimeout(() => child.kill('SIGKILL'), CLI_TIMEOUT_MS)
@@ -78,8 +78,7 @@ function pm2Home ({ home, cwd, env = childEnv(), keep = [] }) {
       child.stdout.on('data', (d) => {
         stdout += d
         if (exitTimer) return
-        got = stdout.split('\n').slice(0, -1).filter((l) => l.startsWith(prefix))
-        if (got.length < replies) return
+        if (repliesIn(stdout.slice(0, stdout.lastIndexOf('\n') + 1)).length < replies) return
         exitTimer = setTimeout(() => {
           stoppedAfterReply = true
           child.kill('SIGKILL')
@@ -88,7 +87,7 @@ function pm2Home ({ home, cwd, env = childEnv(), keep = [] }) {
       child.on('close', (code, signal) => {
         clearTimeout(hang)
         clearTimeout(exitTimer)
-        got = stdout.split('\n').filter((l) => l.startsWith(prefix))
+        const got = repliesIn(stdout)
         if (got.length < replies) return reject(new Error(describe(`${got.length} of ${replies} replies (exit code ${code}, signal ${signal})`)))
         if (stoppedAfterReply) {
           const order = stdout.indexOf(prefix) < stdout.indexOf('processes have received command')
@@ -102,7 +101,7 @@ function pm2Home ({ home, cwd, env = childEnv(), keep = [] }) {
       })
     })
   }
-  return { env: e, pm2, pm2Async, trigger, logs }
+  return { pm2, pm2Async, trigger, logs }
 }
 
 // After `pm2 kill`: SIGKILLs the daemon of this PM2_HOME and its apps if
