@@ -7,7 +7,7 @@
 // other routes, takes a 5 s heap profile of this process while the load runs,
 // and prints where the memory still held at the end was allocated: the leak
 // view (includeCollected: false), which puts retainSessions (examples/leak.js)
-// on top, while the garbage of /json, /regex and churnBuffers mostly drops out.
+// on top (or the caller V8 inlined it into), while the garbage of /json, /regex and churnBuffers mostly drops out.
 //
 // Knobs (environment): CPROF_DEMO_LOAD_MS (default 6000), CPROF_DEMO_PROFILE_MS
 // (default 5000), CPROF_DEMO_DELAY_MS (default 500, load before profiling,
