@@ -313,7 +313,7 @@ test('store: every window is written; retention deletes by age and by bytes, nev
   assert.equal(left.length, 1, 'maxBytes: only the newest window stays')
 })
 
-test('heap: true: heap windows (the sampler restarted every window), dumped as one .heapprofile', async () => {
+test('heap: true: each heap window is the live heap at its end (the sampler kept across windows); a dump is the newest', async () => {
   const { assertHeapProfileSchema } = require('./helpers/heap.js')
   const store = makeTmpDir()
   const kept = []
@@ -324,31 +324,41 @@ test('heap: true: heap windows (the sampler restarted every window), dumped as o
   assert.equal(started.heap, true)
   try {
     await assert.rejects(cprof.heap.start(), { code: 'ERR_CPROF_BUSY' })
-    const end = Date.now() + 1000
+    const end = Date.now() + 1500
     while (Date.now() < end) {
       recorderRetains()
       await sleep(10)
     }
     const h = await cprof.recorder.dump({ kind: 'heap', formats: ['pprof'], dir: makeTmpDir() })
     assert.equal(h.kind, 'heap')
-    assert.ok(h.windows >= 3, `windows: ${h.windows}`)
+    assert.equal(h.windows, 1, 'the newest window: the live heap at its end')
     assert.equal(h.intervalBytes, 4096)
     assert.equal(h.durationMs, h.to - h.from)
     const prof = JSON.parse(fs.readFileSync(h.files.heapprofile, 'utf8'))
     assertHeapProfileSchema(prof)
     assert.equal(prof.samples.length, h.samples)
     assert.ok(h.summary.top.some((f) => f.functionName === 'recorderRetains'), JSON.stringify(h.summary.top.slice(0, 5)))
-    // The same windows, stored one by one: samples add up.
-    // (Windows that started at or after the dump's end, stored meanwhile on a
-    // slow machine, are not in it; file names are heap-<pid>-<from>-<to>.)
+    // The store holds the same meaning: one live heap per window, so the
+    // windows' retained bytes rise with kept, and the dump is the stored
+    // window that ends where it ends. (File names are heap-<pid>-<from>-<to>.)
     const files = fs.readdirSync(store).filter((f) => /^heap-\d+-\d+-\d+\.heapprofile$/.test(f))
-      .filter((f) => Number(f.split('-')[2]) < h.to)
-    assert.equal(files.length, h.windows)
-    const sum = files.reduce((n, f) => n + JSON.parse(fs.readFileSync(path.join(store, f), 'utf8')).samples.length, 0)
-    assert.equal(sum, h.samples)
+      .sort((a, b) => Number(a.split('-')[2]) - Number(b.split('-')[2]))
+    const retains = files.map((f) => {
+      const p = JSON.parse(fs.readFileSync(path.join(store, f), 'utf8'))
+      let bytes = 0
+      const walk = (n) => { if (n.callFrame.functionName === 'recorderRetains') bytes += n.selfSize; n.children.forEach(walk) }
+      walk(p.head)
+      return bytes
+    })
+    assert.ok(files.length >= 3, `${files.length} heap windows stored`)
+    for (let i = 1; i < retains.length; i++) assert.ok(retains[i] >= retains[i - 1], `recorderRetains' live bytes by window: ${retains}`)
+    assert.ok(retains.at(-1) > retains[0], `recorderRetains' live bytes by window: ${retains}`)
+    const same = files.find((f) => Number(f.split('-')[3].split('.')[0]) === h.to)
+    assert.ok(same, `a stored window ends at ${h.to}: ${files}`)
+    assert.equal(JSON.parse(fs.readFileSync(path.join(store, same), 'utf8')).samples.length, h.samples)
     const s = cprof.recorder.status()
     // (a window may have finished since the dump)
-    assert.ok(s.heap.windows >= h.windows && s.heap.windows <= h.windows + 1, `${s.heap.windows} windows`)
+    assert.ok(s.heap.windows >= files.length && s.heap.windows <= files.length + 1, `${s.heap.windows} windows`)
     assert.equal(s.heap.intervalBytes, 4096)
     // CPU dumps still work alongside.
     assert.equal((await cprof.recorder.dump({ dir: makeTmpDir() })).kind, 'cpu')
