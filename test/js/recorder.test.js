@@ -13,7 +13,7 @@ const cprof = require('../..')
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { flatFunctions } = require('./helpers/reference.js')
 const { decodePprof } = require('./helpers/formats.js')
-const { makeTmpDir, removeTmpDirs } = require('./helpers/util.js')
+const { makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
 
 after(removeTmpDirs)
 
@@ -356,6 +356,11 @@ test('heap: true: each heap window is the live heap at its end (the sampler kept
     const same = files.find((f) => Number(f.split('-')[3].split('.')[0]) === h.to)
     assert.ok(same, `a stored window ends at ${h.to}: ${files}`)
     assert.equal(JSON.parse(fs.readFileSync(path.join(store, same), 'utf8')).samples.length, h.samples)
+    // The CLI reads a store's heap range so too: the newest window, not a sum of live heaps.
+    const cli = require('node:child_process').spawnSync(process.execPath, [path.join(__dirname, '..', '..', 'bin', 'cprof.js'),
+      'report', store, '--kind', 'heap', '--to', String(h.to - 1), '--json'], { encoding: 'utf8', env: childEnv() })
+    assert.equal(cli.status, 0, cli.stderr)
+    assert.equal(JSON.parse(cli.stdout).samples, h.samples, cli.stdout.slice(0, 300))
     const s = cprof.recorder.status()
     // (a window may have finished since the dump)
     assert.ok(s.heap.windows >= files.length && s.heap.windows <= files.length + 1, `${s.heap.windows} windows`)
