@@ -383,6 +383,57 @@ static void pprof_parts(void **state) {
   cprof_profile_free(p);
 }
 
+/* For Pyroscope (push): no (idle), frames named <file>:<name>:<line> (under
+ * pprof_cwd as ./<path>), sample time capped at the thread's CPU time. */
+static void pprof_pyroscope(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(CPU);
+  cprof_export_opts_t o = {.interval = 100,
+                           .start_time_ms = 1700000000123,
+                           .pprof_skip_idle = 1,
+                           .pprof_unique_names = 1,
+                           .pprof_cwd = "/app"};
+  uint64_t busy[2] = {6, 900 * 1000}; /* every sample but the (idle) one */
+  pprof_parts_check(p, &o, 0, 0, 1, busy, 4);
+  pprof_parts_check(p, &o, 1, 0, 4, busy, 4); /* split: no part of (idle) alone */
+  size_t len;
+  char *gz = format_text(CPROF_FORMAT_PPROF, p, &o, &len);
+  pprof_t pp;
+  read_pprof(&pp, gz, len);
+  const char *want[] = {"./main.js:main:10", "./main.js:work<T>&'x';y:20",
+                        "./node_modules/dep/i.js:(anonymous):1", "(garbage collector)"};
+  int seen[4] = {0};
+  for (uint64_t id = 1; id < MAX_ID; id++) {
+    if (pp.location_fn[id] == 0) continue;
+    const char *name = str(&pp, pp.function_name[pp.location_fn[id]]);
+    assert_true(strcmp(name, "(idle)") != 0);
+    for (int i = 0; i < 4; i++)
+      seen[i] += strcmp(name, want[i]) == 0;
+  }
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(seen[i], 1);
+  free_pprof(&pp);
+  free(gz);
+  /* Outside pprof_cwd the path stays whole. */
+  o.pprof_cwd = "/ap";
+  gz = format_text(CPROF_FORMAT_PPROF, p, &o, &len);
+  read_pprof(&pp, gz, len);
+  int whole = 0;
+  for (uint64_t id = 1; id < MAX_ID; id++)
+    if (pp.location_fn[id])
+      whole += strcmp(str(&pp, pp.function_name[pp.location_fn[id]]), "/app/main.js:main:10") == 0;
+  assert_int_equal(whole, 1);
+  free_pprof(&pp);
+  free(gz);
+  /* The thread ran 450 µs of the 900 µs sampled busy: times halve, counts stay. */
+  o.pprof_cpu_cap_us = 450;
+  uint64_t capped[2] = {6, 450 * 1000};
+  pprof_parts_check(p, &o, 0, 0, 1, capped, 4);
+  o.pprof_cpu_cap_us = 5000; /* more CPU than sampled: unchanged */
+  pprof_parts_check(p, &o, 0, 0, 1, busy, 4);
+  cprof_profile_free(p);
+}
+
 static void pprof_heap(void **state) {
   (void)state;
   cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.heapprofile");
@@ -701,6 +752,7 @@ int main(void) {
       cmocka_unit_test(pprof_cpu),
       cmocka_unit_test(pprof_heap),
       cmocka_unit_test(pprof_parts),
+      cmocka_unit_test(pprof_pyroscope),
       cmocka_unit_test(folded_cpu_exact),
       cmocka_unit_test(folded_totals_fixtures),
       cmocka_unit_test(svg_cpu),
