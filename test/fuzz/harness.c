@@ -57,12 +57,17 @@ static int ex_heapprofile(const fuzz_in_t *in, FILE *f) {
 static int ex_pprof(const fuzz_in_t *in, FILE *f) {
   return cprof_export_pprof(in->p, in->o, f);
 }
-/* The parts for push, under small limits so that most inputs are split. */
+/* The parts for push, as the recorder makes them (no (idle), unique names,
+ * CPU time capped), under small limits so that most inputs are split. */
 static int ex_pprof_parts(const fuzz_in_t *in, FILE *f) {
   cprof_export_opts_t o = *in->o;
   cprof_blob_t *parts;
   size_t n;
   o.pprof_objects = 1;
+  o.pprof_skip_idle = 1;
+  o.pprof_unique_names = 1;
+  o.pprof_cwd = "/app";
+  o.pprof_cpu_cap_us = 1000;
   int rc = cprof_export_pprof_parts(in->p, &o, 3, 512, &parts, &n);
   if (rc != CPROF_OK) return rc;
   for (size_t i = 0; i < n; i++)
