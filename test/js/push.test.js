@@ -476,13 +476,17 @@ test('same-named functions of different files are distinct frames (Function.name
   assert.equal(ofFile('a.js').length, 1, JSON.stringify(fibs))
   assert.equal(ofFile('c.js').length, 1, JSON.stringify(fibs))
   assert.ok(ofFile('a.js')[0][1] > 0 && ofFile('c.js')[0][1] > 0, JSON.stringify(fibs))
-  // No pushed name stands for two functions: one (file, line, column) per Function.name
-  // except for frames without a script, which keep V8's name.
+  // No pushed name stands for two places: one (file, line) per Function.name; frames
+  // without a script keep V8's name.
+  const places = new Map()
   for (const p of r.profiles) {
     const s = (i) => p.profile.stringTable.strings[Number(i)]
     for (const f of p.profile.function) {
-      if (s(f.filename) !== '') assert.match(s(f.name), /:\d+$/)
-      else assert.equal(s(f.name), s(f.systemName) || '(anonymous)')
+      const name = s(f.name)
+      if (s(f.filename) === '') assert.equal(name, s(f.systemName) || '(anonymous)')
+      const place = `${s(f.filename)}:${f.startLine}`
+      assert.equal(places.get(name) ?? place, place, `${name} names two places`)
+      places.set(name, place)
     }
   }
 })
