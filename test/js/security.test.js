@@ -529,3 +529,41 @@ nodeTest('dump request (<tmpdir>/cprof-dump-<pid>.json): a planted symlink is ne
   assert.equal(dumpRequest.take(process.pid), 7000)
   assert.equal(fs.existsSync(own), false)
 })
+
+// cprof ui with no directory (issue 32): the default directory is checked as
+// the writers check it, so the victim's dashboard never serves a directory
+// the attacker planted (with profiles of theirs in it).
+for (const [how, { plant, why }] of Object.entries(PLANTS)) {
+  test(`cprof ui with no dir: the default dir planted as ${how} is refused, nothing is served`, async () => {
+    const tmp = sharedTmp()
+    const victimDir = path.join(tmp, `cprof-${users.victim.uid}`)
+    plant(victimDir, tmp)
+    const theirs = fs.realpathSync(victimDir)
+    plantFile(path.join(theirs, 'cpu-1-20260101T000000.000Z.cpuprofile'), fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'small.cpuprofile'), 'utf8'))
+    const before = tree(tmp)
+    const script = path.join(pkg, 'ui-victim.js')
+    fs.writeFileSync(script, "require('./lib/cli/ui.js').run(process.argv.slice(2)).then((c) => { process.exitCode = c })\n")
+    fs.chmodSync(script, 0o644)
+    const child = spawn(process.execPath, [script], {
+      uid: users.victim.uid,
+      gid: users.victim.gid,
+      cwd: tmp,
+      env: childEnv({ TMPDIR: tmp, HOME: tmp, CPROF_DIR: undefined, CPROF_RUN_DIR: path.join(tmp, 'no-run') }),
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      stdout += d
+      if (/^http:/m.test(stdout)) child.kill('SIGINT') // served: the failure below says so
+    })
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60000)
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    clearTimeout(killer)
+    assert.equal(stdout, '', 'nothing served')
+    assert.equal(code, 1, stderr)
+    assert.ok(stderr.startsWith(`cprof ui: ERR_CPROF_IO: refusing to serve ${victimDir}: it ${why(victimDir)}, `), stderr)
+    assert.deepEqual(tree(tmp), before, 'nothing was written into the planted directory')
+  })
+}
