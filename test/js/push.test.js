@@ -428,3 +428,28 @@ test('a window older than Pyroscope accepts (1 h) is dropped, not sent to be ref
   assert.equal(r.profiles.length, 1)
   assert.equal(r.requests.length, 1)
 })
+
+// Issue 32: the backoff belongs to the endpoint. With a queue that holds one
+// window, the failing window is dropped for a newer one at nearly every
+// retry; the delay must keep growing anyway, up to the 10 s cap, not start
+// again at 0.5–1 s with each new window.
+test('a long outage with a queue that drops the failing windows: requests back off to the cap', async () => {
+  const r = await receiver()
+  r.set({ status: 503 })
+  const run = await runApp({ CPROF_PUSH_URL: r.url, CPROF_PUSH_QUEUE_BYTES: '1', APP_MS: '20000', APP_IDLE_MS: '20' })
+  assertClean(run, 'outage, one-window queue')
+  const p = run.out.push
+  assert.equal(p.pushed, 0)
+  assert.ok(p.dropped >= 10, `windows were dropped: ${JSON.stringify(p)}`)
+  const at = r.requests.map((q) => q.at)
+  const gaps = at.slice(1).map((t, i) => t - at[i])
+  // Attempt n + 1 waits at least half of min(10 s, 1 s·2^(n-1)) (the jitter
+  // draws from the upper half): 0.5, 1, 2, 4, then 5 s and more.
+  gaps.forEach((gap, i) => {
+    const least = Math.min(10_000, 1000 * 2 ** i) / 2
+    assert.ok(gap >= least - 50, `retry ${i + 1} came ${gap} ms after the one before, not ≥ ${least} ms: gaps ${gaps}`)
+  })
+  // In 20 s: the first request, then at most 0.5 + 1 + 2 + 4 + 5 + 5 s of waits.
+  assert.ok(at.length >= 5 && at.length <= 7, `${at.length} requests in ${run.ms} ms (about one a second without the fix): gaps ${gaps}`)
+  assert.ok(gaps.at(-1) >= 5000 - 50, `the last retries wait 5–10 s (the cap): gaps ${gaps}`)
+})
