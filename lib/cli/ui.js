@@ -36,12 +36,14 @@ Stop with Ctrl-C.
 // directory the user named must exist: a typo is not created.
 async function unusable (dir, own) {
   if (own) {
+    // Something already at the name (a file, a dangling symlink) fails
+    // mkdir: lstat then says what it is.
+    const made = await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 }).then(() => null, (err) => err)
     let st
     try {
-      await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 })
       st = await fs.promises.lstat(dir)
     } catch (err) {
-      return `cannot create directory ${dir}: ${err.message}`
+      return `cannot create directory ${dir}: ${(made || err).message}`
     }
     const bad = unsafeOwn(st)
     if (!bad) return null

@@ -295,7 +295,9 @@ test('with no dir, a default directory that is a symlink or writable by others i
   const cases = [
     ['is a symbolic link, not a directory', () => fs.symlinkSync(elsewhere, own)],
     ['can be written by other users (mode 0777)', () => { fs.mkdirSync(own); fs.chmodSync(own, 0o777) }],
-    ['can be written by its group (mode 0770)', () => { fs.mkdirSync(own); fs.chmodSync(own, 0o770) }]
+    ['can be written by its group (mode 0770)', () => { fs.mkdirSync(own); fs.chmodSync(own, 0o770) }],
+    ['is a symbolic link, not a directory', () => fs.symlinkSync(path.join(tmp, 'nowhere'), own)],
+    ['is not a directory', () => fs.writeFileSync(own, '')]
   ]
   for (const [why, plant] of cases) {
     fs.rmSync(own, { recursive: true, force: true })
