@@ -98,11 +98,18 @@ function closeFd (fd) {
   } catch {}
 }
 
-// Why opening a component O_DIRECTORY|O_NOFOLLOW failed, in unsafeOwn's words.
-function openWhy (err) {
+// Why opening component at O_DIRECTORY|O_NOFOLLOW failed, in unsafeOwn's
+// words. Linux answers ENOTDIR for a symlink there (O_DIRECTORY is checked
+// on the link itself); lstat only words the refusal, it decides nothing.
+function openWhy (err, at) {
   if (err.code === 'ENOENT') return 'absent'
   if (err.code === 'ELOOP') return 'is a symbolic link, not a directory'
-  if (err.code === 'ENOTDIR') return 'is not a directory'
+  if (err.code === 'ENOTDIR') {
+    try {
+      if (fs.lstatSync(at).isSymbolicLink()) return 'is a symbolic link, not a directory'
+    } catch {}
+    return 'is not a directory'
+  }
   return err.message
 }
 
@@ -125,7 +132,7 @@ function openDir (dir, owner = uid()) {
       next = fs.openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
     } catch (err) {
       closeFd(fd)
-      return { why: openWhy(err), dir: parts[i] }
+      return { why: openWhy(err, at), dir: parts[i] }
     }
     closeFd(fd)
     fd = next
