@@ -482,7 +482,9 @@ test('a run directory reached through a symlinked cprof-<uid> is refused by read
 // the check and the read. Readers read through the descriptor they checked,
 // so they see the directory they checked. Done in-process, from inside the
 // listing, so the moment is exact.
-test('run directory swapped for a symlink after it was checked: readers still read the checked one', { skip: process.platform !== 'linux' }, () => {
+nodeTest('run directory swapped for a symlink after it was checked: readers still read the checked one', {
+  skip: process.platform !== 'linux' && 'readers read through /proc/self/fd (Linux)'
+}, () => {
   const { discover } = require('../../lib/fleet/discover.js')
   const tmp = makeTmpDir('cprof-fleet-swap-')
   const own = path.join(tmp, `cprof-${process.geteuid()}`)
