@@ -42,7 +42,9 @@ profile, the second stops it and writes the file into the app's directory
   --dump            ask the flight recorder (recorder: in init(), or CPROF_RECORDER=1) to write
                     what it holds; the signal defaults to the process's CPROF_DUMP_SIGNAL, else
                     CPROF_SIGNAL, else ${DEFAULT_SIGNAL}
-  --last <s>        with --dump: only the last <s> seconds (default: all the recorder keeps)
+  --last <s>        with --dump: only the last <s> seconds (default: all the recorder keeps);
+                    passed in the process's run directory, then cprof waits (up to ${WAIT_S} s)
+                    for the dump and prints the file, or why there is none (exit 1)
 
 Fan-out (the processes that announced themselves; see \`cprof ps\`):
   --app NAME        every process of app NAME (PM2 name, CPROF_APP, title or script)
@@ -374,6 +376,12 @@ async function report (o, kind, env, since, { out, err }) {
 // (lib/dump-request.js), then cprof waits for the dump its entry reports,
 // so what it prints is what happened; a request not taken is removed.
 async function dumpLast (o, sig, { out, err }) {
+  const owner = rundir.processOwner(o.pid)
+  const me = process.geteuid()
+  if (owner !== null && me !== 0 && owner !== me) {
+    err.write(`cprof trigger: cannot signal process ${o.pid}: not permitted (it runs as uid ${owner}, you are uid ${me})\n`)
+    return 1
+  }
   const found = rundir.ofProcess(o.pid)
   if (!found) {
     err.write(`cprof trigger: cannot pass --last to process ${o.pid}: it has no entry in a run directory of ` +

@@ -710,6 +710,11 @@ test('issue 32: root\'s trigger <pid of another user> --dump --last 1 gets the l
     const o = dumpSaid(own, 1)
     assert.ok(o.spanMs < 2000, `${o.spanMs} ms`)
     assert.deepEqual(fs.readdirSync(runDir), [`${app.pid}.json`])
+    // Another user cannot pass one (nor signal the process).
+    const other = await cli(['trigger', String(app.pid), '--dump', '--last', '1'], { role: 'attacker', env: { TMPDIR: tmp } })
+    assert.equal(other.status, 1, other.describe())
+    assert.match(other.stderr, new RegExp(`cannot signal process ${app.pid}: not permitted \\(it runs as uid ${users.victim.uid}`))
+    assert.deepEqual(fs.readdirSync(runDir), [`${app.pid}.json`])
     // The planted file was neither read nor removed.
     assert.equal(fs.readFileSync(planted, 'utf8'), '{"last": 60000}\n')
     assert.equal(fs.lstatSync(planted).uid, users.attacker.uid)
