@@ -22,9 +22,9 @@
 // (listing, reading, pruning) goes through /proc/self/fd/<fd>, which names
 // the checked directory whatever happens to its path meanwhile. An entry is
 // opened O_NOFOLLOW and trusted only if it is a regular file of the reading
-// user (root: or of the process it names). Another user who swaps a
-// component for a symlink (issue 32: /tmp/cprof-0 -> /, so /tmp/cprof-0/run
-// was /run) gets the directory refused, never read.
+// user (root: or of the user the process it names runs as). Another user
+// who swaps a component for a symlink (issue 32: /tmp/cprof-0 -> /, so
+// /tmp/cprof-0/run was /run) gets the directory refused, never read.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -315,11 +315,9 @@ module.exports = {
   prepare,
   openDir,
   closeDir,
-  readEntry,
   readEntries,
   processOwner,
   writeEntry,
   removeEntrySync,
-  entryPath,
-  tmpRun
+  entryPath
 }
