@@ -12,6 +12,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { parseSignal, DEFAULT_SIGNAL } = require('../trigger-config')
 const dumpRequest = require('../dump-request')
+const rundir = require('../fleet/rundir')
 const { FORMAT_EXT } = require('../options')
 
 // How long --duration waits for the app to write its profile after the
@@ -41,7 +42,9 @@ profile, the second stops it and writes the file into the app's directory
   --dump            ask the flight recorder (recorder: in init(), or CPROF_RECORDER=1) to write
                     what it holds; the signal defaults to the process's CPROF_DUMP_SIGNAL, else
                     CPROF_SIGNAL, else ${DEFAULT_SIGNAL}
-  --last <s>        with --dump: only the last <s> seconds (default: all the recorder keeps)
+  --last <s>        with --dump: only the last <s> seconds (default: all the recorder keeps);
+                    passed in the process's run directory, then cprof waits (up to ${WAIT_S} s)
+                    for the dump and prints the file, or why there is none (exit 1)
 
 Fan-out (the processes that announced themselves; see \`cprof ps\`):
   --app NAME        every process of app NAME (PM2 name, CPROF_APP, title or script)
@@ -315,8 +318,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   let env
   try {
     if (o.dump) {
-      // The app reads (and deletes) the request when the signal arrives.
-      if (o.last !== undefined) dumpRequest.put(o.pid, Math.round(o.last * 1000), startEnv(o.pid).TMPDIR || undefined)
+      if (o.last !== undefined) return await dumpLast(o, sig, { out, err })
       send(o.pid, sig)
       out.write(`sent ${sig.name} to ${o.pid}: its flight recorder writes ` +
         `${o.last !== undefined ? `the last ${o.last} s` : 'all it holds'} (\`cprof list\` shows the file)\n`)
@@ -368,6 +370,60 @@ async function report (o, kind, env, since, { out, err }) {
   }
   out.write(`${line}\n`)
   return 0
+}
+
+// --dump --last S: the request goes into the process's own run directory
+// (lib/dump-request.js), then cprof waits for the dump its entry reports,
+// so what it prints is what happened; a request not taken is removed.
+async function dumpLast (o, sig, { out, err }) {
+  const owner = rundir.processOwner(o.pid)
+  const me = process.geteuid()
+  if (owner !== null && me !== 0 && owner !== me) {
+    err.write(`cprof trigger: cannot signal process ${o.pid}: not permitted (it runs as uid ${owner}, you are uid ${me})\n`)
+    return 1
+  }
+  const found = rundir.ofProcess(o.pid)
+  if (!found) {
+    err.write(`cprof trigger: cannot pass --last to process ${o.pid}: it has no entry in a run directory of ` +
+      'its user (`cprof ps`, as that user, lists the processes that have one). Nothing was sent; ' +
+      'without --last the dump holds all the recorder keeps\n')
+    return 1
+  }
+  if (!(found.entry.recorder && found.entry.recorder.running)) {
+    err.write(`cprof trigger: process ${o.pid} runs no flight recorder (CPROF_RECORDER=1 or init({ recorder })); nothing was sent\n`)
+    return 1
+  }
+  const since = Date.now()
+  dumpRequest.put(found.dir, o.pid, Math.round(o.last * 1000), found.owner)
+  try {
+    send(o.pid, sig)
+  } catch (e) {
+    dumpRequest.remove(found.dir, o.pid, found.owner)
+    throw e
+  }
+  const deadline = since + WAIT_S * 1000
+  for (;;) {
+    const e = rundir.entryIn(found.dir, o.pid, found.owner)
+    const done = e && e.last && e.last.dump
+    const failed = e && e.errors && e.errors.dump
+    if (done && done.at >= since) {
+      out.write(`sent ${sig.name} to ${o.pid}: its flight recorder wrote the last ${o.last} s ` +
+        `(${(done.durationMs / 1000).toFixed(2)} s of recording in whole windows): ${done.files.cpuprofile}\n`)
+      return 0
+    }
+    if (failed && failed.at >= since) {
+      err.write(`cprof trigger: sent ${sig.name} to ${o.pid}, but its dump failed: ` +
+        `${failed.code ? failed.code + ': ' : ''}${failed.message}\n`)
+      return 1
+    }
+    if (!e || Date.now() >= deadline) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const untaken = dumpRequest.remove(found.dir, o.pid, found.owner)
+  err.write(`cprof trigger: sent ${sig.name} to ${o.pid}, but it reported no dump within ${WAIT_S} s` +
+    `${untaken ? ' and did not take the request (removed)' : ''}: it may be busy (it acts on signals when ` +
+    'its event loop turns), or exited; `cprof list` shows a dump once written\n')
+  return 1
 }
 
 module.exports = { run, catches, profileDir }

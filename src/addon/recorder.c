@@ -1,5 +1,6 @@
 #include "recorder.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,8 +74,9 @@ struct cprof_rec_s {
   store_t store;
   push_t push;
   int64_t interval_us;
-  uint64_t lost;   /* windows whose profile never arrived */
-  uint64_t failed; /* windows that could not be converted */
+  uint64_t lost;              /* windows whose profile never arrived */
+  uint64_t failed;            /* windows that could not be converted */
+  uint64_t evicted_for_space; /* store files deleted to make room on a full disk */
 };
 
 static _Atomic unsigned next_id = 1;
@@ -161,6 +163,7 @@ typedef struct {
   size_t bytes;
   char *files[2]; /* store: .cpuprofile, .pb.gz paths */
   unsigned pruned;
+  unsigned evicted;    /* store files deleted to make room for this window */
   cprof_blob_t *parts; /* push: the window as gzip'd pprof parts */
   size_t nparts;
 } conv_t;
@@ -201,14 +204,44 @@ static int store_one(conv_t *c, const cprof_profile_t *p, int pprof) {
   return rc;
 }
 
+static int no_space(int e) {
+#ifdef EDQUOT
+  if (e == EDQUOT) return 1;
+#endif
+  return e == ENOSPC;
+}
+
+/* store_one; on a full disk (ENOSPC, or a quota) the store's oldest windows
+ * make room, so the newest minutes are the ones kept: retention alone runs
+ * only after a window is written, and would keep the old ones for good.
+ * Each round frees at least as much as all rounds before it (one file the
+ * first time), so a window much larger than the old ones costs a few
+ * retries, not one per file. Only store files that ended before this
+ * window are deleted, never anything else on the disk. */
+static int store_room(conv_t *c, const cprof_profile_t *p, int pprof) {
+  const store_t *st = &c->rec->store;
+  unsigned long long freed = 0;
+  int rc;
+  while ((rc = store_one(c, p, pprof)) == CPROF_EIO && no_space(errno)) {
+    cprof_store_prune_t ev;
+    char ignored[256];
+    if (cprof_store_evict(st->dir, c->from_ms, freed, &ev, ignored, sizeof ignored) != CPROF_OK ||
+        ev.deleted == 0)
+      break; /* nothing of ours left to delete: the ENOSPC error stands */
+    c->evicted += ev.deleted;
+    freed += ev.bytes;
+  }
+  return rc;
+}
+
 static int store_window(conv_t *c, const cprof_profile_t *p) {
   const store_t *st = &c->rec->store;
   cprof_store_prune_t pr;
   /* The rule for a directory the user named, as at recorder.start() (lib/dirs.js): it
    * may have been replaced since. */
   int rc = cprof_dir_prepare(st->dir, 0, c->errbuf, sizeof c->errbuf);
-  if (rc == CPROF_OK && st->cpuprofile) rc = store_one(c, p, 0);
-  if (rc == CPROF_OK && st->pprof) rc = store_one(c, p, 1);
+  if (rc == CPROF_OK && st->cpuprofile) rc = store_room(c, p, 0);
+  if (rc == CPROF_OK && st->pprof) rc = store_room(c, p, 1);
   if (rc != CPROF_OK) return rc;
   rc = cprof_store_prune(st->dir, now_ms(), st->max_age_ms, st->max_bytes, c->to_ms, &pr, c->errbuf,
                          sizeof c->errbuf);
@@ -296,7 +329,7 @@ static int set_parts(napi_env env, napi_value info, const conv_t *c) {
 }
 
 /* { seq, from, to, samples, bytes, files: { cpuprofile?, pprof? }, pruned,
- *   push?: [Buffer], error?: Error } */
+ *   evictedForSpace, push?: [Buffer], error?: Error } */
 static napi_value window_info(napi_env env, const conv_t *c) {
   napi_value info, files, err;
   NAPI_CALL(env, napi_create_object(env, &info));
@@ -308,6 +341,7 @@ static napi_value window_info(napi_env env, const conv_t *c) {
       cprof__js_set_num(env, info, "samples", c->samples) ||
       cprof__js_set_num(env, info, "bytes", (double)c->bytes) ||
       cprof__js_set_num(env, info, "pruned", c->pruned) ||
+      cprof__js_set_num(env, info, "evictedForSpace", c->evicted) ||
       (c->files[0] &&
        cprof__js_set_str(env, files, c->win->heap ? "heapprofile" : "cpuprofile", c->files[0])) ||
       (c->files[1] && cprof__js_set_str(env, files, "pprof", c->files[1])))
@@ -341,6 +375,7 @@ static void conv_complete(napi_env env, napi_status status, void *data) {
   cprof_rec_t *rec = c->rec;
   rec->converting = 0;
   if (c->err != CPROF_OK) rec->failed++;
+  rec->evicted_for_space += c->evicted;
   if (status == napi_ok && env && !rec->gone) {
     notify(env, rec, c);
     kick(env, rec);
@@ -673,6 +708,7 @@ napi_value cprof__rec_status(napi_env env, cprof_rec_t *rec) {
       cprof__js_set_num(env, o, "evicted", (double)s.evicted) ||
       cprof__js_set_num(env, o, "lost", (double)rec->lost) ||
       cprof__js_set_num(env, o, "failed", (double)rec->failed) ||
+      cprof__js_set_num(env, o, "evictedForSpace", (double)rec->evicted_for_space) ||
       cprof__js_set_num(env, o, "trimmed", (double)s.trimmed) ||
       cprof__js_set_num(env, o, "pending", pending) ||
       cprof__js_set_num(env, o, "current", rec->running ? (double)rec->seq : 0))

@@ -510,3 +510,30 @@ test('pushed heap windows are the live heap: a growing Map is a rising inuse_spa
   const kept = run.out.grown * 1024
   assert.ok(inuse[inuse.length - 1] >= kept / 2, `last window ${inuse[inuse.length - 1]} bytes, the Map keeps >= ${kept}; by window: ${inuse}`)
 })
+
+// Issue 32: the backoff belongs to the endpoint. With a queue that holds one
+// window, the failing window is dropped for a newer one at nearly every
+// retry; the delay must keep growing anyway, up to the 10 s cap, not start
+// again at 0.5–1 s with each new window.
+test('a long outage with a queue that drops the failing windows: requests back off to the cap', async () => {
+  const r = await receiver()
+  r.set({ status: 503 })
+  const run = await runApp({ CPROF_PUSH_URL: r.url, CPROF_PUSH_QUEUE_BYTES: '1', APP_MS: '32000', APP_IDLE_MS: '20' })
+  assertClean(run, 'outage, one-window queue')
+  const p = run.out.push
+  assert.equal(p.pushed, 0)
+  assert.ok(p.dropped >= 10, `windows were dropped: ${JSON.stringify(p)}`)
+  const at = r.requests.map((q) => q.at)
+  const gaps = at.slice(1).map((t, i) => t - at[i])
+  // Attempt n + 1 waits at least half of min(10 s, 1 s·2^(n-1)) (the jitter
+  // draws from the upper half): 0.5, 1, 2, 4, then 5 s and more.
+  gaps.forEach((gap, i) => {
+    const least = Math.min(10_000, 1000 * 2 ** i) / 2
+    assert.ok(gap >= least - 50, `retry ${i + 1} came ${gap} ms after the one before, not ≥ ${least} ms: gaps ${gaps}`)
+  })
+  // Under 32 s from the first request: at most 8 waits (0.5 + 1 + 2 + 4 +
+  // 5·4 = 27.5 s at the least), and at least 5 (1 + 2 + 4 + 8 + 10 = 25 s at
+  // the most), the fifth already capped: 5–10 s.
+  assert.ok(at.length >= 6 && at.length <= 9, `${at.length} requests in ${run.ms} ms (about one a second without the fix): gaps ${gaps}`)
+  assert.ok(gaps.slice(4).every((gap) => gap >= 5000 - 50), `the later retries wait 5–10 s (the cap): gaps ${gaps}`)
+})

@@ -74,7 +74,9 @@ test('CPROF_RECORDER=1 under the preload; cprof trigger <pid> --dump --last S wr
     await new Promise((resolve) => setTimeout(resolve, 1500))
     const t = spawnSync(process.execPath, [CLI, 'trigger', String(pid), '--dump', '--last', '0.5'], { encoding: 'utf8' })
     assert.equal(t.status, 0, `${t.stdout}${t.stderr}`)
-    assert.match(t.stdout, /sent SIGURG to \d+: its flight recorder writes the last 0.5 s/)
+    // It waits for the dump and prints what was written (issue 32: no claim it cannot back).
+    const said = /sent SIGURG to \d+: its flight recorder wrote the last 0.5 s \([\d.]+ s of recording in whole windows\): (\S+)$/m.exec(t.stdout)
+    assert.ok(said, t.stdout)
     const end = Date.now() + 15000
     let files = []
     while (Date.now() < end) {
@@ -83,12 +85,14 @@ test('CPROF_RECORDER=1 under the preload; cprof trigger <pid> --dump --last S wr
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     assert.equal(files.length, 1, `no dump in ${dir}; stderr: ${app.stderr?.() || ''}`)
+    assert.equal(said[1], path.join(dir, files[0]))
     const prof = JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8'))
     assertCpuProfileSchema(prof)
     const spanMs = (prof.endTime - prof.startTime) / 1000
     // The last 0.5 s: whole windows of 250 ms covering it, not the 1.5 s recorded.
     assert.ok(spanMs >= 500 && spanMs < 1200, `spans ${spanMs} ms`)
-    assert.ok(!fs.existsSync(path.join(require('node:os').tmpdir(), `cprof-dump-${pid}.json`)), 'the request is taken')
+    const runDir = require('../../lib/fleet/rundir.js').ofProcess(pid).dir
+    assert.deepEqual(fs.readdirSync(runDir).filter((n) => n.includes(`dump-${pid}`)), [], 'the request is taken')
     // Continuous mode from the environment too.
     assert.ok(fs.readdirSync(store).some((f) => /^cpu-\d+-\d+-\d+\.cpuprofile$/.test(f)))
   } finally {
