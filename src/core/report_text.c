@@ -215,7 +215,6 @@ static void print_tree(rep_t *r, const ptree_t *t, int64_t cut_value) {
     put(r, "\n");
     if (it.depth == TREE_LEVELS) {
       if (n->more > 0) {
-        last[it.depth + 1] = 1;
         putf(r, "%7s %14s %7s %14s  ", "", "", "", "");
         indent(r, last, it.depth + 1, 1);
         putf(r, "\xE2\x80\xA6 %" PRIu32 " more level%s\n", n->more, n->more == 1 ? "" : "s");
