@@ -7,6 +7,7 @@
 const { discover, byApp, tree } = require('../fleet/discover')
 const fanout = require('../fleet/fanout')
 const { topLines, fmt } = require('../fleet/summary')
+const { termSafe } = require('../term')
 
 const WAIT_MS = 30000
 const TOP = 10
@@ -25,16 +26,16 @@ function print (r, o, out) {
   const lines = [`merged ${kind} of ${n} instance${n === 1 ? '' : 's'}` +
     `${r.missing.length ? ` (${r.missing.length} missing)` : ''}: ${r.samples} samples` +
     (r.by === 'primary' ? ` (merged by the cluster primary, pid ${r.primary})` : '')]
-  lines.push(`  ${r.file}`)
-  for (const f of Object.values(r.outputs || {})) lines.push(`  ${f}`)
+  lines.push(`  ${termSafe(r.file)}`)
+  for (const f of Object.values(r.outputs || {})) lines.push(`  ${termSafe(f)}`)
   lines.push(`instances (share of the ${o.heap ? 'sampled bytes' : 'time on CPU, idle left out'}):`)
   for (const i of r.instances) {
     const total = i.total !== undefined ? `${fmt(i.total, o.heap ? 0 : 1)} ${i.unit}${o.heap ? '' : ' on CPU'}, ` : ''
-    lines.push(`  ${i.label.padEnd(16)} pid ${String(i.pid).padEnd(8)} ${String(i.samples).padStart(7)} samples  ` +
-      `${total}${i.share !== undefined ? `${i.share.toFixed(1)}%` : ''}${i.top ? `  top: ${i.top}` : ''}`)
-    lines.push(`  ${''.padEnd(16)} ${i.file}`)
+    lines.push(`  ${termSafe(i.label).padEnd(16)} pid ${String(i.pid).padEnd(8)} ${String(i.samples).padStart(7)} samples  ` +
+      `${total}${i.share !== undefined ? `${i.share.toFixed(1)}%` : ''}${i.top ? `  top: ${termSafe(i.top)}` : ''}`)
+    lines.push(`  ${''.padEnd(16)} ${termSafe(i.file)}`)
   }
-  for (const m of r.missing) lines.push(`  ${m.label.padEnd(16)} pid ${String(m.pid).padEnd(8)} MISSING: ${m.reason}`)
+  for (const m of r.missing) lines.push(`  ${termSafe(m.label).padEnd(16)} pid ${String(m.pid).padEnd(8)} MISSING: ${termSafe(m.reason)}`)
   out.write([...lines, ...topLines(r, o.top || TOP)].join('\n') + '\n')
 }
 
@@ -42,7 +43,7 @@ function print (r, o, out) {
 async function runFleet (o, { out, err }) {
   const kind = o.heap ? 'heap' : o.dump ? 'dump' : 'cpu'
   const found = discover()
-  for (const w of found.warnings) err.write(`cprof trigger: ${w}\n`)
+  for (const w of found.warnings) err.write(`cprof trigger: ${termSafe(w)}\n`)
   const members = o.app !== undefined ? byApp(found.entries, o.app) : tree(found.entries, o.pid)
   if (members.length === 0) {
     err.write(`cprof trigger: no process of ${describeSet(o)} runs cprof (see \`cprof ps\`)\n`)
@@ -61,7 +62,7 @@ async function runFleet (o, { out, err }) {
     const on = targets.filter((m) => m.running && m.running[kind])
     if (on.length === 0) {
       const failed = fanout.signalAll(members, kind)
-      for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${why}\n`)
+      for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${termSafe(why)}\n`)
       const sent = targets.length - failed.size
       const via = members.length - targets.length
       out.write(`started a ${kind} profile: signalled ${sent} process${sent === 1 ? '' : 'es'} of ${describeSet(o)}` +
@@ -77,7 +78,7 @@ async function runFleet (o, { out, err }) {
     since = Math.min(...on.map((m) => m.running[kind].since))
   } else {
     const failed = fanout.signalAll(members, kind)
-    for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${why}\n`)
+    for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${termSafe(why)}\n`)
     if (!o.json) {
       const sent = fanout.targets(members).length - failed.size
       const via = members.length - fanout.targets(members).length
@@ -116,12 +117,12 @@ async function finish (members, o, { kind, since, failed }, { out, err }) {
     })
   } catch (e) {
     if (e.code !== 'ERR_CPROF_FLEET') throw e
-    err.write(`cprof trigger: ${e.code}: ${e.message}\n`)
+    err.write(`cprof trigger: ${e.code}: ${termSafe(e.message)}\n`)
     return 1
   }
   if (o.json) out.write(JSON.stringify(r, null, 2) + '\n')
   else print(r, o, out)
-  for (const m of r.missing) err.write(`cprof trigger: missing ${m.label} (pid ${m.pid}): ${m.reason}\n`)
+  for (const m of r.missing) err.write(`cprof trigger: missing ${termSafe(m.label)} (pid ${m.pid}): ${termSafe(m.reason)}\n`)
   return 0
 }
 

@@ -5,6 +5,7 @@
 const { parseArgs } = require('node:util')
 const { discover, withUsage, byApp } = require('../fleet/discover')
 const rundir = require('../fleet/rundir')
+const { termSafe } = require('../term')
 
 const WINDOW_MS = 250
 
@@ -44,12 +45,12 @@ function dash (v) {
 
 function table (entries) {
   const rows = [['PID', 'APP', 'PM2', 'INST', 'ROLE', 'RUNNING', 'CPU%', 'RSS', 'SIGNAL']]
-  for (const e of entries) {
+  for (const e of entries) { // announced by the processes: escaped (lib/term.js)
     rows.push([
       String(e.pid), e.app, dash(e.pm2Id), dash(e.instance), dash(e.role), runningText(e),
       e.cpuPercent === null ? '-' : e.cpuPercent.toFixed(1), human(e.rssBytes),
       e.triggers && e.triggers.signal ? e.triggers.signal : '-'
-    ])
+    ].map(termSafe))
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
   const right = new Set([0, 6, 7])
@@ -73,7 +74,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     return 0
   }
   const found = discover()
-  for (const w of found.warnings) err.write(`cprof ps: ${w}\n`)
+  for (const w of found.warnings) err.write(`cprof ps: ${termSafe(w)}\n`)
   let entries = found.entries
   if (a.values.app !== undefined) entries = byApp(entries, a.values.app)
   await withUsage(entries, WINDOW_MS)

@@ -14,6 +14,7 @@ const { parseSignal, DEFAULT_SIGNAL } = require('../trigger-config')
 const dumpRequest = require('../dump-request')
 const rundir = require('../fleet/rundir')
 const { FORMAT_EXT } = require('../options')
+const { termSafe } = require('../term')
 
 // How long --duration waits for the app to write its profile after the
 // second signal: the app may be in long synchronous work.
@@ -280,7 +281,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     try {
       parseSignal(name, from)
     } catch (e) {
-      err.write(`cprof trigger: ${e.message}\n`)
+      err.write(`cprof trigger: ${termSafe(e.message)}\n`)
       return 2
     }
   }
@@ -305,7 +306,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   try {
     sig = parseSignal(name, from)
   } catch (e) {
-    err.write(`cprof trigger: ${e.message}\n`)
+    err.write(`cprof trigger: ${termSafe(e.message)}\n`)
     return 2
   }
   if (!o.force && catches(o.pid, sig.number) === false) {
@@ -338,7 +339,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     out.write(`sent ${sig.name} to ${o.pid} again: the ${kind} profile stops and is written\n`)
     return await report(o, kind, env, since, { out, err })
   } catch (e) {
-    err.write(`cprof trigger: ${e.message}\n`)
+    err.write(`cprof trigger: ${termSafe(e.message)}\n`)
     return 1
   }
 }
@@ -349,7 +350,7 @@ async function report (o, kind, env, since, { out, err }) {
   const dir = profileDir(o.pid, env, o.dir)
   const found = await waitForProfile(dir, o.pid, k, since, WAIT_S * 1000)
   if (!found) {
-    err.write(`cprof trigger: no ${kind} profile of process ${o.pid} appeared in ${dir} within ${WAIT_S} s: ` +
+    err.write(`cprof trigger: no ${kind} profile of process ${o.pid} appeared in ${termSafe(dir)} within ${WAIT_S} s: ` +
       'the app may still be busy (it acts on signals when its event loop turns), or it writes ' +
       'elsewhere (pass --dir); `cprof list <dir>` shows it once written\n')
     return 0
@@ -358,7 +359,7 @@ async function report (o, kind, env, since, { out, err }) {
   try {
     ms = await realDurationMs(found, k)
   } catch (e) {
-    err.write(`cprof trigger: wrote ${found.file}, but cannot read its duration: ${e.message}\n`)
+    err.write(`cprof trigger: wrote ${termSafe(found.file)}, but cannot read its duration: ${termSafe(e.message)}\n`)
     return 1
   }
   const s = ms / 1000
@@ -368,7 +369,7 @@ async function report (o, kind, env, since, { out, err }) {
     line += `; the app acts on a signal when its event loop turns, so synchronous work ` +
       'delayed the start or the stop'
   }
-  out.write(`${line}\n`)
+  out.write(`${termSafe(line)}\n`)
   return 0
 }
 
