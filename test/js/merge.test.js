@@ -15,7 +15,7 @@ const { spawn, spawnSync } = require('node:child_process')
 const { ROOT, makeTmpDir, removeTmpDirs, runFixture, childEnv } = require('./helpers/util.js')
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { decodePprof } = require('./helpers/formats.js')
-const { devtoolsTimes, speedscopeTimes, sumTimes } = require('./helpers/viewer-rules.js')
+const { devtoolsTimes, speedscopeTimes, slack, firstOnTop, assertViewerSums } = require('./helpers/viewer-rules.js')
 
 after(removeTmpDirs)
 
@@ -421,48 +421,6 @@ function cpuProfRun (dir, name) {
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
-// What a viewer's reading of a merged file may differ by from the sum of
-// its readings of the inputs: the last sample of each input (the viewer
-// gives it the mean gap, or 0; the merge what its own file gave it, up to
-// endTime), so one sampling interval per input, plus the merged file's own
-// last sample.
-function slack (inputs) {
-  const one = inputs.map((p) => {
-    const ts = timestamps(p)
-    return Math.max((ts.at(-1) - ts[0]) / (ts.length - 1), p.endTime - ts.at(-1))
-  })
-  return one.reduce((a, b) => a + b, 0) + Math.max(...one)
-}
-
-// Each function's self and total in the merged file, read by `read`, against
-// the sum of the inputs' own readings.
-function assertViewerSums (label, merged, inputs, read, tol, totalTol = tol) {
-  const got = read(merged)
-  const want = sumTimes(inputs.map(read))
-  for (const what of ['self', 'total']) {
-    const t = what === 'self' ? tol : totalTol
-    for (const key of new Set([...got[what].keys(), ...want[what].keys()])) {
-      if (key.startsWith('(root)|') || key.startsWith('(idle)|')) continue
-      const g = got[what].get(key) ?? 0
-      const w = want[what].get(key) ?? 0
-      assert.ok(Math.abs(g - w) <= t,
-        `${label}: ${key.split('|')[0] || '(anonymous)'} ${what} ${(g / 1000).toFixed(3)} ms in the merged file, ` +
-        `${(w / 1000).toFixed(3)} ms summed over the inputs (allowed ±${(t / 1000).toFixed(3)} ms)`)
-    }
-  }
-}
-
-// speedscope puts a (program) or (garbage collector) sample on top of the
-// stack open before it: an input's first such sample, alone, sits on no
-// stack; merged, on the previous input's last. Its duration may go to those
-// functions' totals (self is not touched).
-function firstOnTop (inputs) {
-  return inputs.slice(1).reduce((s, p) => {
-    const first = p.nodes.find((n) => n.id === p.samples[0]).callFrame.functionName
-    return s + (['(program)', '(garbage collector)'].includes(first) ? Math.max(0, p.timeDeltas[1] ?? 0) : 0)
-  }, 0)
-}
 
 async function checkMergedCpuProf (label, files, { gaps }) {
   const dir = makeTmpDir()
