@@ -178,9 +178,10 @@ static int64_t first_sample_time(const cprof_profile_t *q) {
  * counts nowhere either), are left out of the merged timeline. */
 static int64_t place(const cprof_profile_t *p, const cprof_profile_t *q, const timeline_t *tl) {
   int64_t first = first_sample_time(q);
-  if (q->start_time >= tl->prev_start && cprof__sat_add(q->start_time, tl->shift) <= p->end_time &&
-      cprof__sat_add(first, tl->shift) > tl->last)
-    return tl->shift;
+  int same_clock = q->start_time >= tl->prev_start; /* in time order: else a clock went back */
+  int no_gap = cprof__sat_add(q->start_time, tl->shift) <= p->end_time;
+  int not_concurrent = cprof__sat_add(first, tl->shift) > tl->last;
+  if (same_clock && no_gap && not_concurrent) return tl->shift;
   int64_t at = p->end_time > tl->last ? p->end_time : tl->last;
   return cprof__sat_sub(at, first);
 }
