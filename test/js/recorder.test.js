@@ -13,6 +13,7 @@ const cprof = require('../..')
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { flatFunctions } = require('./helpers/reference.js')
 const { decodePprof } = require('./helpers/formats.js')
+const { devtoolsTimes, speedscopeTimes, slack, firstOnTop, assertViewerSums } = require('./helpers/viewer-rules.js')
 const { makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
 
 after(removeTmpDirs)
@@ -144,6 +145,37 @@ test("a dump equals an independent JS merge of the same windows' .cpuprofile fil
     const pp = decodePprof(d.files.pprof)
     assert.equal(pp.sums[pp.types.indexOf('samples/count')], BigInt(d.samples))
     assert.equal(pp.timeNanos, BigInt(d.from) * 1000000n)
+  } finally {
+    await stopIfRunning()
+  }
+})
+
+// A window lost (the app ended V8's newest console profile, the recorder's
+// window): the windows around it do not touch. The dump lays the next one
+// end to end, so the lost window's time is charged to no function.
+test('a lost window: the dump cuts its time out; DevTools and speedscope read each function as the windows\' sum', async () => {
+  const store = makeTmpDir()
+  const out = makeTmpDir()
+  cprof.recorder.start({ window: 300, interval: 1000, store: { dir: store } })
+  try {
+    await phase(phaseAlpha, 700)
+    require('node:inspector').console.profileEnd() // ends the recorder's current window
+    await phase(phaseAlpha, 700)
+    const d = await cprof.recorder.dump({ dir: out })
+    assert.ok(cprof.recorder.status().lost >= 1, JSON.stringify(cprof.recorder.status()))
+    const files = storeFiles(store).filter((f) => f.pid === process.pid && f.from < d.to)
+    assert.equal(files.length, d.windows)
+    const windows = files.map((f) => JSON.parse(fs.readFileSync(f.file, 'utf8')))
+    let gapUs = 0
+    for (let i = 1; i < windows.length; i++) gapUs += Math.max(0, windows[i].startTime - windows[i - 1].endTime)
+    assert.ok(gapUs > 100000, `the lost window left a gap: ${gapUs} µs`)
+    const prof = JSON.parse(fs.readFileSync(d.files.cpuprofile, 'utf8'))
+    assertCpuProfileSchema(prof)
+    const wall = windows.at(-1).endTime - windows[0].startTime
+    assert.ok(prof.endTime - prof.startTime <= wall - gapUs, `spans ${prof.endTime - prof.startTime} µs of ${wall} µs, ${gapUs} µs lost`)
+    assertViewerSums('dump with a lost window, DevTools\' rule', prof, windows, devtoolsTimes, slack(windows))
+    assertViewerSums('dump with a lost window, speedscope\'s rule', prof, windows, speedscopeTimes, slack(windows),
+      slack(windows) + firstOnTop(windows))
   } finally {
     await stopIfRunning()
   }
