@@ -259,7 +259,10 @@ static void callers(rep_t *r, uint32_t fn) {
   char a[64];
   putf(r, "\nCallers of %s (bottom-up): %s, %.1f%% of the total\n", t->fns[fn].label,
        value(r, pt.nodes[0].total, a, sizeof(a)), cprof__pct(pt.nodes[0].total, r->flat.total));
-  put(r, "(each caller chain with the time the function took below it: total, and self)\n");
+  put(r, r->p->kind == CPROF_KIND_CPU
+             ? "(each caller chain with the time the function took below it: total, and self)\n"
+             : "(each caller chain with the bytes the function allocated below it: total, and "
+               "self)\n");
   putf(r, "%7s %14s %7s %14s  %s\n", "total%", "total", "self%", "self", "function");
   if (!r->err) print_tree(r, &pt, cut_value(r));
   free(pt.nodes);
