@@ -8,7 +8,7 @@
 // unless said:
 //   cli-sig   CPROF_PROFILING=cpu, CPROF_SIGNAL=SIGURG, CPROF_DIR
 //   cli-rec   CPROF_RECORDER=1 (no CPU toggle: its dump has the signal), 2 instances
-//   cli-both  CPROF_PROFILING=1 beside CPROF_RECORDER=1
+//   cli-both  CPROF_PROFILING=1 beside CPROF_RECORDER=1, CPROF_HEAP_SIGNAL=SIGWINCH
 // Every process announces itself in a run directory of this file's own.
 
 const { test: nodeTest, before, after } = require('node:test')
@@ -58,7 +58,7 @@ before(() => {
     apps: [
       app('cli-sig', 1, { CPROF_PROFILING: 'cpu', CPROF_SIGNAL: 'SIGURG', CPROF_DIR: dirs.sig }),
       app('cli-rec', 2, { CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '500', CPROF_DIR: dirs.rec }),
-      app('cli-both', 1, { CPROF_PROFILING: '1', CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '500', CPROF_DIR: dirs.both })
+      app('cli-both', 1, { CPROF_PROFILING: '1', CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '500', CPROF_HEAP_SIGNAL: 'SIGWINCH', CPROF_DIR: dirs.both })
     ]
   }, null, 2)}\n`)
   const r = pm2('start', 'ecosystem.config.js')
@@ -192,5 +192,5 @@ test('CPROF_PROFILING=1 beside CPROF_RECORDER=1: pm2 trigger cprof:cpu:start/sto
     `dump ${dump.from}..${dump.to}, profile from ${stopped.startTime} for ${stopped.durationMs} ms`)
   assert.ok(dump.summary.top.some((f) => f.functionName === 'hotWork'), JSON.stringify(dump.summary.top.slice(0, 5)))
   const table = await cprof(['ps', '--app', 'cli-both'])
-  assert.match(table.stdout, /\scli-both\s.*\sdump:SIGUSR2$/m)
+  assert.match(table.stdout, /\scli-both\s.*\sheap:SIGWINCH,dump:SIGUSR2$/m)
 })
