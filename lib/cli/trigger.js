@@ -166,7 +166,7 @@ function startEnv (pid) {
   return unpackPm2(procfs.env(pid) || {})
 }
 
-// The process's run-directory entry, as \`cprof ps\` shows it: the signals
+// The process's run-directory entry, as `cprof ps` shows it: the signals
 // and the dir its triggers were installed with (init() in code or the
 // preload, PM2's pm2_env or io included); null if it did not announce itself.
 function announced (pid) {
@@ -186,7 +186,7 @@ function announcedSignal (o, entry) {
   if (o.heap) {
     if (t.heapSignal) return { name: t.heapSignal, from: 'its heap signal' }
     return { error: `process ${pid} has no heap signal installed (CPROF_HEAP_SIGNAL or init({ heapSignal }))` +
-      `${t.heap ? '; pm2 trigger <app> cprof:heap:start works under PM2' : ''}`, status: 1 }
+      `${t.heap && t.pm2Actions ? '; pm2 trigger <app> cprof:heap:start works' : ''}`, status: 1 }
   }
   if (t.signal) return { name: t.signal, from: 'its CPU signal' }
   return { error: noCpuSignal(pid, t), status: 1 }
@@ -198,8 +198,8 @@ function noCpuSignal (pid, t) {
     return `process ${pid} runs the flight recorder, and no CPU signal: ` +
       `${t.dumpSignal ? `${t.dumpSignal} dumps the recorder. ` : ''}` +
       `\`cprof trigger ${pid} --dump [--last S]\` writes its last seconds as a CPU profile` +
-      `${t.cpu ? '; for a CPU profile beside it, pm2 trigger <app> cprof:cpu:start, or give the dump ' +
-        'its own signal (CPROF_DUMP_SIGNAL) so that CPROF_SIGNAL toggles CPU profiles' : ''}`
+      `${t.cpu ? `; for a CPU profile beside it, ${t.pm2Actions ? 'pm2 trigger <app> cprof:cpu:start, or ' : ''}` +
+        'give the dump its own signal (CPROF_DUMP_SIGNAL) so that CPROF_SIGNAL toggles CPU profiles' : ''}`
   }
   return `process ${pid} has no CPU signal installed (its CPU profiling is off: CPROF_PROFILING=1 or init())`
 }
