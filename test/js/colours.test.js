@@ -75,3 +75,34 @@ test('SVG frames take their hue from the viewer\'s range for their kind', () => 
     for (const f of set) assert.ok(f.hue >= h0 - 1.5 && f.hue <= h1 + 1.5, `${f.label}: hue ${f.hue}, the viewer's ${h0}-${h1}`)
   }
 })
+
+// The viewer's own code, run here on a profile where app code calls a
+// builtin: (root) → main (app) → map (builtin), and (program).
+test('a builtin the app calls (map) is coloured as app code in the viewer, as in the SVG', () => {
+  const vm = require('node:vm')
+  const src = ['model.js', 'flame.js'].map((f) => fs.readFileSync(path.join(ASSETS, f), 'utf8')).join('\n')
+  const viewer = vm.runInNewContext(`${src}\n;({ buildModel, nodeColourer, colourTable, KIND_HUES })`, {})
+  const d = {
+    unit: 'us',
+    nodes: { fn: [0, 1, 2, 3], depth: [0, 1, 2, 1], self: [0, 0, 300, 100] },
+    fns: { name: ['(root)', 'main', 'map', '(program)'], url: ['', 'file:///app/main.js', '', ''], line: [0, 10, 0, 0], kind: [3, 0, 3, 3] }
+  }
+  const m = viewer.buildModel(d)
+  const colourOf = viewer.nodeColourer(m, viewer.colourTable(m))
+  const hue = (c) => Number(/^hsl\(([\d.]+),/.exec(c)[1])
+  const sat = (c) => Number(/, ([\d.]+)%,/.exec(c)[1])
+  const [h0, h1] = viewer.KIND_HUES[0]
+  assert.ok(hue(colourOf(2)) >= h0 && hue(colourOf(2)) <= h1 && sat(colourOf(2)) > 0, `map: ${colourOf(2)}`)
+  assert.equal(sat(colourOf(3)), 0, `(program) stays grey: ${colourOf(3)}`)
+  // The SVG of the same profile: map in the app's hues too.
+  const profile = path.join(makeTmpDir(), 'builtin.cpuprofile')
+  const frame = (id, functionName, url, children) => ({ id, callFrame: { functionName, scriptId: url ? '3' : '0', url, lineNumber: url ? 9 : -1, columnNumber: -1 }, children })
+  fs.writeFileSync(profile, JSON.stringify({
+    nodes: [frame(1, '(root)', '', [2, 4]), frame(2, 'main', 'file:///app/main.js', [3]), frame(3, 'map', ''), frame(4, '(program)', '')],
+    startTime: 0, endTime: 400, samples: [3, 3, 3, 4], timeDeltas: [0, 100, 100, 100]
+  }))
+  const svg = svgOf(profile)
+  const m2 = /<title>map[^<]*<\/title><rect [^>]*fill="rgb\((\d+),(\d+),(\d+)\)"/.exec(svg)
+  const h = rgbToHue([+m2[1], +m2[2], +m2[3]])
+  assert.ok(h >= h0 - 1.5 && h <= h1 + 1.5, `map in the SVG: hue ${h}`)
+})
