@@ -16,7 +16,8 @@ node -r cprof/register with CPROF_PROFILING): pid, app name (the PM2 name,
 else $CPROF_APP, process.title or the script's name), PM2 id and instance
 (NODE_APP_INSTANCE, or the node:cluster worker id), cluster role, what is
 running now (cpu, heap profile, recorder(<N>w): the flight recorder with N
-windows in its ring), CPU % of one core over ${WINDOW_MS} ms, and RSS.
+windows in its ring), CPU % of one core over ${WINDOW_MS} ms, RSS, and the
+signals it installed (cpu:, heap: and dump: the flight recorder's).
 Processes announce themselves in ${rundir.runDir()}
 (or $CPROF_RUN_DIR); entries of processes that died are removed here.
 
@@ -39,6 +40,14 @@ function runningText (e) {
   return now.length ? now.join(',') : '-'
 }
 
+// The signals the process installed, by what each does: cpu (the CPU
+// toggle), heap (heapSignal), dump (the flight recorder's), comma-separated.
+function signalText (e) {
+  const t = e.triggers || {}
+  const on = [['cpu', t.signal], ['heap', t.heapSignal], ['dump', t.dumpSignal]].filter(([, sig]) => sig)
+  return on.length ? on.map(([kind, sig]) => `${kind}:${sig}`).join(',') : '-'
+}
+
 function dash (v) {
   return v === null || v === undefined ? '-' : String(v)
 }
@@ -49,7 +58,7 @@ function table (entries) {
     rows.push([
       String(e.pid), e.app, dash(e.pm2Id), dash(e.instance), dash(e.role), runningText(e),
       e.cpuPercent === null ? '-' : e.cpuPercent.toFixed(1), human(e.rssBytes),
-      e.triggers && e.triggers.signal ? e.triggers.signal : '-'
+      signalText(e)
     ].map(termSafe))
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
