@@ -11,9 +11,11 @@
 // configured on an address other than loopback (unless opts.force).
 //
 // The inspector must close even when this process cannot close it (killed
-// with SIGKILL): the first command sent makes the target arm an unref'd
-// timer of its own that closes the inspector after the duration plus
-// GRACE_MS (the guard, below). opts.signal (an AbortSignal: the CLI's
+// with SIGKILL): a watchdog process started before the signal
+// (attach-watchdog.js) closes it as soon as this one dies, and the first
+// command sent makes the target arm an unref'd timer of its own that closes
+// the inspector after the duration plus GRACE_MS (the guard, below), should
+// the watchdog be killed too. opts.signal (an AbortSignal: the CLI's
 // SIGINT/SIGTERM) ends the sampling early; the profile is still stopped and
 // the inspector closed before attach() returns.
 //
@@ -23,6 +25,7 @@
 // says so after waiting (ERR_CPROF_ATTACH, exit 1).
 const http = require('node:http')
 const path = require('node:path')
+const { spawn } = require('node:child_process')
 const procfs = require('./procfs')
 const { cprofError } = require('../errors')
 
@@ -193,7 +196,7 @@ async function preflight (pid, { force = false } = {}) {
       'inspector there; nothing was sent (start it with --inspect-port=<free port>)')
   }
   if (!force && !isLoopback(opts.host)) throw exposedError(pid, opts.host, opts.port, 'is configured to open')
-  return { host: opts.host, port: opts.port, before: own }
+  return { host: opts.host, port: opts.port, before: own, startTime: procfs.startTime(pid) }
 }
 
 // Node opens the inspector where --inspect-port says, also on every
@@ -347,24 +350,70 @@ async function attach (opts) {
   const { pid, signal } = opts
   const pre = await preflight(pid, { force: opts.force })
   if (signal && signal.aborted) throw attachError('interrupted before anything was sent', { interrupted: true })
-  process.kill(pid, 'SIGUSR1')
-  const { url, port, address } = await waitForInspector(pid, pre, opts.openWaitMs)
+  const watchdog = startWatchdog(pid, pre, opts.openWaitMs)
+  let text = null
+  let open
+  try {
+    watchdog.say('open')
+    process.kill(pid, 'SIGUSR1')
+    open = await waitForInspector(pid, pre, opts.openWaitMs)
+    text = await attached(open, opts)
+  } finally {
+    watchdog.say('done')
+  }
+  const closed = await waitClosed(pid, open.port)
+  return { text, kind: opts.heap ? 'heap' : 'cpu', port: open.port, address: open.address, closed, interrupted: Boolean(signal && signal.aborted) }
+}
+
+// Connected to the open inspector: the guard first, then the profile (none
+// when aborted by then); the inspector closed in every case.
+async function attached ({ url, port, address }, opts) {
   let client
   let guard
-  let text = null
   try {
     client = await connect(url)
     guard = await armGuard(client, opts.durationMs + GRACE_MS)
     const loopback = isLoopback(address)
     // Configured loopback but listening elsewhere: refused as in preflight.
-    if (!loopback && !opts.force) throw exposedError(pid, address, port, 'opened')
+    if (!loopback && !opts.force) throw exposedError(opts.pid, address, port, 'opened')
     if (opts.onOpen) opts.onOpen({ port, address, loopback })
-    if (!(signal && signal.aborted)) text = await profile(client, guard, opts)
+    return opts.signal && opts.signal.aborted ? null : await profile(client, guard, opts)
   } finally {
     await closeInspector(client, guard, url)
   }
-  const closed = await waitClosed(pid, port)
-  return { text, kind: opts.heap ? 'heap' : 'cpu', port, address, closed, interrupted: Boolean(signal && signal.aborted) }
+}
+
+const WATCHDOG = path.join(__dirname, 'attach-watchdog.js')
+
+// The watchdog (attach-watchdog.js): detached (its own session, so a
+// terminal's Ctrl-C or a kill of this process group spares it), stdin a
+// pipe from us. Without one (spawn failed) the target's timer is left.
+function startWatchdog (pid, pre, waitMs = OPEN_WAIT_MS) {
+  let child
+  try {
+    child = spawn(process.execPath, [WATCHDOG, String(pid), JSON.stringify(pre), String(waitMs)],
+      { detached: true, stdio: ['pipe', 'ignore', 'ignore'] })
+  } catch {
+    return { say () {} }
+  }
+  child.on('error', () => {})
+  child.stdin.on('error', () => {})
+  child.unref()
+  return {
+    say (word) {
+      if (word === 'done') child.stdin.end('done\n')
+      else child.stdin.write(word + '\n')
+    }
+  }
+}
+
+// The watchdog's job once the attaching process died: the inspector of the
+// same process (not a new one with its pid), at the port it opened, closed
+// at once.
+async function closeOpened (pid, pre, waitMs) {
+  if (!procfs.sameProcess(pid, pre.startTime)) return
+  const { url } = await waitForInspector(pid, pre, waitMs)
+  await closeInspector(null, null, url)
 }
 
 // Samples for opts.durationMs or until opts.signal aborts, then stops: the
@@ -413,4 +462,4 @@ async function closeInspector (client, guard, url) {
   }
 }
 
-module.exports = { attach, preflight, inspectorOptions, isLoopback, DEFAULT_PORT, GRACE_MS }
+module.exports = { attach, closeOpened, preflight, inspectorOptions, isLoopback, DEFAULT_PORT, GRACE_MS }

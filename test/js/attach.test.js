@@ -505,6 +505,7 @@ function attachRunning (args) {
   const exited = new Promise((resolve) => c.on('close', (status, signal) => resolve({ status, signal, at: Date.now() })))
   const open = new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`attach did not open the inspector: ${stderr}`)), 30000)
+    c.on('close', () => clearTimeout(t)) // killed before it said so: nobody waits for it
     c.stderr.on('data', () => {
       if (/inspector is open on/.test(stderr)) {
         clearTimeout(t)
@@ -534,7 +535,44 @@ function inspectorTargets (port) {
   })
 }
 
-test('attach killed with SIGKILL mid-sampling: the target closes its own inspector within --duration + grace, and can be attached to again', { timeout: 90000 }, async () => {
+// The processes whose parent is pid (its watchdog), from /proc/<n>/stat.
+function childrenOf (pid) {
+  const out = []
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8')
+      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(pid)) out.push(Number(d))
+    } catch {}
+  }
+  return out
+}
+
+test('attach killed with SIGKILL, mid-sampling or before its first command reached the target: its watchdog closes the inspector at once', { timeout: 90000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer([`--inspect-port=${inspectPort}`])
+  const port = await srv.port
+  // Mid-sampling (30 s asked), and as soon as the target says its
+  // inspector listens: cprof has not connected yet, so no timer in the
+  // target could close it; only the watchdog can.
+  for (const when of ['sampling', 'listening']) {
+    const listened = srv.err().split('Debugger listening').length
+    const a = attachRunning([String(srv.child.pid), '--duration', '30', '--dir', makeTmpDir()])
+    if (when === 'sampling') await a.open
+    else await waitUntil(() => srv.err().split('Debugger listening').length > listened, 30000)
+    a.child.kill('SIGKILL')
+    const killed = Date.now()
+    await a.exited
+    assert.ok(await waitUntil(() => !listening(inspectPort), 10000), `${when}: port ${inspectPort} still listens 10 s after the kill`)
+    assert.equal(await inspectorTargets(inspectPort), null)
+    assert.ok(Date.now() - killed < 10000, `${when}: closed ${Date.now() - killed} ms after the kill`)
+  }
+  assert.equal(await get(port, '/'), 200)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
+test('attach and its watchdog both killed with SIGKILL mid-sampling: the target closes its own inspector within --duration + grace, and can be attached to again', { timeout: 90000 }, async () => {
   const inspectPort = await freePort()
   const srv = startServer([`--inspect-port=${inspectPort}`])
   const port = await srv.port
@@ -542,6 +580,9 @@ test('attach killed with SIGKILL mid-sampling: the target closes its own inspect
   const a = attachRunning([String(srv.child.pid), '--duration', String(duration), '--dir', makeTmpDir()])
   const opened = await a.open
   await new Promise((resolve) => setTimeout(resolve, 500))
+  const dogs = childrenOf(a.child.pid)
+  assert.equal(dogs.length, 1, 'cprof attach runs one watchdog')
+  for (const pid of dogs) process.kill(pid, 'SIGKILL')
   a.child.kill('SIGKILL')
   const killed = Date.now()
   await a.exited
@@ -556,7 +597,7 @@ test('attach killed with SIGKILL mid-sampling: the target closes its own inspect
   // loop allows (a loaded machine: 3 s of slack).
   assert.ok(window >= duration * 1000 + GRACE_MS - 1000, `closed ${Date.now() - killed} ms after the kill`)
   assert.ok(window <= duration * 1000 + GRACE_MS + 3000, `open for ${window} ms after attach said so`)
-  assert.match(srv.err(), /Debugger ending/)
+  assert.ok(await waitUntil(() => /Debugger ending/.test(srv.err()), 5000), srv.err())
   // A new attach is not refused as "someone else is debugging".
   const r = await cprof(['attach', String(srv.child.pid), '--duration', '0.5', '--dir', makeTmpDir(), '--json'])
   assert.equal(r.status, 0, r.describe())
