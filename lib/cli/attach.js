@@ -19,7 +19,8 @@ const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
 // Caught while attached: the profile is stopped and the inspector closed
 // before exiting (128 + the signal's number). SIGKILL cannot be caught:
-// then the target's own timer closes it (lib/fleet/attach.js).
+// then attach's watchdog, or else the target's own timer, closes it
+// (lib/fleet/attach.js).
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
 const USAGE = `usage: cprof attach <pid> [--duration S] [--heap [--include-collected]] [--interval N] [--formats LIST]
@@ -34,8 +35,9 @@ user who connects to it in that time can run code in the process.
 
 Ctrl-C (SIGINT), SIGTERM or SIGHUP stop the sampling early: the profile so far
 is written and the inspector closed before cprof exits (128 + the signal's
-number). If cprof is killed outright (SIGKILL), the target closes its
-inspector by itself ${GRACE_MS / 1000} s after the duration ends.
+number). If cprof is killed outright (SIGKILL), its watchdog process closes
+the inspector at once; should that be killed too, the target closes it by
+itself ${GRACE_MS / 1000} s after the duration ends.
 
 Refuses, sending nothing, when the process is not node, SIGUSR1 is ignored or
 blocked there or Node runs with --disable-sigusr1, the inspector port is
@@ -235,8 +237,8 @@ function onStopSignals (pid, err) {
   const ac = new AbortController()
   const on = (name) => {
     if (ac.signal.aborted) {
-      err.write(`cprof attach: ${name}: still closing process ${pid}'s inspector (SIGKILL would leave that to its own ` +
-        `timer, ${GRACE_MS / 1000} s after the duration)\n`)
+      err.write(`cprof attach: ${name}: still closing process ${pid}'s inspector (after a SIGKILL, cprof's ` +
+        'watchdog would close it)\n')
       return
     }
     err.write(`cprof attach: ${name}: stopping the profile and closing process ${pid}'s inspector\n`)
