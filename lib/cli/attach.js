@@ -12,7 +12,7 @@ const {
   FORMAT_EXT, formatNames, dirOption, CPU_INTERVAL_DEFAULT_US, HEAP_INTERVAL_DEFAULT_BYTES, HEAP_STACK_DEPTH_DEFAULT
 } = require('../options')
 const { prepareDir } = require('../dirs')
-const { attach, GRACE_MS } = require('../fleet/attach')
+const { attach, hostPort, GRACE_MS } = require('../fleet/attach')
 const { topLines } = require('../fleet/summary')
 
 const FORMATS = Object.keys(FORMAT_EXT)
@@ -222,11 +222,6 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   for (const f of files) lines.push(`  ${f}`)
   out.write([...lines, ...topLines(r, o.top)].join('\n') + '\n')
   return code
-}
-
-// host:port as printed, IPv6 in brackets.
-function hostPort (host, port) {
-  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
 }
 
 // While attached, SIGINT/SIGTERM/SIGHUP abort the sampling (the signal's
