@@ -462,4 +462,4 @@ async function closeInspector (client, guard, url) {
   }
 }
 
-module.exports = { attach, closeOpened, preflight, inspectorOptions, isLoopback, hostPort, DEFAULT_PORT, GRACE_MS }
+module.exports = { attach, closeOpened, guardExpr, preflight, inspectorOptions, isLoopback, hostPort, DEFAULT_PORT, GRACE_MS }

@@ -679,3 +679,35 @@ test('attach to a process whose --inspect-port is 0.0.0.0: refused without --for
   await get(port, '/quit')
   assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
 })
+
+// The target's close timer (lib/fleet/attach.js guardExpr), evaluated as
+// attach evaluates it, in a node whose inspector is open: it closes that
+// inspector when it fires; re-armed after the inspector was closed and
+// opened again (a debugger of the user's), it leaves the new one alone;
+// armed for a minute, it does not keep the process alive.
+test('the target\'s close timer closes only the inspector it was armed in, and keeps nothing alive', { timeout: 30000 }, () => {
+  const script = `
+    const { guardExpr } = require(${JSON.stringify(path.join(ROOT, 'lib', 'fleet', 'attach.js'))})
+    const inspector = require('node:inspector')
+    inspector.open(0, '127.0.0.1')
+    const guard = (0, eval)(guardExpr(Number(process.argv[1])))
+    if (process.argv[2] === 'reopen') {
+      setTimeout(() => {
+        const closedByTimer = inspector.url() === undefined
+        inspector.open(0, '127.0.0.1')
+        const theirs = inspector.url()
+        guard(50)
+        setTimeout(() => {
+          console.log(JSON.stringify({ closedByTimer, theirsOpen: inspector.url() === theirs }))
+          inspector.close()
+        }, 500)
+      }, 1000)
+    }`
+  const r = spawnSync(process.execPath, ['-e', script, '200', 'reopen'], { env: childEnv(), encoding: 'utf8', timeout: 20000 })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout), { closedByTimer: true, theirsOpen: true })
+  const t0 = Date.now()
+  const idle = spawnSync(process.execPath, ['-e', script, '60000'], { env: childEnv(), encoding: 'utf8', timeout: 20000 })
+  assert.equal(idle.status, 0, idle.stderr)
+  assert.ok(Date.now() - t0 < 15000, 'a process with the timer armed for 60 s ends on its own at once')
+})
