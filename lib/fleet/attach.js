@@ -259,9 +259,13 @@ function reachAt (address) {
 // Port 0 (--inspect-port=0) is a port the kernel picks: a new listener of
 // the process's, not among those it had before the signal. Polled every
 // 10 ms: until the guard is armed, only this process can close it.
-async function waitForInspector (pid, { host, port, before }, waitMs = OPEN_WAIT_MS) {
+async function waitForInspector (pid, { host, port, before }, waitMs = OPEN_WAIT_MS, signal) {
   const deadline = Date.now() + waitMs
   while (Date.now() < deadline) {
+    if (signal && signal.aborted) {
+      throw attachError(`interrupted while waiting for process ${pid} to open its inspector; if it still opens, ` +
+        "cprof's watchdog closes it", { interrupted: true })
+    }
     if (procfs.startTime(pid) === null) throw attachError(`process ${pid} exited after SIGUSR1`)
     const now = procfs.listeningPorts(pid) || []
     const candidates = port === 0 ? now.filter((p) => !before.includes(p)) : now.filter((p) => p === port)
@@ -356,7 +360,16 @@ async function attach (opts) {
   try {
     watchdog.say('open')
     process.kill(pid, 'SIGUSR1')
-    open = await waitForInspector(pid, pre, opts.openWaitMs)
+    // Interrupted while the inspector is not open yet (an app slow to
+    // open it, or that handles SIGUSR1 itself: up to --wait): the watchdog
+    // takes the wait over and closes it if it opens, so we stop at once.
+    open = await waitForInspector(pid, pre, opts.openWaitMs, watchdog.running ? signal : undefined)
+  } catch (e) {
+    if (e.interrupted) watchdog.leave()
+    else watchdog.say('done')
+    throw e
+  }
+  try {
     text = await attached(open, opts)
   } finally {
     watchdog.say('done')
@@ -387,22 +400,28 @@ const WATCHDOG = path.join(__dirname, 'attach-watchdog.js')
 
 // The watchdog (attach-watchdog.js): detached (its own session, so a
 // terminal's Ctrl-C or a kill of this process group spares it), stdin a
-// pipe from us. Without one (spawn failed) the target's timer is left.
+// pipe from us. say('done') ends its job; leave() hands the inspector over
+// to it, as dying would. Without one (spawn failed) the target's timer is
+// left, and running is false.
 function startWatchdog (pid, pre, waitMs = OPEN_WAIT_MS) {
   let child
   try {
     child = spawn(process.execPath, [WATCHDOG, String(pid), JSON.stringify(pre), String(waitMs)],
       { detached: true, stdio: ['pipe', 'ignore', 'ignore'] })
   } catch {
-    return { say () {} }
+    return { running: false, say () {}, leave () {} }
   }
   child.on('error', () => {})
   child.stdin.on('error', () => {})
   child.unref()
   return {
+    running: child.pid !== undefined,
     say (word) {
       if (word === 'done') child.stdin.end('done\n')
       else child.stdin.write(word + '\n')
+    },
+    leave () {
+      child.stdin.end()
     }
   }
 }

@@ -639,6 +639,23 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
   })
 }
 
+test('attach interrupted while it waits for an inspector that does not open: exits at once, its watchdog takes the wait over', { timeout: 60000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer([`--inspect-port=${inspectPort}`], ['handle-usr1'])
+  const port = await srv.port
+  const a = attachRunning([String(srv.child.pid), '--duration', '1', '--wait', '30', '--dir', makeTmpDir()])
+  await waitUntil(() => /"usr1":true/.test(srv.out()), 20000)
+  a.child.kill('SIGINT')
+  const sent = Date.now()
+  const end = await a.exited
+  assert.equal(end.status, 130, a.err())
+  assert.ok(end.at - sent < 5000, `exited ${end.at - sent} ms after SIGINT, not after --wait`)
+  assert.match(a.err(), /interrupted while waiting for process \d+ to open its inspector; if it still opens, cprof's watchdog closes it/)
+  assert.equal(listening(inspectPort), false)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
 test('the inspector host and port as Node reads --inspect-port / --inspect', () => {
   const cases = [
     [[], { host: '127.0.0.1', port: 9229 }],
