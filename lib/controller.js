@@ -82,14 +82,17 @@ function createController (spec, hooks) {
   }
 
   // extra: fields added to the result (an incident's reason); quiet: no
-  // 'profile' event (a profile ended only to be thrown away).
-  async function stop ({ quiet = false, ...extra } = {}) {
+  // 'profile' event (a profile ended only to be thrown away); to: { dir,
+  // ownDir } of the public stop({ dir }) (options.stopOptions), which
+  // replace start()'s.
+  async function stop ({ quiet = false, ...extra } = {}, to = {}) {
     const run = current
     if (!run) {
       throw cprofError('ERR_CPROF_NOT_STARTED',
         `no ${spec.label} profile is running: call start() first`)
     }
     current = null
+    if (to.dir !== undefined) run.o = { ...run.o, dir: to.dir, ownDir: to.ownDir }
     run.stoppedAt = performance.now()
     let result
     try {

@@ -29,12 +29,16 @@ function defaultDir () {
 }
 
 // Why st (lstat of cprof's default directory) may not hold the user's files,
-// or null. Wording matches src/core/fsutil.c unsafe_dir.
-function unsafeOwn (st) {
+// or null. Wording matches src/core/fsutil.c unsafe_dir. owner: the uid it
+// must belong to, when not ours (the run directory of another user's
+// process that root triggers, lib/fleet/rundir.js).
+function unsafeOwn (st, owner) {
   if (st.isSymbolicLink()) return 'is a symbolic link, not a directory'
   if (!st.isDirectory()) return 'is not a directory'
-  if (typeof process.geteuid === 'function' && st.uid !== process.geteuid()) {
-    return `is owned by another user (uid ${st.uid}, you are uid ${process.geteuid()})`
+  const me = typeof process.geteuid === 'function' ? process.geteuid() : null
+  const want = owner === undefined || owner === null ? me : owner
+  if (want !== null && st.uid !== want) {
+    return `is owned by another user (uid ${st.uid}, ${want === me ? 'you are' : "the process's is"} uid ${want})`
   }
   if (st.mode & 0o022) {
     const who = st.mode & 0o002 ? 'other users' : 'its group'

@@ -1,66 +1,123 @@
 'use strict'
-// `cprof trigger <pid> --dump --last <s>`: a signal carries no value, so the
-// CLI leaves the request in a file the process takes (reads and deletes)
-// when the dump signal arrives: <tmpdir>/cprof-dump-<pid>.json, mode 0600,
-// { "last": ms }, created exclusively and never through a symlink. The process
-// only trusts a regular file of its own user, opened without following one.
+// `cprof trigger <pid> --dump --last <s>` (and the fan-out's): a signal
+// carries no value, so the CLI leaves the request in a file the process
+// takes (reads and deletes) when the dump signal arrives. The file lives in
+// the process's own run directory (lib/fleet/rundir.js), dump-<pid>.json,
+// { "last": ms }: a directory only the process's user (and root) can write,
+// checked on its descriptor (owned by that user, not writable by group or
+// others, every component, no symlink) by both sides. So no other user can
+// plant, redirect or block a request; the CLI creates it under a random temp
+// name (O_EXCL|O_NOFOLLOW, 0600), gives it to the process's user when run as
+// root (fchown: the app only trusts a file of its own user), and renames it
+// into place, replacing a stale one. The CLI removes a request the process
+// did not take (remove()), so none is left to shape a later dump.
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
-const { invalidArg } = require('./errors')
-
-function requestPath (pid, tmpdir = os.tmpdir()) {
-  return path.join(tmpdir, `cprof-dump-${pid}.json`)
-}
+const crypto = require('node:crypto')
+const { invalidArg, cprofError } = require('./errors')
+const rundir = require('./fleet/rundir')
 
 const { O_WRONLY, O_RDONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants
 
-/**
- * The CLI side: writes the request (replacing a stale one) into a new file,
- * 0600, never through a symlink planted at the name.
- */
-function put (pid, lastMs, tmpdir) {
-  const file = requestPath(pid, tmpdir)
-  try { fs.unlinkSync(file) } catch {}
-  const fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
-  try {
-    fs.writeFileSync(fd, JSON.stringify({ last: lastMs }) + '\n')
-  } finally {
-    fs.closeSync(fd)
+function requestName (pid) {
+  return `dump-${pid}.json`
+}
+
+// The run directory dir of a process of user owner, opened and checked;
+// throws ERR_CPROF_IO when refused.
+function open (dir, owner) {
+  const handle = rundir.openDir(dir, owner)
+  if (handle.why) {
+    throw cprofError('ERR_CPROF_IO', `the process's run directory ${handle.dir} ` +
+      `${handle.why === 'absent' ? 'does not exist' : `is refused: it ${handle.why}`}`)
   }
-  return file
+  return handle
 }
 
 /**
- * The app side: the requested last (ms), or undefined; deletes the file.
- * Opened without following a symlink (nor waiting on a FIFO), then checked
- * on the open file, so nothing can be swapped in between.
+ * The CLI side: writes the request for pid into its run directory dir
+ * (owner: the uid the process runs as). Returns the request's path. Throws
+ * ERR_CPROF_IO (the directory refused, or not writable: another user's).
  */
-function take (pid) {
-  const file = requestPath(pid)
-  let fd
+function put (dir, pid, lastMs, owner) {
+  const handle = open(dir, owner)
+  const tmp = path.join(handle.at, `.dump-${pid}.${crypto.randomBytes(6).toString('hex')}.tmp`)
   try {
-    fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+    const fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+    try {
+      fs.writeFileSync(fd, JSON.stringify({ last: lastMs }) + '\n')
+      if (typeof process.geteuid === 'function' && process.geteuid() === 0 && owner !== 0) fs.fchownSync(fd, owner, -1)
+    } finally {
+      fs.closeSync(fd)
+    }
+    fs.renameSync(tmp, path.join(handle.at, requestName(pid)))
   } catch (err) {
-    if (err.code === 'ENOENT') return undefined
-    try { fs.unlinkSync(file) } catch {}
-    throw invalidArg(`ignoring the dump request ${file}: not a regular file of this process's user (${err.code})`)
+    try { fs.unlinkSync(tmp) } catch {}
+    throw cprofError('ERR_CPROF_IO', `cannot write the dump request into ${dir}: ${err.message}`, { cause: err })
+  } finally {
+    rundir.closeDir(handle)
+  }
+  return path.join(dir, requestName(pid))
+}
+
+/** The CLI side: removes pid's request if it is still there; true if it was (not taken). */
+function remove (dir, pid, owner) {
+  let handle
+  try {
+    handle = open(dir, owner)
+  } catch {
+    return false
   }
   try {
-    const st = fs.fstatSync(fd)
-    if (!st.isFile() || (typeof process.getuid === 'function' && st.uid !== process.getuid())) {
-      throw invalidArg(`ignoring the dump request ${file}: not a regular file of this process's user`)
+    fs.unlinkSync(path.join(handle.at, requestName(pid)))
+    return true
+  } catch {
+    return false
+  } finally {
+    rundir.closeDir(handle)
+  }
+}
+
+/**
+ * The app side: the requested last (ms), or undefined when there is no
+ * request; deletes it. dir: this process's run directory (null: it has none,
+ * so no request could reach it). Opened without following a symlink (nor
+ * waiting on a FIFO), then checked on the open file. Throws
+ * ERR_CPROF_INVALID_ARG for a request it refuses (the dump is then not made:
+ * the CLI says why).
+ */
+function take (dir, pid = process.pid) {
+  if (!dir) return undefined
+  const handle = rundir.openDir(dir)
+  if (handle.why) return undefined // no run directory of ours: nobody could put a request
+  const file = path.join(handle.at, requestName(pid))
+  const shown = path.join(dir, requestName(pid))
+  let fd
+  try {
+    try {
+      fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+    } catch (err) {
+      if (err.code === 'ENOENT') return undefined
+      throw invalidArg(`refusing the dump request ${shown}: not a regular file of this process's user (${err.code})`)
     }
-    const req = JSON.parse(fs.readFileSync(fd, 'utf8'))
+    const st = fs.fstatSync(fd)
+    if (!st.isFile() || (typeof process.geteuid === 'function' && st.uid !== process.geteuid())) {
+      throw invalidArg(`refusing the dump request ${shown}: not a regular file of this process's user`)
+    }
+    let req
+    try {
+      req = JSON.parse(fs.readFileSync(fd, 'utf8'))
+    } catch {}
     const last = req && req.last
     if (typeof last !== 'number' || !Number.isFinite(last) || last < 0) {
-      throw invalidArg(`ignoring the dump request ${file}: "last" must be a number of ms >= 0`)
+      throw invalidArg(`refusing the dump request ${shown}: "last" must be a number of ms >= 0`)
     }
     return last
   } finally {
-    fs.closeSync(fd)
+    if (fd !== undefined) fs.closeSync(fd)
     try { fs.unlinkSync(file) } catch {}
+    rundir.closeDir(handle)
   }
 }
 
-module.exports = { requestPath, put, take }
+module.exports = { requestName, put, remove, take }

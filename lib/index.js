@@ -151,10 +151,10 @@ Object.assign(cprof, {
   init: triggers.init,
   destroy: triggers.destroy,
   start: cpu.start,
-  stop: () => cpu.stop(),
+  stop: async (opts) => cpu.stop({}, options.stopOptions(opts, 'stop()')),
   profile: cpu.profile,
   analyze,
   recorder: { start: recorder.start, stop: recorder.stop, status: recorderStatus, dump: (opts) => recorder.dump(opts) },
-  heap: { start: heap.start, stop: () => heap.stop(), profile: heap.profile, snapshot }
+  heap: { start: heap.start, stop: async (opts) => heap.stop({}, options.stopOptions(opts, 'heap.stop()')), profile: heap.profile, snapshot }
 })
 module.exports = cprof

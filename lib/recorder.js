@@ -202,7 +202,8 @@ function createRecorder (hooks) {
     // store.dir is the user's: created 0700, must be a directory (the rule
     // for dir, docs/reliability.md); checked here so start() throws at once.
     if (store) prepareDirSync(store.dir, false, 'pass store.dir a directory you own')
-    const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes }
+    // cwd: pushed frames name their files relative to it ("./lib/a.js:fib:3", docs/pyroscope.md)
+    const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes, cwd: process.cwd() }
     const t0 = performance.now()
     const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push)
     ownMs += performance.now() - t0

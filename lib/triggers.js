@@ -72,13 +72,18 @@ function createTriggers (ctl, snapshot, hooks) {
   }
 
   // The dump signal: `cprof trigger <pid> --dump --last S` leaves the
-  // seconds in a request file first (lib/dump-request.js).
+  // seconds in a request file in this process's run directory first
+  // (lib/dump-request.js). A request that is there but refused makes no
+  // dump: all the recorder holds is not what was asked; the failure goes
+  // into the run-directory entry, where the CLI reads it.
   function onDumpSignal (c) {
     let last
     try {
-      last = dumpRequest.take(process.pid)
+      last = dumpRequest.take(hooks.announcer.dir())
     } catch (err) {
+      hooks.announcer.failed('dump', err)
       hooks.report(err)
+      return
     }
     ctl.recorder.dump(dumpOptions(c, last)).catch((err) => {
       hooks.announcer.failed('dump', err) // the fan-out names this instance missing, and why

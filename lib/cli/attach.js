@@ -14,6 +14,7 @@ const {
 const { prepareDir } = require('../dirs')
 const { attach, hostPort, GRACE_MS } = require('../fleet/attach')
 const { topLines } = require('../fleet/summary')
+const { termSafe } = require('../term')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
@@ -152,7 +153,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     // the target for a profile that could not be written (lib/dirs.js rules).
     await prepareDir(o.dir, o.ownDir, 'pass --dir (or set CPROF_DIR) to a directory you own')
   } catch (e) {
-    err.write(`cprof attach: ${e.code}: ${e.message}\n`)
+    err.write(`cprof attach: ${e.code}: ${termSafe(e.message)}\n`)
     return 1
   }
   const startTime = Date.now()
@@ -178,7 +179,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
       }
     })
   } catch (e) {
-    err.write(`cprof attach: ${e.code ? e.code + ': ' : ''}${e.message}\n`)
+    err.write(`cprof attach: ${e.code ? e.code + ': ' : ''}${termSafe(e.message)}\n`)
     return stop.signal.aborted ? stop.exitCode() : 1
   } finally {
     stop.remove()
@@ -219,7 +220,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
       (o.includeCollected ? '' : ': --include-collected keeps the collected ones too'))
   }
   if (r.droppedSamples) lines.push(`${r.droppedSamples} samples named nodes V8 pruned from the tree: left out`)
-  for (const f of files) lines.push(`  ${f}`)
+  for (const f of files) lines.push(`  ${termSafe(f)}`)
   out.write([...lines, ...topLines(r, o.top)].join('\n') + '\n')
   return code
 }

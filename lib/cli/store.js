@@ -6,11 +6,15 @@
 // The recorder writes one file per window, named
 //   <cpu|heap>-<pid>-<fromMs>-<toMs>.<cpuprofile|heapprofile|pb.gz>
 // with fromMs/toMs in ms since the epoch. Only the V8 formats are merged
-// (.cpuprofile, .heapprofile): pprof is an export, not read back.
+// (.cpuprofile, .heapprofile): pprof is an export, not read back. A heap
+// window is the whole live heap at its end (docs/recorder.md), so windows
+// of one process never add up: a heap range is each process's newest
+// window in it, the processes' live heaps merged.
 const fs = require('node:fs')
 const path = require('node:path')
 const { cprofError } = require('../errors')
 const { usageError } = require('./profile-io')
+const { termSafe } = require('../term')
 
 const WINDOW_RE = /^(cpu|heap)-(\d+)-(\d+)-(\d+)\.(cpuprofile|heapprofile|pb\.gz)$/
 const V8_EXT = { cpu: 'cpuprofile', heap: 'heapprofile' }
@@ -27,7 +31,8 @@ const STORE_OPTIONS = {
 
 const STORE_USAGE = `
 <file> may be a recorder store directory: its windows whose time range overlaps
-[--from, --to] are merged into one profile first.
+[--from, --to] are merged into one profile first (heap windows: each process's
+newest in range, its live heap then).
   --from T, --to T    the time range (default: all of it). T is an ISO-8601 date
                       (2026-11-23T18:30:00Z; a date and time without a zone is
                       local time, a date alone is UTC midnight), ms since the
@@ -98,6 +103,16 @@ function iso (ms) {
   return Number.isFinite(ms) ? new Date(ms).toISOString() : String(ms)
 }
 
+// Each process's newest window (heap windows: the live heap at its end).
+function newestPerProcess (windows) {
+  const newest = new Map()
+  for (const w of windows) {
+    const n = newest.get(w.pid)
+    if (!n || w.to > n.to || (w.to === n.to && w.from > n.from)) newest.set(w.pid, w)
+  }
+  return [...newest.values()]
+}
+
 /**
  * Picks the V8-format windows of one kind overlapping [from, to] in a store,
  * in merge order: by process (the one whose windows start first, first),
@@ -110,7 +125,7 @@ function selectWindows (dir, { from = -Infinity, to = Infinity, pid, kind } = {}
   // --from at a boundary starts with the window that begins there.
   const inRange = all.filter((w) => w.to > from && w.from <= to && (pid === undefined || w.pid === pid))
   const k = kind ?? (all.some((w) => w.kind === 'cpu' && (pid === undefined || w.pid === pid)) ? 'cpu' : 'heap')
-  const windows = inRange.filter((w) => w.kind === k)
+  const windows = k === 'heap' ? newestPerProcess(inRange.filter((w) => w.kind === k)) : inRange.filter((w) => w.kind === k)
   if (windows.length === 0) {
     const held = all.filter((w) => w.kind === k)
     const what = `${k} windows${pid === undefined ? '' : ` of process ${pid}`}`
@@ -204,7 +219,7 @@ function commandInput (cmd, usage, file, values) {
   if (!input.error) return { input }
   if (input.io) throw cprofError('ERR_CPROF_IO', input.error)
   if (input.usage) return usageError(cmd, usage, input.error)
-  process.stderr.write(`cprof ${cmd}: ${input.error}\n`)
+  process.stderr.write(`cprof ${cmd}: ${termSafe(input.error)}\n`)
   return { exit: 1 }
 }
 

@@ -5,7 +5,7 @@ const path = require('node:path')
 const fs = require('node:fs')
 const { parseArgs } = require('node:util')
 const { usageError, intArg } = require('./profile-io')
-const { defaultDir } = require('../dirs')
+const { defaultDir, unsafeOwn } = require('../dirs')
 
 const USAGE = `usage: cprof ui [dir] [--port N]
 
@@ -13,7 +13,9 @@ Serves a dashboard on 127.0.0.1 (never on other interfaces) and prints its URL,
 which holds a random token: requests without it are refused (403). Keep the URL
 to yourself. In the dashboard:
   - the .cpuprofile / .heapprofile files of dir (default: $CPROF_DIR, else
-    ${defaultDir()}), refreshed as new ones are written;
+    ${defaultDir()}, which must be yours and private, as for writing;
+    symbolic links in dir are neither listed nor opened), refreshed as new
+    ones are written;
     open one in the HTML viewer (flame graph, top-down, bottom-up, flat), or
     select two of the same kind and compare them, or several of one kind and
     merge them (as cprof merge does) into the viewer;
@@ -26,6 +28,31 @@ Stop with Ctrl-C.
 
   --port N    the port (default: a free one)
 `
+
+// Why dir may not be served, or null. The default directory (own) follows
+// the writers' rules (lib/dirs.js): created 0700 if missing, else it must be
+// a real directory of this user's that others cannot write, so the dashboard
+// never shows (nor lets the user open) files another user planted there. A
+// directory the user named must exist: a typo is not created.
+async function unusable (dir, own) {
+  if (own) {
+    // Something already at the name (a file, a dangling symlink) fails
+    // mkdir: lstat then says what it is.
+    const made = await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 }).then(() => null, (err) => err)
+    let st
+    try {
+      st = await fs.promises.lstat(dir)
+    } catch (err) {
+      return `cannot create directory ${dir}: ${(made || err).message}`
+    }
+    const bad = unsafeOwn(st)
+    if (!bad) return null
+    return `ERR_CPROF_IO: refusing to serve ${dir}: it ${bad}, so another user could have put ` +
+      'files there or read them. Remove it, or name a directory you own: cprof ui DIR'
+  }
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return `${dir} is not a directory`
+  return null
+}
 
 async function run (argv) {
   let a
@@ -41,9 +68,11 @@ async function run (argv) {
   if (a.positionals.length > 1) return usageError('ui', USAGE, `too many arguments: ${a.positionals.slice(1).join(' ')}`).exit
   const port = intArg('ui', 'port', a.values.port, 0, 65535)
   if (port.error) return usageError('ui', USAGE, port.error).exit
-  const dir = path.resolve(a.positionals[0] ?? (process.env.CPROF_DIR || defaultDir()))
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
-    process.stderr.write(`cprof ui: ${dir} is not a directory\n`)
+  const named = a.positionals[0] ?? process.env.CPROF_DIR
+  const dir = path.resolve(named || defaultDir())
+  const bad = await unusable(dir, !named)
+  if (bad) {
+    process.stderr.write(`cprof ui: ${bad}\n`)
     return 1
   }
   const { createUiServer } = require('../ui/server')

@@ -172,7 +172,11 @@ function createAnnouncer (hooks) {
     flush()
   }
 
-  return { start, stop, running, finished, merged, failed, recorder: recorderState, dumped, active: () => state !== null }
+  // The run directory this process announces itself in (lib/dump-request.js
+  // takes a --last request from there), or null before start().
+  const dir = () => (state ? state.dir : null)
+
+  return { start, stop, running, finished, merged, failed, recorder: recorderState, dumped, dir, active: () => state !== null }
 }
 
 module.exports = { createAnnouncer, VERSION }

@@ -3,6 +3,7 @@
 // themselves (lib/fleet/announce.js), their stale entries pruned, with what
 // /proc says of them now. Used by cprof ps and the fan-out commands.
 const fs = require('node:fs')
+const path = require('node:path')
 const procfs = require('./procfs')
 const rundir = require('./rundir')
 
@@ -16,32 +17,43 @@ function unlink (file) {
  * The live entries of every run directory of this user, one per pid:
  * { entries: [entry + { runDir }], warnings: [text], pruned: n }. An entry
  * whose pid is gone, or now names another process (its start time, field
- * 22 of /proc/<pid>/stat, differs), is removed when prune is set.
+ * 22 of /proc/<pid>/stat, differs), is removed when prune is set. Each
+ * directory is opened and checked as lib/fleet/rundir.js openDir says, and
+ * read through that descriptor; an entry that is not a regular file of this
+ * user is skipped with a warning, never pruned.
  */
 function discover ({ prune = true, env = process.env } = {}) {
   const byPid = new Map()
   const warnings = []
   let pruned = 0
   for (const dir of rundir.candidates(env)) {
-    const why = rundir.checkSync(dir)
-    if (why === 'absent') continue
-    if (why) {
-      warnings.push(`ignoring ${dir}: it ${why}`)
+    const handle = rundir.openDir(dir)
+    if (handle.why === 'absent') continue
+    if (handle.why) {
+      warnings.push(`ignoring ${handle.dir}: it ${handle.why}`)
       continue
     }
-    for (const item of rundir.readEntries(dir)) {
-      const pid = item.entry ? item.entry.pid : item.tmpOf !== undefined ? item.tmpOf : item.broken
-      const live = item.entry ? procfs.sameProcess(pid, item.entry.startTime) : procfs.startTime(pid) !== null
-      if (!live) {
-        if (prune) {
-          unlink(item.file)
-          pruned++
+    try {
+      for (const item of rundir.readEntries(handle)) {
+        if (item.untrusted) {
+          warnings.push(`ignoring ${path.join(dir, item.name)}: it ${item.untrusted}`)
+          continue
         }
-        continue
+        const pid = item.entry ? item.entry.pid : item.tmpOf !== undefined ? item.tmpOf : item.broken
+        const live = item.entry ? procfs.sameProcess(pid, item.entry.startTime) : procfs.startTime(pid) !== null
+        if (!live) {
+          if (prune) {
+            unlink(item.file)
+            pruned++
+          }
+          continue
+        }
+        if (!item.entry) continue // a write in progress, or cut short
+        const had = byPid.get(pid)
+        if (!had || had.updated < item.entry.updated) byPid.set(pid, { ...item.entry, runDir: dir })
       }
-      if (!item.entry) continue // a write in progress, or cut short
-      const had = byPid.get(pid)
-      if (!had || had.updated < item.entry.updated) byPid.set(pid, { ...item.entry, runDir: dir })
+    } finally {
+      rundir.closeDir(handle)
     }
   }
   const entries = [...byPid.values()]

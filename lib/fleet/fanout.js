@@ -11,6 +11,8 @@ const path = require('node:path')
 const native = require('../native')
 const { formatNames } = require('../options')
 const procfs = require('./procfs')
+const rundir = require('./rundir')
+const { parseSignal } = require('../trigger-config')
 const { discover } = require('./discover')
 const { mergeSet, label } = require('./merge-set')
 const dumpRequest = require('../dump-request')
@@ -38,31 +40,59 @@ function signalName (m, kind) {
   return kind === 'heap' ? m.triggers.heapSignal : kind === 'dump' ? m.triggers.dumpSignal : m.triggers.signal
 }
 
+// The signal m announced for kind, checked: { sig } or { why } it is not
+// sent. An entry only names a signal; it goes out only if it is one cprof
+// can install (parseSignal: never SIGKILL, SIGTERM, SIGINT, SIGSTOP, …), to
+// the process that announced itself (same start time), running Node.js, that
+// catches it now (so it cannot terminate it) — the checks `cprof trigger
+// <pid>` makes, and more.
+function checkedSignal (m, kind) {
+  const name = signalName(m, kind)
+  if (kind === 'dump' && !(name && m.recorder && m.recorder.running)) {
+    return { why: 'runs no flight recorder (CPROF_RECORDER=1 or init({ recorder }))' }
+  }
+  if (!name) return { why: `has no ${kind === 'heap' ? 'heapSignal (CPROF_HEAP_SIGNAL)' : 'CPU signal'} installed` }
+  let sig
+  try {
+    sig = parseSignal(name, 'its announced signal')
+  } catch (err) {
+    return { why: `was not signalled: ${err.message}` }
+  }
+  if (!procfs.sameProcess(m.pid, m.startTime)) return { why: 'exited before the signal' }
+  if (procfs.isNode(m.pid) !== true) {
+    return { why: `was not signalled: it does not run Node.js (its executable is ${procfs.exe(m.pid) || 'unreadable'})` }
+  }
+  const disp = procfs.signalDisposition(m.pid, sig.number)
+  if (disp !== 'caught') {
+    return { why: `was not signalled: it does not catch ${sig.name} (${disp || 'its /proc status is unreadable'}), so cprof's trigger is not installed there` }
+  }
+  return { sig }
+}
+
 /**
  * Sends each target its signal for kind; returns the members that could
  * not be signalled, with the reason (a heap profile without a heapSignal, a
- * process gone, no recorder running for a dump). last (ms, dump only): the
- * dump covers only the last that many ms (lib/dump-request.js).
+ * process gone, no recorder running for a dump, a signal that fails the
+ * checks of checkedSignal). last (ms, dump only): the dump covers only the
+ * last that many ms (lib/dump-request.js); a request that cannot be passed
+ * is a failure, and that process is not signalled.
  */
 function signalAll (members, kind, last) {
   const failed = new Map()
   for (const m of targets(members, kind)) {
-    const sig = signalName(m, kind)
-    if (kind === 'dump' && !(sig && m.recorder && m.recorder.running)) {
-      failed.set(m.pid, 'runs no flight recorder (CPROF_RECORDER=1 or init({ recorder }))')
-      continue
-    }
-    if (!sig) {
-      failed.set(m.pid, `has no ${kind === 'heap' ? 'heapSignal (CPROF_HEAP_SIGNAL)' : 'CPU signal'} installed`)
-      continue
-    }
-    if (!procfs.sameProcess(m.pid, m.startTime)) {
-      failed.set(m.pid, 'exited before the signal')
+    const { sig, why } = checkedSignal(m, kind)
+    if (why) {
+      failed.set(m.pid, why)
       continue
     }
     try {
-      if (kind === 'dump' && last !== undefined) dumpRequest.put(m.pid, last, (procfs.env(m.pid) || {}).TMPDIR || undefined)
-      process.kill(m.pid, sig)
+      if (kind === 'dump' && last !== undefined) dumpRequest.put(m.runDir, m.pid, last, rundir.processOwner(m.pid))
+    } catch (err) {
+      failed.set(m.pid, `was not signalled: cannot pass --last: ${err.message}`)
+      continue
+    }
+    try {
+      process.kill(m.pid, sig.name)
     } catch (err) {
       failed.set(m.pid, `cannot be signalled: ${err.code}`)
     }
@@ -125,6 +155,8 @@ async function primaryMerged (primary, kind, since, waitMs) {
  */
 async function gather (members, opts) {
   const got = await collect(members, opts.kind, opts.since, opts.waitMs, opts.failed || new Map())
+  // A --last request a process did not take goes: it would shape its next dump.
+  if (opts.kind === 'dump') for (const m of members) dumpRequest.remove(m.runDir, m.pid, rundir.processOwner(m.pid))
   const primary = opts.kind !== 'dump' && members.find((m) => m.role === 'primary' && !got[m.pid].reason)
   if (primary && members.some((m) => m.ppid === primary.pid)) {
     const merged = await primaryMerged(primary, opts.kind, opts.since, opts.waitMs)

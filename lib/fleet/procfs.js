@@ -103,6 +103,17 @@ function exe (pid) {
   }
 }
 
+/**
+ * Whether the process runs Node.js: its executable is named node or nodejs
+ * (as `cprof attach` decides it); null when unreadable.
+ */
+function isNode (pid) {
+  const file = exe(pid)
+  if (file === null) return null
+  const base = file.replace(/ \(deleted\)$/, '').split('/').pop()
+  return base === 'node' || base === 'nodejs'
+}
+
 function env (pid) {
   const text = read(`/proc/${pid}/environ`)
   if (text === null) return null
@@ -207,6 +218,7 @@ module.exports = {
   signalDisposition,
   cmdline,
   exe,
+  isNode,
   env,
   listeningPorts,
   listenAddresses,

@@ -14,19 +14,31 @@
 //
 // The owner/mode/symlink check is lib/dirs.js's unsafeOwn, the one for cprof's
 // default profile directory.
+//
+// Readers (openDir, readEntries) make the writers' check on every component
+// (cprof-<uid> and run) race-free: each is opened O_DIRECTORY|O_NOFOLLOW
+// relative to the one above through /proc/self/fd/<fd>/<name> (Node has no
+// openat), checked with fstat on the descriptor, and everything after that
+// (listing, reading, pruning) goes through /proc/self/fd/<fd>, which names
+// the checked directory whatever happens to its path meanwhile. An entry is
+// opened O_NOFOLLOW and trusted only if it is a regular file of the reading
+// user (root: or of the user the process it names runs as). Another user
+// who swaps a component for a symlink (issue 32: /tmp/cprof-0 -> /, so
+// /tmp/cprof-0/run was /run) gets the directory refused, never read.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { cprofError } = require('../errors')
 const { startEnv } = require('../pm2')
 const { unsafeOwn } = require('../dirs')
+const procfs = require('./procfs')
 
 function uid () {
   return typeof process.geteuid === 'function' ? process.geteuid() : null
 }
 
-function tmpRun (tmp) {
-  return path.join(tmp, `cprof-${uid()}`, 'run')
+function tmpRun (tmp, owner = uid()) {
+  return path.join(tmp, `cprof-${owner}`, 'run')
 }
 
 /** The run directory this process writes to. */
@@ -49,15 +61,20 @@ function refuse (dir, why) {
     'you own (mode 0700)')
 }
 
+// The directories a run directory's check covers: dir, and the cprof-<uid>
+// directory above it when that is cprof's own.
+function chain (dir) {
+  return path.basename(dir) === 'run' && /^cprof-/.test(path.basename(path.dirname(dir)))
+    ? [path.dirname(dir), dir]
+    : [dir]
+}
+
 /**
  * Creates dir (0700) or checks it, and the cprof-<uid> directory above it
  * when that is cprof's own. Rejects with ERR_CPROF_IO.
  */
 async function prepare (dir) {
-  const chain = path.basename(dir) === 'run' && /^cprof-/.test(path.basename(path.dirname(dir)))
-    ? [path.dirname(dir), dir]
-    : [dir]
-  for (const d of chain) {
+  for (const d of chain(dir)) {
     try {
       await fs.promises.mkdir(d, { mode: 0o700 })
     } catch (err) {
@@ -70,15 +87,80 @@ async function prepare (dir) {
   }
 }
 
-/** Sync check for readers: null when dir is usable, else why not (absent: 'absent'). */
-function checkSync (dir) {
-  let st
+const PROC_FD = '/proc/self/fd'
+const { O_RDONLY, O_DIRECTORY = 0, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants
+const hasProcFd = () => process.platform === 'linux' && fs.existsSync(PROC_FD)
+
+function closeFd (fd) {
+  if (fd === null) return
   try {
-    st = fs.lstatSync(dir)
-  } catch (err) {
-    return err.code === 'ENOENT' ? 'absent' : err.message
+    fs.closeSync(fd)
+  } catch {}
+}
+
+// Why opening component at O_DIRECTORY|O_NOFOLLOW failed, in unsafeOwn's
+// words. Linux answers ENOTDIR for a symlink there (O_DIRECTORY is checked
+// on the link itself); lstat only words the refusal, it decides nothing.
+function openWhy (err, at) {
+  if (err.code === 'ENOENT') return 'absent'
+  if (err.code === 'ELOOP') return 'is a symbolic link, not a directory'
+  if (err.code === 'ENOTDIR') {
+    try {
+      if (fs.lstatSync(at).isSymbolicLink()) return 'is a symbolic link, not a directory'
+    } catch {}
+    return 'is not a directory'
   }
-  return unsafeOwn(st)
+  return err.message
+}
+
+/**
+ * Opens run directory dir for reading, each component of chain(dir)
+ * checked on its descriptor (owner: the uid it must belong to, default
+ * ours). { fd, at } where at names that directory from now on
+ * (/proc/self/fd/<fd>; close with closeDir), or { why, dir }: the component
+ * refused and why ('absent' when missing). Without /proc (no process
+ * announces itself there: lib/fleet/announce.js) the check is by path.
+ */
+function openDir (dir, owner = uid()) {
+  const parts = chain(dir)
+  if (!hasProcFd()) return checkByPath(parts, owner)
+  let fd = null
+  for (let i = 0; i < parts.length; i++) {
+    const at = fd === null ? parts[i] : path.join(PROC_FD, String(fd), path.basename(parts[i]))
+    let next
+    try {
+      next = fs.openSync(at, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+    } catch (err) {
+      closeFd(fd)
+      return { why: openWhy(err, at), dir: parts[i] }
+    }
+    closeFd(fd)
+    fd = next
+    const why = unsafeOwn(fs.fstatSync(fd), owner)
+    if (why) {
+      closeFd(fd)
+      return { why, dir: parts[i] }
+    }
+  }
+  return { fd, at: path.join(PROC_FD, String(fd)), dir }
+}
+
+function checkByPath (parts, owner) {
+  for (const d of parts) {
+    let st
+    try {
+      st = fs.lstatSync(d)
+    } catch (err) {
+      return { why: err.code === 'ENOENT' ? 'absent' : err.message, dir: d }
+    }
+    const why = unsafeOwn(st, owner)
+    if (why) return { why, dir: d }
+  }
+  return { fd: null, at: parts[parts.length - 1], dir: parts[parts.length - 1] }
+}
+
+function closeDir (handle) {
+  if (handle && handle.fd !== undefined) closeFd(handle.fd)
 }
 
 function entryPath (dir, pid) {
@@ -107,37 +189,135 @@ function removeEntrySync (dir, pid) {
   } catch {}
 }
 
+// The owner of /proc/<pid>: the process's effective uid; null if gone.
+function processOwner (pid) {
+  try {
+    return fs.statSync(`/proc/${pid}`).uid
+  } catch {
+    return null
+  }
+}
+
+// Why the entry of pid, st its fstat, is not to be trusted, or null: it
+// must be a regular file of this user; root also trusts one of the user the
+// process it names runs as.
+function untrusted (st, pid) {
+  if (!st.isFile()) return 'is not a regular file'
+  const me = uid()
+  if (me === null || st.uid === me) return null
+  if (me === 0 && st.uid === processOwner(pid)) return null
+  return `is owned by another user (uid ${st.uid}, you are uid ${me})`
+}
+
+// The entry <pid>.json read through the open directory at: { entry } or
+// { broken } (not JSON: a write cut short by a full disk, say) or
+// { untrusted: why }.
+function readEntry (at, name, pid) {
+  let fd
+  try {
+    fd = fs.openSync(path.join(at, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+  } catch (err) {
+    if (err.code === 'ENOENT') return null // removed meanwhile
+    return { untrusted: err.code === 'ELOOP' ? 'is a symbolic link' : err.message }
+  }
+  try {
+    const why = untrusted(fs.fstatSync(fd), pid)
+    if (why) return { untrusted: why }
+    const entry = JSON.parse(fs.readFileSync(fd, 'utf8'))
+    return entry && typeof entry === 'object' && entry.pid === pid ? { entry } : null
+  } catch {
+    return { broken: pid }
+  } finally {
+    closeFd(fd)
+  }
+}
+
 /**
- * The entries in dir: [{ file, entry }] of every <pid>.json that parses,
- * and the temp files left by processes that died mid-write ({ tmp }).
+ * The entries in the run directory opened as handle (openDir): [{ file,
+ * name, entry }] of every <pid>.json that parses, { file, name, broken } of
+ * one that does not, { file, name, untrusted } of one that is not a regular
+ * file of ours, and the temp files left by processes that died mid-write
+ * ({ file, name, tmpOf }). file reaches the entry through the descriptor.
  */
-function readEntries (dir) {
+function readEntries (handle) {
   let names
   try {
-    names = fs.readdirSync(dir)
+    names = fs.readdirSync(handle.at)
   } catch {
     return []
   }
   const out = []
   for (const name of names) {
-    const file = path.join(dir, name)
+    const file = path.join(handle.at, name)
     const tmp = /^\.(\d+)\.[0-9a-z]+\.tmp$/.exec(name)
     if (tmp) {
-      out.push({ file, tmpOf: Number(tmp[1]) })
+      out.push({ file, name, tmpOf: Number(tmp[1]) })
       continue
     }
     const m = /^(\d+)\.json$/.exec(name)
     if (!m) continue
-    let entry
-    try {
-      entry = JSON.parse(fs.readFileSync(file, 'utf8'))
-    } catch {
-      out.push({ file, broken: Number(m[1]) }) // a write cut short by a full disk, say
-      continue
-    }
-    if (entry && typeof entry === 'object' && entry.pid === Number(m[1])) out.push({ file, entry })
+    const got = readEntry(handle.at, name, Number(m[1]))
+    if (got) out.push({ file, name, ...got })
   }
   return out
 }
 
-module.exports = { runDir, candidates, prepare, checkSync, writeEntry, removeEntrySync, readEntries, entryPath }
+// The run directories a process may have announced itself in, as it
+// computes them from its start environment (env), its user (owner) and
+// working directory (cwd): runDir's choice and the other candidates.
+function candidatesOf (env, owner, cwd) {
+  if (env.CPROF_RUN_DIR) return [path.resolve(cwd, env.CPROF_RUN_DIR)]
+  const tmp = (env.TMPDIR || env.TMP || env.TEMP || '/tmp').replace(/(.)\/+$/, '$1') // as os.tmpdir()
+  const dirs = [path.join(`/run/user/${owner}`, 'cprof'), tmpRun(path.resolve(cwd, tmp), owner), tmpRun('/tmp', owner)]
+  if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) dirs.unshift(path.join(env.XDG_RUNTIME_DIR, 'cprof'))
+  return [...new Set(dirs)]
+}
+
+/**
+ * pid's live entry in run directory dir, checked as owned by owner (the
+ * process's user): the entry, or null.
+ */
+function entryIn (dir, pid, owner) {
+  const handle = openDir(dir, owner)
+  if (handle.why) return null
+  try {
+    const got = readEntry(handle.at, `${pid}.json`, pid)
+    return got && got.entry && procfs.sameProcess(pid, got.entry.startTime) ? got.entry : null
+  } finally {
+    closeDir(handle)
+  }
+}
+
+/**
+ * Where live process pid (of any user, when root) announced itself:
+ * { dir, owner, entry } of the first of its candidate run directories that
+ * is its user's, checked, and holds its live entry; null if none does.
+ */
+function ofProcess (pid) {
+  const owner = processOwner(pid)
+  if (owner === null) return null
+  let cwd = '/'
+  try {
+    cwd = fs.readlinkSync(`/proc/${pid}/cwd`)
+  } catch {}
+  for (const dir of candidatesOf(startEnv(procfs.env(pid) || {}), owner, cwd)) {
+    const entry = entryIn(dir, pid, owner)
+    if (entry) return { dir, owner, entry }
+  }
+  return null
+}
+
+module.exports = {
+  ofProcess,
+  entryIn,
+  runDir,
+  candidates,
+  prepare,
+  openDir,
+  closeDir,
+  readEntries,
+  processOwner,
+  writeEntry,
+  removeEntrySync,
+  entryPath
+}

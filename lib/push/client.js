@@ -11,7 +11,7 @@
 // One upload at a time, in window order, fully asynchronous on the event
 // loop; nothing here keeps the process alive (sockets and timers unref'd).
 // Network errors, timeouts, 5xx and 429 are retried with jittered
-// exponential backoff (429/503's Retry-After respected); other 4xx are
+// exponential backoff per endpoint (429/503's Retry-After respected); other 4xx are
 // counted as failed and not retried. Windows wait in a queue bounded by
 // bytes that drops the oldest.
 const http = require('node:http')
@@ -72,6 +72,10 @@ function createPusher (o, series, hooks = {}) {
   const counts = { pushed: 0, retried: 0, dropped: 0, failed: 0 }
   let lastError = null
   let failing = false // an outage is under way: report once
+  // Retryable failures in a row, of the endpoint, not of a window: the
+  // failing window may be dropped for a newer one (queue full), and the next
+  // must wait as long, or a long outage gets a request a second.
+  let failures = 0
   let sending = null
   let waitTimer = null
   let closed = false
@@ -145,8 +149,9 @@ function createPusher (o, series, hooks = {}) {
     if (r.ok) {
       counts.pushed++
       failing = false
+      failures = 0
     } else if (r.retry && !closed) {
-      item.attempts++
+      failures++
       counts.retried++
       fail(r.error, r.status)
       const dropped = queue.putBack(item)
@@ -154,7 +159,7 @@ function createPusher (o, series, hooks = {}) {
       waitTimer = setTimeout(() => {
         waitTimer = null
         pump()
-      }, r.wait ?? backoff(item.attempts))
+      }, r.wait ?? backoff(failures))
       waitTimer.unref()
       return
     } else if (r.retry) {

@@ -88,12 +88,15 @@ async function createUiServer ({ dir, port = 0 }) {
   let seq = 0
   let actualPort = port
 
-  // A profile of dir named exactly `name` (no paths), or null.
+  // A profile of dir named exactly `name` (no paths), or null. lstat: a
+  // symbolic link is not served (nor listed: listProfiles keeps regular
+  // files), wherever it points, so nobody who can write in dir can make the
+  // dashboard show a file outside it.
   function profileFile (name) {
     if (typeof name !== 'string' || name !== path.basename(name) || name.startsWith('.') || !PROFILE_EXTS.test(name)) return null
     const file = path.join(dir, name)
     try {
-      return fs.statSync(file).isFile() ? file : null
+      return fs.lstatSync(file).isFile() ? file : null
     } catch {
       return null
     }

@@ -1,5 +1,6 @@
 #include "recorder.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,6 @@
 #include "job.h"
 #include "jsutil.h"
 #include "macros.h"
-#include "v8heap.h"
 
 /* A finished window's notification text, waiting for its conversion. */
 typedef struct pending_s {
@@ -22,6 +22,7 @@ typedef struct pending_s {
   char *json;
   size_t len;
   int64_t from_ms, to_ms;
+  int64_t cpu_us; /* CPU: the profiled thread's CPU time over the window (0: unknown) */
   uint64_t seq;
   int heap; /* a heap window: json is V8's reply or profile text, not a notification */
 } pending_t;
@@ -40,6 +41,7 @@ typedef struct {
   int on;
   uint32_t max_samples;
   size_t max_bytes;
+  char *cwd; /* frames' files under it are named ./<path> (export.h) */
 } push_t;
 
 struct cprof_rec_s {
@@ -48,20 +50,22 @@ struct cprof_rec_s {
   int gone; /* the environment is torn down: no JS, no new work */
   int running;
   cprof_insp_t *insp;
-  napi_ref console;   /* node:inspector's console: V8's own, not the app's */
-  napi_ref on_window; /* fn(info) after each window's conversion */
-  unsigned id;        /* titles are cprof-recorder-<id>-<seq> */
-  uint64_t seq;       /* the current window */
-  int64_t from_ms;    /* and when it started */
-  int catching;       /* inside our console.profileEnd: keep its notification */
+  napi_ref console;    /* node:inspector's console: V8's own, not the app's */
+  napi_ref on_window;  /* fn(info) after each window's conversion */
+  unsigned id;         /* titles are cprof-recorder-<id>-<seq> */
+  uint64_t seq;        /* the current window */
+  int64_t from_ms;     /* and when it started */
+  int64_t cpu_mark_us; /* this thread's CPU time then (thread_cpu_us) */
+  int catching;        /* inside our console.profileEnd: keep its notification */
   char *note;
   size_t note_len;
   cprof_ring_t *ring;
-  /* heap: true: V8's sampling heap profiler, stopped and started again at
-   * every rotation, so V8 never holds more than one window of samples. */
+  /* heap: true: V8's sampling heap profiler runs from start() to stop();
+   * each window is the live heap at its end (HeapProfiler.getSamplingProfile),
+   * as Go's agent and @pyroscope/nodejs push it. Live samples only, so V8
+   * holds the sampled live objects, not a growing history. */
   int heap;
   double heap_interval; /* bytes */
-  napi_ref v8heap;      /* v8.startHeapProfile's handle (Node >= 26), or */
   int heap_insp;        /* HeapProfiler sampling on the session */
   int64_t heap_from_ms;
   cprof_ring_t *heap_ring;
@@ -70,8 +74,9 @@ struct cprof_rec_s {
   store_t store;
   push_t push;
   int64_t interval_us;
-  uint64_t lost;   /* windows whose profile never arrived */
-  uint64_t failed; /* windows that could not be converted */
+  uint64_t lost;              /* windows whose profile never arrived */
+  uint64_t failed;            /* windows that could not be converted */
+  uint64_t evicted_for_space; /* store files deleted to make room on a full disk */
 };
 
 static _Atomic unsigned next_id = 1;
@@ -80,6 +85,14 @@ static int64_t now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The calling thread's CPU time (µs), 0 when unknown. The recorder's calls
+ * run on the thread whose isolate it profiles. */
+static int64_t thread_cpu_us(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 int cprof__rec_running(const cprof_rec_t *rec) {
@@ -107,6 +120,7 @@ static void rec_unref(cprof_rec_t *rec) {
   free_pending(rec->head);
   free(rec->note);
   free(rec->store.dir);
+  free(rec->push.cwd);
   free(rec);
 }
 
@@ -149,6 +163,7 @@ typedef struct {
   size_t bytes;
   char *files[2]; /* store: .cpuprofile, .pb.gz paths */
   unsigned pruned;
+  unsigned evicted;    /* store files deleted to make room for this window */
   cprof_blob_t *parts; /* push: the window as gzip'd pprof parts */
   size_t nparts;
 } conv_t;
@@ -189,14 +204,44 @@ static int store_one(conv_t *c, const cprof_profile_t *p, int pprof) {
   return rc;
 }
 
+static int no_space(int e) {
+#ifdef EDQUOT
+  if (e == EDQUOT) return 1;
+#endif
+  return e == ENOSPC;
+}
+
+/* store_one; on a full disk (ENOSPC, or a quota) the store's oldest windows
+ * make room, so the newest minutes are the ones kept: retention alone runs
+ * only after a window is written, and would keep the old ones for good.
+ * Each round frees at least as much as all rounds before it (one file the
+ * first time), so a window much larger than the old ones costs a few
+ * retries, not one per file. Only store files that ended before this
+ * window are deleted, never anything else on the disk. */
+static int store_room(conv_t *c, const cprof_profile_t *p, int pprof) {
+  const store_t *st = &c->rec->store;
+  unsigned long long freed = 0;
+  int rc;
+  while ((rc = store_one(c, p, pprof)) == CPROF_EIO && no_space(errno)) {
+    cprof_store_prune_t ev;
+    char ignored[256];
+    if (cprof_store_evict(st->dir, c->from_ms, freed, &ev, ignored, sizeof ignored) != CPROF_OK ||
+        ev.deleted == 0)
+      break; /* nothing of ours left to delete: the ENOSPC error stands */
+    c->evicted += ev.deleted;
+    freed += ev.bytes;
+  }
+  return rc;
+}
+
 static int store_window(conv_t *c, const cprof_profile_t *p) {
   const store_t *st = &c->rec->store;
   cprof_store_prune_t pr;
   /* The rule for a directory the user named, as at recorder.start() (lib/dirs.js): it
    * may have been replaced since. */
   int rc = cprof_dir_prepare(st->dir, 0, c->errbuf, sizeof c->errbuf);
-  if (rc == CPROF_OK && st->cpuprofile) rc = store_one(c, p, 0);
-  if (rc == CPROF_OK && st->pprof) rc = store_one(c, p, 1);
+  if (rc == CPROF_OK && st->cpuprofile) rc = store_room(c, p, 0);
+  if (rc == CPROF_OK && st->pprof) rc = store_room(c, p, 1);
   if (rc != CPROF_OK) return rc;
   rc = cprof_store_prune(st->dir, now_ms(), st->max_age_ms, st->max_bytes, c->to_ms, &pr, c->errbuf,
                          sizeof c->errbuf);
@@ -204,15 +249,21 @@ static int store_window(conv_t *c, const cprof_profile_t *p) {
   return rc;
 }
 
-/* The window as pprof parts for push: heap counts named inuse_objects, as
- * Pyroscope's memory profile type wants (docs/pyroscope.md). */
+/* The window as pprof parts for push, as Pyroscope reads them
+ * (docs/pyroscope.md): heap counts named inuse_objects, as its memory
+ * profile type wants; CPU without (idle); frames named file:name:line, as
+ * its tree builder keys frames on the name alone. */
 static int push_parts(conv_t *c, const cprof_profile_t *p) {
   const push_t *pu = &c->rec->push;
   int heap = p->kind == CPROF_KIND_HEAP;
   cprof_export_opts_t o = {.interval = heap ? (int64_t)c->rec->heap_interval : c->rec->interval_us,
                            .start_time_ms = c->from_ms,
                            .duration_us = heap ? (c->to_ms - c->from_ms) * 1000 : 0,
-                           .pprof_objects = 1};
+                           .pprof_objects = 1,
+                           .pprof_skip_idle = 1,
+                           .pprof_unique_names = 1,
+                           .pprof_cwd = pu->cwd,
+                           .pprof_cpu_cap_us = heap ? 0 : c->win->cpu_us};
   int rc = cprof_export_pprof_parts(p, &o, pu->max_samples, pu->max_bytes, &c->parts, &c->nparts);
   if (rc != CPROF_OK)
     snprintf(c->errbuf, sizeof c->errbuf, "cannot encode the window as pprof for push: %s",
@@ -278,7 +329,7 @@ static int set_parts(napi_env env, napi_value info, const conv_t *c) {
 }
 
 /* { seq, from, to, samples, bytes, files: { cpuprofile?, pprof? }, pruned,
- *   push?: [Buffer], error?: Error } */
+ *   evictedForSpace, push?: [Buffer], error?: Error } */
 static napi_value window_info(napi_env env, const conv_t *c) {
   napi_value info, files, err;
   NAPI_CALL(env, napi_create_object(env, &info));
@@ -290,6 +341,7 @@ static napi_value window_info(napi_env env, const conv_t *c) {
       cprof__js_set_num(env, info, "samples", c->samples) ||
       cprof__js_set_num(env, info, "bytes", (double)c->bytes) ||
       cprof__js_set_num(env, info, "pruned", c->pruned) ||
+      cprof__js_set_num(env, info, "evictedForSpace", c->evicted) ||
       (c->files[0] &&
        cprof__js_set_str(env, files, c->win->heap ? "heapprofile" : "cpuprofile", c->files[0])) ||
       (c->files[1] && cprof__js_set_str(env, files, "pprof", c->files[1])))
@@ -323,6 +375,7 @@ static void conv_complete(napi_env env, napi_status status, void *data) {
   cprof_rec_t *rec = c->rec;
   rec->converting = 0;
   if (c->err != CPROF_OK) rec->failed++;
+  rec->evicted_for_space += c->evicted;
   if (status == napi_ok && env && !rec->gone) {
     notify(env, rec, c);
     kick(env, rec);
@@ -373,12 +426,11 @@ static void enqueue(napi_env env, cprof_rec_t *rec, pending_t *win) {
   kick(env, rec);
 }
 
-/* Starts V8's sampling heap profiler for the next window. 0, or -1 after
- * throwing. */
+/* Starts V8's sampling heap profiler on the recorder's session, for every
+ * window until stop (the inspector's: v8.startHeapProfile's handle cannot
+ * give a profile without stopping). 0, or -1 after throwing. */
 static int heap_start(napi_env env, cprof_rec_t *rec) {
   char params[192];
-  if (cprof__v8heap_usable(env))
-    return cprof__v8heap_start(env, rec->heap_interval, 128, false, false, &rec->v8heap);
   snprintf(params, sizeof params,
            "{\"samplingInterval\":%.0f,\"stackDepth\":128,"
            "\"includeObjectsCollectedByMajorGC\":false,"
@@ -391,21 +443,20 @@ static int heap_start(napi_env env, cprof_rec_t *rec) {
   return 0;
 }
 
-/* Ends the heap window at t and queues it; starts the next one unless
- * stopping. The inspector's stop runs a full GC first (V8 starts its
- * sampler with kSamplingForceGC); v8.startHeapProfile's does not. 0, or -1
- * after throwing. */
-static int heap_rotate(napi_env env, cprof_rec_t *rec, int64_t t, int restart) {
+/* Ends the heap window at t with the live heap at t and queues it; the
+ * sampler goes on unless stopping. V8 runs a full GC before it reports
+ * (the inspector starts its sampler with kSamplingForceGC), so the window
+ * holds what is still reachable. 0, or -1 after throwing. */
+static int heap_rotate(napi_env env, cprof_rec_t *rec, int64_t t, int keep) {
   char *json = NULL;
   size_t len = 0;
   int rc = 0;
-  if (rec->v8heap) {
-    rc = cprof__v8heap_stop(env, rec->v8heap, &json, &len);
-    rec->v8heap = NULL;
+  if (rec->heap_insp && keep) {
+    rc = cprof__insp_call(env, rec->insp, "HeapProfiler.getSamplingProfile", NULL, &json, &len);
   } else if (rec->heap_insp) {
     rc = cprof__insp_call(env, rec->insp, "HeapProfiler.stopSampling", NULL, &json, &len);
     rec->heap_insp = 0;
-  } /* else a failed restart left no sampler: start one now */
+  } /* else a failed start left no sampler: start one now */
   if (rc == 0 && json) {
     pending_t *win = calloc(1, sizeof *win);
     if (!win) {
@@ -423,7 +474,7 @@ static int heap_rotate(napi_env env, cprof_rec_t *rec, int64_t t, int restart) {
   }
   rec->heap_from_ms = t;
   if (rc != 0) return -1;
-  return restart ? heap_start(env, rec) : 0;
+  return keep && !rec->heap_insp ? heap_start(env, rec) : 0;
 }
 
 /* Ends window seq at t: its profile comes back synchronously as our
@@ -432,6 +483,8 @@ static int heap_rotate(napi_env env, cprof_rec_t *rec, int64_t t, int restart) {
  * newest profile), -1 after throwing. */
 static int end_window(napi_env env, cprof_rec_t *rec, int64_t t) {
   pending_t *win;
+  int64_t cpu = thread_cpu_us(), mark = rec->cpu_mark_us;
+  rec->cpu_mark_us = cpu;
   rec->catching = 1;
   int rc = console_call(env, rec, "profileEnd", rec->seq);
   rec->catching = 0;
@@ -454,6 +507,7 @@ static int end_window(napi_env env, cprof_rec_t *rec, int64_t t) {
                      .len = rec->note_len,
                      .from_ms = rec->from_ms,
                      .to_ms = t,
+                     .cpu_us = cpu > 0 && mark > 0 && cpu > mark ? cpu - mark : 0,
                      .seq = rec->seq};
   rec->note = NULL;
   enqueue(env, rec, win);
@@ -501,7 +555,7 @@ static int store_args(napi_env env, napi_value v, store_t *st) {
   return 0;
 }
 
-/* push: undefined or { maxSamples, maxBytes } (0: no limit) */
+/* push: undefined or { maxSamples, maxBytes (0: no limit), cwd? } */
 static int push_args(napi_env env, napi_value v, push_t *pu) {
   napi_valuetype t;
   napi_value x;
@@ -511,7 +565,9 @@ static int push_args(napi_env env, napi_value v, push_t *pu) {
   if (napi_get_named_property(env, v, "maxSamples", &x) != napi_ok ||
       cprof__arg_double(env, x, "push.maxSamples", &samples) != 0 ||
       napi_get_named_property(env, v, "maxBytes", &x) != napi_ok ||
-      cprof__arg_double(env, x, "push.maxBytes", &bytes) != 0)
+      cprof__arg_double(env, x, "push.maxBytes", &bytes) != 0 ||
+      napi_get_named_property(env, v, "cwd", &x) != napi_ok ||
+      cprof__arg_string(env, x, "push.cwd", &pu->cwd) != 0)
     return -1;
   pu->on = 1;
   pu->max_samples = samples > 0 && samples < UINT32_MAX ? (uint32_t)samples : 0;
@@ -540,8 +596,6 @@ static int open_session(napi_env env, cprof_rec_t *rec) {
 
 /* Closes the session (ending every profile left) and drops JS refs. */
 static void close_session(napi_env env, cprof_rec_t *rec) {
-  cprof__v8heap_discard(env, rec->v8heap);
-  rec->v8heap = NULL;
   rec->heap_insp = 0;
   cprof__insp_close(env, rec->insp);
   rec->insp = NULL;
@@ -576,6 +630,7 @@ cprof_rec_t *cprof__rec_start(napi_env env, const cprof_rec_opts_t *o, napi_valu
   rec->interval_us = (int64_t)o->interval_us;
   rec->seq = 1;
   rec->from_ms = rec->heap_from_ms = now_ms();
+  rec->cpu_mark_us = thread_cpu_us();
   rec->heap = heap_interval > 0;
   rec->heap_interval = heap_interval;
   if (store_args(env, store, &rec->store) != 0 || push_args(env, push, &rec->push) != 0 ||
@@ -653,6 +708,7 @@ napi_value cprof__rec_status(napi_env env, cprof_rec_t *rec) {
       cprof__js_set_num(env, o, "evicted", (double)s.evicted) ||
       cprof__js_set_num(env, o, "lost", (double)rec->lost) ||
       cprof__js_set_num(env, o, "failed", (double)rec->failed) ||
+      cprof__js_set_num(env, o, "evictedForSpace", (double)rec->evicted_for_space) ||
       cprof__js_set_num(env, o, "trimmed", (double)s.trimmed) ||
       cprof__js_set_num(env, o, "pending", pending) ||
       cprof__js_set_num(env, o, "current", rec->running ? (double)rec->seq : 0))
@@ -700,6 +756,15 @@ static void produce_free(void *ctx) {
   free(s);
 }
 
+/* A heap window is the whole live heap at its end: windows do not add up,
+ * and a heap dump is the newest one (the live heap at the end of the range). */
+static void newest_only(sel_t *s) {
+  for (size_t i = 0; i + 1 < s->n; i++)
+    cprof_window_unref(s->w[i]);
+  s->w[0] = s->w[s->n - 1];
+  s->n = 1;
+}
+
 napi_value cprof__rec_dump(napi_env env, cprof_rec_t *rec, napi_value *argv, double last,
                            bool heap) {
   cprof_job_in_t in = {0};
@@ -737,6 +802,7 @@ napi_value cprof__rec_dump(napi_env env, cprof_rec_t *rec, napi_value *argv, dou
     cprof__throw(env, "ERR_CPROF_NOT_STARTED", msg);
     return NULL;
   }
+  if (heap) newest_only(s);
   int64_t from = s->w[0]->from_ms, to = s->w[s->n - 1]->to_ms;
   size_t n = s->n;
   in.produce = produce_merge;

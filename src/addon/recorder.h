@@ -52,8 +52,8 @@ napi_value cprof__rec_rotate(napi_env env, cprof_rec_t *rec);
 /* Ends the last window and closes the session; the rings stay. */
 napi_value cprof__rec_stop(napi_env env, cprof_rec_t *rec);
 
-/* { running, windows, bytes, from, to, evicted, lost, failed, trimmed,
- * pending, current, heap? }, or null for rec NULL. */
+/* { running, windows, bytes, from, to, evicted, lost, failed,
+ * evictedForSpace, trimmed, pending, current, heap? }, or null for rec NULL. */
 napi_value cprof__rec_status(napi_env env, cprof_rec_t *rec);
 
 /* Chooses the newest windows covering last ms (0: all) of one kind and

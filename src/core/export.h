@@ -44,6 +44,12 @@ typedef struct {
   size_t html_template_len;  /* (NULL: a bare page that only carries the data) */
   int pprof_objects; /* pprof heap: name the count inuse_objects (alloc_objects), as Pyroscope's
                         memory profile type wants, instead of samples */
+  /* pprof for Grafana Pyroscope (push), whose tree builder keys a frame on Function.name alone: */
+  int pprof_skip_idle;      /* CPU: leave (idle) out: waiting is not CPU time */
+  int pprof_unique_names;   /* Function.name "<file>:<name>:<line>" for frames with a script */
+  const char *pprof_cwd;    /* with pprof_unique_names: files under it read "./<path>" */
+  int64_t pprof_cpu_cap_us; /* CPU: the profiled thread's CPU time over the profile (µs, 0:
+                               unknown); sample times above it are scaled down to it */
 } cprof_export_opts_t;
 
 /* The writers; each takes opts (NULL = all defaults). */

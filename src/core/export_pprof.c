@@ -26,7 +26,23 @@
  * memory range stays 0.
  *
  * A V8 call frame names a function, not a call site: each function gets
- * one Location whose Line is the function's first line. */
+ * one Location whose Line is the function's first line.
+ *
+ * For Grafana Pyroscope (push, docs/pyroscope.md) two options change what
+ * is written. Its tree builder keys a frame on Function.name alone, so
+ * pprof_unique_names names a frame with a script "<file>:<name>:<line>",
+ * as the official Node.js client (@pyroscope/nodejs) does: fib of a.js and
+ * fib of c.js stay two frames. Frames without a script ((program),
+ * (garbage collector), V8 builtins) keep their bare name. system_name,
+ * filename and start_line keep their own values either way.
+ * pprof_skip_idle leaves the (idle) samples out of a CPU profile: V8
+ * samples the waiting event loop as (idle), which is wall time, not CPU
+ * time, and Pyroscope sums every sample of process_cpu as CPU. With
+ * pprof_cpu_cap_us, the samples' time is scaled down (shares kept) when it
+ * exceeds the thread's CPU time: V8 samples a thread the OS keeps off the
+ * CPU (a loaded machine) as running, so sample time is wall time. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,8 +147,11 @@ typedef struct {
   cprof__buf_t vals; /* packed values */
   strtab_t strs;
   const cprof__tree_t *tree;
+  const cprof_export_opts_t *o;
   uint64_t *stack;     /* location ids, leaf first */
   unsigned char *used; /* per fn: a sample names it */
+  char **names;        /* per fn: its unique name (pprof_unique_names), made once */
+  double scale;        /* CPU: ns per µs of self time (1000, less under pprof_cpu_cap_us) */
 } enc_t;
 
 static int put_str(enc_t *e, cprof__buf_t *b, uint32_t field, const char *s) {
@@ -171,7 +190,10 @@ static int put_sample(enc_t *e, uint32_t node, uint64_t count, uint64_t value) {
   return cprof__pb_put_bytes(&e->out, PROFILE_SAMPLE, e->msg.data, e->msg.len);
 }
 
-static int has_sample(const cprof__tnode_t *n) {
+/* Whether node i becomes a pprof sample. */
+static int has_sample(const enc_t *e, uint32_t i) {
+  const cprof__tnode_t *n = &e->tree->nodes[i];
+  if (e->o->pprof_skip_idle && e->tree->fns[n->fn].kind == CPROF__KIND_IDLE) return 0;
   return n->self[0] > 0 || n->count[0] != 0;
 }
 
@@ -183,15 +205,46 @@ static int put_samples(enc_t *e, int cpu, uint32_t *next, uint32_t max_samples) 
   int rc = 0;
   for (; i < t->nnodes && rc == 0; i++) {
     const cprof__tnode_t *node = &t->nodes[i];
-    if (!has_sample(node)) continue;
+    if (!has_sample(e, i)) continue;
     if (max_samples && n == max_samples) break;
     uint64_t value = (uint64_t)(node->self[0] > 0 ? node->self[0] : 0);
-    if (cpu) value = value > UINT64_MAX / 1000 ? UINT64_MAX : value * 1000; /* µs → ns */
+    if (cpu) /* µs → ns */
+      value = (double)value * e->scale >= 0x1p64 ? UINT64_MAX
+                                                 : (uint64_t)((double)value * e->scale + 0.5);
     rc = put_sample(e, i, node->count[0], value);
     n++;
   }
   *next = i;
   return rc;
+}
+
+/* "<file>:<name>:<line>" (the line 1-based, left out when unknown), the
+ * file under o->pprof_cwd as "./<path>"; NULL when out of memory. */
+static char *unique_name(const cprof_frame_t *f, const char *cwd) {
+  const char *name = f->name[0] ? f->name : "(anonymous)";
+  const char *path = cprof__short_url(f->url), *dot = "";
+  size_t cl = cwd != NULL ? strlen(cwd) : 0;
+  if (cl > 1 && strncmp(path, cwd, cl) == 0 && path[cl] == '/') {
+    dot = ".";
+    path += cl;
+  }
+  size_t n = strlen(path) + strlen(name) + 16;
+  char *s = malloc(n);
+  if (s == NULL) return NULL;
+  if (f->line >= 0)
+    snprintf(s, n, "%s%s:%s:%" PRId32, dot, path, name, f->line + 1);
+  else
+    snprintf(s, n, "%s%s:%s", dot, path, name);
+  return s;
+}
+
+/* Function.name of fn i: the unique name for Pyroscope (frames with a
+ * script), else functionName or "(anonymous)". NULL when out of memory. */
+static const char *function_name(enc_t *e, uint32_t i) {
+  const cprof_frame_t *f = e->tree->fns[i].frame;
+  if (!e->o->pprof_unique_names || f->url[0] == '\0') return f->name[0] ? f->name : "(anonymous)";
+  if (e->names[i] == NULL) e->names[i] = unique_name(f, e->o->pprof_cwd);
+  return e->names[i];
 }
 
 /* One Function and one Location per function a sample names; both use
@@ -202,11 +255,13 @@ static int put_functions(enc_t *e) {
   for (uint32_t i = 0; i < t->nfns && rc == 0; i++) {
     if (!e->used[i]) continue;
     const cprof_frame_t *f = t->fns[i].frame;
+    const char *name = function_name(e, i);
+    if (name == NULL) return CPROF_ENOMEM;
     uint64_t line = f->line >= 0 ? (uint64_t)f->line + 1 : 0;
     uint64_t column = f->column >= 0 ? (uint64_t)f->column + 1 : 0;
     e->msg.len = 0;
     cprof__pb_put_int(&e->msg, FUNCTION_ID, (uint64_t)i + 1);
-    if ((rc = put_str(e, &e->msg, FUNCTION_NAME, f->name[0] ? f->name : "(anonymous)")) != 0 ||
+    if ((rc = put_str(e, &e->msg, FUNCTION_NAME, name)) != 0 ||
         (rc = put_str(e, &e->msg, FUNCTION_SYSTEM_NAME, f->name)) != 0 ||
         (rc = put_str(e, &e->msg, FUNCTION_FILENAME, cprof__short_url(f->url))) != 0)
       return rc;
@@ -320,13 +375,27 @@ static int encode(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t 
   return put_string_table(e);
 }
 
-static int enc_open(enc_t *e, cprof__tree_t *tree, const cprof_profile_t *p) {
+/* The ns per µs of self time: 1000, or less when the written samples'
+ * time exceeds o->pprof_cpu_cap_us. */
+static double cpu_scale(const enc_t *e) {
+  int64_t sum = 0;
+  for (uint32_t i = 0; i < e->tree->nnodes; i++)
+    if (has_sample(e, i) && e->tree->nodes[i].self[0] > 0) sum += e->tree->nodes[i].self[0];
+  int64_t cap = e->o->pprof_cpu_cap_us;
+  return cap > 0 && sum > cap ? 1000.0 * (double)cap / (double)sum : 1000.0;
+}
+
+static int enc_open(enc_t *e, cprof__tree_t *tree, const cprof_profile_t *p,
+                    const cprof_export_opts_t *o) {
   int rc = cprof__tree_build(tree, p);
   if (rc != 0) return rc;
   e->tree = tree;
+  e->o = o;
+  e->scale = cpu_scale(e);
   e->stack = malloc(((size_t)tree->max_depth + 1) * sizeof(*e->stack));
   e->used = calloc((size_t)tree->nfns + 1, 1);
-  return e->stack && e->used ? 0 : CPROF_ENOMEM;
+  e->names = calloc((size_t)tree->nfns + 1, sizeof(*e->names));
+  return e->stack && e->used && e->names ? 0 : CPROF_ENOMEM;
 }
 
 /* Empties the encoder for the next part: the Profile, the string table and
@@ -339,7 +408,10 @@ static void enc_reset(enc_t *e) {
 }
 
 static void enc_close(enc_t *e, cprof__tree_t *tree) {
-  if (e->tree) cprof__tree_free(tree); /* the string table borrows from p, not from the tree */
+  for (uint32_t i = 0; e->names && i < e->tree->nfns; i++)
+    free(e->names[i]);
+  free(e->names);
+  if (e->tree) cprof__tree_free(tree); /* the string table borrows from p and names */
   free(e->stack);
   free(e->used);
   strtab_free(&e->strs);
@@ -356,7 +428,7 @@ int cprof_export_pprof(const cprof_profile_t *p, const cprof_export_opts_t *o, F
   uint32_t next = 0;
   if (p == NULL || f == NULL) return CPROF_EINVAL;
   if (o == NULL) o = &defaults;
-  int rc = enc_open(&e, &tree, p);
+  int rc = enc_open(&e, &tree, p, o);
   if (rc == 0) rc = encode(&e, p, o, &next, 0);
   if (rc == 0) rc = gzip_to(f, e.out.data, e.out.len);
   if (rc == 0 && (fflush(f) != 0 || ferror(f))) rc = CPROF_EIO;
@@ -384,8 +456,8 @@ static int add_part(cprof_blob_t **parts, size_t *n, const unsigned char *data, 
 }
 
 /* The first node from i on that put_samples would write, or nnodes. */
-static uint32_t next_sample(const cprof__tree_t *t, uint32_t i) {
-  while (i < t->nnodes && !has_sample(&t->nodes[i]))
+static uint32_t next_sample(const enc_t *e, uint32_t i) {
+  while (i < e->tree->nnodes && !has_sample(e, i))
     i++;
   return i;
 }
@@ -404,13 +476,13 @@ static int split(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *
     uint32_t taken = 0;
     if (max_bytes && e->out.len > max_bytes)
       for (uint32_t i = start; i < next; i++)
-        taken += has_sample(&e->tree->nodes[i]);
+        taken += has_sample(e, i);
     if (taken > 1) {
       limit = taken / 2;
       continue; /* the same start again, with fewer samples */
     }
     if ((rc = add_part(parts, n, e->out.data, e->out.len)) != 0) return rc;
-    start = next_sample(e->tree, next); /* no part without samples after the first */
+    start = next_sample(e, next); /* no part without samples after the first */
     limit = max_samples;
   } while (start < e->tree->nnodes);
   return 0;
@@ -426,7 +498,7 @@ int cprof_export_pprof_parts(const cprof_profile_t *p, const cprof_export_opts_t
   if (o == NULL) o = &defaults;
   *parts = NULL;
   *nparts = 0;
-  int rc = enc_open(&e, &tree, p);
+  int rc = enc_open(&e, &tree, p, o);
   if (rc == 0) rc = split(&e, p, o, max_samples, max_bytes, parts, nparts);
   enc_close(&e, &tree);
   if (rc != 0) {

@@ -32,10 +32,13 @@ static const char *errstr(int e, char *buf, size_t len) {
 #endif
 }
 
+/* errno is left at e: a caller can tell a full disk (ENOSPC) from the rest. */
 static int io_error(char *errbuf, size_t errlen, const char *what, const char *path, int e) {
   char msg[128];
-  return cprof__errf(errbuf, errlen, CPROF_EIO, "cannot %s %s: %s", what, path,
-                     errstr(e, msg, sizeof(msg)));
+  int rc = cprof__errf(errbuf, errlen, CPROF_EIO, "cannot %s %s: %s", what, path,
+                       errstr(e, msg, sizeof(msg)));
+  errno = e;
+  return rc;
 }
 
 static char *join(const char *a, const char *b, const char *c, const char *d) {
@@ -237,7 +240,9 @@ static int write_atomic(const target_t *t, cprof_write_fn fn, void *ctx, long lo
   int rc = write_fd(t, fd, fn, ctx, &size);
   if (rc == 0) rc = publish(t);
   if (rc != 0) {
+    int e = errno; /* the failure's, not unlink's */
     unlink(tmp);
+    errno = e;
     return rc;
   }
   if (size_out != NULL) *size_out = size;

@@ -36,7 +36,8 @@ int cprof_dir_prepare(const char *dir, int flags, char *errbuf, size_t errlen);
  * whole export; after one, the new file may be empty or incomplete. On error
  * the temp file is removed, nothing exists under name that was not there
  * before, errbuf says what failed (with strerror), and CPROF_EIO is
- * returned (or the exporter's own code, e.g. CPROF_ENOMEM). *size_out gets
+ * returned with errno set to the system error (ENOSPC: the disk is full),
+ * or the exporter's own code (e.g. CPROF_ENOMEM). *size_out gets
  * the file's size in bytes. */
 /* Any writer: fn(ctx, f) writes the file's content to f. */
 typedef int (*cprof_write_fn)(void *ctx, FILE *f);

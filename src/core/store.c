@@ -98,6 +98,20 @@ nomem:
   return cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory listing %s", dir);
 }
 
+static void free_list(entry_t *e, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    free(e[i].name);
+  free(e);
+}
+
+/* Deletes dir/e->name; 1 if it is gone (another process pruning it first is
+ * as good). */
+static int remove_entry(const char *dir, const entry_t *e) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, e->name);
+  return unlink(path) == 0 || errno == ENOENT;
+}
+
 int cprof_store_prune(const char *dir, int64_t now_ms, int64_t max_age_ms,
                       unsigned long long max_bytes, int64_t keep_from_ms, cprof_store_prune_t *out,
                       char *errbuf, size_t errlen) {
@@ -114,17 +128,32 @@ int cprof_store_prune(const char *dir, int64_t now_ms, int64_t max_age_ms,
     int old = max_age_ms > 0 && e[i].to_ms < now_ms - max_age_ms;
     int over = max_bytes > 0 && total > max_bytes;
     if ((!old && !over) || e[i].to_ms >= keep_from_ms) continue;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, e[i].name);
-    /* Another process may have pruned it first: that is as good. */
-    if (unlink(path) == 0 || errno == ENOENT) {
+    if (remove_entry(dir, &e[i])) {
       total -= e[i].size;
       out->deleted++;
     }
   }
   out->bytes = total;
-  for (size_t i = 0; i < n; i++)
-    free(e[i].name);
-  free(e);
+  free_list(e, n);
+  return CPROF_OK;
+}
+
+int cprof_store_evict(const char *dir, int64_t keep_from_ms, unsigned long long min_bytes,
+                      cprof_store_prune_t *out, char *errbuf, size_t errlen) {
+  entry_t *e = NULL;
+  size_t n = 0;
+  int rc = list(dir, &e, &n, errbuf, errlen);
+  *out = (cprof_store_prune_t){0};
+  if (rc != CPROF_OK) return rc;
+  out->files = (unsigned)n;
+  for (size_t i = 0; i < n && e[i].to_ms < keep_from_ms; i++) {
+    /* Whole windows: a window's other files (same end) go with it. */
+    if (out->deleted > 0 && out->bytes >= min_bytes && e[i].to_ms != e[i - 1].to_ms) break;
+    if (remove_entry(dir, &e[i])) {
+      out->bytes += e[i].size;
+      out->deleted++;
+    }
+  }
+  free_list(e, n);
   return CPROF_OK;
 }

@@ -33,4 +33,14 @@ int cprof_store_prune(const char *dir, int64_t now_ms, int64_t max_age_ms,
                       unsigned long long max_bytes, int64_t keep_from_ms, cprof_store_prune_t *out,
                       char *errbuf, size_t errlen);
 
+/* For a full disk: deletes the oldest store files in dir that ended before
+ * keep_from_ms, oldest first, until at least min_bytes are freed, and at
+ * least one window (min_bytes 0: the oldest one): the files that end at
+ * the same time as the last one deleted go too. out->deleted and out->bytes
+ * (the bytes freed) say what went; deleted 0 means nothing older is left.
+ * Only finished store names are touched, as for cprof_store_prune.
+ * CPROF_OK or CPROF_EIO / CPROF_ENOMEM with errbuf. */
+int cprof_store_evict(const char *dir, int64_t keep_from_ms, unsigned long long min_bytes,
+                      cprof_store_prune_t *out, char *errbuf, size_t errlen);
+
 #endif

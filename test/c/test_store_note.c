@@ -121,12 +121,60 @@ static void store_prunes_by_age_and_bytes(void **state) {
                    CPROF_EIO);
 }
 
+/* A full disk: the oldest store files go first, at least min_bytes of
+ * them (one window for 0), never one ending at or after keep_from_ms, never
+ * a temp file or another file. */
+static void store_evicts_oldest_for_room(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cprof-store-XXXXXX", err[256];
+  cprof_store_prune_t ev;
+  assert_non_null(mkdtemp(dir));
+  touch(dir, "cpu-1-200-300.cpuprofile", 10);
+  touch(dir, "cpu-1-0-100.cpuprofile", 10);
+  touch(dir, "cpu-1-0-100.pb.gz", 5);
+  touch(dir, "heap-1-100-200.heapprofile", 30);
+  touch(dir, "cpu-1-300-400.pb.gz", 10);
+  touch(dir, ".cpu-1-0-50.cpuprofile.XyZ123", 1000);
+  touch(dir, "readme.txt", 1000);
+  /* The oldest window, both its files. */
+  assert_int_equal(cprof_store_evict(dir, 300, 0, &ev, err, sizeof err), 0);
+  assert_int_equal(ev.deleted, 2);
+  assert_int_equal(ev.bytes, 15);
+  assert_false(exists(dir, "cpu-1-0-100.cpuprofile"));
+  assert_false(exists(dir, "cpu-1-0-100.pb.gz"));
+  assert_true(exists(dir, "heap-1-100-200.heapprofile"));
+  /* 35 bytes wanted: the next two (10 + 30) go, in order of their end. */
+  touch(dir, "cpu-1-0-100.cpuprofile", 10);
+  assert_int_equal(cprof_store_evict(dir, 400, 35, &ev, err, sizeof err), 0);
+  assert_int_equal(ev.deleted, 2);
+  assert_int_equal(ev.bytes, 40);
+  assert_false(exists(dir, "heap-1-100-200.heapprofile"));
+  assert_true(exists(dir, "cpu-1-200-300.cpuprofile"));
+  assert_int_equal(cprof_store_evict(dir, 400, 0, &ev, err, sizeof err), 0);
+  assert_int_equal(ev.deleted, 1);
+  /* What ends at or after keep_from_ms stays: nothing older is left. */
+  assert_int_equal(cprof_store_evict(dir, 400, 0, &ev, err, sizeof err), 0);
+  assert_int_equal(ev.deleted, 0);
+  assert_true(exists(dir, "cpu-1-300-400.pb.gz"));
+  assert_true(exists(dir, ".cpu-1-0-50.cpuprofile.XyZ123"));
+  assert_true(exists(dir, "readme.txt"));
+  char path[512];
+  const char *left[] = {"cpu-1-300-400.pb.gz", ".cpu-1-0-50.cpuprofile.XyZ123", "readme.txt"};
+  for (size_t i = 0; i < 3; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, left[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+  assert_int_equal(cprof_store_evict("/nonexistent/cprof", 0, 0, &ev, err, sizeof err), CPROF_EIO);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(note_span_parses),
       cmocka_unit_test(note_rejects_others),
       cmocka_unit_test(store_names),
       cmocka_unit_test(store_prunes_by_age_and_bytes),
+      cmocka_unit_test(store_evicts_oldest_for_room),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

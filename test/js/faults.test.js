@@ -148,8 +148,8 @@ function mountNamespaceAvailable () {
 }
 const MOUNT_NS = mountNamespaceAvailable()
 
-function runInTmpfs (sizeKb, dir, args) {
-  const script = path.join(FIXTURES, 'fault-dir.js')
+function runInTmpfs (sizeKb, dir, args, fixture = 'fault-dir.js') {
+  const script = path.join(FIXTURES, fixture)
   const r = spawnSync('unshare', ['-m', '--propagation', 'private', 'sh', '-c',
     `mount -t tmpfs -o size=${sizeKb}k,mode=0700 cprof-fault "$1" && shift && exec env LD_PRELOAD="$CPROF_CHILD_PRELOAD" "$@"`,
     'sh', dir, process.execPath, script, ...args], { encoding: 'utf8', timeout: 90000, env: plainEnv() })
@@ -188,6 +188,39 @@ for (const kind of ['cpu', 'heap']) {
     assertNoPartialFinal(out.again.listing, 'after freeing space')
   })
 }
+
+// Issue 32: the recorder's store on a full disk. Retention runs only after a
+// window is written, so without room the old windows stayed and every new
+// one failed. Now the oldest store files make room: the newest windows are
+// the ones kept, nothing else on the disk is touched.
+test('recorder store on a full disk (a 4 MB tmpfs filled up): the oldest windows make room, the newest are kept, the app runs on', {}, (t) => {
+  if (!MOUNT_NS) return t.skip('needs root and unshare -m + mount -t tmpfs')
+  const dir = makeTmpDir()
+  const r = runInTmpfs(4096, dir, [dir], 'fault-store.js')
+  assert.equal(r.status, 0, r.describe())
+  const out = merged(r)
+  assert.equal(out.fatal, undefined, r.describe())
+  assert.deepEqual(out.errors, [], 'no window failed')
+  assert.equal(out.status.failed, 0)
+  const after = out.windows.filter((w) => w.from >= out.fillAt)
+  assert.ok(after.length >= 5, `windows written after the disk filled: ${after.length}`)
+  for (const w of after) assert.ok(w.files.cpuprofile && w.files.pprof, `window ${w.seq} stored: ${JSON.stringify(w)}`)
+  // Evictions are counted, per window and in status().
+  const evicted = out.windows.reduce((n, w) => n + w.evictedForSpace, 0)
+  assert.ok(evicted >= 2, `store files evicted for space: ${evicted}`)
+  assert.equal(out.status.evictedForSpace, evicted)
+  assert.ok(out.windows.every((w) => w.pruned === 0), 'no retention limits: only the full disk evicts')
+  // What is left: both files of each of the newest windows, none older.
+  const byEnd = out.windows.slice().sort((a, b) => a.to - b.to)
+  const kept = byEnd.filter((w) => out.store.includes(path.basename(w.files.cpuprofile)))
+  assert.ok(kept.length >= 2, `windows kept: ${kept.length}`)
+  assert.deepEqual(kept, byEnd.slice(byEnd.length - kept.length), 'the kept windows are the newest ones')
+  assert.ok(kept.length < byEnd.length, 'the oldest windows were evicted')
+  assert.deepEqual(out.store.slice().sort(), kept.flatMap((w) => [w.files.cpuprofile, w.files.pprof].map((f) => path.basename(f))).sort(),
+    'the store holds exactly those windows\' files, no temp file')
+  assert.equal(out.filler.after, out.filler.before, 'a file that is not the store\'s is never touched')
+  assert.match(out.served, /^ok \d+$/, 'the app kept serving')
+})
 
 // ---- the process ends while cprof works ----
 

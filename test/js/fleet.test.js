@@ -20,6 +20,7 @@ const { spawn, spawnSync } = require('node:child_process')
 const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
 const { NO_PM2, pm2Home, reapPm2 } = require('./helpers/pm2.js')
 const { decodePprof } = require('./helpers/formats.js')
+const { devtoolsTimes, speedscopeTimes, slack, firstOnTop, assertViewerSums } = require('./helpers/viewer-rules.js')
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
 const REGISTER = path.join(ROOT, 'register.js')
@@ -134,6 +135,15 @@ test('node:cluster: cprof ps lists the primary and both workers; trigger --tree 
   assert.equal(res.samples, sum)
   assert.match(path.basename(res.file), /^cpu-fleet-cluster\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.cpuprofile$/)
   assert.equal(topNamed(res.summary), 'hotWork')
+  // The instances ran at the same time: read as DevTools and speedscope read
+  // it (each sample lasts until the next), the merged file gives each
+  // function the sum of the instances' times, within one sampling interval
+  // per instance: no instance's last sample lasts into the next one's profile.
+  const inputs = files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')))
+  const mergedProfile = JSON.parse(fs.readFileSync(res.file, 'utf8'))
+  assertViewerSums('node:cluster merge, DevTools\' rule', mergedProfile, inputs, devtoolsTimes, slack(inputs))
+  assertViewerSums('node:cluster merge, speedscope\'s rule', mergedProfile, inputs, speedscopeTimes, slack(inputs),
+    slack(inputs) + firstOnTop(inputs))
   const shares = res.instances.reduce((s, i) => s + i.share, 0)
   assert.ok(Math.abs(shares - 100) < 0.01, `shares add up to 100: ${shares}`)
 
@@ -378,6 +388,24 @@ test('cprof ps --json: cpuPercent of a busy instance and of an idle one, bounded
   await Promise.all([busy.exited, idle.exited])
 })
 
+test('cprof ps SIGNAL: every signal the process installed, by what it does (the recorder\'s dump, the heap signal)', async () => {
+  const rec = start('fleet-solo.js', ['20000', 'idle'], { CPROF_APP: 'sigs-rec', CPROF_PROFILING: '0', CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '1000' })
+  const all = start('fleet-solo.js', ['20000', 'idle'], {
+    CPROF_APP: 'sigs-all', CPROF_PROFILING: '1', CPROF_HEAP_SIGNAL: 'SIGWINCH', CPROF_RECORDER: '1', CPROF_DUMP_SIGNAL: 'SIGURG'
+  })
+  try {
+    await Promise.all([rec.ready, all.ready])
+    await psUntil('sigs-rec', 1)
+    await psUntil('sigs-all', 1)
+    const r = await cprof(['ps'])
+    const row = (app) => r.stdout.split('\n').find((l) => l.includes(` ${app} `)) || ''
+    assert.match(row('sigs-rec'), /\sdump:SIGUSR2$/, r.stdout)
+    assert.match(row('sigs-all'), /\scpu:SIGUSR2,heap:SIGWINCH,dump:SIGURG$/, r.stdout)
+  } finally {
+    for (const p of [rec, all]) p.child.kill('SIGKILL')
+  }
+})
+
 test('stale entries (a pid that is gone, a pid reused by another process) are pruned by readers', async () => {
   fs.mkdirSync(runDir, { recursive: true, mode: 0o700 })
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })
@@ -404,6 +432,112 @@ test('a run directory another user could write to is refused, by writers and rea
   assert.deepEqual(fs.readdirSync(bad), [])
   const r = await cprof(['ps'], { CPROF_RUN_DIR: bad })
   assert.match(r.stderr, /ignoring .*: it can be written by other users/)
+})
+
+// Field 22 of /proc/<pid>/stat, as an entry records it.
+function startTimeOf (pid) {
+  const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return text.slice(text.lastIndexOf(')') + 2).split(' ')[22 - 3]
+}
+
+// An entry as lib/fleet/announce.js writes it, for process pid, naming signal.
+function plantEntry (dir, pid, app, signal) {
+  const entry = {
+    v: 1, pid, ppid: process.pid, startTime: startTimeOf(pid), app, role: null, instance: null,
+    triggers: { cpu: true, heap: false, signal, heapSignal: null, recorder: false, dumpSignal: null },
+    running: { cpu: null, heap: null }, last: { cpu: null, heap: null, dump: null }, updated: Date.now()
+  }
+  fs.writeFileSync(path.join(dir, `${pid}.json`), JSON.stringify(entry), { mode: 0o600 })
+}
+
+// Issue 32: the fan-out sent an entry's signal as written, SIGKILL included,
+// to the pid it names. Each of these would end its process.
+test('announced entries naming SIGKILL, SIGTERM, an uncaught SIGUSR2/SIGHUP, or a process that is not Node: trigger --app signals none, every one survives', async () => {
+  const dir = path.join(makeTmpDir('cprof-fleet-sig-'), 'run')
+  fs.mkdirSync(dir, { mode: 0o700 })
+  const idle = () => {
+    const c = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+    children.push(c)
+    return c
+  }
+  const sleeper = spawn('sleep', ['60'], { stdio: 'ignore' })
+  children.push(sleeper)
+  const victims = [[idle(), 'SIGKILL'], [idle(), 'SIGTERM'], [idle(), 'SIGUSR2'], [idle(), 'SIGHUP'], [sleeper, 'SIGUSR2']]
+  await sleep(300) // each is running (execve done, its stat says so)
+  for (const [c, sig] of victims) plantEntry(dir, c.pid, 'planted', sig)
+  const r = await cprof(['trigger', '--app', 'planted'], { CPROF_RUN_DIR: dir })
+  assert.equal(r.status, 1, r.describe())
+  const says = (c) => new RegExp(`process ${c.pid} (.*)`).exec(r.stderr)?.[1]
+  assert.match(says(victims[0][0]), /was not signalled: its announced signal: SIGKILL cannot be a cprof trigger/)
+  assert.match(says(victims[1][0]), /was not signalled: its announced signal: SIGTERM cannot be a cprof trigger/)
+  assert.match(says(victims[2][0]), /was not signalled: it does not catch SIGUSR2 \(default\)/)
+  assert.match(says(victims[3][0]), /was not signalled: it does not catch SIGHUP \(default\)/)
+  assert.match(says(sleeper), /was not signalled: it does not run Node\.js \(its executable is .*sleep\)/)
+  await sleep(500)
+  for (const [c, sig] of victims) {
+    assert.deepEqual([c.exitCode, c.signalCode], [null, null], `the process named with ${sig} still runs`)
+    c.kill('SIGKILL')
+  }
+})
+
+// Issue 32: readers lstat'ed only the last component, by path. A symlink
+// planted at <tmpdir>/cprof-<uid> is refused by every reader (here with
+// CPROF_RUN_DIR naming that layout; test/js/security.test.js plants it as
+// another user in the shared temp directory).
+test('a run directory reached through a symlinked cprof-<uid> is refused by readers: cprof ps, trigger --app, report --app', async () => {
+  const tmp = makeTmpDir('cprof-fleet-link-')
+  const theirs = path.join(tmp, 'theirs')
+  fs.mkdirSync(path.join(theirs, 'run'), { recursive: true, mode: 0o700 })
+  fs.symlinkSync(theirs, path.join(tmp, `cprof-${process.geteuid()}`))
+  const dir = path.join(tmp, `cprof-${process.geteuid()}`, 'run')
+  const target = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+  children.push(target)
+  await sleep(300)
+  plantEntry(path.join(theirs, 'run'), target.pid, 'linked', 'SIGKILL')
+  const warning = `ignoring ${path.join(tmp, `cprof-${process.geteuid()}`)}: it is a symbolic link, not a directory`
+  for (const args of [['ps', '--app', 'linked'], ['trigger', '--app', 'linked']]) {
+    const r = await cprof(args, { CPROF_RUN_DIR: dir })
+    assert.ok(r.stderr.includes(warning), r.describe())
+    assert.doesNotMatch(r.stdout, /linked/, r.describe())
+  }
+  const rep = await cprof(['report', '--app', 'linked'], { CPROF_RUN_DIR: dir })
+  assert.match(rep.stderr, /no cpu profile of app "linked" in the directories of its live processes \(none runs/, rep.describe())
+  assert.deepEqual([target.exitCode, target.signalCode], [null, null])
+  target.kill('SIGKILL')
+})
+
+// The race: the run directory swapped for a symlink to another one between
+// the check and the read. Readers read through the descriptor they checked,
+// so they see the directory they checked. Done in-process, from inside the
+// listing, so the moment is exact.
+nodeTest('run directory swapped for a symlink after it was checked: readers still read the checked one', {
+  skip: process.platform !== 'linux' && 'readers read through /proc/self/fd (Linux)'
+}, () => {
+  const { discover } = require('../../lib/fleet/discover.js')
+  const tmp = makeTmpDir('cprof-fleet-swap-')
+  const own = path.join(tmp, `cprof-${process.geteuid()}`)
+  fs.mkdirSync(path.join(own, 'run'), { recursive: true, mode: 0o700 })
+  fs.mkdirSync(path.join(tmp, 'theirs', 'run'), { recursive: true, mode: 0o700 })
+  plantEntry(path.join(own, 'run'), process.pid, 'checked', 'SIGUSR2')
+  plantEntry(path.join(tmp, 'theirs', 'run'), process.pid, 'swapped-in', 'SIGKILL')
+  const real = fs.readdirSync
+  let swapped = false
+  fs.readdirSync = function (p, ...rest) {
+    if (!swapped) {
+      swapped = true
+      fs.renameSync(own, path.join(tmp, 'moved'))
+      fs.symlinkSync(path.join(tmp, 'theirs'), own)
+    }
+    return real.call(this, p, ...rest)
+  }
+  let found
+  try {
+    found = discover({ prune: false, env: { CPROF_RUN_DIR: path.join(own, 'run') } })
+  } finally {
+    fs.readdirSync = real
+  }
+  assert.ok(swapped)
+  assert.deepEqual(found.entries.map((e) => [e.pid, e.app]), [[process.pid, 'checked']], JSON.stringify(found))
 })
 
 // ---- PM2 cluster mode, for real (as test/js/pm2.test.js drives it) ----

@@ -194,7 +194,8 @@ test('windows arrive as pprof: the hot function tops the CPU series, labels and 
   const total = new Map()
   for (const p of cpu) for (const [fn, v] of functionTotals(p.profile, 1)) total.set(fn, (total.get(fn) || 0) + v)
   const top = [...total].sort((a, b) => b[1] - a[1])[0]
-  assert.equal(top[0], 'hotPushWork', JSON.stringify([...total].slice(0, 5)))
+  // Named <file>:<name>:<line>, the file relative to the app's directory.
+  assert.match(top[0], /^\.\/test\/js\/fixtures\/push-app\.js:hotPushWork:\d+$/, JSON.stringify([...total].slice(0, 5)))
   // Heap windows in Pyroscope's memory types.
   assert.ok(heap.length >= 3, `${heap.length} heap windows`)
   for (const p of heap) assert.equal(typeNames(p), 'inuse_objects/count,inuse_space/bytes')
@@ -427,4 +428,112 @@ test('a window older than Pyroscope accepts (1 h) is dropped, not sent to be ref
   assert.deepEqual([s.pushed, s.dropped, s.failed], [1, 1, 0])
   assert.equal(r.profiles.length, 1)
   assert.equal(r.requests.length, 1)
+})
+
+// ---- what Pyroscope shows: read as its tree builder reads the pprof (frames keyed by Function.name) ----
+
+// Self cpu/nanoseconds summed over the CPU windows, by Function.name.
+function cpuByName (profiles) {
+  const total = new Map()
+  for (const p of profiles.filter(isCpu)) for (const [fn, v] of functionTotals(p.profile, 1)) total.set(fn, (total.get(fn) || 0) + v)
+  return total
+}
+
+test('pushed CPU is CPU time, (idle) left out: an idle app within 2x of process.cpuUsage(), a busy one within 10%', async () => {
+  // idle: 1 ms of work every 100 ms; busy: the event loop never waits.
+  for (const [what, env, lo, hi] of [['idle', { APP_SLICE_MS: '1', APP_IDLE_MS: '100' }, 0.5, 2], ['busy', {}, 0.9, 1.1]]) {
+    const r = await receiver()
+    const run = await runApp({ CPROF_PUSH_URL: r.url, APP_MS: '5000', APP_STOP: '1', ...env })
+    assertClean(run, what)
+    const byName = cpuByName(r.profiles)
+    assert.equal(byName.has('(idle)'), false, `${what}: (idle) pushed as CPU`)
+    const pushedMs = [...byName.values()].reduce((a, b) => a + b, 0) / 1e6
+    const ratio = pushedMs / run.out.cpuMs
+    assert.ok(ratio >= lo && ratio <= hi,
+      `${what}: pushed ${pushedMs.toFixed(0)} ms of cpu, process.cpuUsage() ${run.out.cpuMs.toFixed(0)} ms over the same windows (x${ratio.toFixed(2)}); top ${JSON.stringify([...byName].sort((a, b) => b[1] - a[1]).slice(0, 4))}`)
+  }
+})
+
+test('same-named functions of different files are distinct frames (Function.name <file>:<name>:<line>)', async () => {
+  const fs = require('node:fs')
+  const dir = makeTmpDir('cprof-push-names-')
+  const src = 'module.exports = function fib (n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) }\n'
+  fs.writeFileSync(path.join(dir, 'a.js'), src)
+  fs.writeFileSync(path.join(dir, 'c.js'), src)
+  const r = await receiver()
+  cprof.recorder.start({ window: 60_000, push: { url: r.url, app: 'names' } })
+  try {
+    const a = require(path.join(dir, 'a.js'))
+    const c = require(path.join(dir, 'c.js'))
+    const end = Date.now() + 1500
+    while (Date.now() < end) { a(22); c(22) }
+  } finally {
+    await cprof.recorder.stop()
+  }
+  const byName = cpuByName(r.profiles)
+  const fibs = [...byName].filter(([name]) => /:fib:\d+$/.test(name))
+  const ofFile = (f) => fibs.filter(([name]) => name === `${path.join(dir, f)}:fib:1`)
+  assert.equal(ofFile('a.js').length, 1, JSON.stringify(fibs))
+  assert.equal(ofFile('c.js').length, 1, JSON.stringify(fibs))
+  assert.ok(ofFile('a.js')[0][1] > 0 && ofFile('c.js')[0][1] > 0, JSON.stringify(fibs))
+  // No pushed name stands for two places: one (file, line) per Function.name; frames
+  // without a script keep V8's name.
+  const places = new Map()
+  for (const p of r.profiles) {
+    const s = (i) => p.profile.stringTable.strings[Number(i)]
+    for (const f of p.profile.function) {
+      const name = s(f.name)
+      if (s(f.filename) === '') assert.equal(name, s(f.systemName) || '(anonymous)')
+      const place = `${s(f.filename)}:${f.startLine}`
+      assert.equal(places.get(name) ?? place, place, `${name} names two places`)
+      places.set(name, place)
+    }
+  }
+})
+
+test('pushed heap windows are the live heap: a growing Map is a rising inuse_space line', async () => {
+  const r = await receiver()
+  const run = await runApp({
+    CPROF_PUSH_URL: r.url, CPROF_RECORDER_HEAP: '1', CPROF_RECORDER_HEAP_INTERVAL: '8192', APP_GROW: '10', APP_MS: '5000', APP_STOP: '1'
+  })
+  assertClean(run, 'leak')
+  const heap = r.profiles.filter((p) => !isCpu(p)).sort((x, y) => (BigInt(x.profile.timeNanos) < BigInt(y.profile.timeNanos) ? -1 : 1))
+  assert.ok(heap.length >= 4, `${heap.length} heap windows`)
+  const inuse = heap.map((p) => p.profile.sample.reduce((n, smp) => n + Number(smp.value[1]), 0))
+  // Every window long enough to keep new arrays (the last one, ended by stop(), may be a few ms)
+  // holds more than the one before.
+  const ms = heap.map((p) => Number(BigInt(p.profile.durationNanos) / 1000000n))
+  for (let i = 1; i < inuse.length; i++) if (ms[i] >= 500) assert.ok(inuse[i] > inuse[i - 1], `inuse_space by window: ${inuse} (ms: ${ms})`)
+  assert.ok(ms.filter((d) => d >= 500).length >= 3, `window lengths: ${ms}`)
+  // The last window holds the whole live heap: at least half of what the Map
+  // keeps (arrays of 128 small integers, 1 KiB and more each), not one window's share.
+  const kept = run.out.grown * 1024
+  assert.ok(inuse[inuse.length - 1] >= kept / 2, `last window ${inuse[inuse.length - 1]} bytes, the Map keeps >= ${kept}; by window: ${inuse}`)
+})
+
+// Issue 32: the backoff belongs to the endpoint. With a queue that holds one
+// window, the failing window is dropped for a newer one at nearly every
+// retry; the delay must keep growing anyway, up to the 10 s cap, not start
+// again at 0.5–1 s with each new window.
+test('a long outage with a queue that drops the failing windows: requests back off to the cap', async () => {
+  const r = await receiver()
+  r.set({ status: 503 })
+  const run = await runApp({ CPROF_PUSH_URL: r.url, CPROF_PUSH_QUEUE_BYTES: '1', APP_MS: '32000', APP_IDLE_MS: '20' })
+  assertClean(run, 'outage, one-window queue')
+  const p = run.out.push
+  assert.equal(p.pushed, 0)
+  assert.ok(p.dropped >= 10, `windows were dropped: ${JSON.stringify(p)}`)
+  const at = r.requests.map((q) => q.at)
+  const gaps = at.slice(1).map((t, i) => t - at[i])
+  // Attempt n + 1 waits at least half of min(10 s, 1 s·2^(n-1)) (the jitter
+  // draws from the upper half): 0.5, 1, 2, 4, then 5 s and more.
+  gaps.forEach((gap, i) => {
+    const least = Math.min(10_000, 1000 * 2 ** i) / 2
+    assert.ok(gap >= least - 50, `retry ${i + 1} came ${gap} ms after the one before, not ≥ ${least} ms: gaps ${gaps}`)
+  })
+  // Under 32 s from the first request: at most 8 waits (0.5 + 1 + 2 + 4 +
+  // 5·4 = 27.5 s at the least), and at least 5 (1 + 2 + 4 + 8 + 10 = 25 s at
+  // the most), the fifth already capped: 5–10 s.
+  assert.ok(at.length >= 6 && at.length <= 9, `${at.length} requests in ${run.ms} ms (about one a second without the fix): gaps ${gaps}`)
+  assert.ok(gaps.slice(4).every((gap) => gap >= 5000 - 50), `the later retries wait 5–10 s (the cap): gaps ${gaps}`)
 })

@@ -34,7 +34,8 @@ for (const transport of ['connection', 'session']) {
     assert.ok(m, r.describe())
     assert.equal(m.transport, transport)
     assert.ok(m.cpu[0] >= 3 && m.cpu[1] > 0, r.describe())
-    assert.ok(m.heap[0] >= 3, r.describe())
+    assert.equal(m.heap[0], 1, 'a heap dump is the newest window: the live heap')
+    assert.ok(m.status.heap.windows >= 3, r.describe())
     assertCpuProfileSchema(JSON.parse(fs.readFileSync(m.cpu[2], 'utf8')))
     assert.equal(JSON.parse(fs.readFileSync(m.heap[2], 'utf8')).head.callFrame.functionName, '(root)')
     assert.equal(m.status.lost, 0)
@@ -73,7 +74,9 @@ test('CPROF_RECORDER=1 under the preload; cprof trigger <pid> --dump --last S wr
     await new Promise((resolve) => setTimeout(resolve, 1500))
     const t = spawnSync(process.execPath, [CLI, 'trigger', String(pid), '--dump', '--last', '0.5'], { encoding: 'utf8' })
     assert.equal(t.status, 0, `${t.stdout}${t.stderr}`)
-    assert.match(t.stdout, /sent SIGURG to \d+: its flight recorder writes the last 0.5 s/)
+    // It waits for the dump and prints what was written (issue 32: no claim it cannot back).
+    const said = /sent SIGURG to \d+: its flight recorder wrote the last 0.5 s \([\d.]+ s of recording in whole windows\): (\S+)$/m.exec(t.stdout)
+    assert.ok(said, t.stdout)
     const end = Date.now() + 15000
     let files = []
     while (Date.now() < end) {
@@ -82,12 +85,14 @@ test('CPROF_RECORDER=1 under the preload; cprof trigger <pid> --dump --last S wr
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     assert.equal(files.length, 1, `no dump in ${dir}; stderr: ${app.stderr?.() || ''}`)
+    assert.equal(said[1], path.join(dir, files[0]))
     const prof = JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8'))
     assertCpuProfileSchema(prof)
     const spanMs = (prof.endTime - prof.startTime) / 1000
     // The last 0.5 s: whole windows of 250 ms covering it, not the 1.5 s recorded.
     assert.ok(spanMs >= 500 && spanMs < 1200, `spans ${spanMs} ms`)
-    assert.ok(!fs.existsSync(path.join(require('node:os').tmpdir(), `cprof-dump-${pid}.json`)), 'the request is taken')
+    const runDir = require('../../lib/fleet/rundir.js').ofProcess(pid).dir
+    assert.deepEqual(fs.readdirSync(runDir).filter((n) => n.includes(`dump-${pid}`)), [], 'the request is taken')
     // Continuous mode from the environment too.
     assert.ok(fs.readdirSync(store).some((f) => /^cpu-\d+-\d+-\d+\.cpuprofile$/.test(f)))
   } finally {
@@ -105,6 +110,21 @@ test('envConfig: CPROF_RECORDER and its options; bad values name the variable', 
   assert.throws(() => envConfig({ CPROF_RECORDER: '1', CPROF_RECORDER_STORE_MAX_AGE: '5' }), /CPROF_RECORDER_STORE/)
   assert.throws(() => envConfig({ CPROF_RECORDER: 'maybe' }), /CPROF_RECORDER=/)
   assert.throws(() => envConfig({ CPROF_PROFILING: '1', CPROF_DUMP_SIGNAL: 'SIGURG' }), /dumpSignal is set but the recorder is off/)
+})
+
+test('CPROF_PROFILING=1 beside the recorder or incidents keeps the CPU toggle; the dump keeps the shared signal', () => {
+  const { initConfig } = require('../../lib/trigger-config')
+  for (const env of [{ CPROF_RECORDER: '1' }, { CPROF_ON_EVENT_LOOP_DELAY: '200' }]) {
+    const c = initConfig(envConfig({ CPROF_PROFILING: '1', ...env }))
+    assert.equal(c.cpu, true, JSON.stringify(env))
+    assert.equal(c.signal, null, 'SIGUSR2 is the dump signal')
+    assert.equal(c.dumpSignal.name, 'SIGUSR2')
+  }
+  const apart = initConfig(envConfig({ CPROF_PROFILING: 'cpu', CPROF_RECORDER: '1', CPROF_DUMP_SIGNAL: 'SIGURG' }))
+  assert.equal(apart.signal.name, 'SIGUSR2')
+  assert.equal(apart.dumpSignal.name, 'SIGURG')
+  const off = initConfig(envConfig({ CPROF_RECORDER: '1' }))
+  assert.equal(off.cpu, false, 'profiling still defaults to off with the recorder')
 })
 
 test('cprof trigger --dump: usage errors', () => {

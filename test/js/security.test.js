@@ -26,6 +26,7 @@ function sys (cmd, args, opts = {}) {
 const { ROOT, FIXTURES, childEnv, jsonLines, makeTmpDir, removeTmpDirs } = require('./helpers/util.js')
 const cprof = require('../..')
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const test = (name, fn) => nodeTest(name, { timeout: 120000, skip: SKIP }, fn)
 
 function whySkip () {
@@ -56,6 +57,7 @@ function addUser (role) {
 function copyCprof () {
   pkg = path.join(base, 'pkg')
   fs.cpSync(path.join(ROOT, 'lib'), path.join(pkg, 'lib'), { recursive: true })
+  fs.cpSync(path.join(ROOT, 'bin'), path.join(pkg, 'bin'), { recursive: true }) // the CLI, run as a user (issue 32)
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(pkg, 'package.json'))
   // Its runtime dependencies: lib/native.js loads the addon through node-gyp-build.
   for (const dep of Object.keys(require(path.join(ROOT, 'package.json')).dependencies || {})) {
@@ -494,41 +496,288 @@ nodeTest('heap snapshot: its private directory swapped for a symlink just before
   assert.ok(fs.existsSync(theirs))
 })
 
-// The dump request file (lib/dump-request.js): a predictable name in the
-// shared temp directory, so the same rules as every file cprof creates. No
-// second user needed: a planted symlink is never followed whoever planted it.
-nodeTest('dump request (<tmpdir>/cprof-dump-<pid>.json): a planted symlink is never written through nor read', () => {
+// The dump request (lib/dump-request.js): a file in the process's own run
+// directory, checked on its descriptor by both sides. No second user
+// needed: a planted symlink is never followed whoever planted it.
+nodeTest('dump request (<run dir>/dump-<pid>.json): a symlink at its name is never written through nor read; a run directory not private is refused', {
+  skip: process.platform !== 'linux' && 'the run directory is read through /proc/self/fd (Linux)'
+}, () => {
   const dumpRequest = require('../../lib/dump-request.js')
-  const tmp = makeTmpDir()
+  const me = process.geteuid()
+  const dir = path.join(makeTmpDir(), `cprof-${me}`, 'run')
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
   const victim = path.join(makeTmpDir(), 'victim.json')
   fs.writeFileSync(victim, '{"last": 5}\n')
   fs.chmodSync(victim, 0o644)
 
   // `cprof trigger --dump --last`: the link is replaced by a new 0600 file.
-  const file = dumpRequest.requestPath(12345, tmp)
+  const file = path.join(dir, 'dump-12345.json')
   fs.symlinkSync(victim, file)
-  assert.equal(dumpRequest.put(12345, 3000, tmp), file)
+  assert.equal(dumpRequest.put(dir, 12345, 3000, me), file)
   assert.equal(fs.readFileSync(victim, 'utf8'), '{"last": 5}\n')
   const st = fs.lstatSync(file)
   assert.ok(st.isFile())
   assert.equal(st.mode & 0o777, 0o600)
   assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { last: 3000 })
+  assert.equal(dumpRequest.remove(dir, 12345, me), true, 'a request not taken is removed')
+  assert.equal(dumpRequest.remove(dir, 12345, me), false)
 
   // The app side: a symlink at its name is refused, not read; the link
   // goes, the file it points at stays.
-  const own = dumpRequest.requestPath(process.pid)
+  const own = path.join(dir, `dump-${process.pid}.json`)
   fs.symlinkSync(victim, own)
-  try {
-    assert.throws(() => dumpRequest.take(process.pid), { code: 'ERR_CPROF_INVALID_ARG', message: /not a regular file/ })
-  } finally {
-    fs.rmSync(own, { force: true })
-  }
-  assert.equal(fs.readFileSync(victim, 'utf8'), '{"last": 5}\n')
-  // A regular request of our own still works.
-  dumpRequest.put(process.pid, 7000)
-  assert.equal(dumpRequest.take(process.pid), 7000)
+  assert.throws(() => dumpRequest.take(dir, process.pid), { code: 'ERR_CPROF_INVALID_ARG', message: /refusing the dump request .*not a regular file/ })
   assert.equal(fs.existsSync(own), false)
+  assert.equal(fs.readFileSync(victim, 'utf8'), '{"last": 5}\n')
+  // A regular request of our own still works, and is taken.
+  dumpRequest.put(dir, process.pid, 7000, me)
+  assert.equal(dumpRequest.take(dir, process.pid), 7000)
+  assert.equal(fs.existsSync(own), false)
+  assert.equal(dumpRequest.take(dir, process.pid), undefined, 'no request: dump all')
+  assert.deepEqual(fs.readdirSync(dir), [], 'no temp file is left')
+
+  // A run directory that is not private, or reached through a symlinked
+  // cprof-<uid>, takes no request.
+  fs.chmodSync(dir, 0o777)
+  assert.throws(() => dumpRequest.put(dir, 12345, 1000, me), { code: 'ERR_CPROF_IO', message: /can be written by other users \(mode 0777\)/ })
+  fs.chmodSync(dir, 0o700)
+  const linked = path.join(makeTmpDir(), `cprof-${me}`)
+  fs.symlinkSync(path.dirname(dir), linked)
+  assert.throws(() => dumpRequest.put(path.join(linked, 'run'), 12345, 1000, me), { code: 'ERR_CPROF_IO', message: /is a symbolic link, not a directory/ })
+  assert.deepEqual(fs.readdirSync(dir), [])
 })
+
+// ---- Issue 32: root's `cprof trigger` against other users' processes ----
+
+const CLI = path.join(ROOT, 'bin', 'cprof.js')
+
+// The CLI as root (this process's user), or as a throwaway user (role) from the copy.
+function cli (args, { env = {}, role } = {}) {
+  const u = role && users[role]
+  const e = childEnv({ CPROF_RUN_DIR: undefined, XDG_RUNTIME_DIR: undefined, CPROF_DIR: undefined, ...env })
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, [u ? path.join(pkg, 'bin', 'cprof.js') : CLI, ...args],
+      { env: e, cwd: base, stdio: ['ignore', 'pipe', 'pipe'], ...(u ? { uid: u.uid, gid: u.gid } : {}) })
+    let stdout = ''
+    let stderr = ''
+    c.stdout.on('data', (d) => { stdout += d })
+    c.stderr.on('data', (d) => { stderr += d })
+    c.on('close', (status) => resolve({ status, stdout, stderr, describe: () => `cprof ${args.join(' ')}: status=${status}\n${stdout}\n${stderr}` }))
+  })
+}
+
+// A Node process of role that catches SIGUSR2 (as cprof's trigger would)
+// and says so on stdout: what a signal sent to it did.
+async function listener (role) {
+  const u = users[role]
+  const src = "process.on('SIGUSR2', () => console.log('got SIGUSR2')); console.log('ready'); setInterval(() => {}, 1000)"
+  const child = spawn(process.execPath, ['-e', src], { uid: u.uid, gid: u.gid, cwd: base, env: childEnv(), stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
+  await new Promise((resolve) => { const on = () => { if (out.includes('ready')) { child.stdout.off('data', on); resolve() } }; child.stdout.on('data', on) })
+  const exited = new Promise((resolve) => child.on('close', (status, signal) => resolve({ status, signal })))
+  return { child, out: () => out, exited }
+}
+
+function startTimeOf (pid) {
+  const text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return text.slice(text.lastIndexOf(')') + 2).split(' ')[22 - 3]
+}
+
+// An entry as lib/fleet/announce.js writes it, for process pid, naming signal.
+function entryFor (pid, app, signal) {
+  return JSON.stringify({
+    v: 1, pid, ppid: 1, startTime: startTimeOf(pid), app, role: null, instance: null,
+    triggers: { cpu: true, heap: false, signal, heapSignal: null, recorder: false, dumpSignal: null },
+    running: { cpu: null, heap: null }, last: { cpu: null, heap: null, dump: null }, updated: Date.now()
+  })
+}
+
+// A root-owned directory of this test's own (the stand-in for one only root can write).
+let rootCount = 0
+function rootDir (...parts) {
+  const dir = path.join(base, `root${rootCount++}`, ...parts)
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+  return dir
+}
+
+test('issue 32: another user plants <tmpdir>/cprof-0 as a symlink: root\'s cprof ps and trigger --app refuse it, the SIGKILL its entry names is never sent', async () => {
+  const tmp = sharedTmp()
+  // The symlink points at a directory whose run/ passes a by-path check of
+  // the last component (root's, 0700): the stand-in for /run, or for the
+  // moment the attacker flips the link between check and read.
+  const decoy = rootDir('run')
+  const target = await listener('victim')
+  fs.writeFileSync(path.join(decoy, `${target.child.pid}.json`), entryFor(target.child.pid, 'planted32', 'SIGKILL'), { mode: 0o600 })
+  const link = path.join(tmp, 'cprof-0')
+  plantSymlink(path.dirname(decoy), link)
+  try {
+    const ps = await cli(['ps', '--app', 'planted32'], { env: { TMPDIR: tmp } })
+    assert.equal(ps.status, 0, ps.describe())
+    assert.ok(ps.stderr.includes(`ignoring ${link}: it is a symbolic link, not a directory`), ps.describe())
+    assert.doesNotMatch(ps.stdout, /planted32/)
+    const t = await cli(['trigger', '--app', 'planted32'], { env: { TMPDIR: tmp } })
+    assert.equal(t.status, 1, t.describe())
+    assert.match(t.stderr, /no process of app "planted32" runs cprof/)
+    await sleep(300)
+    assert.deepEqual([target.child.exitCode, target.child.signalCode], [null, null], 'the victim\'s process survives')
+  } finally {
+    target.child.kill('SIGKILL')
+    await target.exited
+  }
+})
+
+test('issue 32: in root\'s own run directory, an entry another user owns is not trusted, one naming SIGKILL is not sent; one of the process\'s own user is', async () => {
+  const dir = rootDir('cprof-0', 'run')
+  const env = { CPROF_RUN_DIR: dir }
+  const a = await listener('victim') // named by an entry the attacker owns
+  const b = await listener('victim') // named by root's own entry, with SIGKILL
+  const entryA = path.join(dir, `${a.child.pid}.json`)
+  try {
+    fs.writeFileSync(entryA, entryFor(a.child.pid, 'owned32', 'SIGUSR2'), { mode: 0o600 })
+    fs.chownSync(entryA, users.attacker.uid, users.attacker.gid)
+    fs.writeFileSync(path.join(dir, `${b.child.pid}.json`), entryFor(b.child.pid, 'owned32', 'SIGKILL'), { mode: 0o600 })
+    const t = await cli(['trigger', '--app', 'owned32'], { env })
+    assert.equal(t.status, 1, t.describe())
+    assert.ok(t.stderr.includes(`ignoring ${entryA}: it is owned by another user (uid ${users.attacker.uid}, you are uid 0)`), t.describe())
+    assert.match(t.stderr, new RegExp(`process ${b.child.pid} was not signalled: its announced signal: SIGKILL cannot be a cprof trigger`))
+    await sleep(300)
+    assert.equal(a.out(), 'ready\n', 'the attacker\'s entry sent nothing')
+    assert.deepEqual([b.child.exitCode, b.child.signalCode], [null, null], 'the SIGKILL entry\'s process survives')
+
+    // The same entry owned by the user the process runs as: root trusts it.
+    fs.chownSync(entryA, users.victim.uid, users.victim.gid)
+    fs.rmSync(path.join(dir, `${b.child.pid}.json`))
+    const ok = await cli(['trigger', '--app', 'owned32'], { env })
+    assert.equal(ok.status, 0, ok.describe())
+    const end = Date.now() + 10000
+    while (!a.out().includes('got SIGUSR2') && Date.now() < end) await sleep(50)
+    assert.equal(a.out(), 'ready\ngot SIGUSR2\n')
+  } finally {
+    for (const p of [a, b]) p.child.kill('SIGKILL')
+    await Promise.all([a.exited, b.exited])
+  }
+})
+
+// The victim's app with the flight recorder (fixture mode serve), its
+// TMPDIR tmp; stop() ends it and returns its result.
+async function recorderApp (tmp, plant = () => {}) {
+  const v = runAs('victim', 'security-victim.js', ['serve', '{}'], { tmpdir: tmp })
+  const { pid } = await v.line((o) => o.ready)
+  plant(pid)
+  v.child.stdin.write('go\n')
+  await v.line((o) => o.step === 'initialized')
+  return {
+    pid,
+    async stop () {
+      v.child.stdin.end()
+      const r = await v.exited
+      assert.equal(r.status, 0, r.describe())
+      return r
+    }
+  }
+}
+
+// The recording a --dump --last CLI run says it wrote: its span (ms) and owner.
+function dumpSaid (r, seconds) {
+  const m = new RegExp(`its flight recorder wrote the last ${seconds} s \\(([\\d.]+) s of recording in whole windows\\): (\\S+)$`, 'm').exec(r.stdout)
+  assert.ok(m, r.describe())
+  const prof = JSON.parse(fs.readFileSync(m[2], 'utf8'))
+  return { file: m[2], spanMs: (prof.endTime - prof.startTime) / 1000, uid: fs.statSync(m[2]).uid }
+}
+
+test('issue 32: root\'s trigger <pid of another user> --dump --last 1 gets the last second; no file is left that blocks the owner; a request planted at the old name changes nothing', async () => {
+  const tmp = sharedTmp()
+  let planted
+  const app = await recorderApp(tmp, (pid) => {
+    // What any local user could plant where earlier versions put the request.
+    planted = path.join(tmp, `cprof-dump-${pid}.json`)
+    plantFile(planted, '{"last": 60000}\n')
+  })
+  try {
+    await sleep(3000) // 3 s recorded: "all it holds" would be about that
+    const r = await cli(['trigger', String(app.pid), '--dump', '--last', '1'], { env: { TMPDIR: tmp } })
+    assert.equal(r.status, 0, r.describe())
+    const d = dumpSaid(r, 1)
+    assert.ok(d.spanMs >= 900 && d.spanMs < 2000, `the last 1 s in 250 ms windows, not all 3 s: ${d.spanMs} ms`)
+    assert.equal(d.uid, users.victim.uid)
+    const runDir = path.join(tmp, `cprof-${users.victim.uid}`, 'run')
+    assert.deepEqual(fs.readdirSync(runDir), [`${app.pid}.json`], 'the request was taken, nothing is left')
+
+    // The owner's own --last right after works (no leftover blocks it).
+    const own = await cli(['trigger', String(app.pid), '--dump', '--last', '1'], { role: 'victim', env: { TMPDIR: tmp } })
+    assert.equal(own.status, 0, own.describe())
+    const o = dumpSaid(own, 1)
+    assert.ok(o.spanMs < 2000, `${o.spanMs} ms`)
+    assert.deepEqual(fs.readdirSync(runDir), [`${app.pid}.json`])
+    // Another user cannot pass one (nor signal the process).
+    const other = await cli(['trigger', String(app.pid), '--dump', '--last', '1'], { role: 'attacker', env: { TMPDIR: tmp } })
+    assert.equal(other.status, 1, other.describe())
+    assert.match(other.stderr, new RegExp(`cannot signal process ${app.pid}: not permitted \\(it runs as uid ${users.victim.uid}`))
+    assert.deepEqual(fs.readdirSync(runDir), [`${app.pid}.json`])
+    // The planted file was neither read nor removed.
+    assert.equal(fs.readFileSync(planted, 'utf8'), '{"last": 60000}\n')
+    assert.equal(fs.lstatSync(planted).uid, users.attacker.uid)
+  } finally {
+    const r = await app.stop()
+    assert.deepEqual(r.json.find((x) => x.step === 'errors').errors, [], 'the app reported no error')
+  }
+})
+
+test('issue 32: --dump --last to a process whose run directory was planted fails truthfully and sends nothing', async () => {
+  const tmp = sharedTmp()
+  plantDir(path.join(tmp, `cprof-${users.victim.uid}`)) // so the victim cannot announce itself
+  const app = await recorderApp(tmp)
+  let r
+  try {
+    await sleep(600)
+    r = await cli(['trigger', String(app.pid), '--dump', '--last', '1'], { env: { TMPDIR: tmp } })
+  } finally {
+    await app.stop()
+  }
+  assert.equal(r.status, 1, r.describe())
+  assert.match(r.stderr, new RegExp(`cannot pass --last to process ${app.pid}: it has no entry in a run directory of its user.*Nothing was sent`))
+  assert.equal(r.stdout, '')
+  assert.deepEqual(fs.readdirSync(path.join(tmp, `cprof-${users.victim.uid}`)), [], 'nothing was written into the planted directory')
+})
+
+// cprof ui with no directory (issue 32): the default directory is checked as
+// the writers check it, so the victim's dashboard never serves a directory
+// the attacker planted (with profiles of theirs in it).
+for (const [how, { plant, why }] of Object.entries(PLANTS)) {
+  test(`cprof ui with no dir: the default dir planted as ${how} is refused, nothing is served`, async () => {
+    const tmp = sharedTmp()
+    const victimDir = path.join(tmp, `cprof-${users.victim.uid}`)
+    plant(victimDir, tmp)
+    const theirs = fs.realpathSync(victimDir)
+    plantFile(path.join(theirs, 'cpu-1-20260101T000000.000Z.cpuprofile'), fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'small.cpuprofile'), 'utf8'))
+    const before = tree(tmp)
+    const script = path.join(pkg, 'ui-victim.js')
+    fs.writeFileSync(script, "require('./lib/cli/ui.js').run(process.argv.slice(2)).then((c) => { process.exitCode = c })\n")
+    fs.chmodSync(script, 0o644)
+    const child = spawn(process.execPath, [script], {
+      uid: users.victim.uid,
+      gid: users.victim.gid,
+      cwd: tmp,
+      env: childEnv({ TMPDIR: tmp, HOME: tmp, CPROF_DIR: undefined, CPROF_RUN_DIR: path.join(tmp, 'no-run') }),
+      stdio: ['ignore', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      stdout += d
+      if (/^http:/m.test(stdout)) child.kill('SIGINT') // served: the failure below says so
+    })
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60000)
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    clearTimeout(killer)
+    assert.equal(stdout, '', 'nothing served')
+    assert.equal(code, 1, stderr)
+    assert.ok(stderr.startsWith(`cprof ui: ERR_CPROF_IO: refusing to serve ${victimDir}: it ${why(victimDir)}, `), stderr)
+    assert.deepEqual(tree(tmp), before, 'nothing was written into the planted directory')
+  })
+}
 
 // Issue 32, item 1: an interrupted `cprof attach` left the target's
 // inspector open for good, and another local user connected and ran code
@@ -588,8 +837,6 @@ function inspectorListens (port) {
 test('cprof attach killed with SIGKILL: another user can no longer reach the target\'s inspector and run code as its user', async () => {
   const tmp = sharedTmp()
   for (const [name, text] of [['attach-target.js', TARGET_JS], ['attach-intruder.js', INTRUDER_JS]]) fs.writeFileSync(path.join(pkg, name), text)
-  fs.mkdirSync(path.join(pkg, 'bin'), { recursive: true })
-  fs.copyFileSync(path.join(ROOT, 'bin', 'cprof.js'), path.join(pkg, 'bin', 'cprof.js'))
   sys('chmod', ['-R', 'a+rX', pkg])
   const out = path.join(tmp, 'victim-out')
   fs.mkdirSync(out, { mode: 0o700 })

@@ -216,6 +216,22 @@ async function openPage2 (browser, target) {
   return { page, problems }
 }
 
+// The dashboard's links to a profile (Open, a timeline block, Compare,
+// Merge) open a new tab; the docs say what they do.
+test('docs/viewer.md: Open, Compare and Merge open a new tab, as the dashboard does', () => {
+  const ui = path.resolve(__dirname, '..', '..', 'lib', 'ui')
+  const js = fs.readFileSync(path.join(ui, 'dashboard.js'), 'utf8')
+  const html = fs.readFileSync(path.join(ui, 'dashboard.html'), 'utf8')
+  assert.equal((js.match(/\.target = '_blank'/g) || []).length, 2, 'Open and the timeline blocks')
+  for (const id of ['compare', 'merge']) assert.match(html, new RegExp(`<a id="${id}" [^>]*target="_blank"`))
+  const doc = fs.readFileSync(path.resolve(__dirname, '..', '..', 'docs', 'viewer.md'), 'utf8')
+  const item = doc.slice(doc.indexOf('- **Profiles**'), doc.indexOf('Security: it listens'))
+  assert.doesNotMatch(item, /viewer above/)
+  for (const what of ['Open', 'Compare selected', 'Merge selected']) {
+    assert.match(item, new RegExp(`\\*${what}\\* opens [^;]*new tab`), what)
+  }
+})
+
 test('with no dir it serves the directory cprof writes to by default', async () => {
   const tmp = makeTmpDir('cprof-ui-tmp-')
   const own = path.join(tmp, `cprof-${process.geteuid()}`)
@@ -237,5 +253,88 @@ test('with no dir it serves the directory cprof writes to by default', async () 
     assert.equal(served, own)
   } finally {
     child.kill('SIGINT')
+  }
+})
+
+// Starts `cprof ui ...args` and resolves { child, url } once it prints its
+// URL, or { child, code, stderr } if it exits first.
+function startUi (args, env) {
+  const child = spawn(process.execPath, [CLI, 'ui', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    let err = ''
+    const timer = setTimeout(() => reject(new Error(`cprof ui printed no URL: ${out}${err}`)), 30000)
+    child.stderr.setEncoding('utf8').on('data', (d) => { err += d })
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d
+      const m = /^(http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/)$/m.exec(out)
+      if (m) { clearTimeout(timer); resolve({ child, url: m[1] }) }
+    })
+    child.once('close', (code) => { clearTimeout(timer); resolve({ child, code, stderr: err, stdout: out }) })
+  })
+}
+
+test('a symbolic link in the served directory is neither listed nor opened, wherever it points', async () => {
+  const served = makeTmpDir('cprof-ui-links-')
+  const outside = makeTmpDir('cprof-ui-outside-')
+  const secret = path.join(outside, 'secret.cpuprofile')
+  fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), secret)
+  const real = 'cpu-444-20260101T000000.000Z.cpuprofile'
+  fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), path.join(served, real))
+  fs.symlinkSync(secret, path.join(served, 'cpu-555-20260101T000000.000Z.cpuprofile'))
+  fs.symlinkSync(path.join(served, real), path.join(served, 'cpu-666-20260101T000000.000Z.cpuprofile'))
+  const { child, url: u } = await startUi([served], { ...process.env, CPROF_RUN_DIR: runDir })
+  try {
+    assert.ok(u, 'cprof ui started')
+    const names = JSON.parse((await get(u + 'api/files')).body).files.map((f) => f.name)
+    assert.deepEqual(names, [real])
+    assert.equal((await get(u + 'view?file=' + real)).status, 200, 'the regular file opens')
+    for (const link of ['cpu-555-20260101T000000.000Z.cpuprofile', 'cpu-666-20260101T000000.000Z.cpuprofile']) {
+      const r = await get(u + 'view?file=' + link)
+      assert.equal(r.status, 404, `${link}: ${r.body.slice(0, 200)}`)
+      assert.equal((await get(u + `diff?before=${real}&after=${link}`)).status, 404)
+      assert.equal((await get(u + `merge?file=${real}&file=${link}`)).status, 404)
+    }
+  } finally {
+    child.kill('SIGINT')
+  }
+})
+
+test('with no dir, a default directory that is a symlink or writable by others is refused, as the writers refuse it', async () => {
+  const tmp = makeTmpDir('cprof-ui-tmp-')
+  const own = path.join(tmp, `cprof-${process.geteuid()}`)
+  const elsewhere = path.join(tmp, 'elsewhere')
+  fs.mkdirSync(elsewhere, { mode: 0o700 })
+  fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), path.join(elsewhere, 'cpu-1-20260101T000000.000Z.cpuprofile'))
+  const env = { ...process.env, TMPDIR: tmp, CPROF_RUN_DIR: runDir }
+  delete env.CPROF_DIR
+  const cases = [
+    ['is a symbolic link, not a directory', () => fs.symlinkSync(elsewhere, own)],
+    ['can be written by other users (mode 0777)', () => { fs.mkdirSync(own); fs.chmodSync(own, 0o777) }],
+    ['can be written by its group (mode 0770)', () => { fs.mkdirSync(own); fs.chmodSync(own, 0o770) }],
+    ['is a symbolic link, not a directory', () => fs.symlinkSync(path.join(tmp, 'nowhere'), own)],
+    ['is not a directory', () => fs.writeFileSync(own, '')]
+  ]
+  for (const [why, plant] of cases) {
+    fs.rmSync(own, { recursive: true, force: true })
+    plant()
+    const r = await startUi([], env)
+    if (r.url) r.child.kill('SIGINT')
+    assert.equal(r.url, undefined, `${why}: not served`)
+    assert.equal(r.code, 1, `${why}: ${r.stderr}`)
+    assert.equal(r.stdout, '')
+    assert.ok(r.stderr.startsWith(`cprof ui: ERR_CPROF_IO: refusing to serve ${own}: it ${why}, `), r.stderr)
+    assert.match(r.stderr, /Remove it, or name a directory you own: cprof ui DIR\n$/)
+  }
+  // Missing: created private, as the writers create it, and served.
+  fs.rmSync(own, { recursive: true, force: true })
+  const r = await startUi([], env)
+  try {
+    assert.ok(r.url, `served: ${r.stderr}`)
+    const st = fs.lstatSync(own)
+    assert.ok(st.isDirectory())
+    assert.equal(st.mode & 0o7777, 0o700)
+  } finally {
+    r.child.kill('SIGINT')
   }
 })
