@@ -8,8 +8,10 @@
 // the lower mark.
 const fs = require('node:fs')
 const watchers = require('./watchers')
+const { createStartup } = require('./startup')
 const { fileStem } = require('../controller')
 const { cprofError } = require('../errors')
+const { ownMs } = require('../own-time')
 
 const HOUR_MS = 3600 * 1000
 
@@ -19,7 +21,6 @@ const HOUR_MS = 3600 * 1000
  */
 function createIncidents (deps) {
   let active = null
-  let ownMs = 0 // main-thread time in the heap profiler's start and stop calls
   const counts = { fired: 0, suppressed: 0, failed: 0, last: null }
 
   // The file stem of a firing: <kind>-incident-<trigger>-<pid>-<UTC time>.
@@ -70,17 +71,7 @@ function createIncidents (deps) {
     if (!run.sampling) startSampling(run, reason.at)
     if (!run.sampling) return
     run.sampling = false
-    timed(() => deps.heap.stop({ reason })).catch(failed)
-  }
-
-  // Runs fn, counting its synchronous part as cprof's own main-thread time.
-  function timed (fn) {
-    const t0 = performance.now()
-    try {
-      return fn()
-    } finally {
-      ownMs += performance.now() - t0
-    }
+    deps.heap.stop({ reason }).catch(failed)
   }
 
   // Starts the heap sampling profile; run.sampling says whether it runs
@@ -91,7 +82,7 @@ function createIncidents (deps) {
         'so the incident cannot sample the heap; stop it, or record heap windows (recorder: { heap: true })'))
       return
     }
-    timed(() => deps.heap.start({ ...run.dumpOpts, interval: run.heapInterval, name: stem('heap', 'heapNearLimit', at) }))
+    deps.heap.start({ ...run.dumpOpts, interval: run.heapInterval, name: stem('heap', 'heapNearLimit', at) })
       .catch(failed)
     run.sampling = deps.heap.isRunning()
   }
@@ -143,9 +134,8 @@ function createIncidents (deps) {
     const run = { o, dumpOpts, heapInterval: opts.heapInterval, lastFired: {}, hour: [], sampling: false, stops: [] }
     if (run.heapInterval === undefined) delete run.heapInterval
     if (o.eventLoopDelay !== null) {
-      const rec = deps.recorder.ownMs || (() => 0)
-      const own = () => rec() + ownMs
-      run.stops.push(watchers.watchLoopDelay(o.eventLoopDelay, guarded(crossing(run, 'eventLoopDelay')), own))
+      const measure = guarded(crossing(run, 'eventLoopDelay'))
+      run.stops.push(watchers.watchLoopDelay(o.eventLoopDelay, measure, ownMs, createStartup()))
     }
     if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu'))))
     if (o.rss !== null) run.stops.push(watchers.watchRss(guarded(crossing(run, 'rss'))))
