@@ -17,7 +17,7 @@ const HOUR_MS = 3600 * 1000
 
 /**
  * deps: { recorder (lib/recorder.js), heap (the heap controller),
- * report(err) }.
+ * report(err), changed() (the counters changed: optional) }.
  */
 function createIncidents (deps) {
   let active = null
@@ -28,7 +28,8 @@ function createIncidents (deps) {
     return fileStem(kind, undefined, at).replace(/^(cpu|heap)-/, `$1-incident-${trigger}-`)
   }
 
-  // Whether a firing may write now; a refusal is counted.
+  // Whether a firing may write now; a refusal is counted, in all and per
+  // trigger until its next firing (whose reason says how many it hid).
   function allowed (run, trigger, now) {
     const last = run.lastFired[trigger]
     run.hour = run.hour.filter((t) => now - t < HOUR_MS)
@@ -36,11 +37,18 @@ function createIncidents (deps) {
     const capped = run.o.maxPerHour > 0 && run.hour.length >= run.o.maxPerHour
     if (cooling || capped) {
       counts.suppressed++
+      run.suppressed[trigger] = (run.suppressed[trigger] || 0) + 1
+      changed()
       return false
     }
     run.lastFired[trigger] = now
     run.hour.push(now)
     return true
+  }
+
+  // The counters changed: cprof ps shows them (lib/fleet/announce.js).
+  function changed () {
+    if (deps.changed) deps.changed()
   }
 
   function failed (err) {
@@ -51,9 +59,11 @@ function createIncidents (deps) {
   function fire (run, trigger, value) {
     const at = Date.now()
     if (!allowed(run, trigger, at)) return
-    const reason = { trigger, value, threshold: run.o[trigger], at }
+    const reason = { trigger, value, threshold: run.o[trigger], at, suppressed: run.suppressed[trigger] || 0 }
+    run.suppressed[trigger] = 0
     counts.fired++
     counts.last = reason
+    changed()
     if (trigger === 'heapNearLimit') return fireHeap(run, reason)
     deps.recorder.dump({ ...run.dumpOpts, last: run.o.last, name: stem('cpu', trigger, at) }, { reason })
       .catch(failed)
@@ -131,7 +141,7 @@ function createIncidents (deps) {
     const dumpOpts = {}
     if (opts.dir !== undefined) dumpOpts.dir = opts.dir
     if (opts.formats && opts.formats.length) dumpOpts.formats = opts.formats
-    const run = { o, dumpOpts, heapInterval: opts.heapInterval, lastFired: {}, hour: [], sampling: false, stops: [] }
+    const run = { o, dumpOpts, heapInterval: opts.heapInterval, lastFired: {}, suppressed: {}, hour: [], sampling: false, stops: [] }
     if (run.heapInterval === undefined) delete run.heapInterval
     if (o.eventLoopDelay !== null) {
       const measure = guarded(crossing(run, 'eventLoopDelay'))
