@@ -147,3 +147,27 @@ for (const mode of ['fork', 'cluster']) {
     }
   })
 }
+
+test('startup(): what each launcher leaves to see, read the same way', () => {
+  const { createStartup, isESModule } = require('../../lib/incidents/startup.js')
+  const dir = makeTmpDir()
+  const cjs = path.join(dir, 'app.js')
+  const mjs = path.join(dir, 'app.mjs')
+  for (const f of [cjs, mjs]) fs.writeFileSync(f, '')
+  const none = () => []
+  const state = (o) => createStartup({ env: {}, argv: ['node'], cache: {}, exitListeners: none, ...o })()
+  assert.equal(state({}), 'done', 'node -e, the REPL: no main module')
+  assert.equal(state({ argv: ['node', cjs], cache: { [cjs]: {} } }), 'done', 'a CommonJS main in the cache')
+  assert.equal(state({ argv: ['node', 'app.js'], cache: { [path.resolve('app.js')]: {} } }), 'done', 'relative, as node resolves it')
+  assert.equal(state({ argv: ['node', mjs], exitListeners: () => [function handleProcessExit () {}] }), 'unsure',
+    "node's ES module entry still running")
+  assert.equal(state({ argv: ['node', mjs] }), 'done', "node's ES module entry settled")
+  const container = path.join(dir, 'ProcessContainer.js')
+  assert.equal(state({ env: { pm_exec_path: cjs }, argv: ['node', container], cache: { [container]: {} } }), 'pending',
+    'PM2 cluster: the container is loaded, the script not yet')
+  assert.equal(state({ env: { pm_exec_path: cjs }, argv: ['node', container], cache: { [container]: {}, [cjs]: {} } }), 'done')
+  assert.equal(state({ env: { pm_exec_path: mjs }, argv: ['node', container] }), 'unsure', 'PM2 imports an ES module: never in the cache')
+  fs.writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}')
+  assert.equal(isESModule(cjs), true, '"type": "module"')
+  assert.equal(isESModule(path.join(dir, 'x.cjs')), false)
+})
