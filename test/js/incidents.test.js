@@ -363,6 +363,15 @@ test('heap.stop() on a ~320 MiB heap pauses the app well over eventLoopDelay and
   assert.ok(stallUs >= 300_000, `stallingFunction: ${stallUs / 1000} ms self in ${profiles[0].profile.files.cpuprofile}`)
 })
 
+test('heap.snapshot() and a recorder dump hold the event loop longer than eventLoopDelay and fire nothing', () => {
+  const { r } = runStall((d) => [['snapshot', d], { timeout: 120000 }], () => undefined)
+  assert.equal(r.status, 0, r.describe())
+  const { snapshotMs } = r.json.find((m) => m.snapshotMs !== undefined)
+  assert.ok(snapshotMs >= 300, `the snapshot took ${snapshotMs} ms: too short for this test`)
+  assert.deepEqual(r.json.find((m) => m.afterPauses).afterPauses, { fired: 0, suppressed: 0, failed: 0, last: null },
+    `cprof's own ${snapshotMs} ms snapshot is not the app's stall`)
+})
+
 test('a crossing the cooldown suppresses is told: in the next firing\'s reason and stderr line, and in cprof ps', async () => {
   const runDir = makeTmpDir()
   let c, out, lines, dir
