@@ -9,6 +9,9 @@
 const fs = require('node:fs')
 const path = require('node:path')
 
+// PM2's wrappers, which load the app's script (lib/ProcessContainer*.js).
+const PM2_CONTAINER = /^ProcessContainer(Fork)?(Bun)?\.js$/
+
 // 'done': the main module has been loaded; 'pending': it will be, later;
 // 'unsure': it cannot be seen (an ES module, not in require.cache) — the
 // watcher then takes the first long gap as its evaluation.
@@ -26,7 +29,10 @@ function createStartup ({ env = process.env, argv = process.argv, cache = requir
   }
 
   return function state () {
-    const pm2Main = typeof env.pm_exec_path === 'string' && env.pm_exec_path !== '' ? env.pm_exec_path : null
+    // pm_exec_path only where PM2's container runs: a process the app
+    // spawns (`pm2 start npm -- start`) inherits the variable, not the container.
+    const inContainer = typeof argv[1] === 'string' && PM2_CONTAINER.test(path.basename(argv[1]))
+    const pm2Main = inContainer && typeof env.pm_exec_path === 'string' && env.pm_exec_path !== '' ? env.pm_exec_path : null
     const main = pm2Main || argv[1]
     if (typeof main !== 'string' || main === '') return 'done' // node -e, the REPL: no main module
     if (files === null) files = mainFiles(main)
