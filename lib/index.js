@@ -71,7 +71,7 @@ const recorder = createRecorder({
       report(err)
     }
   },
-  changed: () => announcer.recorder(recorder.status()),
+  changed: () => announcer.recorder(recorderStatus()), // with the incident counters
   emit: (event, value) => {
     try {
       cprof.emit(event, value)
@@ -136,7 +136,7 @@ async function analyze (file, opts) {
 
 // Incident triggers (init({ incidents })): the recorder's last seconds, or a
 // heap profile near the heap limit, written when a threshold is crossed.
-const incidents = createIncidents({ recorder, heap, report })
+const incidents = createIncidents({ recorder, heap, report, changed: () => announcer.recorder(recorderStatus()) })
 
 // recorder.status(), with the incident counters once incidents were set.
 function recorderStatus () {
