@@ -1,0 +1,217 @@
+/* The dominator tree of a snapshot and the retained sizes, by DevTools'
+ * rules (HeapSnapshot.ts: buildPostOrderIndex, buildDominatorTree,
+ * calculateRetainedSizes), so the numbers agree with the Memory panel's:
+ *  - the tree grows from the root along essential edges only: weak edges
+ *    never retain; shortcut edges only from the root (cprof__snap_essential);
+ *  - an edge from a node that is not page-owned to one that is does not
+ *    retain (snapshot_graph.c: page_flags);
+ *  - nodes the root does not reach: first those with only weak or shortcut
+ *    retainers, with what they reach, then the rest, are given to the root.
+ * The algorithm is Cooper, Harvey and Kennedy's "A Simple, Fast Dominance
+ * Algorithm" (2001) over postorder numbers, on flat arrays. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "snapshot.h"
+
+#define NOMEM()                                                                                    \
+  cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory analysing the heap snapshot")
+
+typedef struct {
+  uint32_t *post2node, *node2post;
+  uint32_t *stack, *cursor; /* DFS: node, next edge */
+  uint8_t *visited;
+  uint32_t count; /* postorder numbers given */
+} order_t;
+
+/* Whether the edge e from `from` takes part in the tree (DevTools'
+ * isEssentialEdge plus the page-owned rule). */
+static int retaining(const cprof__snap_t *s, uint32_t from, uint32_t e, uint32_t to) {
+  if (!cprof__snap_essential(s, from, cprof__snap_etype(s, e))) return 0;
+  return from == s->root || !s->page[to] || s->page[from];
+}
+
+static void push(const cprof__snap_t *s, order_t *o, uint32_t *top, uint32_t n) {
+  o->stack[*top] = n;
+  o->cursor[*top] = s->first_edge[n];
+  o->visited[n] = 1;
+  (*top)++;
+}
+
+/* Depth first until the stack is empty, numbering nodes as they finish. */
+static void dfs(const cprof__snap_t *s, order_t *o, uint32_t top) {
+  while (top > 0) {
+    uint32_t n = o->stack[top - 1];
+    uint32_t e = o->cursor[top - 1];
+    if (e < s->first_edge[n + 1]) {
+      o->cursor[top - 1]++;
+      uint32_t to = cprof__snap_to(s, e);
+      if (!o->visited[to] && retaining(s, n, e, to)) push(s, o, &top, to);
+      continue;
+    }
+    o->node2post[n] = o->count;
+    o->post2node[o->count++] = n;
+    top--;
+  }
+}
+
+/* DevTools' hasOnlyWeakRetainers: every retaining edge weak or shortcut. */
+static int only_weak(const cprof__snap_t *s, uint32_t n) {
+  for (uint32_t i = s->first_ret[n]; i < s->first_ret[n + 1]; i++) {
+    uint32_t t = cprof__snap_etype(s, s->ret_edge[i]);
+    if (t != s->et_weak && t != s->et_shortcut) return 0;
+  }
+  return 1;
+}
+
+static void postorder(cprof__snap_t *s, order_t *o) {
+  uint32_t top = 0;
+  push(s, o, &top, s->root);
+  dfs(s, o, top);
+  if (o->count == s->node_count) return;
+  s->unreachable = s->node_count - o->count;
+  /* the root back at the bottom of the stack, done with its edges, so it
+   * stays last; the orphans with only weak retainers above it */
+  o->count--;
+  top = 0;
+  push(s, o, &top, s->root);
+  o->cursor[0] = s->first_edge[s->root + 1];
+  for (uint32_t i = 0; i < s->node_count; i++)
+    if (!o->visited[i] && only_weak(s, i)) push(s, o, &top, i);
+  dfs(s, o, top);
+  if (o->count == s->node_count) return;
+  o->count--;
+  for (uint32_t i = 0; i < s->node_count; i++)
+    if (!o->visited[i]) {
+      o->node2post[i] = o->count;
+      o->post2node[o->count++] = i;
+    }
+  o->node2post[s->root] = o->count;
+  o->post2node[o->count++] = s->root;
+}
+
+/* The common dominator of postorder numbers a and b: climb the one with
+ * the lower number. The step bound guards against a malformed graph. */
+static uint32_t intersect(const uint32_t *dom, uint32_t a, uint32_t b, uint32_t root) {
+  uint64_t steps = 0, limit = 4ull * root + 16;
+  while (a != b) {
+    while (a < b && steps++ < limit)
+      a = dom[a];
+    while (b < a && steps++ < limit)
+      b = dom[b];
+    if (steps >= limit || a > root || b > root) return root;
+  }
+  return a;
+}
+
+/* The new dominator of postorder number p from its retainers; `none` when
+ * no retainer has one yet. */
+static uint32_t from_retainers(const cprof__snap_t *s, const order_t *o, const uint32_t *dom,
+                               uint32_t p, uint32_t none) {
+  uint32_t n = o->post2node[p], root = s->node_count - 1, best = none;
+  int orphan = 1;
+  for (uint32_t i = s->first_ret[n]; i < s->first_ret[n + 1]; i++) {
+    uint32_t from = s->ret_node[i], e = s->ret_edge[i];
+    if (!cprof__snap_essential(s, from, cprof__snap_etype(s, e))) continue;
+    orphan = 0;
+    if (from != s->root && s->page[n] && !s->page[from]) continue;
+    uint32_t rp = o->node2post[from];
+    if (dom[rp] == none) continue;
+    best = best == none ? rp : intersect(dom, rp, best, root);
+    if (best == root) break;
+  }
+  return orphan ? root : best;
+}
+
+static void mark_children(const cprof__snap_t *s, const order_t *o, uint8_t *affected, uint32_t n) {
+  for (uint32_t e = s->first_edge[n]; e < s->first_edge[n + 1]; e++)
+    affected[o->node2post[cprof__snap_to(s, e)]] = 1;
+}
+
+/* Iterates to the fixed point, revisiting only nodes whose retainers
+ * changed. The pass bound guards against a malformed graph (CHK converges
+ * in a few passes on real heaps). */
+static void iterate(cprof__snap_t *s, const order_t *o, uint32_t *dom, uint8_t *affected) {
+  uint32_t root = s->node_count - 1, none = s->node_count;
+  for (uint32_t e = s->first_edge[s->root]; e < s->first_edge[s->root + 1]; e++)
+    if (cprof__snap_essential(s, s->root, cprof__snap_etype(s, e)))
+      affected[o->node2post[cprof__snap_to(s, e)]] = 1;
+  for (int changed = 1, pass = 0; changed && pass < 10000; pass++) {
+    changed = 0;
+    for (uint32_t p = root; p-- > 0;) {
+      if (!affected[p]) continue;
+      affected[p] = 0;
+      if (dom[p] == root) continue;
+      uint32_t d = from_retainers(s, o, dom, p, none);
+      if (d == none || d == dom[p]) continue;
+      dom[p] = d;
+      changed = 1;
+      mark_children(s, o, affected, o->post2node[p]);
+    }
+  }
+}
+
+static void retained_sizes(cprof__snap_t *s, const order_t *o) {
+  for (uint32_t i = 0; i < s->node_count; i++)
+    s->retained[i] = cprof__snap_self(s, i);
+  for (uint32_t p = 0; p + 1 < s->node_count; p++) {
+    uint32_t n = o->post2node[p];
+    s->retained[s->dom[n]] += s->retained[n];
+  }
+}
+
+/* dominated[first_dom[n] .. first_dom[n + 1]): the nodes n dominates. */
+static void dominated(cprof__snap_t *s) {
+  uint32_t n = s->node_count;
+  for (uint32_t i = 0; i < n; i++)
+    if (i != s->root) s->first_dom[s->dom[i] + 1]++;
+  for (uint32_t i = 0; i < n; i++)
+    s->first_dom[i + 1] += s->first_dom[i];
+  for (uint32_t i = 0; i < n; i++)
+    if (i != s->root) s->dominated[s->first_dom[s->dom[i]]++] = i;
+  memmove(s->first_dom + 1, s->first_dom, (size_t)n * sizeof *s->first_dom);
+  s->first_dom[0] = 0;
+}
+
+int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen) {
+  size_t n = s->node_count;
+  order_t o = {0};
+  uint32_t *dom = NULL;
+  uint8_t *affected = NULL;
+  int rc = CPROF_OK;
+  o.post2node = malloc(n * sizeof(uint32_t));
+  o.node2post = malloc(n * sizeof(uint32_t));
+  o.stack = malloc(n * sizeof(uint32_t));
+  o.cursor = malloc(n * sizeof(uint32_t));
+  o.visited = calloc(n, 1);
+  dom = malloc(n * sizeof *dom);
+  affected = calloc(n, 1);
+  s->dom = malloc(n * sizeof *s->dom);
+  s->retained = malloc(n * sizeof *s->retained);
+  s->first_dom = calloc(n + 1, sizeof *s->first_dom);
+  s->dominated = malloc(n * sizeof *s->dominated);
+  if (!o.post2node || !o.node2post || !o.stack || !o.cursor || !o.visited || !dom || !affected ||
+      !s->dom || !s->retained || !s->first_dom || !s->dominated) {
+    rc = NOMEM();
+    goto out;
+  }
+  postorder(s, &o);
+  for (uint32_t p = 0; p + 1 < n; p++)
+    dom[p] = (uint32_t)n; /* none yet */
+  dom[n - 1] = (uint32_t)n - 1;
+  iterate(s, &o, dom, affected);
+  for (uint32_t p = 0; p < n; p++) /* none left: given to the root, as DevTools' 0 is */
+    s->dom[o.post2node[p]] = dom[p] >= n ? s->root : o.post2node[dom[p]];
+  retained_sizes(s, &o);
+  dominated(s);
+out:
+  free(o.post2node);
+  free(o.node2post);
+  free(o.stack);
+  free(o.cursor);
+  free(o.visited);
+  free(dom);
+  free(affected);
+  return rc;
+}
