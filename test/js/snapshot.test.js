@@ -1,0 +1,114 @@
+'use strict'
+
+// cprof snapshot: a .heapsnapshot written by Node's own writer in another
+// process (a module-level Map, sessionCache, holding N Sessions), read by
+// the CLI. The counts and sizes are checked against the snapshot file
+// itself, read here with JSON.parse (an independent reader).
+
+const { test, after } = require('node:test')
+const assert = require('node:assert/strict')
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const { makeTmpDir, removeTmpDirs, runFixture, childEnv } = require('./helpers/util.js')
+
+after(removeTmpDirs)
+
+const BIN = path.join(__dirname, '..', '..', 'bin', 'cprof.js')
+const N = 1500
+
+function cli (...args) {
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60000, env: childEnv() })
+}
+
+// Count and summed self size of the object nodes named `name`, straight
+// from the file.
+function groundTruth (file, name) {
+  const snap = JSON.parse(fs.readFileSync(file, 'utf8'))
+  const meta = snap.snapshot.meta
+  const nf = meta.node_fields.length
+  const types = meta.node_types[meta.node_fields.indexOf('type')]
+  const sizes = []
+  for (let i = 0; i < snap.nodes.length; i += nf) {
+    if (types[snap.nodes[i]] === 'object' && snap.strings[snap.nodes[i + 1]] === name) sizes.push(snap.nodes[i + 3])
+  }
+  return { count: sizes.length, self: sizes.reduce((a, b) => a + b, 0), sizes: new Set(sizes) }
+}
+
+let snapshotFile
+function leakSnapshot () {
+  if (snapshotFile) return snapshotFile
+  const dir = makeTmpDir('cprof-snapshot-')
+  const r = runFixture('snapshot-leak.js', [path.join(dir, 'leak.heapsnapshot'), String(N)], { timeout: 60000 })
+  assert.equal(r.status, 0, r.describe())
+  assert.equal(r.json[0].sessions, N)
+  snapshotFile = r.json[0].file
+  return snapshotFile
+}
+
+test('cprof snapshot --json: N Sessions of one size, held by the sessionCache Map', () => {
+  const file = leakSnapshot()
+  const truth = groundTruth(file, 'Session')
+  assert.equal(truth.count, N)
+  assert.equal(truth.sizes.size, 1, 'every Session has the same shallow size')
+  const [size] = truth.sizes
+
+  const r = cli('snapshot', file, '--json', '--top', '50')
+  assert.equal(r.status, 0, r.stderr)
+  const rep = JSON.parse(r.stdout)
+  const session = rep.classes.find((c) => c.name === 'Session')
+  assert.ok(session, `Session among the 50 largest classes: ${rep.classes.map((c) => c.name).join(', ')}`)
+  assert.equal(session.count, N)
+  assert.equal(session.selfSize, N * size)
+  // each Session retains its two strings: more than its own size
+  assert.ok(session.retainedSize > session.selfSize + N * 256, JSON.stringify(session))
+
+  // one shortest retainer path, from a root, through the Map
+  const steps = session.path
+  const at = steps.findIndex((s) => s.edge === 'sessionCache')
+  assert.ok(at >= 0, JSON.stringify(steps))
+  assert.equal(steps[at].class, 'Map')
+  assert.equal(steps.at(-1).class, 'Session')
+  assert.equal(steps[at + 1].edge, 'table')
+
+  // the Map itself: among the largest objects, retaining every Session
+  const map = rep.objects.find((o) => o.class === 'Map' && o.path.some((s) => s.edge === 'sessionCache'))
+  assert.ok(map, 'the sessionCache Map is among the largest objects')
+  assert.ok(map.retainedSize >= session.retainedSize, `${map.retainedSize} >= ${session.retainedSize}`)
+  assert.ok(rep.totalSize >= map.retainedSize)
+  assert.equal(rep.nodes, groundTruthNodes(file))
+})
+
+function groundTruthNodes (file) {
+  const snap = JSON.parse(fs.readFileSync(file, 'utf8'))
+  return snap.nodes.length / snap.snapshot.meta.node_fields.length
+}
+
+test('cprof snapshot: the text report names the path and the class', () => {
+  const r = cli('snapshot', leakSnapshot(), '--top', '50')
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stdout, /^Heap snapshot .*: [\d,]+ objects, [\d,]+ references, [\d.]+ [KM]iB reachable/)
+  assert.match(r.stdout, /sessionCache → Map → table → \(array\) → \[\d+\] → Session/)
+  assert.match(r.stdout, new RegExp(`^\\s*${N.toLocaleString('en-US')}\\s+[\\d.]+ KiB\\s+[\\d.]+ [KM]iB\\s+Session$`, 'm'))
+})
+
+test('cprof snapshot: a truncated or foreign file is refused with exit 1 and one line', () => {
+  const dir = makeTmpDir('cprof-snapshot-bad-')
+  const text = fs.readFileSync(leakSnapshot(), 'utf8')
+  const cut = path.join(dir, 'cut.heapsnapshot')
+  fs.writeFileSync(cut, text.slice(0, Math.floor(text.length / 2)))
+  let r = cli('snapshot', cut)
+  assert.equal(r.status, 1)
+  assert.match(r.stderr, /^cprof: ERR_CPROF_BAD_PROFILE: .*cut\.heapsnapshot is not a readable V8 heap snapshot: .*truncated/)
+  const prof = path.join(dir, 'x.cpuprofile')
+  fs.writeFileSync(prof, JSON.stringify({ nodes: [], startTime: 0, endTime: 1, samples: [], timeDeltas: [] }))
+  r = cli('snapshot', prof)
+  assert.equal(r.status, 1)
+  assert.match(r.stderr, /ERR_CPROF_BAD_PROFILE: .*no snapshot\.meta/)
+  r = cli('snapshot', path.join(dir, 'missing.heapsnapshot'))
+  assert.equal(r.status, 1)
+  assert.match(r.stderr, /ERR_CPROF_IO: .*No such file/)
+  r = cli('snapshot', prof, '--top', '0')
+  assert.equal(r.status, 2)
+})
