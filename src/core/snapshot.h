@@ -11,8 +11,9 @@
  *
  * Units: snapshot_read.c (the document), snapshot_string.c (the strings
  * table), snapshot_check.c (every index checked), snapshot_graph.c (edge and
- * retainer indexes, distances), snapshot_dom.c (dominator tree, retained
- * sizes), snapshot_class.c (classes), snapshot_report.c (the JSON report). */
+ * retainer indexes, essential edges, distances), snapshot_shallow.c (owned
+ * arrays' sizes), snapshot_dom.c (dominator tree, retained sizes),
+ * snapshot_class.c (classes), snapshot_report.c (the JSON report). */
 #ifndef CPROF_SNAPSHOT_H
 #define CPROF_SNAPSHOT_H
 
@@ -42,7 +43,7 @@ typedef struct {
   char **node_fields, **edge_fields;  /* the field names, for the checks */
   uint32_t n_node_fields, n_edge_fields;
   /* type indexes by name, CPROF__SNAP_NONE when the meta has no such type */
-  uint32_t t_hidden, t_array, t_object, t_native, t_synthetic, t_code;
+  uint32_t t_hidden, t_array, t_object, t_native, t_synthetic, t_code, t_closure, t_regexp;
   uint32_t et_weak, et_shortcut, et_element, et_hidden, et_internal;
 
   uint32_t *nodes; /* nf values per node */
@@ -67,6 +68,7 @@ typedef struct {
   uint32_t *ret_edge;    /* edge_count: the retaining edge's ordinal */
   uint32_t *ret_node;    /* edge_count: the retaining node's ordinal */
   uint8_t *page;         /* node_count: 1 when reached from a user root */
+  uint8_t *essential;    /* edge_count bits: the edge retains (cprof__snap_essential) */
   int32_t *dist;         /* node_count: DevTools' distances */
   uint32_t *parent_edge; /* node_count: the edge the distance BFS reached it by */
   uint32_t *dom;         /* node_count: immediate dominator's ordinal */
@@ -119,24 +121,30 @@ static inline uint32_t cprof__snap_self(const cprof__snap_t *s, uint32_t node) {
   return cprof__snap_nfield(s, node, s->n_self);
 }
 
-/* The analysis, in order: edge and retainer indexes, page-owned flags and
- * distances (snapshot_graph.c), then the dominator tree and retained sizes
+/* The analysis, in order: edge and retainer indexes, page-owned flags,
+ * essential edges and distances (snapshot_graph.c), shallow sizes
+ * (snapshot_shallow.c), then the dominator tree and retained sizes
  * (snapshot_dom.c). CPROF_OK or CPROF_ENOMEM. */
 int cprof__snap_graph(cprof__snap_t *s, char *errbuf, size_t errlen);
 int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen);
 
-/* DevTools' rule for which edges build the dominator tree: weak edges never
- * retain; shortcut edges only from the root (there they mark the user's
- * global objects). */
-static inline int cprof__snap_essential(const cprof__snap_t *s, uint32_t from, uint32_t type) {
-  return type != s->et_weak && (type != s->et_shortcut || from == s->root);
+/* Whether edge e takes part in the dominator tree, by DevTools' rules
+ * (snapshot_graph.c: essential_edges). */
+static inline int cprof__snap_essential(const cprof__snap_t *s, uint32_t e) {
+  return (s->essential[e >> 3] >> (e & 7)) & 1;
 }
+
+/* DevTools' shallow sizes (snapshot_shallow.c): an array or hidden node
+ * that one object alone owns gives its size to that object, so a Map's
+ * shallow size holds its hash table. Rewrites the nodes' self_size. */
+int cprof__snap_shallow(cprof__snap_t *s);
 
 /* The node an edge leaves from (binary search over first_edge). */
 uint32_t cprof__snap_edge_source(const cprof__snap_t *s, uint32_t edge);
 
 /* Classes (snapshot_class.c): DevTools' class of a node, as an id: the
  * name string for object and native nodes, else one per type. */
+uint32_t cprof__snap_class_key(const cprof__snap_t *s, uint32_t node);
 typedef struct {
   uint32_t key;      /* name string index, or str_count + type */
   uint32_t count;    /* objects */
@@ -147,11 +155,12 @@ typedef struct {
 } cprof__snap_class_t;
 
 /* The classes, sorted by retained size (then shallow, then name), in *out
- * (caller frees). Objects of size 0 are left out as DevTools does, except
- * native ones. CPROF_OK or CPROF_ENOMEM. */
+ * (caller frees). Objects of (shallow) size 0 are left out, as DevTools
+ * does. CPROF_OK or CPROF_ENOMEM. */
 int cprof__snap_classes(const cprof__snap_t *s, cprof__snap_class_t **out, uint32_t *n);
 /* A class's name: "(system)" for hidden, "(compiled code)" for code,
- * "(<type>)" for other types without a name. */
+ * "Function" for closures, "RegExp" for regexps, "(<type>)" for other types
+ * without a name. */
 const char *cprof__snap_class_name(const cprof__snap_t *s, uint32_t key, char *buf, size_t len);
 
 #endif

@@ -45,6 +45,8 @@ static int check_meta(cprof__snap_t *s, char *errbuf, size_t errlen) {
   s->t_native = type_index(&s->ntypes, "native");
   s->t_synthetic = type_index(&s->ntypes, "synthetic");
   s->t_code = type_index(&s->ntypes, "code");
+  s->t_closure = type_index(&s->ntypes, "closure");
+  s->t_regexp = type_index(&s->ntypes, "regexp");
   s->et_weak = type_index(&s->etypes, "weak");
   s->et_shortcut = type_index(&s->etypes, "shortcut");
   s->et_element = type_index(&s->etypes, "element");

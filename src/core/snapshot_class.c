@@ -5,8 +5,9 @@
  * Count and shallow size add up every object; the retained size adds only
  * objects no other object of the same class dominates, so a class's
  * retained size never counts a byte twice (a linked list of Sessions
- * retains its tail through its head). Objects of size 0 are left out, except
- * native ones, as DevTools does. */
+ * retains its tail through its head). Objects of size 0 (after
+ * snapshot_shallow.c gave owned arrays' sizes to their owners) are left
+ * out, as DevTools does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +15,14 @@
 #include "error.h"
 #include "snapshot.h"
 
-static uint32_t class_key(const cprof__snap_t *s, uint32_t n) {
+uint32_t cprof__snap_class_key(const cprof__snap_t *s, uint32_t n) {
   uint32_t t = cprof__snap_ntype(s, n);
   if (t == s->t_object || t == s->t_native) return cprof__snap_nfield(s, n, s->n_name);
   return s->str_count + t;
 }
 
 static int counted(const cprof__snap_t *s, uint32_t n) {
-  return cprof__snap_self(s, n) != 0 || cprof__snap_ntype(s, n) == s->t_native;
+  return cprof__snap_self(s, n) != 0;
 }
 
 const char *cprof__snap_class_name(const cprof__snap_t *s, uint32_t key, char *buf, size_t len) {
@@ -29,6 +30,8 @@ const char *cprof__snap_class_name(const cprof__snap_t *s, uint32_t key, char *b
   uint32_t t = key - s->str_count;
   if (t == s->t_hidden) return "(system)";
   if (t == s->t_code) return "(compiled code)";
+  if (t == s->t_closure) return "Function";
+  if (t == s->t_regexp) return "RegExp";
   snprintf(buf, len, "(%s)", t < s->ntypes.count ? s->ntypes.names[t] : "?");
   return buf;
 }
@@ -39,7 +42,7 @@ static uint32_t aggregate(const cprof__snap_t *s, uint32_t *ids, cprof__snap_cla
   uint32_t n = 0;
   for (uint32_t i = 0; i < s->node_count; i++) {
     if (!counted(s, i)) continue;
-    uint32_t key = class_key(s, i);
+    uint32_t key = cprof__snap_class_key(s, i);
     if (ids[key] == CPROF__SNAP_NONE) {
       ids[key] = n;
       cls[n++] = (cprof__snap_class_t){.key = key, .largest = i, .distance = s->dist[i]};
@@ -70,7 +73,7 @@ static int class_retained(const cprof__snap_t *s, const uint32_t *ids, cprof__sn
   cursor[top++] = s->first_dom[s->root];
   for (int pre = 1; top > 0;) {
     uint32_t n = stack[top - 1];
-    uint32_t c = counted(s, n) ? ids[class_key(s, n)] : CPROF__SNAP_NONE;
+    uint32_t c = counted(s, n) ? ids[cprof__snap_class_key(s, n)] : CPROF__SNAP_NONE;
     if (pre && c != CPROF__SNAP_NONE && !on_path[c]) {
       cls[c].retained += s->retained[n];
       if (s->first_dom[n] != s->first_dom[n + 1]) on_path[c] = setter[n] = 1;

@@ -1,14 +1,14 @@
 /* The dominator tree of a snapshot and the retained sizes, by DevTools'
- * rules (HeapSnapshot.ts: buildPostOrderIndex, buildDominatorTree,
- * calculateRetainedSizes), so the numbers agree with the Memory panel's:
- *  - the tree grows from the root along essential edges only: weak edges
- *    never retain; shortcut edges only from the root (cprof__snap_essential);
- *  - an edge from a node that is not page-owned to one that is does not
- *    retain (snapshot_graph.c: page_flags);
- *  - nodes the root does not reach: first those with only weak or shortcut
- *    retainers, with what they reach, then the rest, are given to the root.
+ * rules (HeapSnapshot.ts: calculateDominatorsAndRetainedSizes), so the
+ * numbers agree with the Memory panel's:
+ *  - the tree grows from the root along essential edges only
+ *    (snapshot_graph.c: essential; weak edges never retain);
+ *  - nodes the root does not reach: first those with no essential
+ *    retainer, with what they reach, then the rest, are given to the root.
  * The algorithm is Cooper, Harvey and Kennedy's "A Simple, Fast Dominance
- * Algorithm" (2001) over postorder numbers, on flat arrays. */
+ * Algorithm" (2001) over postorder numbers, on flat arrays. DevTools now
+ * uses Lengauer-Tarjan; both give the one dominator tree of the reachable
+ * graph. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,13 +25,6 @@ typedef struct {
   uint32_t count; /* postorder numbers given */
 } order_t;
 
-/* Whether the edge e from `from` takes part in the tree (DevTools'
- * isEssentialEdge plus the page-owned rule). */
-static int retaining(const cprof__snap_t *s, uint32_t from, uint32_t e, uint32_t to) {
-  if (!cprof__snap_essential(s, from, cprof__snap_etype(s, e))) return 0;
-  return from == s->root || !s->page[to] || s->page[from];
-}
-
 static void push(const cprof__snap_t *s, order_t *o, uint32_t *top, uint32_t n) {
   o->stack[*top] = n;
   o->cursor[*top] = s->first_edge[n];
@@ -47,7 +40,7 @@ static void dfs(const cprof__snap_t *s, order_t *o, uint32_t top) {
     if (e < s->first_edge[n + 1]) {
       o->cursor[top - 1]++;
       uint32_t to = cprof__snap_to(s, e);
-      if (!o->visited[to] && retaining(s, n, e, to)) push(s, o, &top, to);
+      if (!o->visited[to] && cprof__snap_essential(s, e)) push(s, o, &top, to);
       continue;
     }
     o->node2post[n] = o->count;
@@ -56,12 +49,10 @@ static void dfs(const cprof__snap_t *s, order_t *o, uint32_t top) {
   }
 }
 
-/* DevTools' hasOnlyWeakRetainers: every retaining edge weak or shortcut. */
+/* DevTools' hasOnlyWeakRetainers: no retaining edge is essential. */
 static int only_weak(const cprof__snap_t *s, uint32_t n) {
-  for (uint32_t i = s->first_ret[n]; i < s->first_ret[n + 1]; i++) {
-    uint32_t t = cprof__snap_etype(s, s->ret_edge[i]);
-    if (t != s->et_weak && t != s->et_shortcut) return 0;
-  }
+  for (uint32_t i = s->first_ret[n]; i < s->first_ret[n + 1]; i++)
+    if (cprof__snap_essential(s, s->ret_edge[i])) return 0;
   return 1;
 }
 
@@ -112,11 +103,9 @@ static uint32_t from_retainers(const cprof__snap_t *s, const order_t *o, const u
   uint32_t n = o->post2node[p], root = s->node_count - 1, best = none;
   int orphan = 1;
   for (uint32_t i = s->first_ret[n]; i < s->first_ret[n + 1]; i++) {
-    uint32_t from = s->ret_node[i], e = s->ret_edge[i];
-    if (!cprof__snap_essential(s, from, cprof__snap_etype(s, e))) continue;
+    if (!cprof__snap_essential(s, s->ret_edge[i])) continue;
     orphan = 0;
-    if (from != s->root && s->page[n] && !s->page[from]) continue;
-    uint32_t rp = o->node2post[from];
+    uint32_t rp = o->node2post[s->ret_node[i]];
     if (dom[rp] == none) continue;
     best = best == none ? rp : intersect(dom, rp, best, root);
     if (best == root) break;
@@ -135,8 +124,7 @@ static void mark_children(const cprof__snap_t *s, const order_t *o, uint8_t *aff
 static void iterate(cprof__snap_t *s, const order_t *o, uint32_t *dom, uint8_t *affected) {
   uint32_t root = s->node_count - 1, none = s->node_count;
   for (uint32_t e = s->first_edge[s->root]; e < s->first_edge[s->root + 1]; e++)
-    if (cprof__snap_essential(s, s->root, cprof__snap_etype(s, e)))
-      affected[o->node2post[cprof__snap_to(s, e)]] = 1;
+    if (cprof__snap_essential(s, e)) affected[o->node2post[cprof__snap_to(s, e)]] = 1;
   for (int changed = 1, pass = 0; changed && pass < 10000; pass++) {
     changed = 0;
     for (uint32_t p = root; p-- > 0;) {

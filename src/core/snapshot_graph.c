@@ -1,7 +1,8 @@
 /* The snapshot's graph indexes, as DevTools' heap-snapshot worker
- * (front_end/entrypoints/heap_snapshot_worker/HeapSnapshot.ts) builds them:
- * first edge of each node, the retainers of each node, the "page-owned"
- * flags, and the distances from the user roots. Flat arrays only. */
+ * (front_end/entrypoints/heap_snapshot_worker/HeapSnapshot.ts, read in
+ * chrome-devtools-frontend 1.0.1705227) builds them: first edge of each
+ * node, the retainers of each node, the "page-owned" flags, which edges
+ * retain, and the distances from the user roots. Flat arrays only. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,52 @@ static int page_flags(cprof__snap_t *s, char *errbuf, size_t errlen) {
   return CPROF_OK;
 }
 
+/* A WeakMap entry's value is held by two internal edges, from the key and
+ * from the table, named "<n> / part of key (K @k) -> value (V @v) pair in
+ * WeakMap (table @<id>)". DevTools keeps the key's edge for the dominator
+ * tree (either alone would free the value; the key's makes more useful
+ * trees), so the one from the table (the source's id is <id>) is dropped.
+ * The table id of such a name, or -1. */
+static int64_t weakmap_table(const char *name) {
+  static const char mid[] = " / part of key (", val[] = " -> value (",
+                    tail[] = " pair in WeakMap (table @";
+  const char *p = name;
+  if (*p < '0' || *p > '9') return -1;
+  while (*p >= '0' && *p <= '9')
+    p++;
+  if (strncmp(p, mid, sizeof mid - 1) != 0 || strstr(p, val) == NULL) return -1;
+  const char *t = strstr(p, tail);
+  if (t == NULL) return -1;
+  int64_t id = 0;
+  for (t += sizeof tail - 1; *t >= '0' && *t <= '9' && id < INT64_MAX / 10; t++)
+    id = id * 10 + (*t - '0');
+  return t[0] == ')' && t[1] == '\0' ? id : -1;
+}
+
+/* DevTools' computeIsEssentialEdge: the edges the dominator tree is built
+ * from. Weak edges never retain. Self edges are left out. Shortcut edges
+ * only from the root (there they mark the user's global objects). An edge
+ * from a node that is not page-owned into one that is does not retain
+ * (V8's and the debugger's own references would otherwise take the user's
+ * objects from under the globals). And a WeakMap's table does not retain
+ * its values (weakmap_table). */
+static int essential(const cprof__snap_t *s, uint32_t from, uint32_t e) {
+  uint32_t type = cprof__snap_etype(s, e), to = cprof__snap_to(s, e);
+  if (type == s->et_weak || to == from) return 0;
+  if (type == s->et_internal) {
+    int64_t table = weakmap_table(cprof__snap_str(s, cprof__snap_efield(s, e, s->e_name)));
+    if (table >= 0 && (uint64_t)table == cprof__snap_nfield(s, from, s->n_id)) return 0;
+  }
+  if (from == s->root) return 1;
+  return type != s->et_shortcut && !(s->page[to] && !s->page[from]);
+}
+
+static void essential_edges(cprof__snap_t *s) {
+  for (uint32_t from = 0; from < s->node_count; from++)
+    for (uint32_t e = s->first_edge[from]; e < s->first_edge[from + 1]; e++)
+      if (essential(s, from, e)) s->essential[e >> 3] |= (uint8_t)(1u << (e & 7));
+}
+
 /* DevTools' distance filter: V8's NativeContext reaches every sloppy
  * function through sloppy_function_map, and a "(map descriptors)" array's
  * descriptor slots (index 3k+1 from 2) may belong to another map: those
@@ -164,11 +211,13 @@ int cprof__snap_graph(cprof__snap_t *s, char *errbuf, size_t errlen) {
   if (!(s->first_edge = alloc(n + 1, sizeof(uint32_t))) ||
       !(s->first_ret = alloc(n + 1, sizeof(uint32_t))) ||
       !(s->ret_edge = alloc(e, sizeof(uint32_t))) || !(s->ret_node = alloc(e, sizeof(uint32_t))) ||
-      !(s->page = alloc(n, 1)) || !(s->dist = alloc(n, sizeof(int32_t))) ||
-      !(s->parent_edge = alloc(n, sizeof(uint32_t))))
+      !(s->page = alloc(n, 1)) || !(s->essential = alloc(e / 8 + 1, 1)) ||
+      !(s->dist = alloc(n, sizeof(int32_t))) || !(s->parent_edge = alloc(n, sizeof(uint32_t))))
     return NOMEM();
   edge_indexes(s);
   retainers(s);
   int rc = page_flags(s, errbuf, errlen);
-  return rc != CPROF_OK ? rc : distances(s, errbuf, errlen);
+  if (rc != CPROF_OK) return rc;
+  essential_edges(s);
+  return distances(s, errbuf, errlen);
 }

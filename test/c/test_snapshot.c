@@ -63,6 +63,41 @@ static void dominator_tree(void **state) {
   free(text);
 }
 
+/* An array only Leaf 5 holds (Sys's edge to it made weak) counts in its
+ * owner's shallow size, as DevTools shows it (snapshot_shallow.c). */
+static char *variant(const char *from_sq, const char *to_sq);
+static void owned_array_in_owner(void **state) {
+  (void)state;
+  char *a = variant("3,9,13,50,0,0,0", "1,9,13,50,0,0,0"), err[256] = "";
+  char *sq = malloc(strlen(a) + 1);
+  for (size_t i = 0; i <= strlen(a); i++) /* back to single quotes for variant's base */
+    sq[i] = a[i] == '"' ? '\'' : a[i];
+  free(a);
+  cprof__snap_t s;
+  char *text = NULL;
+  {
+    char *at = strstr(sq, "2,13,42]");
+    assert_non_null(at);
+    at[0] = '6'; /* Sys -e-> Leaf 6 becomes weak */
+    text = dq(sq);
+  }
+  int rc = analyse(text, &s, err, sizeof err);
+  if (rc == CPROF_OK && cprof__snap_shallow(&s) != CPROF_OK) rc = CPROF_ENOMEM;
+  if (rc == CPROF_OK) {
+    free(s.dom), free(s.retained), free(s.first_dom), free(s.dominated);
+    s.dom = NULL, s.retained = NULL, s.first_dom = NULL, s.dominated = NULL;
+    rc = cprof__snap_dominators(&s, err, sizeof err);
+  }
+  if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
+  assert_int_equal(cprof__snap_self(&s, 5), 1050);
+  assert_int_equal(cprof__snap_self(&s, 6), 0);
+  assert_int_equal(s.retained[5], 1050);
+  assert_int_equal(s.retained[0], 1397);
+  cprof__snap_free(&s);
+  free(text);
+  free(sq);
+}
+
 static const cJSON *find_class(const cJSON *classes, const char *name) {
   const cJSON *c;
   cJSON_ArrayForEach(c, classes) {
@@ -207,6 +242,7 @@ int main(void) {
       cmocka_unit_test(dominator_tree),          cmocka_unit_test(report_classes_and_paths),
       cmocka_unit_test(hostile_indexes_refused), cmocka_unit_test(every_truncation_refused),
       cmocka_unit_test(strings_decoded),         cmocka_unit_test(bad_arguments),
+      cmocka_unit_test(owned_array_in_owner),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
