@@ -37,7 +37,7 @@ typedef struct {
 typedef struct {
   /* snapshot.meta: field counts and the offsets cprof reads (-1: absent) */
   uint32_t nf, ef;
-  int n_type, n_name, n_id, n_self, n_edges;
+  int n_type, n_name, n_id, n_self, n_edges, n_detach;
   int e_type, e_name, e_to;
   cprof__snap_types_t ntypes, etypes; /* node_types[type], edge_types[type] */
   char **node_fields, **edge_fields;  /* the field names, for the checks */
@@ -69,6 +69,7 @@ typedef struct {
   uint32_t *ret_node;    /* edge_count: the retaining node's ordinal */
   uint8_t *page;         /* node_count: 1 when reached from a user root */
   uint8_t *essential;    /* edge_count bits: the edge retains (cprof__snap_essential) */
+  uint8_t *detached;     /* node_count: 1 for a detached native node, or NULL */
   int32_t *dist;         /* node_count: DevTools' distances */
   uint32_t *parent_edge; /* node_count: the edge the distance BFS reached it by */
   uint32_t *dom;         /* node_count: immediate dominator's ordinal */
@@ -121,6 +122,9 @@ static inline uint32_t cprof__snap_self(const cprof__snap_t *s, uint32_t node) {
   return cprof__snap_nfield(s, node, s->n_self);
 }
 
+/* DevTools' detached native nodes (snapshot_detached.c): s->detached. */
+int cprof__snap_detached(cprof__snap_t *s);
+
 /* The analysis, in order: edge and retainer indexes, page-owned flags,
  * essential edges and distances (snapshot_graph.c), shallow sizes
  * (snapshot_shallow.c), then the dominator tree and retained sizes
@@ -143,7 +147,8 @@ int cprof__snap_shallow(cprof__snap_t *s);
 uint32_t cprof__snap_edge_source(const cprof__snap_t *s, uint32_t edge);
 
 /* Classes (snapshot_class.c): DevTools' class of a node, as an id: the
- * name string for object and native nodes, else one per type. */
+ * name string for object and native nodes (a detached native node's is
+ * past the types: "Detached <name>"), else one per type. */
 uint32_t cprof__snap_class_key(const cprof__snap_t *s, uint32_t node);
 typedef struct {
   uint32_t key;      /* name string index, or str_count + type */

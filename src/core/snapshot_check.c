@@ -30,6 +30,7 @@ static int check_meta(cprof__snap_t *s, char *errbuf, size_t errlen) {
   s->n_id = field(s->node_fields, s->nf, "id");
   s->n_self = field(s->node_fields, s->nf, "self_size");
   s->n_edges = field(s->node_fields, s->nf, "edge_count");
+  s->n_detach = field(s->node_fields, s->nf, "detachedness");
   s->e_name = field(s->edge_fields, s->ef, "name_or_index");
   s->e_to = field(s->edge_fields, s->ef, "to_node");
   if (ntype < 0 || s->n_name < 0 || s->n_id < 0 || s->n_self < 0 || s->n_edges < 0)

@@ -16,8 +16,10 @@
 #include "snapshot.h"
 
 uint32_t cprof__snap_class_key(const cprof__snap_t *s, uint32_t n) {
-  uint32_t t = cprof__snap_ntype(s, n);
-  if (t == s->t_object || t == s->t_native) return cprof__snap_nfield(s, n, s->n_name);
+  uint32_t t = cprof__snap_ntype(s, n), name = cprof__snap_nfield(s, n, s->n_name);
+  if (t == s->t_native && s->detached != NULL && s->detached[n])
+    return s->str_count + s->ntypes.count + name;
+  if (t == s->t_object || t == s->t_native) return name;
   return s->str_count + t;
 }
 
@@ -27,6 +29,10 @@ static int counted(const cprof__snap_t *s, uint32_t n) {
 
 const char *cprof__snap_class_name(const cprof__snap_t *s, uint32_t key, char *buf, size_t len) {
   if (key < s->str_count) return cprof__snap_str(s, key);
+  if (key - s->str_count >= s->ntypes.count) {
+    snprintf(buf, len, "Detached %s", cprof__snap_str(s, key - s->str_count - s->ntypes.count));
+    return buf;
+  }
   uint32_t t = key - s->str_count;
   if (t == s->t_hidden) return "(system)";
   if (t == s->t_code) return "(compiled code)";
@@ -101,7 +107,7 @@ static int by_retained(const void *a, const void *b) {
 }
 
 int cprof__snap_classes(const cprof__snap_t *s, cprof__snap_class_t **out, uint32_t *count) {
-  uint64_t keys = (uint64_t)s->str_count + s->ntypes.count;
+  uint64_t keys = 2 * (uint64_t)s->str_count + s->ntypes.count;
   uint32_t *ids = malloc((size_t)keys * sizeof *ids);
   cprof__snap_class_t *cls = calloc(s->node_count, sizeof *cls);
   if (!ids || !cls) {

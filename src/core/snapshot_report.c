@@ -157,7 +157,8 @@ int cprof_snapshot_report(const char *json, size_t len, unsigned top, char **out
     return cprof__errf(errbuf, errlen, CPROF_EINVAL, "top must be 1 to %d", CPROF_SNAPSHOT_TOP_MAX);
   int rc = cprof__snap_parse(json, len, &s, errbuf, errlen);
   if (rc == CPROF_OK) rc = cprof__snap_graph(&s, errbuf, errlen);
-  if (rc == CPROF_OK && cprof__snap_shallow(&s) != CPROF_OK)
+  if (rc == CPROF_OK &&
+      (cprof__snap_detached(&s) != CPROF_OK || cprof__snap_shallow(&s) != CPROF_OK))
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory analysing the heap snapshot");
   if (rc == CPROF_OK) rc = cprof__snap_dominators(&s, errbuf, errlen);
   if (rc == CPROF_OK && (*out = render(&s, top)) == NULL)

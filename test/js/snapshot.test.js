@@ -112,3 +112,24 @@ test('cprof snapshot: a truncated or foreign file is refused with exit 1 and one
   r = cli('snapshot', prof, '--top', '0')
   assert.equal(r.status, 2)
 })
+
+// DevTools' own heap-snapshot code, headless, on the same file: the 20
+// largest objects' retained sizes and the class totals within 1%
+// (scripts/devtools-snapshot.js; needs the chrome-devtools-frontend package
+// unpacked under .cache, as that script says, else skipped).
+test('cprof snapshot agrees with DevTools\' heap-snapshot worker within 1%', (t) => {
+  const frontend = process.env.CPROF_DEVTOOLS_FRONTEND || path.join(__dirname, '..', '..', '.cache', 'chrome-devtools-frontend', 'package')
+  if (!fs.existsSync(path.join(frontend, 'front_end'))) {
+    t.skip(`no chrome-devtools-frontend package at ${frontend} (see scripts/devtools-snapshot.js)`)
+    return
+  }
+  const script = path.join(__dirname, '..', '..', 'scripts', 'devtools-snapshot.js')
+  const r = spawnSync(process.execPath, [script, leakSnapshot(), '--top', '20', '--json'], { encoding: 'utf8', timeout: 120000, env: childEnv() })
+  assert.equal(r.status, 0, r.stdout + r.stderr)
+  const out = JSON.parse(r.stdout)
+  const objects = out.rows.filter((row) => row.what.startsWith('object'))
+  assert.equal(objects.length, 20)
+  assert.ok(out.rows.some((row) => row.what === 'class Session retained' && row.diff === 0), 'Session compared, equal')
+  assert.ok(out.rows.some((row) => row.what === 'class Map retained'), 'Map compared')
+  assert.deepEqual(out.rows.filter((row) => !row.ok), [])
+})
