@@ -26,9 +26,10 @@ void cprof__snap_free(cprof__snap_t *s) {
   free_names(s->etypes.names, s->etypes.count);
   free_names(s->node_fields, s->n_node_fields);
   free_names(s->edge_fields, s->n_edge_fields);
-  void *arrays[] = {s->nodes,       s->edges,    s->str_buf,  s->str_off,   s->first_edge,
-                    s->first_ret,   s->ret_edge, s->ret_node, s->page,      s->dist,
-                    s->parent_edge, s->dom,      s->retained, s->first_dom, s->dominated};
+  void *arrays[] = {s->nodes,     s->edges,    s->str_buf,     s->str_off, s->first_edge,
+                    s->first_ret, s->ret_edge, s->ret_node,    s->page,    s->essential,
+                    s->detached,  s->dist,     s->parent_edge, s->dom,     s->retained,
+                    s->first_dom, s->dominated};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
     free(arrays[i]);
   memset(s, 0, sizeof *s);
