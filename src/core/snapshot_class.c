@@ -109,7 +109,9 @@ static int by_retained(const void *a, const void *b) {
 int cprof__snap_classes(const cprof__snap_t *s, cprof__snap_class_t **out, uint32_t *count) {
   uint64_t keys = 2 * (uint64_t)s->str_count + s->ntypes.count;
   uint32_t *ids = malloc((size_t)keys * sizeof *ids);
-  cprof__snap_class_t *cls = calloc(s->node_count, sizeof *cls);
+  /* at most one class per node, and per key */
+  uint64_t most = keys < s->node_count ? keys : s->node_count;
+  cprof__snap_class_t *cls = calloc((size_t)most, sizeof *cls);
   if (!ids || !cls) {
     free(ids), free(cls);
     return CPROF_ENOMEM;
