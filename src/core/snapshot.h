@@ -55,12 +55,12 @@ typedef struct {
   int64_t decl_nodes, decl_edges; /* snapshot.node_count/edge_count, -1: absent */
   int64_t root_index;             /* snapshot.root_index, -1: absent */
 
-  /* strings: string i is str_buf + str_off[i], NUL-terminated, of length
-   * str_off[i + 1] - str_off[i] - 1 */
-  char *str_buf;
-  uint64_t str_len, str_cap;
-  uint64_t *str_off;
-  uint32_t str_count, str_off_cap;
+  /* strings: string i is the JSON string at text + str_at[i], decoded by
+   * cprof__snap_str when asked for (snapshot_string.c) */
+  const char *text;
+  uint64_t *str_at;
+  uint32_t str_count, str_at_cap;
+  struct cprof__snap_scratch *scratch;
 
   /* analysis (snapshot_graph.c, snapshot_dom.c) */
   uint32_t *first_edge;  /* node_count + 1: edge ordinals */
@@ -80,7 +80,8 @@ typedef struct {
 } cprof__snap_t;
 
 /* Reads a .heapsnapshot's JSON text into s (zeroed first; free with
- * cprof__snap_free, also after an error). CPROF_OK, or CPROF_EPARSE (not
+ * cprof__snap_free, also after an error). s keeps pointing into json for
+ * its strings: json must outlive s. CPROF_OK, or CPROF_EPARSE (not
  * JSON, truncated), CPROF_ESCHEMA (JSON, but a field is missing or an index
  * is out of range), CPROF_ENOMEM, with a message in errbuf. */
 int cprof__snap_parse(const char *json, size_t len, cprof__snap_t *s, char *errbuf, size_t errlen);
@@ -92,15 +93,18 @@ void cprof__snap_free(cprof__snap_t *s);
  * ordinal. */
 int cprof__snap_check(cprof__snap_t *s, char *errbuf, size_t errlen);
 
-/* The strings table (snapshot_string.c). */
-int cprof__snap_str_add(cprof__snap_t *s, const char *p, size_t n);
-/* Adds the JSON string at p (its opening quote), escapes decoded; returns
- * the byte after its closing quote, or NULL with *err set (CPROF_EPARSE,
- * CPROF_ENOMEM). */
+/* The strings table (snapshot_string.c). init/free: its decode buffers
+ * and offsets. */
+#define CPROF__SNAP_STR_SLOTS 4
+int cprof__snap_str_init(cprof__snap_t *s);
+void cprof__snap_str_free(cprof__snap_t *s);
+/* Adds the JSON string at p (its opening quote, inside s->text) after
+ * checking it; returns the byte after its closing quote, or NULL with *err
+ * set (CPROF_EPARSE, CPROF_ENOMEM). */
 const char *cprof__snap_str_json(cprof__snap_t *s, const char *p, const char *end, int *err);
-static inline const char *cprof__snap_str(const cprof__snap_t *s, uint32_t i) {
-  return i < s->str_count ? s->str_buf + s->str_off[i] : "";
-}
+/* String i decoded (UTF-8, NUL-terminated; "" when out of range), valid
+ * until CPROF__SNAP_STR_SLOTS - 1 more calls: copy what must last. */
+const char *cprof__snap_str(const cprof__snap_t *s, uint32_t i);
 
 /* Node and edge fields. */
 static inline uint32_t cprof__snap_nfield(const cprof__snap_t *s, uint32_t node, int f) {

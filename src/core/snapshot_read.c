@@ -26,12 +26,12 @@ void cprof__snap_free(cprof__snap_t *s) {
   free_names(s->etypes.names, s->etypes.count);
   free_names(s->node_fields, s->n_node_fields);
   free_names(s->edge_fields, s->n_edge_fields);
-  void *arrays[] = {s->nodes,     s->edges,    s->str_buf,     s->str_off, s->first_edge,
-                    s->first_ret, s->ret_edge, s->ret_node,    s->page,    s->essential,
-                    s->detached,  s->dist,     s->parent_edge, s->dom,     s->retained,
-                    s->first_dom, s->dominated};
+  void *arrays[] = {s->nodes,       s->edges, s->first_edge, s->first_ret, s->ret_edge,
+                    s->ret_node,    s->page,  s->essential,  s->detached,  s->dist,
+                    s->parent_edge, s->dom,   s->retained,   s->first_dom, s->dominated};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
     free(arrays[i]);
+  cprof__snap_str_free(s);
   memset(s, 0, sizeof *s);
 }
 
@@ -265,6 +265,9 @@ int cprof__snap_parse(const char *json, size_t len, cprof__snap_t *s, char *errb
   cprof__rd_t r;
   memset(s, 0, sizeof *s);
   s->decl_nodes = s->decl_edges = s->root_index = -1;
+  s->text = json;
+  if (cprof__snap_str_init(s) != CPROF_OK)
+    return cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory reading the heap snapshot");
   cprof__rd_init(&r, json, len, errbuf, errlen);
   int rc = read_document(&r, s);
   cprof__rd_free(&r);

@@ -25,10 +25,7 @@ static const char *edge_name(const cprof__snap_t *s, uint32_t e, char *buf, size
 }
 
 static const char *node_class(const cprof__snap_t *s, uint32_t n, char *buf, size_t len) {
-  uint32_t t = cprof__snap_ntype(s, n);
-  uint32_t key =
-      t == s->t_object || t == s->t_native ? cprof__snap_nfield(s, n, s->n_name) : s->str_count + t;
-  return cprof__snap_class_name(s, key, buf, len);
+  return cprof__snap_class_name(s, cprof__snap_class_key(s, n), buf, len);
 }
 
 /* Adds n's id, name, class and type to obj. 0, or -1 out of memory. */

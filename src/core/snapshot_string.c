@@ -1,48 +1,31 @@
-/* The snapshot's strings table: every string back to back in one buffer,
- * NUL-terminated, found by offset. One allocation for all of them instead
- * of one each: a snapshot has hundreds of thousands. */
+/* The snapshot's strings table, kept in the snapshot's text: a string is
+ * the offset of its opening quote, decoded only when asked for. The strings
+ * are most of a snapshot (every JS string's contents), and the analysis
+ * reads few of them: class names, edge names on the paths it prints, the
+ * handful its rules compare. So a snapshot's strings cost 8 bytes each, not
+ * a copy of the file. The text must outlive the snapshot (cprof__snap_parse). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "snapshot.h"
 
+/* Decoded strings live in a few rotating buffers: a caller may hold the
+ * last CPROF__SNAP_STR_SLOTS - 1 strings while asking for another. */
+struct cprof__snap_scratch {
+  char *buf[CPROF__SNAP_STR_SLOTS];
+  size_t cap[CPROF__SNAP_STR_SLOTS];
+  unsigned next;
+};
+
 static int grow_offsets(cprof__snap_t *s) {
-  if (s->str_count + 1 < s->str_off_cap) return CPROF_OK;
-  if (s->str_off_cap >= UINT32_MAX / 2) return CPROF_ENOMEM;
-  uint32_t cap = s->str_off_cap ? s->str_off_cap * 2 : 1024;
-  uint64_t *off = realloc(s->str_off, (size_t)cap * sizeof *off);
-  if (off == NULL) return CPROF_ENOMEM;
-  if (s->str_off_cap == 0) off[0] = 0;
-  s->str_off = off;
-  s->str_off_cap = cap;
-  return CPROF_OK;
-}
-
-static int grow_text(cprof__snap_t *s, size_t n) {
-  if (s->str_cap - s->str_len > n) return CPROF_OK;
-  uint64_t cap = s->str_cap ? s->str_cap : 64 * 1024;
-  while (cap - s->str_len <= n) {
-    if (cap > SIZE_MAX / 2) return CPROF_ENOMEM;
-    cap *= 2;
-  }
-  char *buf = realloc(s->str_buf, (size_t)cap);
-  if (buf == NULL) return CPROF_ENOMEM;
-  s->str_buf = buf;
-  s->str_cap = cap;
-  return CPROF_OK;
-}
-
-static void commit(cprof__snap_t *s, size_t n) {
-  s->str_len += n;
-  s->str_buf[s->str_len++] = '\0';
-  s->str_off[++s->str_count] = s->str_len;
-}
-
-int cprof__snap_str_add(cprof__snap_t *s, const char *p, size_t n) {
-  if (grow_offsets(s) != CPROF_OK || grow_text(s, n) != CPROF_OK) return CPROF_ENOMEM;
-  memcpy(s->str_buf + s->str_len, p, n);
-  commit(s, n);
+  if (s->str_count < s->str_at_cap) return CPROF_OK;
+  if (s->str_at_cap >= UINT32_MAX / 2) return CPROF_ENOMEM;
+  uint32_t cap = s->str_at_cap ? s->str_at_cap * 2 : 1024;
+  uint64_t *at = realloc(s->str_at, (size_t)cap * sizeof *at);
+  if (at == NULL) return CPROF_ENOMEM;
+  s->str_at = at;
+  s->str_at_cap = cap;
   return CPROF_OK;
 }
 
@@ -104,6 +87,22 @@ static const char *unicode(const char *p, const char *end, char *o, size_t *n) {
   return p;
 }
 
+/* Whether every escape in p[0..end) is one JSON allows. */
+static int escapes_valid(const char *p, const char *end) {
+  unsigned v;
+  for (; p < end; p++) {
+    if (*p != '\\') continue;
+    if (++p == end) return 0;
+    if (*p == 'u') {
+      if (hex4(p + 1, end, &v) != 0) return 0;
+      p += 4;
+    } else if (strchr("\"\\/bfnrt", *p) == NULL || *p == '\0') {
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* Decodes escaped[0..len) into o; the decoded text is never longer. */
 static int decode(const char *p, const char *end, char *o, size_t *out_len) {
   size_t n = 0;
@@ -144,21 +143,48 @@ const char *cprof__snap_str_json(cprof__snap_t *s, const char *p, const char *en
       if (++q == end) break;
     }
   }
-  if (q >= end || *q != '"') {
+  if (q >= end || *q != '"' || (escaped && !escapes_valid(p + 1, q))) {
     *err = CPROF_EPARSE;
     return NULL;
   }
-  size_t raw = (size_t)(q - p - 1), n = raw;
-  if (grow_offsets(s) != CPROF_OK || grow_text(s, raw) != CPROF_OK) {
+  if (grow_offsets(s) != CPROF_OK) {
     *err = CPROF_ENOMEM;
     return NULL;
   }
-  if (!escaped) {
-    memcpy(s->str_buf + s->str_len, p + 1, raw);
-  } else if (decode(p + 1, q, s->str_buf + s->str_len, &n) != 0) {
-    *err = CPROF_EPARSE;
-    return NULL;
-  }
-  commit(s, n);
+  s->str_at[s->str_count++] = (uint64_t)(p - s->text);
   return q + 1;
+}
+
+const char *cprof__snap_str(const cprof__snap_t *s, uint32_t i) {
+  struct cprof__snap_scratch *sc = s->scratch;
+  if (i >= s->str_count || sc == NULL) return "";
+  const char *p = s->text + s->str_at[i] + 1, *q = p;
+  while (*q != '"') /* checked when read: it ends before the text does */
+    q += *q == '\\' ? 2 : 1;
+  size_t raw = (size_t)(q - p), n = raw;
+  unsigned slot = sc->next++ % CPROF__SNAP_STR_SLOTS;
+  if (sc->cap[slot] < raw + 1) {
+    char *b = realloc(sc->buf[slot], raw + 1);
+    if (b == NULL) return "";
+    sc->buf[slot] = b;
+    sc->cap[slot] = raw + 1;
+  }
+  if (decode(p, q, sc->buf[slot], &n) != 0) n = 0; /* valid: checked when read */
+  sc->buf[slot][n] = '\0';
+  return sc->buf[slot];
+}
+
+int cprof__snap_str_init(cprof__snap_t *s) {
+  s->scratch = calloc(1, sizeof *s->scratch);
+  return s->scratch ? CPROF_OK : CPROF_ENOMEM;
+}
+
+void cprof__snap_str_free(cprof__snap_t *s) {
+  if (s->scratch != NULL)
+    for (unsigned i = 0; i < CPROF__SNAP_STR_SLOTS; i++)
+      free(s->scratch->buf[i]);
+  free(s->scratch);
+  free(s->str_at);
+  s->scratch = NULL;
+  s->str_at = NULL;
 }
