@@ -98,6 +98,46 @@ static void owned_array_in_owner(void **state) {
   free(sq);
 }
 
+/* test/fuzz/corpus_snapshot/weakmap-detached.heapsnapshot: Global holds a
+ * WeakMap (2) whose table (3) and key K (4) both hold V (5); a self edge on
+ * Global; a native Binding (7) its embedder reports detached, holding
+ * another (8); two objects (9, 10) in a cycle nothing reaches. */
+static void weakmap_detached_rules(void **state) {
+  (void)state;
+  FILE *f = fopen(CPROF_FIXTURES "/../fuzz/corpus_snapshot/weakmap-detached.heapsnapshot", "rb");
+  assert_non_null(f);
+  char text[4096], err[256] = "";
+  size_t len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = '\0';
+  cprof__snap_t s;
+  int rc = cprof__snap_parse(text, len, &s, err, sizeof err);
+  if (rc == CPROF_OK) rc = cprof__snap_graph(&s, err, sizeof err);
+  if (rc == CPROF_OK &&
+      (cprof__snap_detached(&s) != CPROF_OK || cprof__snap_shallow(&s) != CPROF_OK))
+    rc = CPROF_ENOMEM;
+  if (rc == CPROF_OK) rc = cprof__snap_dominators(&s, err, sizeof err);
+  if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
+  /* the key's edge retains the value, the table's does not */
+  assert_int_equal(s.dom[5], 4);
+  assert_int_equal(s.retained[4], 52 + 400);
+  /* owned arrays: the table in the WeakMap, the elements in K */
+  assert_int_equal(cprof__snap_self(&s, 2), 24 + 64);
+  assert_int_equal(cprof__snap_self(&s, 3), 0);
+  assert_int_equal(cprof__snap_self(&s, 4), 12 + 40);
+  /* detachedness spreads to the native node it holds */
+  assert_non_null(s.detached);
+  assert_true(s.detached[7] && s.detached[8]);
+  char buf[300];
+  assert_string_equal(cprof__snap_class_name(&s, cprof__snap_class_key(&s, 8), buf, sizeof buf),
+                      "Detached Binding");
+  /* the unreachable cycle goes to the root; its nodes have no distance */
+  assert_int_equal(s.unreachable, 2);
+  assert_int_equal(s.dom[9], 0);
+  assert_int_equal(s.dist[9], CPROF__SNAP_NO_DISTANCE);
+  cprof__snap_free(&s);
+}
+
 static const cJSON *find_class(const cJSON *classes, const char *name) {
   const cJSON *c;
   cJSON_ArrayForEach(c, classes) {
@@ -242,7 +282,7 @@ int main(void) {
       cmocka_unit_test(dominator_tree),          cmocka_unit_test(report_classes_and_paths),
       cmocka_unit_test(hostile_indexes_refused), cmocka_unit_test(every_truncation_refused),
       cmocka_unit_test(strings_decoded),         cmocka_unit_test(bad_arguments),
-      cmocka_unit_test(owned_array_in_owner),
+      cmocka_unit_test(owned_array_in_owner),    cmocka_unit_test(weakmap_detached_rules),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
