@@ -58,6 +58,7 @@ typedef struct {
   /* strings: string i is the JSON string at text + str_at[i], decoded by
    * cprof__snap_str when asked for (snapshot_string.c) */
   const char *text;
+  uint64_t strings_from; /* where the strings array starts in text */
   uint64_t *str_at;
   uint32_t str_count, str_at_cap;
   struct cprof__snap_scratch *scratch;
@@ -92,6 +93,13 @@ void cprof__snap_free(cprof__snap_t *s);
  * summing to the edges array (snapshot_check.c). Rewrites to_node to an
  * ordinal. */
 int cprof__snap_check(cprof__snap_t *s, char *errbuf, size_t errlen);
+
+/* cprof_snapshot_report with a hook: release(json, upto) is called once
+ * the document is read, with the bytes before the strings array, which the
+ * analysis never reads again (snapshot_file.c gives those pages back). */
+int cprof__snap_report(const char *json, size_t len, unsigned top,
+                       void (*release)(const char *json, size_t upto), char **out, char *errbuf,
+                       size_t errlen);
 
 /* The strings table (snapshot_string.c). init/free: its decode buffers
  * and offsets. */

@@ -88,6 +88,7 @@ static int read_u32_array(cprof__rd_t *r, uint64_t hint, uint32_t **out, uint64_
 static int read_strings(cprof__rd_t *r, cprof__snap_t *s) {
   int rc, first = 1;
   if (s->str_count > 0) return FAIL("a heap snapshot with two strings arrays");
+  s->strings_from = cprof__rd_offset(r);
   if ((rc = cprof__rd_open(r, '[')) != CPROF_OK) return rc;
   while ((rc = cprof__rd_elem(r, &first)) == 1) {
     if (cprof__rd_peek(r) != '"')

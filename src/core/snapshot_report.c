@@ -148,11 +148,18 @@ static char *render(const cprof__snap_t *s, uint32_t top) {
 
 int cprof_snapshot_report(const char *json, size_t len, unsigned top, char **out, char *errbuf,
                           size_t errlen) {
+  return cprof__snap_report(json, len, top, NULL, out, errbuf, errlen);
+}
+
+int cprof__snap_report(const char *json, size_t len, unsigned top,
+                       void (*release)(const char *json, size_t upto), char **out, char *errbuf,
+                       size_t errlen) {
   cprof__snap_t s;
   *out = NULL;
   if (top == 0 || top > CPROF_SNAPSHOT_TOP_MAX)
     return cprof__errf(errbuf, errlen, CPROF_EINVAL, "top must be 1 to %d", CPROF_SNAPSHOT_TOP_MAX);
   int rc = cprof__snap_parse(json, len, &s, errbuf, errlen);
+  if (rc == CPROF_OK && release != NULL) release(json, (size_t)s.strings_from);
   if (rc == CPROF_OK) rc = cprof__snap_graph(&s, errbuf, errlen);
   if (rc == CPROF_OK &&
       (cprof__snap_detached(&s) != CPROF_OK || cprof__snap_shallow(&s) != CPROF_OK))
