@@ -2,7 +2,7 @@
 'use strict'
 // Checks `cprof snapshot` against Chrome DevTools' own heap-snapshot code on
 // one .heapsnapshot: the retained sizes of the N largest objects and the
-// class totals (count, shallow, retained) must agree within --tolerance
+// class totals (count, shallow, retained, least distance) must agree within --tolerance
 // (1% by default). DevTools' worker (front_end/entrypoints/
 // heap_snapshot_worker/HeapSnapshot.ts in the chrome-devtools-frontend npm
 // package) is bundled with esbuild, its UI strings stubbed, and run in this
@@ -98,10 +98,11 @@ async function devtools (file, top) {
   })
   const classes = new Map() // by name: DevTools splits a name by its source location
   for (const a of Object.values(snap.aggregatesWithFilter({}))) {
-    const c = classes.get(a.name) || { name: a.name, count: 0, selfSize: 0, retainedSize: 0, keys: 0 }
+    const c = classes.get(a.name) || { name: a.name, count: 0, selfSize: 0, retainedSize: 0, distance: Infinity, keys: 0 }
     c.count += a.count
     c.selfSize += a.self
     c.retainedSize += a.maxRet
+    c.distance = Math.min(c.distance, a.distance)
     c.keys++
     classes.set(a.name, c)
   }
@@ -131,6 +132,7 @@ function compare (ours, theirs, tolerance) {
     rows.push({ what: `class ${o.name} count`, ours: o.count, theirs: t.count })
     rows.push({ what: `class ${o.name} shallow`, ours: o.selfSize, theirs: t.selfSize })
     rows.push({ what: `class ${o.name} retained`, ours: o.retainedSize, theirs: t.retainedSize })
+    rows.push({ what: `class ${o.name} distance`, ours: o.distance, theirs: t.distance })
   }
   for (const r of rows) {
     r.diff = r.ours === null ? 1 : rel(r.ours, r.theirs)

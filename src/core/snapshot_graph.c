@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "internal.h"
 #include "snapshot.h"
 
 #define NOMEM()                                                                                    \
@@ -164,14 +165,73 @@ static int distance_edge(const cprof__snap_t *s, uint32_t from, uint32_t e) {
   return 1;
 }
 
-static void bfs(cprof__snap_t *s, uint32_t *queue, uint32_t head, uint32_t tail) {
+/* The WeakMap pairs met so far by the search: a set of the names' hashes
+ * (the part after the leading number, which both edges of a pair share),
+ * each present or not. Open addressing, grown at half full. */
+typedef struct {
+  uint64_t *hash; /* 0: empty slot */
+  uint8_t *present;
+  size_t cap, used;
+} pairs_t;
+
+static int pairs_grow(pairs_t *p) {
+  size_t cap = p->cap ? p->cap * 2 : 64;
+  uint64_t *hash = calloc(cap, sizeof *hash);
+  uint8_t *present = calloc(cap, 1);
+  if (hash == NULL || present == NULL) {
+    free(hash), free(present);
+    return -1;
+  }
+  for (size_t i = 0; i < p->cap; i++) {
+    if (p->hash[i] == 0) continue;
+    size_t j = p->hash[i] & (cap - 1);
+    while (hash[j] != 0)
+      j = (j + 1) & (cap - 1);
+    hash[j] = p->hash[i];
+    present[j] = p->present[i];
+  }
+  free(p->hash), free(p->present);
+  p->hash = hash, p->present = present, p->cap = cap;
+  return 0;
+}
+
+/* Toggles the pair's presence; returns whether it was present. Out of
+ * memory: every edge counts (as if no pair were known). */
+static int pairs_toggle(pairs_t *p, uint64_t h) {
+  if ((p->used + 1) * 2 > p->cap && pairs_grow(p) != 0) return 1;
+  size_t j = h & (p->cap - 1);
+  while (p->hash[j] != 0 && p->hash[j] != h)
+    j = (j + 1) & (p->cap - 1);
+  if (p->hash[j] == 0) {
+    p->hash[j] = h;
+    p->used++;
+  }
+  p->present[j] ^= 1;
+  return !p->present[j];
+}
+
+/* DevTools' distance rule for a WeakMap value's two internal edges (from
+ * the table and from the key): the first one the search meets does not
+ * count, so the value's distance is the greater of the two, through the
+ * key (crbug.com/1290800). */
+static int ephemeron_edge(const cprof__snap_t *s, pairs_t *p, uint32_t e) {
+  if (cprof__snap_etype(s, e) != s->et_internal) return 1;
+  const char *name = cprof__snap_str(s, cprof__snap_efield(s, e, s->e_name));
+  if (weakmap_table(name) < 0) return 1;
+  while (*name >= '0' && *name <= '9')
+    name++;
+  uint64_t h = cprof__hash_str(CPROF__HASH_SEED, name) | 1; /* never 0 */
+  return pairs_toggle(p, h);
+}
+
+static void bfs(cprof__snap_t *s, pairs_t *pairs, uint32_t *queue, uint32_t head, uint32_t tail) {
   while (head < tail) {
     uint32_t n = queue[head++];
     int32_t d = s->dist[n] + 1;
     for (uint32_t e = s->first_edge[n]; e < s->first_edge[n + 1]; e++) {
       uint32_t to = cprof__snap_to(s, e);
       if (cprof__snap_etype(s, e) == s->et_weak || s->dist[to] != CPROF__SNAP_NO_DISTANCE ||
-          !distance_edge(s, n, e))
+          !distance_edge(s, n, e) || !ephemeron_edge(s, pairs, e))
         continue;
       s->dist[to] = d;
       s->parent_edge[to] = e;
@@ -198,10 +258,12 @@ static int distances(cprof__snap_t *s, char *errbuf, size_t errlen) {
     s->parent_edge[to] = e;
     queue[tail++] = to;
   }
-  bfs(s, queue, 0, tail);
+  pairs_t pairs = {0};
+  bfs(s, &pairs, queue, 0, tail);
   s->dist[s->root] = tail > 0 ? CPROF__SNAP_SYSTEM_DISTANCE : 0;
   queue[0] = s->root;
-  bfs(s, queue, 0, 1);
+  bfs(s, &pairs, queue, 0, 1);
+  free(pairs.hash), free(pairs.present);
   free(queue);
   return CPROF_OK;
 }

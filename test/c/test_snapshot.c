@@ -121,6 +121,11 @@ static void weakmap_detached_rules(void **state) {
   /* the key's edge retains the value, the table's does not */
   assert_int_equal(s.dom[5], 4);
   assert_int_equal(s.retained[4], 52 + 400);
+  /* its distance is the greater of the two ways, key (2 + 1) and table
+   * (3 + 1), as DevTools has it */
+  assert_int_equal(s.dist[4], 2);
+  assert_int_equal(s.dist[3], 3);
+  assert_int_equal(s.dist[5], 4);
   /* owned arrays: the table in the WeakMap, the elements in K */
   assert_int_equal(cprof__snap_self(&s, 2), 24 + 64);
   assert_int_equal(cprof__snap_self(&s, 3), 0);
