@@ -29,11 +29,18 @@ static const char *TINY =
     "8,35,2,8,35,2,10,42,2,13,42],'strings':['','g','Global','(GC roots)','a','b','w','Node','c','"
     "Leaf','d','Weakly','Sys','e']}";
 
-static int analyse(const char *text, cprof__snap_t *s, char *err, size_t errlen) {
-  int rc = cprof__snap_parse(text, strlen(text), s, err, errlen);
+/* The analysis as cprof_snapshot_report runs it. */
+static int analyse_len(const char *text, size_t len, cprof__snap_t *s, char *err, size_t errlen) {
+  int rc = cprof__snap_parse(text, len, s, err, errlen);
   if (rc == CPROF_OK) rc = cprof__snap_graph(s, err, errlen);
+  if (rc == CPROF_OK && (cprof__snap_detached(s) != CPROF_OK || cprof__snap_shallow(s) != CPROF_OK))
+    rc = CPROF_ENOMEM;
   if (rc == CPROF_OK) rc = cprof__snap_dominators(s, err, errlen);
   return rc;
+}
+
+static int analyse(const char *text, cprof__snap_t *s, char *err, size_t errlen) {
+  return analyse_len(text, strlen(text), s, err, errlen);
 }
 
 static void dominator_tree(void **state) {
@@ -82,12 +89,6 @@ static void owned_array_in_owner(void **state) {
     text = dq(sq);
   }
   int rc = analyse(text, &s, err, sizeof err);
-  if (rc == CPROF_OK && cprof__snap_shallow(&s) != CPROF_OK) rc = CPROF_ENOMEM;
-  if (rc == CPROF_OK) {
-    free(s.dom), free(s.retained), free(s.first_dom), free(s.dominated);
-    s.dom = NULL, s.retained = NULL, s.first_dom = NULL, s.dominated = NULL;
-    rc = cprof__snap_dominators(&s, err, sizeof err);
-  }
   if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
   assert_int_equal(cprof__snap_self(&s, 5), 1050);
   assert_int_equal(cprof__snap_self(&s, 6), 0);
@@ -111,12 +112,7 @@ static void weakmap_detached_rules(void **state) {
   fclose(f);
   text[len] = '\0';
   cprof__snap_t s;
-  int rc = cprof__snap_parse(text, len, &s, err, sizeof err);
-  if (rc == CPROF_OK) rc = cprof__snap_graph(&s, err, sizeof err);
-  if (rc == CPROF_OK &&
-      (cprof__snap_detached(&s) != CPROF_OK || cprof__snap_shallow(&s) != CPROF_OK))
-    rc = CPROF_ENOMEM;
-  if (rc == CPROF_OK) rc = cprof__snap_dominators(&s, err, sizeof err);
+  int rc = analyse_len(text, len, &s, err, sizeof err);
   if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
   /* the key's edge retains the value, the table's does not */
   assert_int_equal(s.dom[5], 4);
