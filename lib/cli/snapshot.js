@@ -2,12 +2,13 @@
 // cprof snapshot <file>: what holds the memory in a V8 .heapsnapshot. The
 // native core reads the file (mapped, never into a JS string), builds the
 // dominator tree by DevTools' rules and returns a small JSON report; this
-// file only renders it. It runs in the CLI process, never in a profiled
-// app: an analysis costs memory in proportion to the snapshot.
+// file only renders it (the call: lib/snapshot-report.js). It runs in the
+// CLI process, never in a profiled app: an analysis costs memory in
+// proportion to the snapshot.
 const { parseCommand, usageError, intArg, input } = require('./profile-io')
+const { snapshotReport, SNAPSHOT_TOP_MAX: TOP_MAX } = require('../snapshot-report')
 
 const TOP_DEFAULT = 20
-const TOP_MAX = 1000
 const PATHS_MAX = 10 // classes whose retainer path the text report shows
 
 const USAGE = `usage: cprof snapshot <file.heapsnapshot> [--top N] [--json]
@@ -89,15 +90,13 @@ async function run (argv) {
   const top = intArg('snapshot', 'top', a.values.top, 1, TOP_MAX)
   if (top.error) return usageError('snapshot', USAGE, top.error).exit
   const file = a.positionals[0]
-  const { snapshotReport } = require('../native')
-  let text
+  let r
   try {
-    text = await snapshotReport(input(file), top.value ?? TOP_DEFAULT)
+    r = await snapshotReport(input(file), top.value ?? TOP_DEFAULT)
   } catch (err) {
     if (err.code === 'ERR_CPROF_BAD_PROFILE') err.message = `${file} is not a readable V8 heap snapshot: ${err.message}`
     throw err
   }
-  const r = JSON.parse(text)
   if (a.values.json) process.stdout.write(JSON.stringify({ file, ...r }, null, 2) + '\n')
   else process.stdout.write(render(file, r))
   return 0

@@ -133,3 +133,17 @@ test('cprof snapshot agrees with DevTools\' heap-snapshot worker within 1%', (t)
   assert.ok(out.rows.some((row) => row.what === 'class Map retained'), 'Map compared')
   assert.deepEqual(out.rows.filter((row) => !row.ok), [])
 })
+
+test('analyze() on a .heapsnapshot gives what cprof snapshot --json gives', async () => {
+  const cprof = require('../../lib/index.js')
+  const file = leakSnapshot()
+  const r = cli('snapshot', file, '--json', '--top', '30')
+  assert.equal(r.status, 0, r.stderr)
+  const { file: _file, ...fromCli } = JSON.parse(r.stdout)
+  const fromApi = await cprof.analyze(file, { top: 30 })
+  assert.equal(fromApi.kind, 'snapshot')
+  delete fromApi.kind
+  assert.deepEqual(fromApi, fromCli)
+  // a profile still goes to the profile analysis
+  await assert.rejects(cprof.analyze(path.join(path.dirname(file), 'missing.heapsnapshot')), { code: 'ERR_CPROF_IO' })
+})
