@@ -144,6 +144,6 @@ test('analyze() on a .heapsnapshot gives what cprof snapshot --json gives', asyn
   assert.equal(fromApi.kind, 'snapshot')
   delete fromApi.kind
   assert.deepEqual(fromApi, fromCli)
-  // a profile still goes to the profile analysis
+  // a file that cannot be read: the profile analysis's ERR_CPROF_IO
   await assert.rejects(cprof.analyze(path.join(path.dirname(file), 'missing.heapsnapshot')), { code: 'ERR_CPROF_IO' })
 })
