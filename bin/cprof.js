@@ -7,6 +7,7 @@ const COMMANDS = {
   convert: 'convert a profile to pprof, folded stacks or SVG',
   diff: 'compare two profiles: per-function deltas and a differential flame graph',
   merge: 'merge profiles of one kind into one (files, or a recorder store\'s windows)',
+  snapshot: 'what holds the memory in a .heapsnapshot: largest objects, retainer paths, classes',
   html: 'write a self-contained HTML viewer of a profile (or of a diff of two)',
   ui: 'serve a local dashboard of the profiles in a directory (127.0.0.1, token)',
   trigger: 'signal a live process to start/stop profiling',

@@ -6,6 +6,7 @@ const native = require('./native')
 const options = require('./options')
 const { createController } = require('./controller')
 const { snapshot } = require('./snapshot')
+const { isHeapSnapshot, snapshotReport } = require('./snapshot-report')
 const { createTriggers } = require('./triggers')
 const { createRecorder } = require('./recorder')
 const { createIncidents } = require('./incidents')
@@ -128,9 +129,10 @@ const heap = createController({
   })
 }, hooks)
 
-/** Runs the native core on any .cpuprofile / .heapprofile file. */
+/** Runs the native core on any .cpuprofile / .heapprofile / .heapsnapshot file. */
 async function analyze (file, opts) {
   const o = options.analyzeOptions(file, opts)
+  if (await isHeapSnapshot(o.path)) return { kind: 'snapshot', ...await snapshotReport(o.path, o.top) }
   return native.analyze(o.path, o.top, o.nodes)
 }
 

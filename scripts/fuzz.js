@@ -1,16 +1,17 @@
 'use strict'
-// npm run fuzz [-- [--target=profile|sourcemap] <libFuzzer flags>]
+// npm run fuzz [-- [--target=profile|sourcemap|snapshot] <libFuzzer flags>]
 //   e.g. npm run fuzz -- -max_total_time=60
 //
-// Builds test/fuzz/build/fuzz_profile and fuzz_sourcemap (clang,
-// -fsanitize=fuzzer,address,undefined) and fuzzes the C core from the seed
-// corpora (test/fuzz/corpus and test/fixtures; test/fuzz/corpus_sourcemap);
+// Builds test/fuzz/build/fuzz_profile, fuzz_sourcemap and fuzz_snapshot
+// (clang, -fsanitize=fuzzer,address,undefined) and fuzzes the C core from
+// the seed corpora (test/fuzz/corpus and test/fixtures;
+// test/fuzz/corpus_sourcemap; test/fuzz/corpus_snapshot);
 // inputs that add coverage go to test/fuzz/build/corpus*, crashes to
 // test/fuzz/build/crashes/. With no flags each target runs 60 s.
 // A crash makes the run fail: minimise it (fuzz_profile -minimize_crash=1
 // <file>), fix the core, and add the input to test/fuzz/regressions/, which
 // `make -C test/c check` replays from then on (regressions_sourcemap/ for
-// the source-map target).
+// the source-map target, regressions_snapshot/ for the heap snapshot one).
 const { spawn, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
@@ -30,11 +31,12 @@ if (clang.error || clang.status !== 0) fail('clang is missing: apt-get install -
 const make = spawnSync('make', ['-s', '-C', FUZZ, '-j2'], { stdio: 'inherit' })
 if (make.status !== 0) fail('building the fuzz target failed (libFuzzer is in libclang-rt-<version>-dev)')
 
-// --target=profile|sourcemap picks one target; by default both run, one
-// after the other, each for the time given.
+// --target=profile|sourcemap|snapshot picks one target; by default all run,
+// one after the other, each for the time given.
 const TARGETS = {
   profile: { bin: 'fuzz_profile', dict: 'profile.dict', corpus: 'corpus', seeds: [path.join(FUZZ, 'corpus'), path.join(ROOT, 'test', 'fixtures')] },
-  sourcemap: { bin: 'fuzz_sourcemap', dict: 'sourcemap.dict', corpus: 'corpus_sourcemap', seeds: [path.join(FUZZ, 'corpus_sourcemap')] }
+  sourcemap: { bin: 'fuzz_sourcemap', dict: 'sourcemap.dict', corpus: 'corpus_sourcemap', seeds: [path.join(FUZZ, 'corpus_sourcemap')] },
+  snapshot: { bin: 'fuzz_snapshot', dict: 'snapshot.dict', corpus: 'corpus_snapshot', seeds: [path.join(FUZZ, 'corpus_snapshot')] }
 }
 let args = process.argv.slice(2)
 const pick = args.find((a) => a.startsWith('--target='))

@@ -1,7 +1,7 @@
 /* The JS entry points binding.c registers, one per exported function:
  * cpu.c, heap.c (the controllers), analyze.c (the job on profile files)
- * watch.c (the signal trigger slots) and recorder_api.c (the flight
- * recorder). */
+ * watch.c (the signal trigger slots), recorder_api.c (the flight
+ * recorder) and snapshot.c (cprof snapshot). */
 #ifndef CPROF_ENTRY_H
 #define CPROF_ENTRY_H
 
@@ -22,5 +22,6 @@ napi_value cprof__recorder_rotate(napi_env env, napi_callback_info info);
 napi_value cprof__recorder_stop(napi_env env, napi_callback_info info);
 napi_value cprof__recorder_status(napi_env env, napi_callback_info info);
 napi_value cprof__recorder_dump(napi_env env, napi_callback_info info);
+napi_value cprof__snapshot_report(napi_env env, napi_callback_info info);
 
 #endif

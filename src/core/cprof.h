@@ -17,6 +17,8 @@
  *   store.h      the recorder store's file names and retention
  *   note.h       the profile inside a Profiler.consoleProfileFinished
  *                notification
+ *   heapsnapshot.h  cprof snapshot: a .heapsnapshot's dominator tree, retained
+ *                sizes and classes, as a JSON report
  *   sourcemap_apply.h  mapping a profile's frames through source maps, the
  *                map cache; it includes, and so makes public:
  *     sourcemap_find.h  finding a script's map (sourceMappingURL, data:
@@ -28,7 +30,7 @@
  * Every other header in src/core is internal: its names are cprof__ and
  * may change. They are internal.h, arena.h, reader.h, parse_cpu.h, parse_heap.h,
  * parse_value.h, idmap.h, out.h, pb.h, xml.h, label.h, tree.h,
- * export_folded.h, export_svg.h and sourcemap_url.h (file URLs to paths,
+ * export_folded.h, export_svg.h, snapshot.h and sourcemap_url.h (file URLs to paths,
  * percent-decoding: only the source-map units need it). Who may
  * include them: the core's own units; the C unit tests (test/c), to test a
  * part directly; and the fuzz harnesses (test/fuzz), to feed a step such as
@@ -47,5 +49,6 @@
 #include "ring.h"
 #include "store.h"
 #include "sourcemap_apply.h"
+#include "heapsnapshot.h"
 
 #endif

@@ -1,0 +1,105 @@
+'use strict'
+// cprof snapshot <file>: what holds the memory in a V8 .heapsnapshot. The
+// native core reads the file (mapped, never into a JS string), builds the
+// dominator tree by DevTools' rules and returns a small JSON report; this
+// file only renders it (the call: lib/snapshot-report.js). It runs in the
+// CLI process, never in a profiled app: an analysis costs memory in
+// proportion to the snapshot.
+const { parseCommand, usageError, intArg, input } = require('./profile-io')
+const { snapshotReport, SNAPSHOT_TOP_MAX: TOP_MAX } = require('../snapshot-report')
+
+const TOP_DEFAULT = 20
+const PATHS_MAX = 10 // classes whose retainer path the text report shows
+
+const USAGE = `usage: cprof snapshot <file.heapsnapshot> [--top N] [--json]
+
+Reads a V8 heap snapshot (cprof's heap.snapshot(), v8.writeHeapSnapshot(),
+node --heapsnapshot-signal, Chrome DevTools' Memory panel) and reports what holds
+the memory: the totals, the largest objects by retained size, each with one
+shortest retainer path from a GC root (global → sessionCache → Map → table → …),
+and the classes by count, shallow and retained size. Sizes in bytes (B, KiB, MiB).
+Retained sizes follow DevTools' rules: weak edges do not retain (docs/cli.md).
+
+  --top N    objects and classes to list (default ${TOP_DEFAULT}, at most ${TOP_MAX})
+  --json     print the report as JSON (the same rows, sizes in bytes)
+`
+
+const OPTIONS = {
+  top: { type: 'string' },
+  json: { type: 'boolean' }
+}
+
+function fmtBytes (v) {
+  if (v >= 1024 ** 3) return (v / 1024 ** 3).toFixed(2) + ' GiB'
+  if (v >= 1024 ** 2) return (v / 1024 ** 2).toFixed(2) + ' MiB'
+  if (v >= 1024) return (v / 1024).toFixed(1) + ' KiB'
+  return v + ' B'
+}
+
+// An edge as the path shows it: indexes (element edges, a hash table's
+// slots) in brackets, the rest by name.
+function edgeLabel (step) {
+  return /^\d+$/.test(step.edge) ? `[${step.edge}]` : step.edge
+}
+
+// A node on a path: its class; a root group ("(GC roots)") or a function by
+// its name, which says more.
+function nodeLabel (step) {
+  if (step.type === 'synthetic' && step.name) return step.name
+  if (step.type === 'closure' && step.name) return `${step.name}()`
+  return step.class
+}
+
+// node → edge → node → …: the root's own edge (an index) is left out.
+function formatPath (path) {
+  if (!path || path.length === 0) return '(root)'
+  const parts = [nodeLabel(path[0])]
+  for (const step of path.slice(1)) parts.push(edgeLabel(step), nodeLabel(step))
+  return parts.join(' → ')
+}
+
+function table (rows, header) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
+  const line = (cells) => cells.map((c, i) => i === cells.length - 1 ? c : String(c).padStart(widths[i])).join('  ')
+  return [line(header), ...rows.map(line)].join('\n') + '\n'
+}
+
+function render (file, r) {
+  let out = `Heap snapshot ${file}: ${r.nodes.toLocaleString('en-US')} objects, ` +
+    `${r.edges.toLocaleString('en-US')} references, ${fmtBytes(r.totalSize)} reachable`
+  if (r.unreachable) out += ` (${r.unreachable.toLocaleString('en-US')} objects unreachable from the roots)`
+  out += '\n\nLargest objects by retained size\n'
+  out += table(r.objects.map((o) => [fmtBytes(o.retainedSize), fmtBytes(o.selfSize), `${o.class} @${o.id}: ${formatPath(o.path)}`]),
+    ['retained', 'self', 'object: retainer path'])
+  out += '\nClasses by retained size\n'
+  out += table(r.classes.map((c) => [c.count.toLocaleString('en-US'), fmtBytes(c.selfSize), fmtBytes(c.retainedSize), c.name]),
+    ['count', 'shallow', 'retained', 'class'])
+  // Where the user's classes are held: V8's own groups ("(array)", "system /
+  // Context") say little by themselves.
+  const held = r.classes.filter((c) => !/^\(|^system \//.test(c.name) && c.path.length > 0).slice(0, PATHS_MAX)
+  if (held.length) {
+    out += '\nWhere the largest classes are held (the path to each one\'s largest object)\n'
+    for (const c of held) out += `  ${c.name}: ${formatPath(c.path)}\n`
+  }
+  return out
+}
+
+async function run (argv) {
+  const a = parseCommand('snapshot', argv, USAGE, OPTIONS, ['file'])
+  if (a.exit !== undefined) return a.exit
+  const top = intArg('snapshot', 'top', a.values.top, 1, TOP_MAX)
+  if (top.error) return usageError('snapshot', USAGE, top.error).exit
+  const file = a.positionals[0]
+  let r
+  try {
+    r = await snapshotReport(input(file), top.value ?? TOP_DEFAULT)
+  } catch (err) {
+    if (err.code === 'ERR_CPROF_BAD_PROFILE') err.message = `${file} is not a readable V8 heap snapshot: ${err.message}`
+    throw err
+  }
+  if (a.values.json) process.stdout.write(JSON.stringify({ file, ...r }, null, 2) + '\n')
+  else process.stdout.write(render(file, r))
+  return 0
+}
+
+module.exports = { run, USAGE, formatPath }

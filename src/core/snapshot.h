@@ -1,0 +1,183 @@
+/* V8 heap snapshots (.heapsnapshot): read into flat arrays, then the
+ * graph analysis DevTools' Memory panel does (dominator tree, retained
+ * sizes, distances, classes), for `cprof snapshot`. Internal to the core.
+ *
+ * The file's nodes and edges arrays are kept as they are, packed uint32
+ * (as DevTools keeps them: Uint32Array), with one change: an edge's to_node,
+ * a node field index in the file, becomes a node ordinal once checked.
+ * Every other array is one per node or one per edge, never one allocation
+ * per node: a 1 GB snapshot costs its arrays, about 5 words per node and 5
+ * per edge.
+ *
+ * Units: snapshot_read.c (the document), snapshot_string.c (the strings
+ * table), snapshot_check.c (every index checked), snapshot_graph.c (edge and
+ * retainer indexes, essential edges, distances), snapshot_shallow.c (owned
+ * arrays' sizes), snapshot_dom.c (dominator tree, retained sizes),
+ * snapshot_class.c (classes), snapshot_report.c (the JSON report). */
+#ifndef CPROF_SNAPSHOT_H
+#define CPROF_SNAPSHOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CPROF__SNAP_NONE UINT32_MAX
+/* DevTools' HeapSnapshotModel.baseSystemDistance: distances of objects
+ * reached only through the (GC roots), not from a user root, start here. */
+#define CPROF__SNAP_SYSTEM_DISTANCE 100000000
+#define CPROF__SNAP_NO_DISTANCE (-5)
+/* Type name lists longer than this are refused (V8 has 14 node types and 7
+ * edge types). */
+#define CPROF__SNAP_MAX_TYPES 256
+
+typedef struct {
+  char **names;
+  uint32_t count;
+} cprof__snap_types_t;
+
+typedef struct {
+  /* snapshot.meta: field counts and the offsets cprof reads (-1: absent) */
+  uint32_t nf, ef;
+  int n_type, n_name, n_id, n_self, n_edges, n_detach;
+  int e_type, e_name, e_to;
+  cprof__snap_types_t ntypes, etypes; /* node_types[type], edge_types[type] */
+  char **node_fields, **edge_fields;  /* the field names, for the checks */
+  uint32_t n_node_fields, n_edge_fields;
+  /* type indexes by name, CPROF__SNAP_NONE when the meta has no such type */
+  uint32_t t_hidden, t_array, t_object, t_native, t_synthetic, t_code, t_closure, t_regexp;
+  uint32_t et_weak, et_shortcut, et_element, et_hidden, et_internal;
+
+  uint32_t *nodes; /* nf values per node */
+  uint64_t nodes_len;
+  uint32_t *edges; /* ef values per edge; to_node a node ordinal after the check */
+  uint64_t edges_len;
+  uint32_t node_count, edge_count;
+  uint32_t root;                  /* the root node's ordinal */
+  int64_t decl_nodes, decl_edges; /* snapshot.node_count/edge_count, -1: absent */
+  int64_t root_index;             /* snapshot.root_index, -1: absent */
+
+  /* strings: string i is the JSON string at text + str_at[i], decoded by
+   * cprof__snap_str when asked for (snapshot_string.c) */
+  const char *text;
+  uint64_t strings_from; /* where the strings array starts in text */
+  uint64_t *str_at;
+  uint32_t str_count, str_at_cap;
+  struct cprof__snap_scratch *scratch;
+
+  /* analysis (snapshot_graph.c, snapshot_dom.c) */
+  uint32_t *first_edge;  /* node_count + 1: edge ordinals */
+  uint32_t *first_ret;   /* node_count + 1: into ret_edge/ret_node */
+  uint32_t *ret_edge;    /* edge_count: the retaining edge's ordinal */
+  uint32_t *ret_node;    /* edge_count: the retaining node's ordinal */
+  uint8_t *page;         /* node_count: 1 when reached from a user root */
+  uint8_t *essential;    /* edge_count bits: the edge retains (cprof__snap_essential) */
+  uint8_t *detached;     /* node_count: 1 for a detached native node, or NULL */
+  int32_t *dist;         /* node_count: DevTools' distances */
+  uint32_t *parent_edge; /* node_count: the edge the distance BFS reached it by */
+  uint32_t *dom;         /* node_count: immediate dominator's ordinal */
+  uint64_t *retained;    /* node_count: retained size in bytes */
+  uint32_t *first_dom;   /* node_count + 1: into dominated */
+  uint32_t *dominated;   /* node_count: dominated node ordinals, by dominator */
+  uint32_t unreachable;  /* nodes not reached from the root by retaining edges */
+} cprof__snap_t;
+
+/* Reads a .heapsnapshot's JSON text into s (zeroed first; free with
+ * cprof__snap_free, also after an error). s keeps pointing into json for
+ * its strings: json must outlive s. CPROF_OK, or CPROF_EPARSE (not
+ * JSON, truncated), CPROF_ESCHEMA (JSON, but a field is missing or an index
+ * is out of range), CPROF_ENOMEM, with a message in errbuf. */
+int cprof__snap_parse(const char *json, size_t len, cprof__snap_t *s, char *errbuf, size_t errlen);
+void cprof__snap_free(cprof__snap_t *s);
+
+/* The checks once the document is read: the meta's fields and types, every
+ * node's type and name, every edge's type, name and target, the edge counts
+ * summing to the edges array (snapshot_check.c). Rewrites to_node to an
+ * ordinal. */
+int cprof__snap_check(cprof__snap_t *s, char *errbuf, size_t errlen);
+
+/* cprof_snapshot_report with a hook: release(json, upto) is called once
+ * the document is read, with the bytes before the strings array, which the
+ * analysis never reads again (snapshot_file.c gives those pages back). */
+int cprof__snap_report(const char *json, size_t len, unsigned top,
+                       void (*release)(const char *json, size_t upto), char **out, char *errbuf,
+                       size_t errlen);
+
+/* The strings table (snapshot_string.c). init/free: its decode buffers
+ * and offsets. */
+#define CPROF__SNAP_STR_SLOTS 4
+int cprof__snap_str_init(cprof__snap_t *s);
+void cprof__snap_str_free(cprof__snap_t *s);
+/* Adds the JSON string at p (its opening quote, inside s->text) after
+ * checking it; returns the byte after its closing quote, or NULL with *err
+ * set (CPROF_EPARSE, CPROF_ENOMEM). */
+const char *cprof__snap_str_json(cprof__snap_t *s, const char *p, const char *end, int *err);
+/* String i decoded (UTF-8, NUL-terminated; "" when out of range), valid
+ * until CPROF__SNAP_STR_SLOTS - 1 more calls: copy what must last. */
+const char *cprof__snap_str(const cprof__snap_t *s, uint32_t i);
+
+/* Node and edge fields. */
+static inline uint32_t cprof__snap_nfield(const cprof__snap_t *s, uint32_t node, int f) {
+  return s->nodes[(uint64_t)node * s->nf + (uint32_t)f];
+}
+static inline uint32_t cprof__snap_efield(const cprof__snap_t *s, uint32_t edge, int f) {
+  return s->edges[(uint64_t)edge * s->ef + (uint32_t)f];
+}
+static inline uint32_t cprof__snap_to(const cprof__snap_t *s, uint32_t edge) {
+  return cprof__snap_efield(s, edge, s->e_to);
+}
+static inline uint32_t cprof__snap_etype(const cprof__snap_t *s, uint32_t edge) {
+  return cprof__snap_efield(s, edge, s->e_type);
+}
+static inline uint32_t cprof__snap_ntype(const cprof__snap_t *s, uint32_t node) {
+  return cprof__snap_nfield(s, node, s->n_type);
+}
+static inline uint32_t cprof__snap_self(const cprof__snap_t *s, uint32_t node) {
+  return cprof__snap_nfield(s, node, s->n_self);
+}
+
+/* DevTools' detached native nodes (snapshot_detached.c): s->detached. */
+int cprof__snap_detached(cprof__snap_t *s);
+
+/* The analysis, in order: edge and retainer indexes, page-owned flags,
+ * essential edges and distances (snapshot_graph.c), shallow sizes
+ * (snapshot_shallow.c), then the dominator tree and retained sizes
+ * (snapshot_dom.c). CPROF_OK or CPROF_ENOMEM. */
+int cprof__snap_graph(cprof__snap_t *s, char *errbuf, size_t errlen);
+int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen);
+
+/* Whether edge e takes part in the dominator tree, by DevTools' rules
+ * (snapshot_graph.c: essential_edges). */
+static inline int cprof__snap_essential(const cprof__snap_t *s, uint32_t e) {
+  return (s->essential[e >> 3] >> (e & 7)) & 1;
+}
+
+/* DevTools' shallow sizes (snapshot_shallow.c): an array or hidden node
+ * that one object alone owns gives its size to that object, so a Map's
+ * shallow size holds its hash table. Rewrites the nodes' self_size. */
+int cprof__snap_shallow(cprof__snap_t *s);
+
+/* The node an edge leaves from (binary search over first_edge). */
+uint32_t cprof__snap_edge_source(const cprof__snap_t *s, uint32_t edge);
+
+/* Classes (snapshot_class.c): DevTools' class of a node, as an id: the
+ * name string for object and native nodes (a detached native node's is
+ * past the types: "Detached <name>"), else one per type. */
+uint32_t cprof__snap_class_key(const cprof__snap_t *s, uint32_t node);
+typedef struct {
+  uint32_t key;      /* name string index, or str_count + type */
+  uint32_t count;    /* objects */
+  uint64_t self;     /* shallow size */
+  uint64_t retained; /* retained by objects no other object of the class dominates */
+  uint32_t largest;  /* the object of the class with the largest retained size */
+  int32_t distance;  /* the least distance of its objects */
+} cprof__snap_class_t;
+
+/* The classes, sorted by retained size (then shallow, then name), in *out
+ * (caller frees). Objects of (shallow) size 0 are left out, as DevTools
+ * does. CPROF_OK or CPROF_ENOMEM. */
+int cprof__snap_classes(const cprof__snap_t *s, cprof__snap_class_t **out, uint32_t *n);
+/* A class's name: "(system)" for hidden, "(compiled code)" for code,
+ * "Function" for closures, "RegExp" for regexps, "(<type>)" for other types
+ * without a name. */
+const char *cprof__snap_class_name(const cprof__snap_t *s, uint32_t key, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,131 @@
+/* Classes of a snapshot as DevTools' Summary view has them
+ * (HeapSnapshot.ts: buildAggregates, calculateClassesRetainedSize): an
+ * object or native node's class is its name (the constructor), any other
+ * node's is its type ("(string)", "(closure)", "(system)" for hidden...).
+ * Count and shallow size add up every object; the retained size adds only
+ * objects no other object of the same class dominates, so a class's
+ * retained size never counts a byte twice (a linked list of Sessions
+ * retains its tail through its head). Objects of size 0 (after
+ * snapshot_shallow.c gave owned arrays' sizes to their owners) are left
+ * out, as DevTools does. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "snapshot.h"
+
+uint32_t cprof__snap_class_key(const cprof__snap_t *s, uint32_t n) {
+  uint32_t t = cprof__snap_ntype(s, n), name = cprof__snap_nfield(s, n, s->n_name);
+  if (t == s->t_native && s->detached != NULL && s->detached[n])
+    return s->str_count + s->ntypes.count + name;
+  if (t == s->t_object || t == s->t_native) return name;
+  return s->str_count + t;
+}
+
+static int counted(const cprof__snap_t *s, uint32_t n) {
+  return cprof__snap_self(s, n) != 0;
+}
+
+const char *cprof__snap_class_name(const cprof__snap_t *s, uint32_t key, char *buf, size_t len) {
+  if (key < s->str_count) return cprof__snap_str(s, key);
+  if (key - s->str_count >= s->ntypes.count) {
+    snprintf(buf, len, "Detached %s", cprof__snap_str(s, key - s->str_count - s->ntypes.count));
+    return buf;
+  }
+  uint32_t t = key - s->str_count;
+  if (t == s->t_hidden) return "(system)";
+  if (t == s->t_code) return "(compiled code)";
+  if (t == s->t_closure) return "Function";
+  if (t == s->t_regexp) return "RegExp";
+  snprintf(buf, len, "(%s)", t < s->ntypes.count ? s->ntypes.names[t] : "?");
+  return buf;
+}
+
+/* Count, shallow size, least distance and largest object of each class;
+ * ids[key] is the class's index in cls, or CPROF__SNAP_NONE. */
+static uint32_t aggregate(const cprof__snap_t *s, uint32_t *ids, cprof__snap_class_t *cls) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < s->node_count; i++) {
+    if (!counted(s, i)) continue;
+    uint32_t key = cprof__snap_class_key(s, i);
+    if (ids[key] == CPROF__SNAP_NONE) {
+      ids[key] = n;
+      cls[n++] = (cprof__snap_class_t){.key = key, .largest = i, .distance = s->dist[i]};
+    }
+    cprof__snap_class_t *c = &cls[ids[key]];
+    c->count++;
+    c->self += cprof__snap_self(s, i);
+    if (s->dist[i] < c->distance) c->distance = s->dist[i];
+    if (s->retained[i] > s->retained[c->largest]) c->largest = i;
+  }
+  return n;
+}
+
+/* Depth first down the dominator tree, with on_path[class] set while an
+ * object of that class is an ancestor: its retained size already holds
+ * the descendant's. */
+static int class_retained(const cprof__snap_t *s, const uint32_t *ids, cprof__snap_class_t *cls) {
+  uint32_t *stack = malloc((size_t)s->node_count * sizeof *stack);
+  uint32_t *cursor = malloc((size_t)s->node_count * sizeof *cursor);
+  uint8_t *setter = calloc(s->node_count, 1);
+  uint8_t *on_path = calloc(s->node_count, 1); /* classes <= counted nodes <= node_count */
+  if (!stack || !cursor || !setter || !on_path) {
+    free(stack), free(cursor), free(setter), free(on_path);
+    return CPROF_ENOMEM;
+  }
+  uint32_t top = 0;
+  stack[top] = s->root;
+  cursor[top++] = s->first_dom[s->root];
+  for (int pre = 1; top > 0;) {
+    uint32_t n = stack[top - 1];
+    uint32_t c = counted(s, n) ? ids[cprof__snap_class_key(s, n)] : CPROF__SNAP_NONE;
+    if (pre && c != CPROF__SNAP_NONE && !on_path[c]) {
+      cls[c].retained += s->retained[n];
+      if (s->first_dom[n] != s->first_dom[n + 1]) on_path[c] = setter[n] = 1;
+    }
+    if (cursor[top - 1] < s->first_dom[n + 1]) {
+      uint32_t child = s->dominated[cursor[top - 1]++];
+      stack[top] = child;
+      cursor[top++] = s->first_dom[child];
+      pre = 1;
+      continue;
+    }
+    if (setter[n]) on_path[c] = 0;
+    top--;
+    pre = 0;
+  }
+  free(stack), free(cursor), free(setter), free(on_path);
+  return CPROF_OK;
+}
+
+static int by_retained(const void *a, const void *b) {
+  const cprof__snap_class_t *x = a, *y = b;
+  if (x->retained != y->retained) return x->retained < y->retained ? 1 : -1;
+  if (x->self != y->self) return x->self < y->self ? 1 : -1;
+  return x->key < y->key ? -1 : x->key > y->key;
+}
+
+int cprof__snap_classes(const cprof__snap_t *s, cprof__snap_class_t **out, uint32_t *count) {
+  uint64_t keys = 2 * (uint64_t)s->str_count + s->ntypes.count;
+  uint32_t *ids = malloc((size_t)keys * sizeof *ids);
+  /* at most one class per node, and per key */
+  uint64_t most = keys < s->node_count ? keys : s->node_count;
+  cprof__snap_class_t *cls = calloc((size_t)most, sizeof *cls);
+  if (!ids || !cls) {
+    free(ids), free(cls);
+    return CPROF_ENOMEM;
+  }
+  memset(ids, 0xff, (size_t)keys * sizeof *ids);
+  uint32_t n = aggregate(s, ids, cls);
+  int rc = class_retained(s, ids, cls);
+  free(ids);
+  if (rc != CPROF_OK) {
+    free(cls);
+    return rc;
+  }
+  qsort(cls, n, sizeof *cls, by_retained);
+  *out = cls;
+  *count = n;
+  return CPROF_OK;
+}

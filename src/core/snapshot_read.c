@@ -1,0 +1,277 @@
+/* cprof__snap_parse: a .heapsnapshot's JSON text to flat arrays, in one
+ * pass of the pull reader (reader.h) with no JSON tree. The nodes and edges
+ * arrays, nearly all of the file, are read straight into packed uint32
+ * arrays; strings go to one buffer (snapshot_string.c). The members may come
+ * in any order (V8 writes snapshot, nodes, edges, ..., strings); everything
+ * is checked once all is read (snapshot_check.c). Input is untrusted. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "reader.h"
+#include "snapshot.h"
+
+#define FAIL(...) cprof__rd_fail(r, CPROF_ESCHEMA, __VA_ARGS__)
+#define NOMEM() cprof__rd_fail(r, CPROF_ENOMEM, "out of memory reading the heap snapshot")
+
+static void free_names(char **v, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    free(v[i]);
+  free(v);
+}
+
+void cprof__snap_free(cprof__snap_t *s) {
+  if (s == NULL) return;
+  free_names(s->ntypes.names, s->ntypes.count);
+  free_names(s->etypes.names, s->etypes.count);
+  free_names(s->node_fields, s->n_node_fields);
+  free_names(s->edge_fields, s->n_edge_fields);
+  void *arrays[] = {s->nodes,       s->edges, s->first_edge, s->first_ret, s->ret_edge,
+                    s->ret_node,    s->page,  s->essential,  s->detached,  s->dist,
+                    s->parent_edge, s->dom,   s->retained,   s->first_dom, s->dominated};
+  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+    free(arrays[i]);
+  cprof__snap_str_free(s);
+  memset(s, 0, sizeof *s);
+}
+
+/* ---- integer arrays: nodes, edges ---- */
+
+/* An unsigned integer in place (the hot loop: no strtod). */
+static int read_u32(cprof__rd_t *r, uint32_t *out) {
+  const char *p = r->p;
+  uint64_t v = 0;
+  if (p >= r->end || *p < '0' || *p > '9')
+    return FAIL("a heap snapshot array holds a value that is not an unsigned integer at byte %zu",
+                cprof__rd_offset(r));
+  do {
+    v = v * 10 + (uint64_t)(*p++ - '0');
+    if (v > UINT32_MAX)
+      return FAIL("a heap snapshot value over 4294967295 at byte %zu", cprof__rd_offset(r));
+  } while (p < r->end && *p >= '0' && *p <= '9');
+  if (p < r->end && (*p == '.' || *p == 'e' || *p == 'E'))
+    return FAIL("a heap snapshot value that is not an integer at byte %zu", cprof__rd_offset(r));
+  r->p = p;
+  *out = (uint32_t)v;
+  return CPROF_OK;
+}
+
+/* The array at r into *out: preallocated for the declared count when the
+ * meta came first, but never beyond what the rest of the input can hold
+ * (each value takes 2 bytes at least), so a lying count costs nothing. */
+static int read_u32_array(cprof__rd_t *r, uint64_t hint, uint32_t **out, uint64_t *len) {
+  uint64_t cap = hint, n = 0, room = (uint64_t)(r->end - r->p) / 2 + 1;
+  if (*out != NULL) return FAIL("a heap snapshot with two nodes or edges arrays");
+  if (cap > room) cap = room;
+  if (cap < 1024) cap = 1024;
+  uint32_t *a = malloc((size_t)cap * sizeof *a);
+  if (a == NULL) return NOMEM();
+  *out = a;
+  int rc, first = 1;
+  if ((rc = cprof__rd_open(r, '[')) != CPROF_OK) return rc;
+  while ((rc = cprof__rd_elem(r, &first)) == 1) {
+    if (n == cap) {
+      if (cap > (uint64_t)UINT32_MAX) return FAIL("a heap snapshot array of over 4G values");
+      uint32_t *b = realloc(a, (size_t)(cap * 2) * sizeof *a);
+      if (b == NULL) return NOMEM();
+      *out = a = b;
+      cap *= 2;
+    }
+    if ((rc = read_u32(r, &a[n++])) != CPROF_OK) return rc;
+  }
+  *len = n;
+  return rc;
+}
+
+/* ---- strings ---- */
+
+static int read_strings(cprof__rd_t *r, cprof__snap_t *s) {
+  int rc, first = 1;
+  if (s->str_count > 0) return FAIL("a heap snapshot with two strings arrays");
+  s->strings_from = cprof__rd_offset(r);
+  if ((rc = cprof__rd_open(r, '[')) != CPROF_OK) return rc;
+  while ((rc = cprof__rd_elem(r, &first)) == 1) {
+    if (cprof__rd_peek(r) != '"')
+      return FAIL("a heap snapshot's strings array holds a non-string at byte %zu",
+                  cprof__rd_offset(r));
+    if (s->str_count == UINT32_MAX - 2) return FAIL("a heap snapshot with over 4G strings");
+    int err = 0;
+    const char *next = cprof__snap_str_json(s, r->p, r->end, &err);
+    if (next == NULL)
+      return err == CPROF_ENOMEM
+                 ? NOMEM()
+                 : cprof__rd_fail(r, CPROF_EPARSE, "invalid or truncated JSON string at byte %zu",
+                                  cprof__rd_offset(r));
+    r->p = next;
+  }
+  return rc;
+}
+
+/* ---- snapshot.meta ---- */
+
+/* An array of strings, copied (field names, type names). */
+static int read_names(cprof__rd_t *r, char ***out, uint32_t *count) {
+  int rc, first = 1;
+  if (*out != NULL) return cprof__rd_skip(r); /* the first wins */
+  if (cprof__rd_peek(r) != '[') return FAIL("a heap snapshot meta list that is not an array");
+  if ((rc = cprof__rd_open(r, '[')) != CPROF_OK) return rc;
+  if ((*out = calloc(CPROF__SNAP_MAX_TYPES, sizeof **out)) == NULL) return NOMEM();
+  while ((rc = cprof__rd_elem(r, &first)) == 1) {
+    const char *v;
+    size_t n;
+    if (*count == CPROF__SNAP_MAX_TYPES)
+      return FAIL("a heap snapshot meta list of over %d names", CPROF__SNAP_MAX_TYPES);
+    if (cprof__rd_peek(r) != '"') { /* node_types has "string", "number" and one array */
+      if ((rc = cprof__rd_skip(r)) != CPROF_OK) return rc;
+      n = 0;
+      v = "";
+    } else if ((rc = cprof__rd_string(r, &v, &n)) != CPROF_OK) {
+      return rc;
+    }
+    char *copy = malloc(n + 1);
+    if (copy == NULL) return NOMEM();
+    memcpy(copy, v, n);
+    copy[n] = '\0';
+    (*out)[(*count)++] = copy;
+  }
+  return rc;
+}
+
+/* node_types / edge_types: an array with one array of names, at the type
+ * field's position. Read before the fields may be known: every inner array
+ * is read, the one at index `pos` kept later (cprof keeps them all here and
+ * picks in the check). Kept simple: the types array is the first inner
+ * array, which is where V8 puts the type field (index 0). */
+static int read_types(cprof__rd_t *r, cprof__snap_types_t *t, int *pos) {
+  int rc, first = 1, i = 0;
+  if (t->names != NULL) return cprof__rd_skip(r);
+  if (cprof__rd_peek(r) != '[') return FAIL("heap snapshot node_types/edge_types is not an array");
+  if ((rc = cprof__rd_open(r, '[')) != CPROF_OK) return rc;
+  while ((rc = cprof__rd_elem(r, &first)) == 1) {
+    if (cprof__rd_peek(r) == '[' && t->names == NULL) {
+      *pos = i;
+      if ((rc = read_names(r, &t->names, &t->count)) != CPROF_OK) return rc;
+    } else if ((rc = cprof__rd_skip(r)) != CPROF_OK) {
+      return rc;
+    }
+    i++;
+  }
+  return rc;
+}
+
+typedef struct {
+  int ntypes_pos, etypes_pos; /* where the types arrays were in node_types/edge_types */
+} meta_pos_t;
+
+static int read_meta(cprof__rd_t *r, cprof__snap_t *s, meta_pos_t *mp) {
+  int rc, first = 1;
+  const char *key;
+  size_t klen;
+  if (cprof__rd_peek(r) != '{') return FAIL("heap snapshot meta is not an object");
+  if ((rc = cprof__rd_open(r, '{')) != CPROF_OK) return rc;
+  while ((rc = cprof__rd_member(r, &first, &key, &klen)) == 1) {
+    if (CPROF__KEY(key, klen, "node_fields"))
+      rc = read_names(r, &s->node_fields, &s->n_node_fields);
+    else if (CPROF__KEY(key, klen, "edge_fields"))
+      rc = read_names(r, &s->edge_fields, &s->n_edge_fields);
+    else if (CPROF__KEY(key, klen, "node_types"))
+      rc = read_types(r, &s->ntypes, &mp->ntypes_pos);
+    else if (CPROF__KEY(key, klen, "edge_types"))
+      rc = read_types(r, &s->etypes, &mp->etypes_pos);
+    else
+      rc = cprof__rd_skip(r);
+    if (rc != CPROF_OK) return rc;
+  }
+  return rc;
+}
+
+/* A count in snapshot: an integer in [0, 2^53), else -1 (ignored). */
+static int read_count(cprof__rd_t *r, int64_t *out) {
+  double d;
+  int rc;
+  if (cprof__rd_peek(r) != '0') return cprof__rd_skip(r);
+  if ((rc = cprof__rd_number(r, &d)) != CPROF_OK) return rc;
+  *out = d >= 0 && d < 9007199254740992.0 && d == (double)(int64_t)d ? (int64_t)d : -1;
+  return CPROF_OK;
+}
+
+static int read_header(cprof__rd_t *r, cprof__snap_t *s, meta_pos_t *mp, int *seen_meta) {
+  int rc, first = 1;
+  const char *key;
+  size_t klen;
+  if (cprof__rd_peek(r) != '{') return FAIL("heap snapshot member snapshot is not an object");
+  if ((rc = cprof__rd_open(r, '{')) != CPROF_OK) return rc;
+  while ((rc = cprof__rd_member(r, &first, &key, &klen)) == 1) {
+    if (CPROF__KEY(key, klen, "meta") && !*seen_meta) {
+      *seen_meta = 1;
+      rc = read_meta(r, s, mp);
+    } else if (CPROF__KEY(key, klen, "node_count")) {
+      rc = read_count(r, &s->decl_nodes);
+    } else if (CPROF__KEY(key, klen, "edge_count")) {
+      rc = read_count(r, &s->decl_edges);
+    } else if (CPROF__KEY(key, klen, "root_index")) {
+      rc = read_count(r, &s->root_index);
+    } else {
+      rc = cprof__rd_skip(r);
+    }
+    if (rc != CPROF_OK) return rc;
+  }
+  return rc;
+}
+
+/* The declared count times the field count, when both are known: the
+ * arrays' preallocation. */
+static uint64_t hint(int64_t count, uint32_t nfields) {
+  return count > 0 && nfields > 0 && (uint64_t)count < UINT32_MAX ? (uint64_t)count * nfields : 0;
+}
+
+static int read_document(cprof__rd_t *r, cprof__snap_t *s) {
+  int rc, first = 1, seen_header = 0, seen_meta = 0;
+  meta_pos_t mp = {0, 0};
+  const char *key;
+  size_t klen;
+  if (cprof__rd_peek(r) != '{')
+    return cprof__rd_peek(r) == 0 ? cprof__rd_fail(r, CPROF_EPARSE, "not JSON (empty or binary)")
+                                  : FAIL("not a V8 heap snapshot: the document is not an object");
+  if ((rc = cprof__rd_open(r, '{')) != CPROF_OK) return rc;
+  while ((rc = cprof__rd_member(r, &first, &key, &klen)) == 1) {
+    if (CPROF__KEY(key, klen, "snapshot") && !seen_header) {
+      seen_header = 1;
+      rc = read_header(r, s, &mp, &seen_meta);
+    } else if (CPROF__KEY(key, klen, "nodes")) {
+      rc = read_u32_array(r, hint(s->decl_nodes, s->n_node_fields), &s->nodes, &s->nodes_len);
+    } else if (CPROF__KEY(key, klen, "edges")) {
+      rc = read_u32_array(r, hint(s->decl_edges, s->n_edge_fields), &s->edges, &s->edges_len);
+    } else if (CPROF__KEY(key, klen, "strings")) {
+      rc = read_strings(r, s);
+    } else {
+      rc = cprof__rd_skip(r);
+    }
+    if (rc != CPROF_OK) return rc;
+  }
+  if (rc != 0) return rc;
+  (void)cprof__rd_peek(r); /* trailing whitespace is fine, nothing else */
+  if (r->p != r->end)
+    return cprof__rd_fail(r, CPROF_EPARSE, "text after the heap snapshot at byte %zu",
+                          cprof__rd_offset(r));
+  if (!seen_meta) return FAIL("not a V8 heap snapshot: no snapshot.meta");
+  /* The types arrays must sit at the type field's position; V8 puts the type
+   * field first, and cprof reads only that layout's arrays. */
+  s->n_type = mp.ntypes_pos;
+  s->e_type = mp.etypes_pos;
+  return CPROF_OK;
+}
+
+int cprof__snap_parse(const char *json, size_t len, cprof__snap_t *s, char *errbuf, size_t errlen) {
+  cprof__rd_t r;
+  memset(s, 0, sizeof *s);
+  s->decl_nodes = s->decl_edges = s->root_index = -1;
+  s->text = json;
+  if (cprof__snap_str_init(s) != CPROF_OK)
+    return cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory reading the heap snapshot");
+  cprof__rd_init(&r, json, len, errbuf, errlen);
+  int rc = read_document(&r, s);
+  cprof__rd_free(&r);
+  if (rc != CPROF_OK) return rc;
+  return cprof__snap_check(s, errbuf, errlen);
+}

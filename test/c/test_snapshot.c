@@ -1,0 +1,289 @@
+/* The .heapsnapshot reader and analysis (src/core/snapshot_*.c) on a
+ * hand-made snapshot whose dominator tree is known, and on broken and
+ * hostile variants of it: every one refused with a code and a message,
+ * none read out of bounds (make check SAN=1 runs them under ASan). */
+#include <cjson/cJSON.h>
+
+#include "helpers.h"
+#include "snapshot.h"
+
+/* Nine nodes (7 fields each), ten edges:
+ *   0 root (synthetic): shortcut g -> 1 Global; element 1 -> 2 (GC roots)
+ *   1 Global 10 B: a -> 3, b -> 4, weak w -> 7
+ *   2 (GC roots) (synthetic): element 0 -> 8 Sys
+ *   3 Node 100 B, 4 Node 200 B: both c -> 5 (a diamond: 5's dominator is 1)
+ *   5 Leaf 1000 B: d -> 6;  6 Leaf 50 B
+ *   7 Weakly 7 B: only a weak retainer, so the root dominates it
+ *   8 Sys 30 B: e -> 6, an edge from outside the global's objects into
+ *     them, which DevTools' rules ignore: 6's dominator stays 5. */
+static const char *TINY =
+    "{'snapshot':{'meta':{'node_fields':['type','name','id','self_size','edge_count','trace_node_"
+    "id','detachedness'],'node_types':[['hidden','array','string','object','code','closure','"
+    "regexp','number','native','synthetic','concatenated string','sliced string','symbol','bigint',"
+    "'object shape'],'string','number','number','number','number','number'],'edge_fields':['type',"
+    "'name_or_index','to_node'],'edge_types':[['context','element','property','internal','hidden',"
+    "'shortcut','weak'],'string_or_number','node']},'node_count':9,'edge_count':10},'nodes':[9,0,1,"
+    "0,2,0,0,3,2,3,10,3,0,0,9,3,5,0,1,0,0,3,7,7,100,1,0,0,3,7,9,200,1,0,0,3,9,11,1000,1,0,0,3,9,13,"
+    "50,0,0,0,3,11,15,7,0,0,0,3,12,17,30,1,0,0],'edges':[5,1,7,1,1,14,2,4,21,2,5,28,6,6,49,1,0,56,"
+    "2,"
+    "8,35,2,8,35,2,10,42,2,13,42],'strings':['','g','Global','(GC roots)','a','b','w','Node','c','"
+    "Leaf','d','Weakly','Sys','e']}";
+
+/* The analysis as cprof_snapshot_report runs it. */
+static int analyse_len(const char *text, size_t len, cprof__snap_t *s, char *err, size_t errlen) {
+  int rc = cprof__snap_parse(text, len, s, err, errlen);
+  if (rc == CPROF_OK) rc = cprof__snap_graph(s, err, errlen);
+  if (rc == CPROF_OK && (cprof__snap_detached(s) != CPROF_OK || cprof__snap_shallow(s) != CPROF_OK))
+    rc = CPROF_ENOMEM;
+  if (rc == CPROF_OK) rc = cprof__snap_dominators(s, err, errlen);
+  return rc;
+}
+
+static int analyse(const char *text, cprof__snap_t *s, char *err, size_t errlen) {
+  return analyse_len(text, strlen(text), s, err, errlen);
+}
+
+static void dominator_tree(void **state) {
+  (void)state;
+  char *text = dq(TINY), err[256] = "";
+  cprof__snap_t s;
+  int rc = analyse(text, &s, err, sizeof err);
+  if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
+  assert_int_equal(s.node_count, 9);
+  assert_int_equal(s.edge_count, 10);
+  static const uint32_t dom[9] = {0, 0, 0, 1, 1, 1, 5, 0, 2};
+  static const uint64_t retained[9] = {1397, 1360, 30, 100, 200, 1050, 50, 7, 30};
+  for (int i = 0; i < 9; i++) {
+    assert_int_equal(s.dom[i], dom[i]);
+    assert_int_equal(s.retained[i], retained[i]);
+  }
+  assert_int_equal(s.unreachable, 1); /* Weakly */
+  /* distances: from the global (1), the rest from the root (system) */
+  assert_int_equal(s.dist[1], 1);
+  assert_int_equal(s.dist[3], 2);
+  assert_int_equal(s.dist[5], 3);
+  assert_int_equal(s.dist[6], 4);
+  assert_int_equal(s.dist[2], CPROF__SNAP_SYSTEM_DISTANCE + 1);
+  assert_int_equal(s.dist[8], CPROF__SNAP_SYSTEM_DISTANCE + 2);
+  assert_int_equal(s.dist[7], CPROF__SNAP_NO_DISTANCE);
+  cprof__snap_free(&s);
+  free(text);
+}
+
+/* An array only Leaf 5 holds (Sys's edge to it made weak) counts in its
+ * owner's shallow size, as DevTools shows it (snapshot_shallow.c). */
+static char *variant(const char *from_sq, const char *to_sq);
+static void owned_array_in_owner(void **state) {
+  (void)state;
+  char *a = variant("3,9,13,50,0,0,0", "1,9,13,50,0,0,0"), err[256] = "";
+  char *sq = malloc(strlen(a) + 1);
+  for (size_t i = 0; i <= strlen(a); i++) /* back to single quotes for variant's base */
+    sq[i] = a[i] == '"' ? '\'' : a[i];
+  free(a);
+  cprof__snap_t s;
+  char *text = NULL;
+  {
+    char *at = strstr(sq, "2,13,42]");
+    assert_non_null(at);
+    at[0] = '6'; /* Sys -e-> Leaf 6 becomes weak */
+    text = dq(sq);
+  }
+  int rc = analyse(text, &s, err, sizeof err);
+  if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
+  assert_int_equal(cprof__snap_self(&s, 5), 1050);
+  assert_int_equal(cprof__snap_self(&s, 6), 0);
+  assert_int_equal(s.retained[5], 1050);
+  assert_int_equal(s.retained[0], 1397);
+  cprof__snap_free(&s);
+  free(text);
+  free(sq);
+}
+
+/* test/fuzz/corpus_snapshot/weakmap-detached.heapsnapshot: Global holds a
+ * WeakMap (2) whose table (3) and key K (4) both hold V (5); a self edge on
+ * Global; a native Binding (7) its embedder reports detached, holding
+ * another (8); two objects (9, 10) in a cycle nothing reaches. */
+static void weakmap_detached_rules(void **state) {
+  (void)state;
+  FILE *f = fopen(CPROF_FIXTURES "/../fuzz/corpus_snapshot/weakmap-detached.heapsnapshot", "rb");
+  assert_non_null(f);
+  char text[4096], err[256] = "";
+  size_t len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = '\0';
+  cprof__snap_t s;
+  int rc = analyse_len(text, len, &s, err, sizeof err);
+  if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
+  /* the key's edge retains the value, the table's does not */
+  assert_int_equal(s.dom[5], 4);
+  assert_int_equal(s.retained[4], 52 + 400);
+  /* its distance is the greater of the two ways, key (2 + 1) and table
+   * (3 + 1), as DevTools has it */
+  assert_int_equal(s.dist[4], 2);
+  assert_int_equal(s.dist[3], 3);
+  assert_int_equal(s.dist[5], 4);
+  /* owned arrays: the table in the WeakMap, the elements in K */
+  assert_int_equal(cprof__snap_self(&s, 2), 24 + 64);
+  assert_int_equal(cprof__snap_self(&s, 3), 0);
+  assert_int_equal(cprof__snap_self(&s, 4), 12 + 40);
+  /* detachedness spreads to the native node it holds */
+  assert_non_null(s.detached);
+  assert_true(s.detached[7] && s.detached[8]);
+  char buf[300];
+  assert_string_equal(cprof__snap_class_name(&s, cprof__snap_class_key(&s, 8), buf, sizeof buf),
+                      "Detached Binding");
+  /* the unreachable cycle goes to the root; its nodes have no distance */
+  assert_int_equal(s.unreachable, 2);
+  assert_int_equal(s.dom[9], 0);
+  assert_int_equal(s.dist[9], CPROF__SNAP_NO_DISTANCE);
+  cprof__snap_free(&s);
+}
+
+static const cJSON *find_class(const cJSON *classes, const char *name) {
+  const cJSON *c;
+  cJSON_ArrayForEach(c, classes) {
+    if (strcmp(cJSON_GetObjectItem(c, "name")->valuestring, name) == 0) return c;
+  }
+  fail_msg("no class %s", name);
+  return NULL;
+}
+
+static double num(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItem(o, key);
+  assert_true(cJSON_IsNumber(v));
+  return v->valuedouble;
+}
+
+static void report_classes_and_paths(void **state) {
+  (void)state;
+  char *text = dq(TINY), *out = NULL, err[256] = "";
+  int rc = cprof_snapshot_report(text, strlen(text), 20, &out, err, sizeof err);
+  if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
+  cJSON *doc = cJSON_Parse(out);
+  assert_non_null(doc);
+  assert_int_equal(num(doc, "totalSize"), 1397);
+  assert_int_equal(num(doc, "nodes"), 9);
+  const cJSON *classes = cJSON_GetObjectItem(doc, "classes");
+  /* Leaf: 5 dominates 6, so the class retains 1050, not 1100 */
+  const cJSON *leaf = find_class(classes, "Leaf");
+  assert_int_equal(num(leaf, "count"), 2);
+  assert_int_equal(num(leaf, "selfSize"), 1050);
+  assert_int_equal(num(leaf, "retainedSize"), 1050);
+  const cJSON *node = find_class(classes, "Node");
+  assert_int_equal(num(node, "count"), 2);
+  assert_int_equal(num(node, "retainedSize"), 300);
+  assert_int_equal(cJSON_GetArraySize(classes), 5); /* size-0 synthetic nodes are left out */
+  /* the largest object first; the leaf's path goes root -> g -> a -> c -> d */
+  const cJSON *objs = cJSON_GetObjectItem(doc, "objects");
+  assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(objs, 0), "name")->valuestring,
+                      "Global");
+  const cJSON *o, *d = NULL;
+  cJSON_ArrayForEach(o, objs) {
+    if (num(o, "id") == 13) d = o;
+  }
+  assert_non_null(d);
+  const cJSON *path = cJSON_GetObjectItem(d, "path");
+  const char *want[] = {"g", "a", "c", "d"};
+  assert_int_equal(cJSON_GetArraySize(path), 4);
+  for (int i = 0; i < 4; i++)
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(path, i), "edge")->valuestring,
+                        want[i]);
+  cJSON_Delete(doc);
+  free(out);
+  free(text);
+}
+
+/* TINY with the first `from` replaced by `to`. */
+static char *variant(const char *from_sq, const char *to_sq) {
+  char *base = dq(TINY), *from = dq(from_sq), *to = dq(to_sq), *at = strstr(base, from);
+  assert_non_null(at);
+  size_t n = strlen(base) - strlen(from) + strlen(to) + 1;
+  char *s = malloc(n);
+  assert_non_null(s);
+  snprintf(s, n, "%.*s%s%s", (int)(at - base), base, to, at + strlen(from));
+  free(base), free(from), free(to);
+  return s;
+}
+
+static void refused(const char *from, const char *to, int code, const char *msg) {
+  char *text = variant(from, to), *out = NULL, err[256] = "";
+  int rc = cprof_snapshot_report(text, strlen(text), 5, &out, err, sizeof err);
+  if (rc != code) fail_msg("%s -> %s: rc %d (%s), want %d", from, to, rc, err, code);
+  if (strstr(err, msg) == NULL) fail_msg("%s -> %s: message %s lacks %s", from, to, err, msg);
+  assert_null(out);
+  free(text);
+}
+
+static void hostile_indexes_refused(void **state) {
+  (void)state;
+  /* an edge to a field index that is not a node's start, then past the end */
+  refused("'edges':[5,1,7,", "'edges':[5,1,8,", CPROF_ESCHEMA, "edge 0 points to 8");
+  refused("'edges':[5,1,7,", "'edges':[5,1,63,", CPROF_ESCHEMA, "edge 0 points to 63");
+  refused("'edges':[5,1,7,", "'edges':[7,1,7,", CPROF_ESCHEMA, "edge 0 has type 7");
+  refused("'edges':[5,1,7,", "'edges':[5,99,7,", CPROF_ESCHEMA, "edge 0's name is string 99");
+  refused("'nodes':[9,0,1,", "'nodes':[15,0,1,", CPROF_ESCHEMA, "node 0 has type 15");
+  refused("'nodes':[9,0,1,", "'nodes':[9,14,1,", CPROF_ESCHEMA, "node 0's name is string 14");
+  refused("'nodes':[9,0,1,0,2,", "'nodes':[9,0,1,0,3,", CPROF_ESCHEMA, "edge counts add up to 11");
+  refused("'node_count':9", "'node_count':10", CPROF_ESCHEMA, "truncated?");
+  refused("'nodes':[9,0,1,0,2,0,0,", "'nodes':[9,0,1,0,2,0,", CPROF_ESCHEMA, "whole number");
+  refused("'nodes':[9,", "'nodes':[-9,", CPROF_ESCHEMA, "not an unsigned integer");
+  refused("'nodes':[9,", "'nodes':[9.5,", CPROF_ESCHEMA, "not an integer");
+  refused("'nodes':[9,", "'nodes':[4294967296,", CPROF_ESCHEMA, "over 4294967295");
+  refused("'nodes':[9,", "'nodes':['9',", CPROF_ESCHEMA, "not an unsigned integer");
+  refused("'node_fields':['type',", "'node_fields':['kind',", CPROF_ESCHEMA, "lacks one of type");
+  refused("'meta'", "'mata'", CPROF_ESCHEMA, "no snapshot.meta");
+  refused("'strings':[''", "'strings':[1", CPROF_ESCHEMA, "non-string");
+  refused("'strings':['','g'", "'strings':['','\\x'", CPROF_EPARSE, "JSON string");
+}
+
+/* Every prefix of the snapshot is refused cleanly, never read past. */
+static void every_truncation_refused(void **state) {
+  (void)state;
+  char *text = dq(TINY), err[256];
+  size_t n = strlen(text);
+  for (size_t len = 0; len < n; len++) {
+    char *copy = malloc(len ? len : 1), *out = NULL; /* exact size: ASan sees overreads */
+    memcpy(copy, text, len);
+    int rc = cprof_snapshot_report(copy, len, 5, &out, err, sizeof err);
+    if (rc != CPROF_EPARSE && rc != CPROF_ESCHEMA) fail_msg("prefix %zu: rc %d", len, rc);
+    assert_null(out);
+    free(copy);
+  }
+  free(text);
+}
+
+static void strings_decoded(void **state) {
+  (void)state;
+  /* escapes, a surrogate pair and a lone surrogate (V8 writes strings as
+   * they are in the heap: U+FFFD, not a refused file) */
+  char *text = variant("'Global'", "'G\\u00e9\\ud83d\\ude00\\ud800\\n'");
+  char err[256] = "";
+  cprof__snap_t s;
+  int rc = analyse(text, &s, err, sizeof err);
+  if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
+  assert_string_equal(cprof__snap_str(&s, 2), "G\xc3\xa9\xf0\x9f\x98\x80\xef\xbf\xbd\n");
+  cprof__snap_free(&s);
+  free(text);
+}
+
+static void bad_arguments(void **state) {
+  (void)state;
+  char *out = NULL, err[256] = "";
+  assert_int_equal(cprof_snapshot_report("{}", 2, 0, &out, err, sizeof err), CPROF_EINVAL);
+  assert_int_equal(
+      cprof_snapshot_report_file("/nonexistent/x.heapsnapshot", 5, &out, err, sizeof err),
+      CPROF_EIO);
+  assert_non_null(strstr(err, "cannot read"));
+  assert_int_equal(cprof_snapshot_report("", 0, 5, &out, err, sizeof err), CPROF_EPARSE);
+  assert_null(out);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(dominator_tree),          cmocka_unit_test(report_classes_and_paths),
+      cmocka_unit_test(hostile_indexes_refused), cmocka_unit_test(every_truncation_refused),
+      cmocka_unit_test(strings_decoded),         cmocka_unit_test(bad_arguments),
+      cmocka_unit_test(owned_array_in_owner),    cmocka_unit_test(weakmap_detached_rules),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

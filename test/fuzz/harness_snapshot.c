@@ -1,0 +1,90 @@
+/* One fuzz iteration over the .heapsnapshot reader and analysis, shared by
+ * the libFuzzer target (fuzz_snapshot.c) and the cmocka replay of its
+ * corpus and regressions (test/c/test_fuzz_replay_snapshot.c):
+ *
+ *   bytes → cprof__snap_parse → graph, detachedness, shallow sizes,
+ *           dominators → classes
+ *   bytes → cprof_snapshot_report (the JSON report)
+ *
+ * Oracles besides the sanitizers: a parse either succeeds or fails with
+ * EPARSE/ESCHEMA and a message; every dominator is a node; a node's
+ * retained size is at least its own size and at most its dominator's; the
+ * root retains the sum of all shallow sizes it dominates; the report, when
+ * made, is valid JSON. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "error.h"
+#include "heapsnapshot.h"
+#include "snapshot.h"
+
+#define SNAP_FUZZ_CHECK(cond)                                                                      \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "fuzz oracle failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);              \
+      abort();                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+static void check_tree(const cprof__snap_t *s) {
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < s->node_count; i++) {
+    total += cprof__snap_self(s, i);
+    SNAP_FUZZ_CHECK(s->dom[i] < s->node_count);
+    SNAP_FUZZ_CHECK(s->retained[i] >= cprof__snap_self(s, i));
+    if (i != s->root) SNAP_FUZZ_CHECK(s->retained[s->dom[i]] >= s->retained[i]);
+  }
+  SNAP_FUZZ_CHECK(s->retained[s->root] == total);
+  cprof__snap_class_t *cls = NULL;
+  uint32_t n = 0;
+  if (cprof__snap_classes(s, &cls, &n) != CPROF_OK) return;
+  uint64_t self = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    SNAP_FUZZ_CHECK(cls[i].count > 0 && cls[i].retained >= cls[i].self);
+    self += cls[i].self;
+  }
+  SNAP_FUZZ_CHECK(self == total);
+  free(cls);
+}
+
+static void analyse(const char *text, size_t len) {
+  cprof__snap_t s;
+  char err[256] = "";
+  int rc = cprof__snap_parse(text, len, &s, err, sizeof err);
+  SNAP_FUZZ_CHECK(rc == CPROF_OK || rc == CPROF_EPARSE || rc == CPROF_ESCHEMA ||
+                  rc == CPROF_ENOMEM);
+  SNAP_FUZZ_CHECK(rc == CPROF_OK || err[0] != '\0');
+  if (rc == CPROF_OK && cprof__snap_graph(&s, err, sizeof err) == CPROF_OK &&
+      cprof__snap_detached(&s) == CPROF_OK && cprof__snap_shallow(&s) == CPROF_OK &&
+      cprof__snap_dominators(&s, err, sizeof err) == CPROF_OK)
+    check_tree(&s);
+  cprof__snap_free(&s);
+}
+
+static void report(const char *text, size_t len) {
+  char *out = NULL, err[256] = "";
+  if (cprof_snapshot_report(text, len, 3, &out, err, sizeof err) != CPROF_OK) {
+    SNAP_FUZZ_CHECK(out == NULL);
+    return;
+  }
+  cJSON *doc = cJSON_Parse(out);
+  SNAP_FUZZ_CHECK(doc != NULL);
+  cJSON_Delete(doc);
+  free(out);
+}
+
+int cprof_fuzz_snapshot_one(const uint8_t *data, size_t size) {
+  /* an exact-size copy, so ASan sees any read past the end */
+  char *text = malloc(size ? size : 1);
+  if (text == NULL) return 0;
+  memcpy(text, data, size);
+  analyse(text, size);
+  report(text, size);
+  free(text);
+  return 0;
+}
