@@ -92,7 +92,9 @@ const cpu = createController({
     outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL,
     ownDir: run.o.ownDir,
     sourceMaps: run.o.sourceMaps,
-    htmlTemplate: TEMPLATE_PATH
+    htmlTemplate: TEMPLATE_PATH,
+    lines: run.o.lines,
+    pprofLines: run.o.lines
   }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval, transport: run.transport })
 }, hooks)
@@ -131,7 +133,7 @@ const heap = createController({
 /** Runs the native core on any .cpuprofile / .heapprofile file. */
 async function analyze (file, opts) {
   const o = options.analyzeOptions(file, opts)
-  return native.analyze(o.path, o.top, o.nodes)
+  return native.analyze(o.path, o.top, o.nodes, o.lines)
 }
 
 // Incident triggers (init({ incidents })): the recorder's last seconds, or a
