@@ -6,7 +6,7 @@
 // the HTML viewer's data; the same through a TypeScript source map, on the
 // .ts lines. Each function's lines add up to its self time exactly.
 
-const { test: nodeTest, before, after } = require('node:test')
+const { test: nodeTest, describe, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
@@ -14,6 +14,7 @@ const { spawnSync } = require('node:child_process')
 
 const cprof = require('../..')
 const { ROOT, makeTmpDir, removeTmpDirs, runFixture, childEnv } = require('./helpers/util.js')
+const { haveChromium, launch, openPage } = require('./browser')
 
 after(removeTmpDirs)
 
@@ -71,6 +72,7 @@ export function run(ms: number): number {
 const lineOf = (text, mark) => text.split('\n').findIndex((l) => l.includes(mark)) + 1
 
 let work // { js, ts, tsOut }
+const taken = {} // the profiles the tests took: { js, ts }
 
 before(() => {
   const dir = makeTmpDir('cprof-lines-')
@@ -147,7 +149,7 @@ const within = (r) => r > 3 * 0.85 && r < 3 * 1.15
 test('JavaScript: two loops read 3:1 by line in the summary, analyze(), report --lines and go tool pprof -lines', async () => {
   const one = lineOf(TWO_JS, 'LOOP_ONE')
   const three = lineOf(TWO_JS, 'LOOP_THREE')
-  const result = profile(work.js)
+  const result = taken.js = profile(work.js)
   const url = `file://${work.js}`
   const fn = result.summary.top.find((f) => f.functionName === 'twoLoops')
   assertLines(fn, one, three, url)
@@ -175,7 +177,7 @@ test('JavaScript: two loops read 3:1 by line in the summary, analyze(), report -
 test('TypeScript through its source map: the .ts lines read 3:1', async () => {
   const one = lineOf(TWO_TS, 'LOOP_ONE')
   const three = lineOf(TWO_TS, 'LOOP_THREE')
-  const result = profile(work.tsOut, { sourceMaps: true })
+  const result = taken.ts = profile(work.tsOut, { sourceMaps: true })
   const fn = result.summary.top.find((f) => f.functionName === 'twoLoops')
   assert.ok(fn && fn.url.endsWith('two.ts'), JSON.stringify(result.summary.top.slice(0, 3)))
   assertLines(fn, one, three, fn.url)
@@ -194,4 +196,55 @@ test('report --lines: a name that matches nothing, and heap profiles, say so', (
   assert.match(cli('report', heap, '--lines'), /not in heap profiles \(V8's sampling heap profiler records no position/)
   const cpu = path.join(ROOT, 'test', 'fixtures', 'small.cpuprofile')
   assert.match(cli('report', cpu, '--lines', 'noSuchFunctionAnywhere'), /No function matches "noSuchFunctionAnywhere"/)
+})
+
+// The viewer: click the function in the flat table, read the source pane.
+async function viewerRatio (browser, html, one, three) {
+  const { page, problems, requests } = await openPage(browser, 'file://' + html)
+  try {
+    await page.click('#tabs button[data-view="flat"]')
+    await page.evaluate(() => {
+      const row = [...document.querySelectorAll('#view-flat tbody tr')].find((r) => r.querySelector('.name')?.textContent === 'twoLoops')
+      row.querySelector('.name').click()
+    })
+    await page.waitForSelector('#lines-panel:not([hidden]) table.lines')
+    const read = (line) => page.$eval(`#lines-panel tr[data-line="${line}"]`, (tr) => ({
+      self: Number(tr.querySelector('td.self').dataset.self),
+      src: tr.querySelector('td.src').textContent,
+      bar: tr.querySelector('.bar.heat > span')?.style.width
+    }))
+    const a = await read(one)
+    const b = await read(three)
+    const all = await page.$$eval('#lines-panel td.self', (tds) => tds.reduce((s, td) => s + Number(td.dataset.self), 0))
+    assert.deepEqual(problems, [])
+    assert.deepEqual(requests, ['file://' + html], 'the page fetches nothing: the source is in it')
+    return { ratio: b.self / a.self, a, b, all }
+  } finally {
+    await page.close()
+  }
+}
+
+describe('the HTML viewer in Chromium', { skip: !haveChromium() && 'no chromium here' }, () => {
+  let browser
+  before(async () => { browser = await launch() })
+  after(async () => { if (browser) await browser.close() })
+
+  test('selecting twoLoops shows its source with a heat bar per line, 3:1, adding up to its self time', async () => {
+    const result = taken.js || (taken.js = profile(work.js))
+    const one = lineOf(TWO_JS, 'LOOP_ONE')
+    const three = lineOf(TWO_JS, 'LOOP_THREE')
+    const v = await viewerRatio(browser, result.files.html, one, three)
+    assert.ok(within(v.ratio), `viewer 3:1: ${v.ratio}`)
+    assert.match(v.b.src, /for \(let i = 0; i < 3 \* n; i\+\+\)/)
+    assert.equal(v.b.bar, '80px', 'the hottest line has the full bar')
+    const fn = result.summary.top.find((f) => f.functionName === 'twoLoops')
+    assert.equal(v.all, us(fn.self), 'the pane\'s lines add up to the self time')
+  })
+
+  test('TypeScript: the pane shows the .ts source and lines', async () => {
+    const result = taken.ts || (taken.ts = profile(work.tsOut, { sourceMaps: true }))
+    const v = await viewerRatio(browser, result.files.html, lineOf(TWO_TS, 'LOOP_ONE'), lineOf(TWO_TS, 'LOOP_THREE'))
+    assert.ok(within(v.ratio), `viewer 3:1 on the .ts lines: ${v.ratio}`)
+    assert.match(v.b.src, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
+  })
 })
