@@ -95,7 +95,7 @@ int cprof_reply_profile_span(const char *json, size_t len, size_t *off, size_t *
  * heap profiler does with stackDepth (some V8 versions ignore it): a deeper
  * node's self moves to the node for its innermost max_depth frames, rooted at
  * the root; samples follow. Node ids stay unique. No-op when every stack
- * fits. CPROF_OK or CPROF_ENOMEM. */
+ * fits; when it cuts, the profile's line_ticks go. CPROF_OK or CPROF_ENOMEM. */
 int cprof_profile_limit_depth(cprof_profile_t *p, uint32_t max_depth);
 
 /* The bytes this profile really holds in memory (every allocation the model
