@@ -205,5 +205,6 @@ module.exports = {
   formatNames,
   formatsOption,
   sourceMapsDefault,
-  sourceMapsOption
+  sourceMapsOption,
+  boolOption
 }

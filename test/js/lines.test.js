@@ -248,3 +248,28 @@ describe('the HTML viewer in Chromium', { skip: !haveChromium() && 'no chromium 
     assert.match(v.b.src, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
   })
 })
+
+test('recorder.start({ lines: true }): the store\'s pprof windows carry one Location per line', async () => {
+  const store = makeTmpDir()
+  const app = require(work.js)
+  cprof.recorder.start({ window: 400, interval: 500, lines: true, store: { dir: store, formats: ['pprof'] } })
+  try {
+    const end = Date.now() + 2000
+    while (Date.now() < end) { // in slices: the windows rotate on the event loop
+      app.run(100)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await cprof.recorder.dump({ dir: makeTmpDir() }) // waits for the current window
+  } finally {
+    cprof.recorder.stop()
+  }
+  const files = fs.readdirSync(store).filter((f) => f.endsWith('.pb.gz')).map((f) => path.join(store, f))
+  assert.ok(files.length >= 2, `windows stored: ${files}`)
+  const go = spawnSync('go', ['tool', 'pprof', '-lines', '-top', ...files], { encoding: 'utf8', timeout: 60000 })
+  if (go.error) return // no Go here
+  assert.equal(go.status, 0, go.stderr)
+  const one = lineOf(TWO_JS, 'LOOP_ONE')
+  const three = lineOf(TWO_JS, 'LOOP_THREE')
+  assert.match(go.stdout, new RegExp(`twoLoops \\S+two\\.js:${one}\\s*$`, 'm'))
+  assert.match(go.stdout, new RegExp(`twoLoops \\S+two\\.js:${three}\\s*$`, 'm'))
+})
