@@ -1,6 +1,14 @@
 /* Self time per line (lines.c): positionTicks parsed into the model, the
  * split rule, and per-function sums that equal the function's self. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* mkdtemp, mkfifo */
+#endif
 #include "helpers.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "source.h"
 
 /* clang-format off */
 #define F(name) "'callFrame':{'functionName':'" name "','scriptId':'1','url':'/app/u.js','lineNumber':3,'columnNumber':0}"
@@ -106,11 +114,45 @@ static void split_is_of_time(void **state) {
   cprof_profile_free(p);
 }
 
+/* Only regular files: a FIFO or a device named by a hostile profile is
+ * refused at once, never waited on or read without end. */
+static void source_reads_regular_files_only(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cprof-lines-XXXXXX", fifo[64], file[64];
+  assert_non_null(mkdtemp(dir));
+  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  snprintf(file, sizeof file, "%s/a.js", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  FILE *f = fopen(file, "w");
+  fputs("line one\r\nline two\n", f);
+  fclose(f);
+  cprof__source_t s;
+  assert_int_equal(cprof__source_read(fifo, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read("/dev/zero", &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read("node:internal/x", &s), CPROF_EIO);
+  char url[80];
+  snprintf(url, sizeof url, "file://%s", file);
+  assert_int_equal(cprof__source_read(url, &s), CPROF_OK);
+  const char *t;
+  size_t n;
+  assert_true(cprof__source_line(&s, 1, &t, &n));
+  assert_int_equal(n, 8);
+  assert_memory_equal(t, "line one", 8);
+  assert_true(cprof__source_line(&s, 2, &t, &n));
+  assert_memory_equal(t, "line two", 8);
+  assert_false(cprof__source_line(&s, 4, &t, &n));
+  cprof__source_free(&s);
+  unlink(fifo);
+  unlink(file);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(split_adds_up),
       cmocka_unit_test(lines_per_function),
       cmocka_unit_test(split_is_of_time),
+      cmocka_unit_test(source_reads_regular_files_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
