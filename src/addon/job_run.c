@@ -292,9 +292,10 @@ static int v8_fallback(job_t *job, int rc) {
   return rc;
 }
 
-/* The summary's top functions' self time per line (CPU; heap profiles
- * have no positionTicks, so theirs stay empty). */
+/* The summary's top functions' self time per line. CPU only: heap
+ * profiles have no positionTicks, and their functions get no lines. */
 static int top_lines(job_t *job) {
+  if (job->profile->kind != CPROF_KIND_CPU) return CPROF_OK;
   unsigned char *want = calloc(job->flat.nfuncs ? job->flat.nfuncs : 1, 1);
   if (!want) return CPROF_ENOMEM;
   for (size_t i = 0; i < job->ntop; i++)
