@@ -28,7 +28,7 @@ async function main (argv) {
     return 0
   }
   if (!Object.hasOwn(COMMANDS, cmd)) {
-    process.stderr.write(`cprof: unknown command "${cmd}"\n`)
+    process.stderr.write(`cprof: unknown command ${JSON.stringify(cmd)}\n`)
     usage(process.stderr)
     return 2
   }
@@ -38,7 +38,8 @@ async function main (argv) {
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code ?? 0 },
   (err) => {
-    process.stderr.write(`cprof: ${err.code ? err.code + ': ' : ''}${err.message}\n`)
+    // messages may quote file names and file contents (lib/term.js)
+    process.stderr.write(`cprof: ${err.code ? err.code + ': ' : ''}${require('../lib/term').termSafe(err.message)}\n`)
     process.exitCode = 1
   }
 )

@@ -7,6 +7,7 @@
 const { discover, byApp, tree } = require('../fleet/discover')
 const fanout = require('../fleet/fanout')
 const { topLines, fmt } = require('../fleet/summary')
+const { termSafe } = require('../term')
 
 const WAIT_MS = 30000
 const TOP = 10
@@ -25,16 +26,16 @@ function print (r, o, out) {
   const lines = [`merged ${kind} of ${n} instance${n === 1 ? '' : 's'}` +
     `${r.missing.length ? ` (${r.missing.length} missing)` : ''}: ${r.samples} samples` +
     (r.by === 'primary' ? ` (merged by the cluster primary, pid ${r.primary})` : '')]
-  lines.push(`  ${r.file}`)
-  for (const f of Object.values(r.outputs || {})) lines.push(`  ${f}`)
+  lines.push(`  ${termSafe(r.file)}`)
+  for (const f of Object.values(r.outputs || {})) lines.push(`  ${termSafe(f)}`)
   lines.push(`instances (share of the ${o.heap ? 'sampled bytes' : 'time on CPU, idle left out'}):`)
   for (const i of r.instances) {
     const total = i.total !== undefined ? `${fmt(i.total, o.heap ? 0 : 1)} ${i.unit}${o.heap ? '' : ' on CPU'}, ` : ''
-    lines.push(`  ${i.label.padEnd(16)} pid ${String(i.pid).padEnd(8)} ${String(i.samples).padStart(7)} samples  ` +
-      `${total}${i.share !== undefined ? `${i.share.toFixed(1)}%` : ''}${i.top ? `  top: ${i.top}` : ''}`)
-    lines.push(`  ${''.padEnd(16)} ${i.file}`)
+    lines.push(`  ${termSafe(i.label).padEnd(16)} pid ${String(i.pid).padEnd(8)} ${String(i.samples).padStart(7)} samples  ` +
+      `${total}${i.share !== undefined ? `${i.share.toFixed(1)}%` : ''}${i.top ? `  top: ${termSafe(i.top)}` : ''}`)
+    lines.push(`  ${''.padEnd(16)} ${termSafe(i.file)}`)
   }
-  for (const m of r.missing) lines.push(`  ${m.label.padEnd(16)} pid ${String(m.pid).padEnd(8)} MISSING: ${m.reason}`)
+  for (const m of r.missing) lines.push(`  ${termSafe(m.label).padEnd(16)} pid ${String(m.pid).padEnd(8)} MISSING: ${termSafe(m.reason)}`)
   out.write([...lines, ...topLines(r, o.top || TOP)].join('\n') + '\n')
 }
 
@@ -42,13 +43,20 @@ function print (r, o, out) {
 async function runFleet (o, { out, err }) {
   const kind = o.heap ? 'heap' : o.dump ? 'dump' : 'cpu'
   const found = discover()
-  for (const w of found.warnings) err.write(`cprof trigger: ${w}\n`)
+  for (const w of found.warnings) err.write(`cprof trigger: ${termSafe(w)}\n`)
   const members = o.app !== undefined ? byApp(found.entries, o.app) : tree(found.entries, o.pid)
   if (members.length === 0) {
     err.write(`cprof trigger: no process of ${describeSet(o)} runs cprof (see \`cprof ps\`)\n`)
     return 1
   }
   if (kind === 'dump') return dumpAll(members, o, { out, err })
+  const unable = cannotTake(fanout.targets(members), kind)
+  if (unable.size === fanout.targets(members).length) {
+    for (const [pid, why] of unable) err.write(`cprof trigger: process ${pid} ${why}\n`)
+    err.write(`cprof trigger: no process of ${describeSet(o)} can take a ${kind} profile: nothing was signalled` +
+      `${kind === 'cpu' && members.some(recording) ? `; their flight recorders hold the last seconds: ${dumpCommand(o)}` : ''}\n`)
+    return 1
+  }
   const running = members.filter((m) => m.running && m.running[kind])
   if (o.duration !== undefined && running.length > 0) {
     err.write(`cprof trigger: a ${kind} profile already runs in ${running.map((m) => m.pid).join(', ')}: ` +
@@ -56,12 +64,13 @@ async function runFleet (o, { out, err }) {
     return 1
   }
   let since = Date.now()
+  let early = new Map() // --duration: who could not be signalled at the start
   if (o.duration === undefined) {
     const targets = fanout.targets(members)
     const on = targets.filter((m) => m.running && m.running[kind])
     if (on.length === 0) {
       const failed = fanout.signalAll(members, kind)
-      for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${why}\n`)
+      for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${termSafe(why)}\n`)
       const sent = targets.length - failed.size
       const via = members.length - targets.length
       out.write(`started a ${kind} profile: signalled ${sent} process${sent === 1 ? '' : 'es'} of ${describeSet(o)}` +
@@ -76,10 +85,10 @@ async function runFleet (o, { out, err }) {
     }
     since = Math.min(...on.map((m) => m.running[kind].since))
   } else {
-    const failed = fanout.signalAll(members, kind)
-    for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${why}\n`)
+    early = fanout.signalAll(members, kind)
+    for (const [pid, why] of early) err.write(`cprof trigger: process ${pid} ${termSafe(why)}\n`)
     if (!o.json) {
-      const sent = fanout.targets(members).length - failed.size
+      const sent = fanout.targets(members).length - early.size
       const via = members.length - fanout.targets(members).length
       err.write(`cprof trigger: ${kind} profile started: signalled ${sent} process${sent === 1 ? '' : 'es'} of ` +
         `${describeSet(o)}${via ? ` (a cluster primary passes it on to ${via} worker${via === 1 ? '' : 's'})` : ''}; ` +
@@ -92,7 +101,33 @@ async function runFleet (o, { out, err }) {
     const e = now.get(m.pid)
     return e && e.running && e.running[kind]
   }), kind)
-  return finish(members, o, { kind, since, failed }, { out, err })
+  return finish(members, o, { kind, since, failed: new Map([...early, ...failed]) }, { out, err })
+}
+
+function recording (m) {
+  return Boolean(m.recorder && m.recorder.running)
+}
+
+function dumpCommand (o) {
+  return `cprof trigger ${o.app !== undefined ? `--app ${o.app}` : `${o.pid} --tree`} --dump [--last S]`
+}
+
+// The targets that announced no signal for kind, and why: with the flight
+// recorder on, the CPU signal is its dump's unless the app gave the dump
+// another one (docs/recorder.md). Checked before anything is sent, so that
+// a fan-out nobody can answer fails at once instead of waiting for files.
+function cannotTake (targets, kind) {
+  const out = new Map()
+  for (const m of targets) {
+    const t = m.triggers || {}
+    if (kind === 'heap' && !t.heapSignal) out.set(m.pid, 'has no heapSignal (CPROF_HEAP_SIGNAL) installed')
+    if (kind === 'cpu' && !t.signal) {
+      out.set(m.pid, recording(m)
+        ? `runs the flight recorder, whose dump signal${t.dumpSignal ? ` (${t.dumpSignal})` : ''} takes the CPU signal's place`
+        : 'has no CPU signal installed (its CPU profiling is off)')
+    }
+  }
+  return out
 }
 
 // --dump [--last S]: every instance's flight recorder writes what it holds
@@ -116,12 +151,12 @@ async function finish (members, o, { kind, since, failed }, { out, err }) {
     })
   } catch (e) {
     if (e.code !== 'ERR_CPROF_FLEET') throw e
-    err.write(`cprof trigger: ${e.code}: ${e.message}\n`)
+    err.write(`cprof trigger: ${e.code}: ${termSafe(e.message)}\n`)
     return 1
   }
   if (o.json) out.write(JSON.stringify(r, null, 2) + '\n')
   else print(r, o, out)
-  for (const m of r.missing) err.write(`cprof trigger: missing ${m.label} (pid ${m.pid}): ${m.reason}\n`)
+  for (const m of r.missing) err.write(`cprof trigger: missing ${termSafe(m.label)} (pid ${m.pid}): ${termSafe(m.reason)}\n`)
   return 0
 }
 

@@ -7,6 +7,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { parseWindowName } = require('./store')
 const { defaultDir } = require('../dirs')
+const { termSafe } = require('../term')
 
 const USAGE = `usage: cprof list [dir] [--json]
 
@@ -104,7 +105,7 @@ function table (rows) {
     r.time.replace('T', ' ').replace('Z', ''),
     human(r.size),
     r.why === 'incident' ? `incident ${r.incident}` : r.why || '-',
-    path.basename(r.file)
+    termSafe(path.basename(r.file)) // a file name may hold anything but / and NUL
   ]))
   const widths = cells[0].map((_, c) => Math.max(...cells.map((row) => row[c].length)))
   return cells.map((row) => row.map((cell, c) =>
@@ -153,7 +154,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     err.write(`cprof list: no profile files in ${dir}\n`)
     return 0
   }
-  out.write(`${dir}\n`)
+  out.write(`${termSafe(dir)}\n`)
   out.write(table(rows))
   return 0
 }

@@ -20,9 +20,11 @@ Merges .cpuprofile files, or .heapprofile files, into one profile of the same
 kind that Chrome DevTools, speedscope and every cprof command read. The same
 function at the same position in the call stack becomes one node: self time
 (µs) or self size (bytes) and hit counts add up. CPU samples follow each
-other in the order the files are given (give them oldest first), with their
-true timestamps when they come from one process; a file that ran at the same
-time as the one before it, or on another clock, starts where that one ends.
+other in the order the files are given (give them oldest first): a file that
+starts where the one before it ended (a recorder's windows) keeps its true
+timestamps; any other (after a gap, run at the same time, on another clock)
+is laid end to end, its first sample where the one before it ended: the time
+no file covered is cut out, so viewers never count it for a function.
 Heap samples are appended, their ordinals renumbered after the previous file's.
 
   -o, --output FILE   the merged profile (default: merged.cpuprofile or
@@ -92,7 +94,7 @@ function formatList (values) {
 
 function printSummary (r, n, files, top) {
   const cpu = r.kind === 'cpu'
-  const span = cpu ? `, ${fmt(r.durationMs / 1000, 2)} s from first start to last end` : ''
+  const span = cpu ? `, ${fmt(r.durationMs / 1000, 2)} s profiled` : ''
   const out = [`merged ${n} ${cpu ? 'CPU' : 'heap'} profile${n === 1 ? '' : 's'}: ${r.samples} samples${span}`]
   for (const f of files) out.push(`  ${f}`)
   out.push(...topLines(r, top))

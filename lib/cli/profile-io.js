@@ -6,6 +6,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
+const { termSafe } = require('../term')
 
 // Parses argv for `cprof <cmd>`. Returns { values, positionals } or
 // { exit } when the command is done: --help (0) or a usage error (2).
@@ -34,7 +35,7 @@ function parseCommand (cmd, argv, usage, options, positionals) {
 }
 
 function usageError (cmd, usage, message) {
-  process.stderr.write(`cprof ${cmd}: ${message}\n${usage.split('\n')[0]}\nrun \`cprof ${cmd} --help\` for the options\n`)
+  process.stderr.write(`cprof ${cmd}: ${termSafe(message)}\n${usage.split('\n')[0]}\nrun \`cprof ${cmd} --help\` for the options\n`)
   return { exit: 2 }
 }
 
@@ -85,7 +86,7 @@ function outputPath (file, out, ext) {
 function claimOutputs (cmd, outs, { explicit = false, force = false, inputs = [] } = {}) {
   for (const out of outs) {
     if (!force && inputs.includes(out)) {
-      process.stderr.write(`cprof ${cmd}: ${out} is also an input: pick another output file ` +
+      process.stderr.write(`cprof ${cmd}: ${termSafe(out)} is also an input: pick another output file ` +
         '(or pass --force to replace it)\n')
       return { exit: 1 }
     }
@@ -93,7 +94,7 @@ function claimOutputs (cmd, outs, { explicit = false, force = false, inputs = []
   if (explicit || force) return { keepExisting: false }
   for (const out of outs) {
     if (exists(out)) {
-      process.stderr.write(`cprof ${cmd}: ${out} exists: pass --force to replace it, ` +
+      process.stderr.write(`cprof ${cmd}: ${termSafe(out)} exists: pass --force to replace it, ` +
         'or -o FILE to write elsewhere\n')
       return { exit: 1 }
     }
@@ -114,7 +115,7 @@ function exists (file) {
 // same one-line message and exit code 1; any other error is rethrown.
 function refused (cmd, err) {
   if (!err || err.code !== 'ERR_CPROF_EXISTS') throw err
-  process.stderr.write(`cprof ${cmd}: ${err.message} (--force replaces it)\n`)
+  process.stderr.write(`cprof ${cmd}: ${termSafe(err.message)} (--force replaces it)\n`)
   return 1
 }
 

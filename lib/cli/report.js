@@ -6,6 +6,7 @@ const { parseArgs } = require('node:util')
 const { TOP_DEFAULT } = require('../options')
 const { parseCommand, usageError, intArg, percentArg } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, profileJob, storeTitle } = require('./store')
+const { termSafe } = require('../term')
 
 const LINES_TOP = 5 // src/core/report_lines.h CPROF__LINES_TOP
 
@@ -62,10 +63,10 @@ function appInput (a) {
   const found = latestByInstance(name, kind, dirs)
   if (found.length === 0) {
     process.stderr.write(`cprof report: no ${kind} profile of app ${JSON.stringify(name)} in ` +
-      `${dirs.length ? dirs.join(', ') : 'the directories of its live processes (none runs: pass --dir)'}\n`)
+      `${dirs.length ? termSafe(dirs.join(', ')) : 'the directories of its live processes (none runs: pass --dir)'}\n`)
     return { exit: 1 }
   }
-  for (const f of found) process.stderr.write(`cprof report: ${name}.${f.instance} (pid ${f.pid}): ${f.file}\n`)
+  for (const f of found) process.stderr.write(`cprof report: ${termSafe(`${name}.${f.instance} (pid ${f.pid}): ${f.file}`)}\n`)
   return { input: { paths: found.map((f) => f.file) }, title: `${name}: ${found.length} instance${found.length === 1 ? '' : 's'} merged` }
 }
 
@@ -113,7 +114,7 @@ async function run (argv) {
       : byApp ? { instances: src.input.paths } : {}
     process.stdout.write(JSON.stringify({ file, ...merged, kind, samples, durationMs, summary, sourceMaps }, null, 2) + '\n')
   } else {
-    process.stdout.write(r.text)
+    process.stdout.write(r.text) // names escaped by the core (cprof__term_put)
   }
   return 0
 }

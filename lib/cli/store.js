@@ -14,6 +14,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { cprofError } = require('../errors')
 const { usageError } = require('./profile-io')
+const { termSafe } = require('../term')
 
 const WINDOW_RE = /^(cpu|heap)-(\d+)-(\d+)-(\d+)\.(cpuprofile|heapprofile|pb\.gz)$/
 const V8_EXT = { cpu: 'cpuprofile', heap: 'heapprofile' }
@@ -218,7 +219,7 @@ function commandInput (cmd, usage, file, values) {
   if (!input.error) return { input }
   if (input.io) throw cprofError('ERR_CPROF_IO', input.error)
   if (input.usage) return usageError(cmd, usage, input.error)
-  process.stderr.write(`cprof ${cmd}: ${input.error}\n`)
+  process.stderr.write(`cprof ${cmd}: ${termSafe(input.error)}\n`)
   return { exit: 1 }
 }
 

@@ -5,10 +5,11 @@
 // core's (cprof_profile_merge, src/core/merge.h), read, merged and written
 // off the main thread; here only names and bookkeeping.
 //
-// Instances run at the same time on unrelated V8 clocks, so the merge puts
-// their samples back to back, each starting where the previous one ends:
-// the merged file's timeline is the instances one after the other, and its
-// duration is the sum of theirs. Self and total times add up exactly.
+// Instances run at the same time, so the merge lays their samples end to
+// end, each one's first sample where the previous profile ended: the merged
+// file's timeline is the instances one after the other, and its duration
+// the sum of the time they covered. Self and total times add up exactly,
+// also for a viewer that reads them from the samples (formats.md).
 const path = require('node:path')
 const native = require('../native')
 const { formatNames } = require('../options')

@@ -2,7 +2,9 @@
 // The short summary the fleet commands (attach, trigger --app/--tree) and
 // cprof merge print: a profile's top functions by self, as every cprof
 // output names a frame (docs/formats.md): name (path:line), a file:// url
-// shortened to its path.
+// shortened to its path. Labels come from the profile: printed through
+// termSafe (lib/term.js).
+const { termSafe } = require('../term')
 
 function fmt (v, digits) {
   return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
@@ -23,7 +25,7 @@ function topLines (r, top) {
   const out = [`total ${fmt(r.summary.total, cpu ? 1 : 0)} ${unit}; top ${rows.length} by self ${cpu ? 'time' : 'size'}:`]
   out.push(`  ${`self ${unit}`.padStart(14)}  ${'self %'.padStart(6)}  function`)
   for (const f of rows) {
-    out.push(`  ${fmt(f.self, cpu ? 1 : 0).padStart(14)}  ${f.selfPercent.toFixed(1).padStart(5)}%  ${frameLabel(f)}`)
+    out.push(`  ${fmt(f.self, cpu ? 1 : 0).padStart(14)}  ${f.selfPercent.toFixed(1).padStart(5)}%  ${termSafe(frameLabel(f))}`)
   }
   return out
 }

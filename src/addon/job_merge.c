@@ -17,7 +17,7 @@ static const char *kind_name(cprof_kind_t kind) {
  * plus the next BATCH files. Merging is associative in everything but the
  * clock check, which then compares a file with the merged result so far
  * instead of the file before it: the same answer for one process's windows
- * (they follow one another), and back to back, as documented, for another's. */
+ * (they follow one another), and end to end, as documented, for another's. */
 #define BATCH 128
 
 static void free_all(cprof_profile_t **ps, size_t n) {

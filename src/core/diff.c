@@ -16,6 +16,7 @@
 #include "export_svg.h"
 #include "label.h"
 #include "tree.h"
+#include "xml.h"
 
 #define TOP_DEFAULT 30
 
@@ -96,7 +97,10 @@ static int table(FILE *f, const cprof__tree_t *t, const cprof_export_opts_t *o) 
   qsort(rows, n, sizeof(*rows), drow_cmp);
   unsigned top = o->top ? o->top : TOP_DEFAULT;
   if (n > top) n = top;
-  if (o->title != NULL && o->title[0] != '\0' && fprintf(f, "%s\n", o->title) < 0) err = CPROF_EIO;
+  /* names and the title come from files: escaped for the terminal */
+  if (o->title != NULL && o->title[0] != '\0' &&
+      (cprof__term_put(f, o->title) != 0 || fputs("\n", f) == EOF))
+    err = CPROF_EIO;
   cprof__fmt_value(v0, sizeof(v0), t->kind, t->total[0]);
   cprof__fmt_value(v1, sizeof(v1), t->kind, t->total[1]);
   if (fprintf(f,
@@ -115,8 +119,9 @@ static int table(FILE *f, const cprof__tree_t *t, const cprof_export_opts_t *o) 
     double tb = cprof__pct(r->total[0], t->total[0]), ta = cprof__pct(r->total[1], t->total[1]);
     cprof__fmt_value(v0, sizeof(v0), t->kind, r->self[0]);
     cprof__fmt_value(v1, sizeof(v1), t->kind, r->self[1]);
-    if (fprintf(f, "%13s %13s %7.2f%% %7.2f%% %+8.2f  %7.2f%% %7.2f%% %+8.2f  %s\n", v0, v1, sb, sa,
-                sa - sb, tb, ta, ta - tb, t->fns[r->fn].label) < 0)
+    if (fprintf(f, "%13s %13s %7.2f%% %7.2f%% %+8.2f  %7.2f%% %7.2f%% %+8.2f  ", v0, v1, sb, sa,
+                sa - sb, tb, ta, ta - tb) < 0 ||
+        cprof__term_put(f, t->fns[r->fn].label) != 0 || fputs("\n", f) == EOF)
       err = CPROF_EIO;
   }
   free(rows);

@@ -157,25 +157,46 @@ typedef struct {
   int64_t prev_start; /* the previous input's start_time on its own clock */
 } timeline_t;
 
-/* Appends q's CPU samples in order. The first delta of a later profile
- * counts from the previous profile's last sample; the others are q's own. */
+static int64_t first_sample_time(const cprof_profile_t *q) {
+  return q->nsamples > 0 && q->time_deltas != NULL
+             ? cprof__sat_add(q->start_time, q->time_deltas[0])
+             : q->start_time;
+}
+
+/* q's offset onto the merged clock, after the inputs merged so far (p).
+ *
+ * q continues the timeline when it is on the previous input's clock and
+ * starts where that one ended: a recorder's windows touch. Its samples then
+ * keep their true timestamps. Anything else would mislead a viewer that
+ * lets each sample last until the next one (DevTools, speedscope): after a
+ * gap (another run, a stopped recorder, a lost window) the previous input's
+ * last sample would last through the gap, and an input that ran at the same
+ * time (another process) or on another clock would go back in time. So q is
+ * placed end to end: its first sample at the previous input's end, where
+ * that input's last sample stopped counting in its own file. The time no
+ * input covered, and q's lead-in before its first sample (which its own file
+ * counts nowhere either), are left out of the merged timeline. */
+static int64_t place(const cprof_profile_t *p, const cprof_profile_t *q, const timeline_t *tl) {
+  int64_t first = first_sample_time(q);
+  int same_clock = q->start_time >= tl->prev_start; /* in time order: else a clock went back */
+  int no_gap = cprof__sat_add(q->start_time, tl->shift) <= p->end_time;
+  int not_concurrent = cprof__sat_add(first, tl->shift) > tl->last;
+  if (same_clock && no_gap && not_concurrent) return tl->shift;
+  int64_t at = p->end_time > tl->last ? p->end_time : tl->last;
+  return cprof__sat_sub(at, first);
+}
+
+/* Appends q's CPU samples in order, placed by place(); the first delta of a
+ * later profile counts from the previous profile's last sample. */
 static void append_cpu(cprof_profile_t *p, const cprof_profile_t *q, const uint32_t *map,
                        size_t index, timeline_t *tl) {
-  int64_t first = q->nsamples > 0 && q->time_deltas != NULL
-                      ? cprof__sat_add(q->start_time, q->time_deltas[0])
-                      : q->start_time;
   if (index == 0) {
     p->start_time = q->start_time;
     tl->last = q->start_time;
     tl->shift = 0;
-  } else if (q->start_time < tl->prev_start || cprof__sat_add(first, tl->shift) < tl->last) {
-    /* Profiles come in time order, so one that starts before the previous
-     * one did is not on its clock (another host, a restarted clock); one
-     * whose first sample comes before the previous one's last ran at the same
-     * time (another process). Either way, samples on one timeline would go
-     * back in time: place it back to back, its start at the merged end. */
-    tl->shift = cprof__sat_sub(p->end_time, q->start_time);
-  } /* else the same clock as the previous one: the same offset */
+  } else {
+    tl->shift = place(p, q, tl);
+  }
   tl->prev_start = q->start_time;
   int64_t t = cprof__sat_add(q->start_time, tl->shift);
   for (uint32_t i = 0; i < q->nsamples; i++) {

@@ -15,23 +15,26 @@
  * another at the same position, so there the script id must match too. Self
  * values and hit counts sum; total is recomputed. CPU: profiles are given in
  * time order; samples are concatenated in that order; start_time is the
- * first's, end_time the last's; time deltas are kept, and the first delta of
- * each later profile is made relative to the previous profile's last sample
- * so timestamps stay true on V8's clock (same process => same clock). A
- * profile that starts before the previous one did cannot share its clock
- * (another host, or a restarted clock), and one whose first sample comes
- * before the previous one's last sample ran at the same time (another
- * process): either is placed back to back, its start at the previous end, so
- * the merged timeline never goes back. Heap: samples concatenated (ordinals
+ * first's. A profile on the previous one's clock that starts where it ended
+ * (a recorder's windows touch) continues the timeline: its samples keep their
+ * true timestamps. Any other profile — after a gap (another run, a stopped
+ * recorder, a lost window), one that ran at the same time (another process),
+ * or on another clock — is placed end to end: its first sample at the
+ * previous profile's endTime (or last sample, if later), its other samples
+ * and its endTime moved with it. The time no profile covered is cut out, so
+ * a viewer that lets each sample last until the next one (DevTools,
+ * speedscope) gives each profile's last sample what its own file gave it
+ * (up to endTime), never the gap. The merged timeline never goes back; its
+ * end_time is the last's, moved. Heap: samples concatenated (ordinals
  * renumbered unique). Returns CPROF_OK or a negative CPROF_E* code
  * (CPROF_EINVAL for mixed kinds / n == 0, CPROF_ENOMEM).
  *
  * Self is the sum of each profile's own self, so totals add up exactly. A
  * reader that recomputes self from the merged samples (DevTools does, from
- * timeDeltas) gives the time between one profile's last sample and the next
- * profile's first sample to that last sample, where each profile alone had
- * counted up to its own endTime: at most one sampling interval plus the gap
- * between the two profiles, per boundary. */
+ * timeDeltas) gets the same per node, except where one profile continues
+ * another: there the previous profile's last sample also lasts through the
+ * next one's lead-in (its startTime to its first sample, less than one
+ * sampling interval), as in one long profile of the process. */
 int cprof_profile_merge(cprof_profile_t *const *in, size_t n, cprof_profile_t **out);
 
 /* cprof_profile_bytes(p), the bytes a profile really holds (a ring's

@@ -10,6 +10,7 @@
 #include "lines.h"
 #include "report_lines.h"
 #include "source.h"
+#include "xml.h"
 
 #define MATCH_MAX 8     /* functions one name may list */
 #define SPAN_MAX 80     /* a function's lines shown as a whole block up to this span */
@@ -23,6 +24,12 @@ typedef struct {
   const cprof_lines_t *lines;
 } lrep_t;
 
+/* Profile and file text for a terminal: controls as visible escapes
+ * (cprof__term_put, the rule every text output follows). */
+static void put_text(lrep_t *r, const char *s) {
+  if (!r->err && cprof__term_put(r->f, s) != CPROF_OK) r->err = CPROF_EIO;
+}
+
 static void putf(lrep_t *r, const char *fmt, ...) CPROF__PRINTF(2, 3);
 static void putf(lrep_t *r, const char *fmt, ...) {
   va_list ap;
@@ -32,8 +39,9 @@ static void putf(lrep_t *r, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* Source text as one safe line: control bytes (a terminal's escapes) read
- * as '?', tabs as a space, cut at SOURCE_COLS bytes (on a UTF-8 boundary). */
+/* Source text as one line: cut at SOURCE_COLS bytes (on a UTF-8
+ * boundary), tabs as a space, then escaped as all terminal text is (a
+ * source can hold ESC, or bidirectional controls). */
 static void put_source(lrep_t *r, const char *s, size_t n) {
   char buf[SOURCE_COLS + 4];
   size_t k = 0;
@@ -42,12 +50,11 @@ static void put_source(lrep_t *r, const char *s, size_t n) {
     while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
       n--;
   }
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    buf[k++] = c == '\t' ? ' ' : (c < 0x20 || c == 0x7f) ? '?' : (char)c;
-  }
+  for (size_t i = 0; i < n && s[i] != '\0'; i++)
+    buf[k++] = s[i] == '\t' ? ' ' : s[i];
   buf[k] = '\0';
-  putf(r, "  %s", buf);
+  putf(r, "  ");
+  put_text(r, buf);
 }
 
 static int pseudo(const cprof_frame_t *fr) {
@@ -114,9 +121,16 @@ static void one_file(lrep_t *r, uint32_t a, uint32_t b, int64_t fself, int own) 
   const cprof_line_t *L = r->lines->lines;
   cprof__source_t src;
   int have = cprof__source_read(L[a].url, &src) == CPROF_OK;
-  if (!own) putf(r, "  in %s:\n", cprof__short_url(L[a].url));
-  if (!have)
-    putf(r, "  (source not readable at %s: the line table alone)\n", cprof__short_url(L[a].url));
+  if (!own) {
+    putf(r, "  in ");
+    put_text(r, cprof__short_url(L[a].url));
+    putf(r, ":\n");
+  }
+  if (!have) {
+    putf(r, "  (source not readable at ");
+    put_text(r, cprof__short_url(L[a].url));
+    putf(r, ": the line table alone)\n");
+  }
   int32_t lo = L[a].line, hi = L[b - 1].line;
   if (have && hi - lo < SPAN_MAX) {
     uint32_t k = a;
@@ -145,7 +159,9 @@ static void one_function(lrep_t *r, uint32_t fn) {
     return;
   }
   cprof__fmt_value(v, sizeof v, r->p->kind, F->self);
-  putf(r, "\n%s: %s self, %.1f%% of the total\n", label, v, cprof__pct(F->self, r->flat->total));
+  putf(r, "\n");
+  put_text(r, label);
+  putf(r, ": %s self, %.1f%% of the total\n", v, cprof__pct(F->self, r->flat->total));
   free(label);
   putf(r, "%12s %7s %6s  %s\n", "self", "share", "line", "source");
   /* Line 0 first (no line), then each url's run; the function's own file first. */
@@ -182,7 +198,11 @@ int cprof__report_lines(FILE *f, const cprof_profile_t *p, const cprof_flat_t *f
   uint32_t n = pick(p, flat, name, fns);
   putf(&r, "\nSelf time by line (from V8's positionTicks; each function's lines add up to its "
            "self time)\n");
-  if (n == 0 && name) putf(&r, "No function matches \"%s\"\n", name);
+  if (n == 0 && name) {
+    putf(&r, "No function matches \"");
+    put_text(&r, name);
+    putf(&r, "\"\n");
+  }
   if (n == 0) return r.err;
   unsigned char *want = calloc(flat->nfuncs ? flat->nfuncs : 1, 1);
   cprof_lines_t lines;

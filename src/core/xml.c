@@ -1,6 +1,7 @@
 /* UTF-8 and XML text (see xml.h). */
 #include "xml.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -84,6 +85,44 @@ int cprof__xml_put(FILE *f, const char *s, size_t max_chars) {
     }
     u += n ? n : 1;
     written++;
+  }
+  return CPROF_OK;
+}
+
+/* ---- terminal text ---- */
+
+/* Code points a terminal acts on rather than shows: C0 controls (ESC, BEL,
+ * CR, LF...), DEL, C1 controls (U+0080-U+009F, U+009B is a CSI on some
+ * terminals) and the bidirectional overrides that reorder what is shown. */
+static int term_control(uint32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+int cprof__term_put(FILE *f, const char *s) {
+  const unsigned char *u = (const unsigned char *)s;
+  uint32_t cp;
+  char esc[12];
+  while (*u) {
+    const unsigned char *run = u; /* printable bytes go out in one fwrite */
+    size_t n;
+    while (*u && (n = cprof__utf8_next(u, &cp)) != 0 && !term_control(cp))
+      u += n;
+    if (u > run && fwrite(run, 1, (size_t)(u - run), f) != (size_t)(u - run)) return CPROF_EIO;
+    if (*u == '\0') break;
+    n = cprof__utf8_next(u, &cp);
+    if (n == 0 || cp < 0x80) {
+      unsigned char c = *u;
+      if (c == '\n' || c == '\r' || c == '\t')
+        snprintf(esc, sizeof(esc), "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+      else
+        snprintf(esc, sizeof(esc), "\\x%02x", (unsigned)c);
+      u += 1;
+    } else {
+      snprintf(esc, sizeof(esc), "\\u%04" PRIx32, cp);
+      u += n;
+    }
+    if (fputs(esc, f) == EOF) return CPROF_EIO;
   }
   return CPROF_OK;
 }

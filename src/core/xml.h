@@ -1,4 +1,5 @@
-/* UTF-8 walking and XML escaping: what the SVG writer puts text with.
+/* UTF-8 walking, XML escaping (what the SVG writer puts text with) and
+ * terminal escaping (what the text report and diff put names with).
  * Internal; the C tests include it. */
 #ifndef CPROF_XML_H
 #define CPROF_XML_H
@@ -14,6 +15,17 @@
  * become U+FFFD. At most max_chars code points are written (SIZE_MAX for
  * all). CPROF_OK or CPROF_EIO. */
 int cprof__xml_put(FILE *f, const char *s, size_t max_chars);
+
+/* ---- terminal text ---- */
+
+/* Writes s for a terminal: nothing in it can move the cursor, ring, clear
+ * or retitle the screen, or reorder what is shown. LF, CR and TAB become
+ * \n \r \t; other C0 controls, DEL and invalid UTF-8 bytes become \xNN;
+ * C1 controls (U+0080-U+009F) and bidirectional controls become \uNNNN;
+ * the rest goes out unchanged. CPROF_OK or CPROF_EIO. */
+int cprof__term_put(FILE *f, const char *s);
+
+/* ---- UTF-8 ---- */
 
 /* Decodes one code point at s into *cp; returns its byte length, or 0 when
  * the sequence is not valid UTF-8 (overlong, surrogate, out of range, cut). */

@@ -661,6 +661,186 @@ static void report_sections(void **state) {
   cprof_profile_free(p);
 }
 
+/* A CPU profile that is one call chain depth frames deep: f0..f6 over and
+ * over under the root, leaf at the bottom with the only sample. */
+static cprof_profile_t *cpu_chain(uint32_t depth) {
+  sbuf_t b = {0};
+  sb_printf(&b, "{\"nodes\":[");
+  for (uint32_t id = 1; id <= depth + 1; id++) {
+    int leaf = id == depth + 1;
+    char name[16];
+    snprintf(name, sizeof(name), id == 1 ? "(root)" : leaf ? "leaf" : "f%u", id % 7);
+    sb_printf(&b,
+              "%s{\"id\":%u,\"callFrame\":{\"functionName\":\"%s\",\"scriptId\":\"1\","
+              "\"url\":\"%s\",\"lineNumber\":%u,\"columnNumber\":0},\"hitCount\":%d",
+              id > 1 ? "," : "", id, name, id == 1 ? "" : "file:///app/deep.js", id % 7, leaf);
+    if (!leaf) sb_printf(&b, ",\"children\":[%u]", id + 1);
+    sb_printf(&b, "}");
+  }
+  sb_printf(&b, "],\"startTime\":0,\"endTime\":1000,\"samples\":[%u],\"timeDeltas\":[10]}",
+            depth + 1);
+  cprof_profile_t *p = parse_raw(b.s, b.len);
+  free(b.s);
+  return p;
+}
+
+static size_t longest_line(const char *s) {
+  size_t best = 0;
+  for (const char *nl; *s; s = nl + 1) {
+    nl = strchr(s, '\n');
+    if (nl == NULL) nl = s + strlen(s) - 1;
+    if ((size_t)(nl - s) > best) best = (size_t)(nl - s);
+  }
+  return best;
+}
+
+/* Issue 32: a 100,000-deep chain used to print a line per level with an
+ * indentation growing with it (quadratic: 150 MB at 10,000 levels). The
+ * trees stop at 256 levels, guides at 64, and say what is left out. */
+static void report_deep_chain_elided(void **state) {
+  (void)state;
+  cprof_profile_t *p = cpu_chain(100000);
+  cprof_export_opts_t o = {.focus = "leaf"};
+  size_t len;
+  char *text = format_text(CPROF_FORMAT_TXT, p, &o, &len);
+  assert_true(len < 256 * 1024);
+  assert_true(longest_line(text) < 60 + 64 * 5 + 100);
+  const char *tree = strstr(text, "Call tree (top-down)");
+  const char *callers = strstr(text, "Callers of leaf (/app/deep.js:");
+  assert_non_null(tree);
+  assert_non_null(callers);
+  /* the root, levels 1..256, then one line for the 99,744 levels below */
+  assert_non_null(strstr(tree, "[+191] \xE2\x94\x94\xE2\x94\x80 f"));
+  const char *more =
+      strstr(tree, "[+192] \xE2\x94\x94\xE2\x94\x80 \xE2\x80\xA6 99744 more levels\n");
+  assert_non_null(more);
+  assert_true(more < callers);
+  /* leaf's callers: 99,999 of them (not the root), 256 shown */
+  assert_non_null(
+      strstr(callers, "[+192] \xE2\x94\x94\xE2\x94\x80 \xE2\x80\xA6 99743 more levels\n"));
+  free(text);
+  cprof_profile_free(p);
+  /* at the limit nothing is left out */
+  p = cpu_chain(256);
+  text = format_text(CPROF_FORMAT_TXT, p, NULL, &len);
+  assert_non_null(strstr(text, "[+191] \xE2\x94\x94\xE2\x94\x80 leaf (/app/deep.js:"));
+  assert_null(strstr(text, "more level"));
+  free(text);
+  cprof_profile_free(p);
+}
+
+/* Heap profiles are bytes: the callers' note says so, not "time". */
+static void report_heap_callers_in_bytes(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.heapprofile");
+  cprof_export_opts_t o = {.focus = "Module._load"};
+  size_t len;
+  char *text = format_text(CPROF_FORMAT_TXT, p, &o, &len);
+  const char *callers = strstr(text, "Callers of Module._load");
+  assert_non_null(callers);
+  assert_non_null(strstr(callers, "with the bytes the function allocated below it"));
+  assert_null(strstr(text, "the time"));
+  free(text);
+  cprof_profile_free(p);
+}
+
+/* Issue 32: ESC, BEL, CR, LF in names, urls, the title and the focus name
+ * reach the report and the diff escaped: no control byte but the line
+ * ends. */
+static void text_outputs_escape_controls(void **state) {
+  (void)state;
+  cprof_profile_t *p =
+      parse_ok("{'nodes':[{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'',"
+               "'lineNumber':-1,'columnNumber':-1},'children':[2]},"
+               "{'id':2,'callFrame':{'functionName':'\\u001b]0;pwned\\u0007\\u001b[2Jx\\r\\ny',"
+               "'scriptId':'1','url':'file:///a\\u001b[31m.js','lineNumber':0,'columnNumber':0}}],"
+               "'startTime':0,'endTime':100,'samples':[2],'timeDeltas':[10]}");
+  cprof_export_opts_t o = {.title = "t\x1b[1m", .focus = "\x1b]0;pwned"};
+  for (int pass = 0; pass < 3; pass++) {
+    size_t len;
+    char *text;
+    if (pass < 2) {
+      if (pass == 1) o.focus = "\x1b[K";
+      text = format_text(CPROF_FORMAT_TXT, p, &o, &len);
+    } else {
+      FILE *f = tmpfile();
+      assert_non_null(f);
+      assert_int_equal(cprof_diff_text(p, p, &o, f), 0);
+      text = slurp(f, &len);
+      fclose(f);
+    }
+    for (size_t i = 0; i < len; i++)
+      if ((unsigned char)text[i] < 0x20 && text[i] != '\n')
+        fail_msg("pass %d: raw control byte 0x%02x at %zu", pass, (unsigned char)text[i], i);
+    assert_non_null(strstr(text, "t\\x1b[1m\n"));
+    assert_non_null(strstr(text, "\\x1b]0;pwned\\x07\\x1b[2Jx\\r\\ny (/a\\x1b[31m.js:1)"));
+    if (pass == 0) assert_non_null(strstr(text, "Callers of \\x1b]0;pwned"));
+    if (pass == 1) assert_non_null(strstr(text, "No function matches \"\\x1b[K\""));
+    free(text);
+  }
+  cprof_profile_free(p);
+}
+
+/* The title line, whatever the kind's words, keeps clear of the search box:
+ * at most TITLE_MAX (68) code points. */
+static void svg_title_fits(void **state) {
+  (void)state;
+  const char *files[] = {CPROF_FIXTURES "/small.cpuprofile", CPROF_FIXTURES "/small.heapprofile"};
+  char title[201];
+  memset(title, 'x', 200);
+  title[200] = '\0';
+  cprof_export_opts_t o = {.title = title};
+  for (int i = 0; i < 2; i++) {
+    cprof_profile_t *p = parse_file(files[i]);
+    size_t len;
+    char *svg = format_text(CPROF_FORMAT_SVG, p, &o, &len);
+    const char *start = strstr(svg, "<text id=\"title\" x=\"600\" y=\"24\">");
+    assert_non_null(start);
+    start = strchr(start, '>') + 1;
+    const char *end = strstr(start, "</text>");
+    size_t points = 0;
+    for (const char *c = start; c < end; c++)
+      points += ((unsigned char)*c & 0xC0) != 0x80;
+    assert_true(points <= 68);
+    assert_true(points >= 60); /* and uses the room it has */
+    free(svg);
+    cprof_profile_free(p);
+  }
+}
+
+/* A V8 builtin the app calls (map: no script) counts as app code in the
+ * legend and takes the app's colours; (program) stays native. */
+static void svg_builtins_count_with_their_caller(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(
+      "{'nodes':["
+      "{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'','lineNumber':-1,"
+      "'columnNumber':-1},'children':[2,4]},"
+      "{'id':2,'callFrame':{'functionName':'main','scriptId':'3','url':'file:///app/main.js',"
+      "'lineNumber':9,'columnNumber':4},'children':[3]},"
+      "{'id':3,'callFrame':{'functionName':'map','scriptId':'0','url':'','lineNumber':-1,"
+      "'columnNumber':-1}},"
+      "{'id':4,'callFrame':{'functionName':'(program)','scriptId':'0','url':'','lineNumber':-1,"
+      "'columnNumber':-1}}],"
+      "'startTime':0,'endTime':400,'samples':[3,3,3,4],'timeDeltas':[0,100,100,100]}");
+  size_t len;
+  char *svg = format_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  assert_non_null(strstr(svg, ">app code 75.0%</text>"));
+  assert_non_null(strstr(svg, ">native, V8, GC 25.0%</text>"));
+  /* map's rect is orange (the app's hues), (program)'s grey (r == g == b) */
+  const char *map = strstr(svg, "<title>map");
+  assert_non_null(map);
+  int r, g, b;
+  assert_int_equal(sscanf(strstr(map, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &b), 3);
+  assert_true(r > g && g > b);
+  const char *prog = strstr(svg, "<title>(program)");
+  assert_non_null(prog);
+  assert_int_equal(sscanf(strstr(prog, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &b), 3);
+  assert_true(r == g && g == b);
+  free(svg);
+  cprof_profile_free(p);
+}
+
 static void diff_table_and_svg(void **state) {
   (void)state;
   cprof_profile_t *a = parse_ok(CPU);
@@ -759,7 +939,12 @@ int main(void) {
       cmocka_unit_test(svg_long_title),
       cmocka_unit_test(svg_merges_narrow_frames),
       cmocka_unit_test(svg_heap_and_empty),
+      cmocka_unit_test(report_heap_callers_in_bytes),
+      cmocka_unit_test(svg_title_fits),
+      cmocka_unit_test(svg_builtins_count_with_their_caller),
       cmocka_unit_test(report_sections),
+      cmocka_unit_test(report_deep_chain_elided),
+      cmocka_unit_test(text_outputs_escape_controls),
       cmocka_unit_test(diff_table_and_svg),
       cmocka_unit_test(write_format_atomic),
       cmocka_unit_test(write_errors_are_eio),

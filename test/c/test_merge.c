@@ -62,6 +62,33 @@ static cprof_profile_t *merge2(const char *x, const char *y) {
   return out;
 }
 
+/* The merged profile written as a .cpuprofile and read back: cprof's
+ * parser sets each node's self from the samples and timeDeltas by DevTools'
+ * rule (a sample lasts until the next one, the last until endTime). */
+static cprof_profile_t *reread(const cprof_profile_t *m) {
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  assert_int_equal(cprof_export_cpuprofile(m, f), CPROF_OK);
+  size_t n;
+  char *json = slurp(f, &n);
+  fclose(f);
+  cprof_profile_t *r = parse_raw(json, n);
+  free(json);
+  return r;
+}
+
+/* Read back, every node's self is the merged one: the sum of the inputs'
+ * own. Nodes keep their order through the writer and the parser. */
+static void assert_reread_exact(const cprof_profile_t *m) {
+  cprof_profile_t *r = reread(m);
+  assert_int_equal(r->nnodes, m->nnodes);
+  for (uint32_t i = 0; i < m->nnodes; i++) {
+    assert_string_equal(node_name(r, i), node_name(m, i));
+    assert_int_equal(r->nodes[i].self, m->nodes[i].self);
+  }
+  cprof_profile_free(r);
+}
+
 static void cpu_merges_by_call_path(void **state) {
   (void)state;
   cprof_profile_t *m = merge2(CPU1, CPU2);
@@ -135,7 +162,8 @@ static void cpu_samples_keep_true_timestamps(void **state) {
 static void cpu_unrelated_clock_goes_back_to_back(void **state) {
   (void)state;
   /* The second starts at 1060 on its clock, the first at 5000 on its: not
-   * one clock, so the second is placed at the first's end (5060). */
+   * one clock, so the second is placed end to end: its first sample at the
+   * first's end (5060), its lead-in (20) left out. */
   const char *first =
       "{'nodes':[{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'',"
       "'lineNumber':-1,'columnNumber':-1},'hitCount':0,'children':[2]},"
@@ -144,9 +172,9 @@ static void cpu_unrelated_clock_goes_back_to_back(void **state) {
       "'startTime':5000,'endTime':5060,'samples':[2,2],'timeDeltas':[10,10]}";
   cprof_profile_t *m = merge2(first, CPU2);
   assert_int_equal(m->start_time, 5000);
-  assert_int_equal(m->end_time, 5060 + 40);
-  /* 5010, 5020; then 5060 + 20 = 5080, 5085. */
-  assert_int_equal(m->time_deltas[2], 60);
+  assert_int_equal(m->end_time, 5060 + 20);
+  /* 5010, 5020; then 5060, 5065. */
+  assert_int_equal(m->time_deltas[2], 40);
   assert_int_equal(m->time_deltas[3], 5);
   int64_t t = m->start_time;
   for (uint32_t i = 0; i < m->nsamples; i++)
@@ -168,6 +196,69 @@ static void cpu_concurrent_profiles_go_back_to_back(void **state) {
   for (uint32_t i = 0; i < 6; i++)
     assert_int_equal(m->time_deltas[i], deltas[i]);
   assert_int_equal(cprof_profile_total(m), 120);
+  assert_reread_exact(m);
+  cprof_profile_free(m);
+}
+
+/* The same program run twice, 3.9 ms apart on one clock (V8's clock is the
+ * machine's monotonic one, shared by processes). The second run is placed
+ * end to end: its first sample (5020) at the first's end (1060). Read back,
+ * b keeps 30 from the first run's last sample, not the 3.99 ms to the next
+ * run's first sample. */
+static const char *LATER =
+    "{'nodes':[{'id':10,'callFrame':{'functionName':'(root)','scriptId':'0','url':'',"
+    "'lineNumber':-1,'columnNumber':-1},'hitCount':0,'children':[20,40]},"
+    "{'id':20,'callFrame':{'functionName':'a','scriptId':'9','url':'file:///x.js',"
+    "'lineNumber':1,'columnNumber':2},'hitCount':0,'children':[30]},"
+    "{'id':30,'callFrame':{'functionName':'b','scriptId':'9','url':'file:///x.js',"
+    "'lineNumber':5,'columnNumber':2},'hitCount':1},"
+    "{'id':40,'callFrame':{'functionName':'c','scriptId':'9','url':'file:///x.js',"
+    "'lineNumber':9,'columnNumber':0},'hitCount':1}],"
+    "'startTime':5000,'endTime':5040,'samples':[40,30],'timeDeltas':[20,5]}";
+
+static void cpu_gap_between_runs_is_cut(void **state) {
+  (void)state;
+  cprof_profile_t *m = merge2(CPU1, LATER);
+  assert_int_equal(m->start_time, 1000);
+  const int64_t deltas[] = {0, 10, 20, 30, 5};
+  assert_int_equal(m->nsamples, 5);
+  for (uint32_t i = 0; i < 5; i++)
+    assert_int_equal(m->time_deltas[i], deltas[i]);
+  /* 1065 + 15: the second's end, moved with it. */
+  assert_int_equal(m->end_time, 1080);
+  uint32_t a = child_named(m, 0, "a"), b = child_named(m, a, "b");
+  assert_int_equal(m->nodes[b].self, 40 + 15);
+  assert_reread_exact(m);
+  cprof_profile_free(m);
+}
+
+/* A recorder's windows: the second touches the first (it starts at the
+ * first's end) and keeps its true timestamps; the third window was lost, so
+ * the fourth starts 40 µs after the second ended: that time is cut. */
+static void cpu_windows_continue_and_a_lost_one_is_cut(void **state) {
+  (void)state;
+  const char *w4 = "{'nodes':[{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'',"
+                   "'lineNumber':-1,'columnNumber':-1},'hitCount':0,'children':[2]},"
+                   "{'id':2,'callFrame':{'functionName':'d','scriptId':'7','url':'file:///x.js',"
+                   "'lineNumber':20,'columnNumber':0},'hitCount':2}],"
+                   "'startTime':1140,'endTime':1170,'samples':[2,2],'timeDeltas':[10,10]}";
+  cprof_profile_t *in[3] = {parse_ok(CPU1), parse_ok(CPU2), parse_ok(w4)}, *m = NULL;
+  assert_int_equal(cprof_profile_merge(in, 3, &m), CPROF_OK);
+  /* 1000, 1010, 1030 | 1080, 1085 (true) | 1100, 1110 (the fourth's first
+   * sample, 1150 on its clock, at the second's end, 1100). */
+  const int64_t deltas[] = {0, 10, 20, 50, 5, 15, 10};
+  assert_int_equal(m->nsamples, 7);
+  for (uint32_t i = 0; i < 7; i++)
+    assert_int_equal(m->time_deltas[i], deltas[i]);
+  assert_int_equal(m->end_time, 1170 - 50);
+  uint32_t d = child_named(m, 0, "d");
+  /* d: 10, then 10 up to its end: its own 20, not the lost window's 40. */
+  assert_int_equal(m->nodes[d].self, 20);
+  cprof_profile_t *r = reread(m);
+  assert_int_equal(r->nodes[d].self, 20);
+  cprof_profile_free(r);
+  for (int i = 0; i < 3; i++)
+    cprof_profile_free(in[i]);
   cprof_profile_free(m);
 }
 
@@ -329,6 +420,8 @@ int main(void) {
       cmocka_unit_test(cpu_samples_keep_true_timestamps),
       cmocka_unit_test(cpu_unrelated_clock_goes_back_to_back),
       cmocka_unit_test(cpu_concurrent_profiles_go_back_to_back),
+      cmocka_unit_test(cpu_gap_between_runs_is_cut),
+      cmocka_unit_test(cpu_windows_continue_and_a_lost_one_is_cut),
       cmocka_unit_test(heap_sums_and_renumbers_ordinals),
       cmocka_unit_test(rejects_bad_arguments),
       cmocka_unit_test(single_profile_is_a_copy),

@@ -118,6 +118,39 @@ static void xml_escaping(void **state) {
   xml_escape_case("", SIZE_MAX, "");
 }
 
+static void term_case(const char *in, const char *want) {
+  FILE *f = tmpfile();
+  size_t len;
+  assert_non_null(f);
+  assert_int_equal(cprof__term_put(f, in), 0);
+  char *got = slurp(f, &len);
+  fclose(f);
+  assert_string_equal(got, want);
+  free(got);
+}
+
+/* Issue 32: names reach a terminal with no control character raw. */
+static void terminal_escaping(void **state) {
+  (void)state;
+  term_case("plain <b>&", "plain <b>&");
+  term_case("caf\xC3\xA9 \xE2\x86\x92 \xF0\x9F\x94\xA5",
+            "caf\xC3\xA9 \xE2\x86\x92 \xF0\x9F\x94\xA5"); /* valid UTF-8 kept */
+  term_case("\x1B]0;title\x07\x1B[2J\x1B[31mred", "\\x1b]0;title\\x07\\x1b[2J\\x1b[31mred");
+  term_case("a\nb\rc\td", "a\\nb\\rc\\td");
+  term_case("del\x7F nul-free\x01", "del\\x7f nul-free\\x01");
+  term_case("csi\xC2\x9B"
+            "31m",
+            "csi\\u009b31m"); /* C1 as UTF-8 */
+  term_case("bidi\xE2\x80\xAE"
+            "txt",
+            "bidi\\u202etxt"); /* U+202E */
+  term_case("bad\x9B"
+            "byte\xFF",
+            "bad\\x9bbyte\\xff");          /* invalid UTF-8 */
+  term_case("back\\slash", "back\\slash"); /* kept as is */
+  term_case("", "");
+}
+
 static void utf8_length(void **state) {
   (void)state;
   assert_int_equal(cprof__utf8_len(""), 0);
@@ -272,7 +305,7 @@ int main(void) {
       cmocka_unit_test(utf8_length),       cmocka_unit_test(folded_frames),
       cmocka_unit_test(frame_labels),      cmocka_unit_test(frame_kinds),
       cmocka_unit_test(values_for_people), cmocka_unit_test(tree_merges_siblings),
-      cmocka_unit_test(tree_two_slots),
+      cmocka_unit_test(tree_two_slots),    cmocka_unit_test(terminal_escaping),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,9 @@
  * parse again into a profile of the same shape; limiting the depth keeps
  * the total and the sample count. Merging is checked too (harness_merge.c:
  * an input with a NUL byte is two profiles); the HTML viewer's data is JSON
- * that cJSON reads back and holds no '<' (nothing can end its script element).
+ * that cJSON reads back and holds no '<' (nothing can end its script element);
+ * the text report and the diff table hold no control character but the line
+ * ends, and are valid UTF-8 (names reach a terminal escaped).
  *
  * A new exporter is one line in EXPORTERS. */
 #define _GNU_SOURCE /* open_memstream */
@@ -100,7 +102,7 @@ static int ex_diff_html(const fuzz_in_t *in, FILE *f) {
   return cprof_diff_html(in->other, in->p, in->o, f);
 }
 
-enum { FOR_CPU = 1, FOR_HEAP = 2, FOR_ANY = 3, REPARSE = 4, HTML_DATA = 8 };
+enum { FOR_CPU = 1, FOR_HEAP = 2, FOR_ANY = 3, REPARSE = 4, HTML_DATA = 8, TERM_TEXT = 16 };
 
 static const struct {
   const char *name;
@@ -113,9 +115,9 @@ static const struct {
     {"pprof parts", ex_pprof_parts, FOR_ANY},
     {"folded", ex_folded, FOR_ANY},
     {"svg", ex_svg, FOR_ANY},
-    {"text", ex_text, FOR_ANY},
-    {"text (defaults)", ex_text_defaults, FOR_ANY},
-    {"diff text", ex_diff_text, FOR_ANY},
+    {"text", ex_text, FOR_ANY | TERM_TEXT},
+    {"text (defaults)", ex_text_defaults, FOR_ANY | TERM_TEXT},
+    {"diff text", ex_diff_text, FOR_ANY | TERM_TEXT},
     {"diff svg", ex_diff_svg, FOR_ANY},
     {"html", ex_html, FOR_ANY | HTML_DATA},
     {"diff html", ex_diff_html, FOR_ANY | HTML_DATA},
@@ -203,6 +205,27 @@ static void check_html_data(const char *what, const char *buf, size_t len) {
   cJSON_Delete(d);
 }
 
+/* Text for a terminal: no C0 control but LF, no DEL, no C1 (U+0080-U+009F,
+ * C2 80-9F in UTF-8), and valid UTF-8 (an invalid byte is escaped). */
+static void check_term_text(const char *what, const char *buf, size_t len) {
+  const unsigned char *u = (const unsigned char *)buf;
+  for (size_t i = 0; i < len;) {
+    unsigned char c = u[i];
+    FUZZ_CHECK((c >= 0x20 || c == '\n') && c != 0x7F, "%s: raw control byte 0x%02x at %zu", what, c,
+               i);
+    size_t n = c < 0x80             ? 1
+               : (c & 0xE0) == 0xC0 ? 2
+               : (c & 0xF0) == 0xE0 ? 3
+               : (c & 0xF8) == 0xF0 ? 4
+                                    : 0;
+    FUZZ_CHECK(n > 0 && i + n <= len, "%s: invalid UTF-8 at %zu", what, i);
+    for (size_t k = 1; k < n; k++)
+      FUZZ_CHECK((u[i + k] & 0xC0) == 0x80, "%s: invalid UTF-8 at %zu", what, i);
+    FUZZ_CHECK(!(c == 0xC2 && u[i + 1] < 0xA0), "%s: raw C1 control at %zu", what, i);
+    i += n;
+  }
+}
+
 static void run_exporters(const fuzz_in_t *in) {
   unsigned kind = in->p->kind == CPROF_KIND_CPU ? FOR_CPU : FOR_HEAP;
   for (size_t i = 0; i < NEXPORTERS; i++) {
@@ -222,6 +245,8 @@ static void run_exporters(const fuzz_in_t *in) {
       check_reparse(EXPORTERS[i].name, in->p, buf, len);
     if (rc == CPROF_OK && (EXPORTERS[i].flags & HTML_DATA))
       check_html_data(EXPORTERS[i].name, buf, len);
+    if (rc == CPROF_OK && (EXPORTERS[i].flags & TERM_TEXT))
+      check_term_text(EXPORTERS[i].name, buf, len);
     free(buf);
   }
 }

@@ -9,6 +9,9 @@
  * Oracles: mixed kinds are refused with CPROF_EINVAL and nothing else is;
  * the merged sample count is the sum; the total is the sum of totals; every
  * merged sample has the call frame its input sample had; the roots merge;
+ * CPU: the first profile's last sample lasts what it did in its own file or
+ * until the second's first sample on their shared clock, never longer (no
+ * time between the profiles is charged to it);
  * every exporter takes the merged profile (the .cpuprofile / .heapprofile
  * output parses again to the same shape); merging the result alone keeps
  * its total and samples. */
@@ -32,6 +35,41 @@ static void check_sample(const cprof_profile_t *m, uint32_t i, const cprof_profi
                mf->name, j, qf->name);
 }
 
+/* Timestamps far from int64_t's ends, so no sum below saturates. */
+#define SANE_US (INT64_C(1) << 52)
+
+static int sane_clock(const cprof_profile_t *q) {
+  int64_t t = q->start_time;
+  if (t < -SANE_US || t > SANE_US || q->end_time < -SANE_US || q->end_time > SANE_US) return 0;
+  for (uint32_t i = 0; i < q->nsamples; i++) {
+    int64_t d = q->time_deltas != NULL ? q->time_deltas[i] : 0;
+    if (d < -SANE_US || d > SANE_US || (t += d) < -SANE_US || t > SANE_US) return 0;
+  }
+  return 1;
+}
+
+static int64_t last_sample_time(const cprof_profile_t *q) {
+  int64_t t = q->start_time;
+  for (uint32_t i = 0; i < q->nsamples; i++)
+    t += q->time_deltas != NULL ? q->time_deltas[i] : 0;
+  return t;
+}
+
+/* Where a ends and b begins in m: a's last sample lasts its own weight (b
+ * placed end to end) or until b's first sample on their one clock (b
+ * continues a: then it started no later than a ended). */
+static void check_boundary(const cprof_profile_t *a, const cprof_profile_t *b,
+                           const cprof_profile_t *m) {
+  if (a->nsamples == 0 || b->nsamples == 0 || !sane_clock(a) || !sane_clock(b)) return;
+  int64_t own = cprof_sample_weight(a, a->nsamples - 1);
+  int64_t d = m->time_deltas[a->nsamples];
+  int64_t b_first = b->start_time + (b->time_deltas != NULL ? b->time_deltas[0] : 0);
+  int64_t true_gap = b_first - last_sample_time(a);
+  FUZZ_CHECK(d == own || (d == true_gap && d > 0 && b->start_time <= a->end_time),
+             "a's last sample lasts %lld in the merge: its own %lld, to b's first %lld",
+             (long long)d, (long long)own, (long long)true_gap);
+}
+
 static void check_merged(const cprof_profile_t *a, const cprof_profile_t *b,
                          const cprof_profile_t *m) {
   FUZZ_CHECK(m->kind == a->kind, "merged kind %d from %d", m->kind, a->kind);
@@ -51,6 +89,7 @@ static void check_merged(const cprof_profile_t *a, const cprof_profile_t *b,
   if (m->kind == CPROF_KIND_CPU) {
     FUZZ_CHECK(m->start_time == a->start_time, "merged start %lld != first start %lld",
                (long long)m->start_time, (long long)a->start_time);
+    check_boundary(a, b, m);
   } else if (a->nsamples > 0 && b->nsamples > 0) {
     /* Ordinals are at most 2^53 in a file: no saturation here. */
     uint64_t max_a = 0, min_b = UINT64_MAX;

@@ -20,6 +20,7 @@ const { spawn, spawnSync } = require('node:child_process')
 const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
 const { NO_PM2, pm2Home, reapPm2 } = require('./helpers/pm2.js')
 const { decodePprof } = require('./helpers/formats.js')
+const { devtoolsTimes, speedscopeTimes, slack, firstOnTop, assertViewerSums } = require('./helpers/viewer-rules.js')
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
 const REGISTER = path.join(ROOT, 'register.js')
@@ -134,6 +135,15 @@ test('node:cluster: cprof ps lists the primary and both workers; trigger --tree 
   assert.equal(res.samples, sum)
   assert.match(path.basename(res.file), /^cpu-fleet-cluster\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.cpuprofile$/)
   assert.equal(topNamed(res.summary), 'hotWork')
+  // The instances ran at the same time: read as DevTools and speedscope read
+  // it (each sample lasts until the next), the merged file gives each
+  // function the sum of the instances' times, within one sampling interval
+  // per instance: no instance's last sample lasts into the next one's profile.
+  const inputs = files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')))
+  const mergedProfile = JSON.parse(fs.readFileSync(res.file, 'utf8'))
+  assertViewerSums('node:cluster merge, DevTools\' rule', mergedProfile, inputs, devtoolsTimes, slack(inputs))
+  assertViewerSums('node:cluster merge, speedscope\'s rule', mergedProfile, inputs, speedscopeTimes, slack(inputs),
+    slack(inputs) + firstOnTop(inputs))
   const shares = res.instances.reduce((s, i) => s + i.share, 0)
   assert.ok(Math.abs(shares - 100) < 0.01, `shares add up to 100: ${shares}`)
 
@@ -376,6 +386,24 @@ test('cprof ps --json: cpuPercent of a busy instance and of an idle one, bounded
   busy.child.kill('SIGTERM')
   idle.child.kill('SIGTERM')
   await Promise.all([busy.exited, idle.exited])
+})
+
+test('cprof ps SIGNAL: every signal the process installed, by what it does (the recorder\'s dump, the heap signal)', async () => {
+  const rec = start('fleet-solo.js', ['20000', 'idle'], { CPROF_APP: 'sigs-rec', CPROF_PROFILING: '0', CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '1000' })
+  const all = start('fleet-solo.js', ['20000', 'idle'], {
+    CPROF_APP: 'sigs-all', CPROF_PROFILING: '1', CPROF_HEAP_SIGNAL: 'SIGWINCH', CPROF_RECORDER: '1', CPROF_DUMP_SIGNAL: 'SIGURG'
+  })
+  try {
+    await Promise.all([rec.ready, all.ready])
+    await psUntil('sigs-rec', 1)
+    await psUntil('sigs-all', 1)
+    const r = await cprof(['ps'])
+    const row = (app) => r.stdout.split('\n').find((l) => l.includes(` ${app} `)) || ''
+    assert.match(row('sigs-rec'), /\sdump:SIGUSR2$/, r.stdout)
+    assert.match(row('sigs-all'), /\scpu:SIGUSR2,heap:SIGWINCH,dump:SIGURG$/, r.stdout)
+  } finally {
+    for (const p of [rec, all]) p.child.kill('SIGKILL')
+  }
 })
 
 test('stale entries (a pid that is gone, a pid reused by another process) are pruned by readers', async () => {

@@ -198,6 +198,24 @@ test('report --lines: a name that matches nothing, and heap profiles, say so', (
   assert.match(cli('report', cpu, '--lines', 'noSuchFunctionAnywhere'), /No function matches "noSuchFunctionAnywhere"/)
 })
 
+test('report --lines: escape sequences in a source line or a function name print as visible escapes', () => {
+  const dir = makeTmpDir()
+  const src = path.join(dir, 'esc.js')
+  fs.writeFileSync(src, 'function f () {\n  let x = 0 // \x1b[31mred\x1b[0m\n  for (let i = 0; i < 1e6; i++) x += i\n  return x\n}\n')
+  const frame = (name, url, line) => ({ functionName: name, scriptId: '1', url, lineNumber: line, columnNumber: 0 })
+  const file = path.join(dir, 'esc.cpuprofile')
+  fs.writeFileSync(file, JSON.stringify({
+    nodes: [{ id: 1, callFrame: frame('(root)', '', -1), children: [2] },
+      { id: 2, callFrame: frame('f\x1b[2J', `file://${src}`, 0), positionTicks: [{ line: 2, ticks: 1 }, { line: 3, ticks: 3 }] }],
+    startTime: 0, endTime: 400, samples: [2, 2, 2, 2], timeDeltas: [0, 100, 100, 100]
+  }))
+  const text = cli('report', file, '--lines')
+  assert.doesNotMatch(text, /\x1b/, 'no raw ESC reaches the terminal')
+  assert.match(text, /f\\x1b\[2J \(/)
+  assert.match(text, /^\s+0\.10 ms\s+25\.0%\s+2 {4}let x = 0 \/\/ \\x1b\[31mred\\x1b\[0m$/m)
+  assert.match(text, /^\s+0\.30 ms\s+75\.0%\s+3 {4}for \(let i = 0/m)
+})
+
 // The viewer: click the function in the flat table, read the source pane.
 async function viewerRatio (browser, html, one, three) {
   const { page, problems, requests } = await openPage(browser, 'file://' + html)

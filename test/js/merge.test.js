@@ -10,11 +10,12 @@ const { test: nodeTest, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawnSync } = require('node:child_process')
+const { spawn, spawnSync } = require('node:child_process')
 
 const { ROOT, makeTmpDir, removeTmpDirs, runFixture, childEnv } = require('./helpers/util.js')
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { decodePprof } = require('./helpers/formats.js')
+const { devtoolsTimes, speedscopeTimes, slack, firstOnTop, assertViewerSums } = require('./helpers/viewer-rules.js')
 
 after(removeTmpDirs)
 
@@ -58,6 +59,21 @@ function selfByFunction (p, into = new Map()) {
     into.set(key, (into.get(key) ?? 0) + w)
   })
   return into
+}
+
+// Profiles laid end to end (what a merge does with profiles that do not
+// continue one another): each one's first sample at the previous one's
+// endTime (or last sample, if later). { timestamps, endTime }.
+function endToEnd (profiles) {
+  const out = []
+  let end = profiles[0].startTime
+  for (const [k, p] of profiles.entries()) {
+    const ts = timestamps(p)
+    const shift = k === 0 ? 0 : Math.max(end, out.at(-1) ?? end) - ts[0]
+    out.push(...ts.map((t) => t + shift))
+    end = p.endTime + shift
+  }
+  return { timestamps: out, endTime: end }
 }
 
 function independentMerge (profiles) {
@@ -148,11 +164,14 @@ test('cprof merge: samples, self times, start and end, and a DevTools-shaped fil
   })
   assert.equal(merged.samples.length, expected.samples)
   assert.equal(merged.timeDeltas.length, expected.samples)
+  // Each phase was stopped, then the next started: a few ms between them
+  // that no profile covered. So each goes end to end: its first sample at
+  // the previous one's endTime, its samples keeping their gaps; and each
+  // sample still names the same function.
+  const laid = endToEnd(inputs)
   assert.equal(merged.startTime, inputs[0].startTime)
-  assert.equal(merged.endTime, inputs[2].endTime)
-  // One process, one clock: every sample keeps its true timestamp, and
-  // each sample still names the same function.
-  assert.deepEqual(timestamps(merged), inputs.flatMap(timestamps))
+  assert.equal(merged.endTime, laid.endTime)
+  assert.deepEqual(timestamps(merged), laid.timestamps)
   const mergedById = new Map(merged.nodes.map((n) => [n.id, n]))
   const names = merged.samples.map((id) => mergedById.get(id).callFrame.functionName)
   const inputNames = inputs.flatMap((p) => {
@@ -167,24 +186,14 @@ test('cprof merge: samples, self times, start and end, and a DevTools-shaped fil
   }
 })
 
-test('the merged file read again: DevTools\' timeline adds only each gap between profiles', () => {
+test('the merged file read again gives what the merge said: no time between profiles is counted', () => {
   const dir = makeTmpDir()
   const out = path.join(dir, 'all.cpuprofile')
   ok(['merge', ...phases.map((p) => p.file), '-o', out, '--json'])
-  const inputs = phases.map((p) => p.profile)
-  const again = JSON.parse(ok(['report', out, '--json']).stdout)
-  // Read from the timeline, a profile's last sample lasts until the next
-  // profile's first: the gap between the two and the next one's lead-in
-  // are counted too, where each file alone stopped at its endTime.
-  let extra = 0
-  for (let k = 1; k < inputs.length; k++) {
-    const lastPrev = timestamps(inputs[k - 1]).at(-1)
-    extra += Math.max(0, timestamps(inputs[k])[0] - lastPrev) - Math.max(0, inputs[k - 1].endTime - lastPrev)
-  }
-  const expected = independentMerge(inputs).total + extra
-  assert.ok(Math.abs(again.summary.total * 1000 - expected) < 0.01,
-    `re-read total ${again.summary.total * 1000} µs, expected ${expected} µs`)
-  assert.equal(again.samples, independentMerge(inputs).samples)
+  const expected = independentMerge(phases.map((p) => p.profile))
+  const again = JSON.parse(ok(['report', out, '--json', '--top', '100000']).stdout)
+  assertSelfTimes(again.summary, expected, 're-read')
+  assert.equal(again.samples, expected.samples)
 })
 
 test('cprof merge --formats writes the derived files beside the profile', () => {
@@ -375,7 +384,7 @@ test('cprof merge <store> --from: the windows in range, into the current directo
   assertCpuProfileSchema(merged)
   assert.equal(merged.samples.length, phases[1].profile.samples.length + phases[2].profile.samples.length)
   assert.equal(merged.startTime, phases[1].profile.startTime)
-  assert.equal(merged.endTime, phases[2].profile.endTime)
+  assert.equal(merged.endTime, endToEnd([phases[1].profile, phases[2].profile]).endTime)
   const r = cli(['merge', store, phases[0].file])
   assert.equal(r.status, 2, r.describe())
 })
@@ -395,4 +404,76 @@ test('flame and convert take a store, and write into the current directory', () 
   assert.ok(names.has('phaseAlpha') && names.has('phaseBeta') && !names.has('phaseGamma'), [...names].join(', '))
   const r = cli(['convert', store, '--to', 'pprof', '--to', '-1m', '--to', 'now'])
   assert.equal(r.status, 2, r.describe())
+})
+
+// ---- node --cpu-prof files of separate processes, read as viewers read them ----
+
+// One `node --cpu-prof` run of the fixture, into dir; resolves its profile's path.
+function cpuProfRun (dir, name) {
+  const script = path.join(ROOT, 'test', 'js', 'fixtures', 'cpu-prof-workload.js')
+  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, script], {
+    env: childEnv(), stdio: 'ignore'
+  })
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (status) => status === 0 ? resolve(path.join(dir, name)) : reject(new Error(`${name}: exit ${status}`)))
+  })
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function checkMergedCpuProf (label, files, { gaps }) {
+  const dir = makeTmpDir()
+  const out = path.join(dir, 'm.cpuprofile')
+  const res = JSON.parse(ok(['merge', ...files, '-o', out, '--json', '--top', '100000']).stdout)
+  const inputs = files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')))
+  const merged = JSON.parse(fs.readFileSync(out, 'utf8'))
+  assertCpuProfileSchema(merged)
+  assert.equal(merged.samples.length, inputs.reduce((n, p) => n + p.samples.length, 0))
+  const tol = slack(inputs)
+  assertViewerSums(`${label}, DevTools' rule`, merged, inputs, devtoolsTimes, tol)
+  assertViewerSums(`${label}, speedscope's rule`, merged, inputs, speedscopeTimes, tol, tol + firstOnTop(inputs))
+
+  // The time no input covered is cut out: the merged timeline is each
+  // input's own, from its first sample to its endTime, end to end.
+  const covered = inputs.reduce((s, p, k) => s + p.endTime - (k === 0 ? p.startTime : timestamps(p)[0]), 0)
+  assert.equal(merged.endTime - merged.startTime, covered)
+  if (gaps) assert.ok(inputs.at(-1).endTime - inputs[0].startTime > covered + gaps, 'the runs left gaps')
+
+  // cprof reading the merged file back says what cprof merge said.
+  const again = JSON.parse(ok(['report', out, '--json', '--top', '100000']).stdout)
+  assert.ok(Math.abs(again.summary.total - res.summary.total) < 0.002,
+    `report total ${again.summary.total} ms, merge total ${res.summary.total} ms`)
+  for (const f of res.summary.top) {
+    const g = again.summary.top.find((x) => x.functionName === f.functionName && x.url === f.url && x.line === f.line && x.column === f.column)
+    assert.ok(g && Math.abs(g.self - f.self) < 0.002 && Math.abs(g.total - f.total) < 0.002,
+      `${f.functionName}: report ${g && g.self}/${g && g.total} ms, merge ${f.self}/${f.total} ms`)
+  }
+}
+
+test('node --cpu-prof runs one after another, with gaps: viewers read the merged file as the sum of the runs', async () => {
+  const dir = makeTmpDir()
+  const files = []
+  for (const name of ['a', 'b', 'c']) {
+    files.push(await cpuProfRun(dir, `${name}.cpuprofile`))
+    await sleep(300)
+  }
+  await checkMergedCpuProf('3 runs with gaps', files, { gaps: 2 * 300000 })
+})
+
+test('node --cpu-prof runs at the same time: the merged file is each run end to end, sums exact', async () => {
+  const dir = makeTmpDir()
+  const files = await Promise.all(['x', 'y', 'z'].map((n) => cpuProfRun(dir, `${n}.cpuprofile`)))
+  await checkMergedCpuProf('3 concurrent runs', files, { gaps: 0 })
+})
+
+test('a store read with a gap (windows of two runs): the merged file read as DevTools reads it', () => {
+  const dir = makeTmpDir()
+  // merge-phases wrote each phase as its own profile, stopped and started
+  // again: a few ms between them that no profile covered.
+  const out = path.join(dir, 'store.cpuprofile')
+  ok(['merge', store, '--kind', 'cpu', '-o', out])
+  const merged = JSON.parse(fs.readFileSync(out, 'utf8'))
+  const inputs = phases.map((p) => p.profile)
+  assertViewerSums('store', merged, inputs, devtoolsTimes, slack(inputs))
 })

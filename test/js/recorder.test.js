@@ -13,6 +13,7 @@ const cprof = require('../..')
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { flatFunctions } = require('./helpers/reference.js')
 const { decodePprof } = require('./helpers/formats.js')
+const { devtoolsTimes, speedscopeTimes, slack, firstOnTop, assertViewerSums } = require('./helpers/viewer-rules.js')
 const { makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
 
 after(removeTmpDirs)
@@ -149,6 +150,37 @@ test("a dump equals an independent JS merge of the same windows' .cpuprofile fil
   }
 })
 
+// A window lost (the app ended V8's newest console profile, the recorder's
+// window): the windows around it do not touch. The dump lays the next one
+// end to end, so the lost window's time is charged to no function.
+test('a lost window: the dump cuts its time out; DevTools and speedscope read each function as the windows\' sum', async () => {
+  const store = makeTmpDir()
+  const out = makeTmpDir()
+  cprof.recorder.start({ window: 300, interval: 1000, store: { dir: store } })
+  try {
+    await phase(phaseAlpha, 700)
+    require('node:inspector').console.profileEnd() // ends the recorder's current window
+    await phase(phaseAlpha, 700)
+    const d = await cprof.recorder.dump({ dir: out })
+    assert.ok(cprof.recorder.status().lost >= 1, JSON.stringify(cprof.recorder.status()))
+    const files = storeFiles(store).filter((f) => f.pid === process.pid && f.from < d.to)
+    assert.equal(files.length, d.windows)
+    const windows = files.map((f) => JSON.parse(fs.readFileSync(f.file, 'utf8')))
+    let gapUs = 0
+    for (let i = 1; i < windows.length; i++) gapUs += Math.max(0, windows[i].startTime - windows[i - 1].endTime)
+    assert.ok(gapUs > 100000, `the lost window left a gap: ${gapUs} µs`)
+    const prof = JSON.parse(fs.readFileSync(d.files.cpuprofile, 'utf8'))
+    assertCpuProfileSchema(prof)
+    const wall = windows.at(-1).endTime - windows[0].startTime
+    assert.ok(prof.endTime - prof.startTime <= wall - gapUs, `spans ${prof.endTime - prof.startTime} µs of ${wall} µs, ${gapUs} µs lost`)
+    assertViewerSums('dump with a lost window, DevTools\' rule', prof, windows, devtoolsTimes, slack(windows))
+    assertViewerSums('dump with a lost window, speedscope\'s rule', prof, windows, speedscopeTimes, slack(windows),
+      slack(windows) + firstOnTop(windows))
+  } finally {
+    await stopIfRunning()
+  }
+})
+
 test('the ring respects keep and maxBytes; status() reports it', async () => {
   cprof.recorder.start({ window: 200, keep: 500 })
   try {
@@ -231,7 +263,21 @@ test('store.dir is checked at start(): created 0700 if missing; a non-directory 
   for (const f of files) assert.equal(fs.lstatSync(f.file).mode & 0o777, 0o600, f.file)
 })
 
-test('the recorder and start() exclude each other; errors carry codes', async () => {
+// Functions only the side-by-side test runs (see phaseCharlie).
+function phaseDelta (ms) {
+  const end = Date.now() + ms
+  let x = 5
+  while (Date.now() < end) for (let i = 0; i < 5000; i++) x = (x * 13 + i) % 999961
+  return x
+}
+function phaseEcho (ms) {
+  const end = Date.now() + ms
+  let x = 7
+  while (Date.now() < end) for (let i = 0; i < 5000; i++) x = (x * 11 + i) % 999953
+  return x
+}
+
+test('bad recorder options carry codes; recorder.start() twice is ERR_CPROF_BUSY', async () => {
   await assert.rejects(cprof.recorder.stop(), { code: 'ERR_CPROF_NOT_STARTED' })
   assert.throws(() => cprof.recorder.start({ window: 10 }), { code: 'ERR_CPROF_INVALID_ARG' })
   assert.throws(() => cprof.recorder.start({ keep: -1 }), { code: 'ERR_CPROF_INVALID_ARG' })
@@ -242,16 +288,45 @@ test('the recorder and start() exclude each other; errors carry codes', async ()
   cprof.recorder.start()
   try {
     assert.throws(() => cprof.recorder.start(), { code: 'ERR_CPROF_BUSY' })
-    await assert.rejects(cprof.start(), { code: 'ERR_CPROF_BUSY' })
   } finally {
     await stopIfRunning()
   }
-  await cprof.start()
+})
+
+// V8 runs several CPU profiles at once: a start() profile beside the
+// recorder holds its own span only; the recorder's dump holds everything.
+test('the recorder and start() run side by side, in either order; stop({ dir }) writes into dir', async () => {
+  const dir = makeTmpDir()
+  cprof.recorder.start({ window: 300, interval: 1000 })
+  let r, d
   try {
-    assert.throws(() => cprof.recorder.start(), { code: 'ERR_CPROF_BUSY' })
+    await phase(phaseDelta, 600)
+    await cprof.start({ interval: 1000 }) // no dir: stop({ dir }) says where
+    await phase(phaseEcho, 800)
+    r = await cprof.stop({ dir })
+    d = await cprof.recorder.dump({ dir })
   } finally {
-    await cprof.stop({ dir: makeTmpDir() }).catch(() => cprof.stop())
+    await stopIfRunning()
   }
+  assert.equal(path.dirname(r.files.cpuprofile), dir)
+  assertCpuProfileSchema(JSON.parse(fs.readFileSync(r.files.cpuprofile, 'utf8')))
+  assert.ok(selfMs(r, 'phaseEcho') > 400, JSON.stringify(r.summary.top.slice(0, 4)))
+  assert.equal(selfMs(r, 'phaseDelta'), 0, 'the start() profile began after phaseDelta')
+  assert.ok(selfMs(d, 'phaseDelta') > 300, JSON.stringify(d.summary.top.slice(0, 4)))
+  assert.ok(selfMs(d, 'phaseEcho') > 400, JSON.stringify(d.summary.top.slice(0, 4)))
+  // The other order: the recorder starts while a start() profile runs.
+  await cprof.start({ dir })
+  try {
+    cprof.recorder.start({ window: 300 })
+    await phase(phaseEcho, 400)
+    assert.equal(cprof.recorder.status().running, true)
+  } finally {
+    await stopIfRunning()
+    const last = await cprof.stop()
+    assert.equal(path.dirname(last.files.cpuprofile), dir)
+  }
+  await assert.rejects(cprof.stop({ dir: '' }), { code: 'ERR_CPROF_INVALID_ARG' })
+  await assert.rejects(cprof.stop({ bogus: 1 }), { code: 'ERR_CPROF_INVALID_ARG' })
 })
 
 test('stop() keeps the ring for a last dump; the status says what is held', async () => {

@@ -95,14 +95,16 @@ function main () {
     for (const name of ['topdown', 'bottomup']) {
       if (name === from) continue
       const p = views[name].source.pathTo(f)
-      if (p) views[name].view.expand(p.keys, p.select)
+      if (p) views[name].view.expand(p.keys, p.select, p.top)
     }
     if (from === 'flat') views.flat.select(f)
   }
 
   function zoomed (i) {
     const t = tipText(m, i)
-    details.textContent = i === 0 ? 'Whole profile. Click a frame to zoom into it.' : `Zoomed into ${t.name}${t.url ? ' (' + t.url + ')' : ''}: ${t.lines[0]}. Esc or Reset zoom to go back.`
+    const lv = flame.levels()
+    details.textContent = (i === 0 ? 'Whole profile. Click a frame to zoom into it.' : `Zoomed into ${t.name}${t.url ? ' (' + t.url + ')' : ''}: ${t.lines[0]}. Esc or Reset zoom to go back.`) +
+      (lv.lo > 0 || lv.hi < lv.max ? ` Levels ${fmtCount(lv.lo)}\u2013${fmtCount(lv.hi)} of ${fmtCount(lv.max)} drawn` + (lv.hi < lv.max ? `: zoom into a frame near the ${flame.state.layout === 'icicle' ? 'bottom' : 'top'} to go deeper.` : '.') : '')
   }
 
   const flame = createFlame(m, document.getElementById('flame'), {

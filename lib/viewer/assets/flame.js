@@ -3,7 +3,12 @@
 // Click zooms into a frame, Escape or "Reset zoom" zooms out; search
 // highlights matches; flame (root at the bottom) or icicle layout;
 // alphabetical (the classic flame graph) or left-heavy order.
+// At most LEVELS levels are drawn (a canvas taller than 32,767 px draws
+// nothing): a deeper profile shows the levels from a few below the zoomed
+// frame up; zooming into a frame near the top goes further (docs/cli.md).
 const ROW = 18
+const LEVELS = 600
+const CONTEXT = 8 // levels drawn below the zoomed frame when the window moves
 const KIND_HUES = [[8, 36, 72, 60], [70, 100, 48, 52], [195, 225, 55, 66], [0, 0, 0, 74], [0, 0, 0, 88]]
 
 function hashStr (s) {
@@ -20,6 +25,36 @@ function colourTable (m) {
   return out
 }
 
+// The kind each node counts as: a V8 builtin (no script, not a "(...)"
+// entry: map, repeat) runs for the code that called it and takes its
+// caller's kind, as in the SVG (src/core/export_svg.c node_kind).
+// Parents precede children.
+function nodeKinds (m) {
+  const out = new Uint8Array(m.n)
+  for (let i = 0; i < m.n; i++) {
+    const f = m.fn[i]
+    const builtin = m.fns.kind[f] === 3 && !m.fns.name[f].startsWith('(')
+    out[i] = builtin && m.parent[i] >= 0 ? out[m.parent[i]] : m.fns.kind[f]
+  }
+  return out
+}
+
+// Node i's colour: its function's, or for a builtin in its caller's kind
+// (made once per kind and function).
+function nodeColourer (m, colours) {
+  if (m.diff) return (i) => colours[i]
+  const kinds = nodeKinds(m)
+  const other = new Map()
+  return (i) => {
+    const f = m.fn[i]
+    const k = kinds[i]
+    if (k === m.fns.kind[f]) return colours[f]
+    const key = k * m.nf + f
+    if (!other.has(key)) other.set(key, kindColour(k, m.fns.name[f]))
+    return other.get(key)
+  }
+}
+
 function frameColour (m, i, f) {
   if (m.diff) {
     const t0 = m.total[0][i]; const t1 = m.total[1][i]
@@ -28,16 +63,31 @@ function frameColour (m, i, f) {
     if (a < 0.02) return 'hsl(220, 8%, 86%)'
     return d > 0 ? `hsl(6, ${55 + 30 * a}%, ${86 - 34 * a}%)` : `hsl(218, ${55 + 30 * a}%, ${86 - 34 * a}%)`
   }
-  const [h0, h1, s, l] = KIND_HUES[m.fns.kind[f]] || KIND_HUES[3]
-  const r = hashStr(m.fns.name[f])
+  return kindColour(m.fns.kind[f], m.fns.name[f])
+}
+
+function kindColour (kind, name) {
+  const [h0, h1, s, l] = KIND_HUES[kind] || KIND_HUES[3]
+  const r = hashStr(name)
   return `hsl(${h0 + (h1 - h0) * r}, ${s}%, ${l - 6 * r}%)`
 }
 
 function createFlame (m, canvas, opts) {
   const state = { zoom: 0, order: 'alpha', layout: 'flame', match: null, matched: null, hover: -1, selectedFn: -1 }
   const xs = {}
-  const colours = colourTable(m)
-  let rows = []
+  const colourOf = nodeColourer(m, colourTable(m))
+  let rows = [] // per drawn level: [x0, x1, node, ...]
+  const span = Math.min(m.maxDepth, LEVELS - 1) // drawn levels - 1
+  let lo = 0 // the shallowest level drawn
+
+  // The window of levels for the zoomed frame: from the root while the
+  // whole profile fits, else from CONTEXT levels below the frame.
+  function levelWindow () {
+    const want = m.maxDepth <= span ? 0 : Math.max(0, Math.min(m.depth[state.zoom] - CONTEXT, m.maxDepth - span))
+    const moved = want !== lo
+    lo = want
+    return moved
+  }
   let charW = 7
   const ctx = canvas.getContext('2d')
 
@@ -60,7 +110,7 @@ function createFlame (m, canvas, opts) {
   function resize () {
     const dpr = window.devicePixelRatio || 1
     const w = canvas.parentElement.clientWidth
-    const h = (m.maxDepth + 1) * ROW
+    const h = (span + 1) * ROW
     canvas.style.height = h + 'px'
     canvas.width = Math.max(1, Math.round(w * dpr))
     canvas.height = Math.max(1, Math.round(h * dpr))
@@ -76,14 +126,14 @@ function createFlame (m, canvas, opts) {
   }
 
   function yOf (depth) {
-    return state.layout === 'icicle' ? depth * ROW : (m.maxDepth - depth) * ROW
+    return state.layout === 'icicle' ? (depth - lo) * ROW : (lo + span - depth) * ROW
   }
 
   function rect (i, px, pw) {
     const f = m.fn[i]
     const y = yOf(m.depth[i])
     const matched = state.matched && state.matched[i]
-    ctx.fillStyle = matched ? '#d63ad6' : colours[m.diff ? i : f]
+    ctx.fillStyle = matched ? '#d63ad6' : colourOf(i)
     ctx.fillRect(px, y, Math.max(pw - 0.5, 0.5), ROW - 1)
     if (f === state.selectedFn || i === state.hover) {
       ctx.strokeStyle = i === state.hover ? '#1d2127' : '#b7791f'
@@ -99,7 +149,7 @@ function createFlame (m, canvas, opts) {
         ctx.fillText(text, px + 4, y + ROW - 5)
       }
     }
-    rows[m.depth[i]].push(px, px + pw, i)
+    rows[m.depth[i] - lo].push(px, px + pw, i)
   }
 
   function draw () {
@@ -110,14 +160,14 @@ function createFlame (m, canvas, opts) {
     ctx.clearRect(0, 0, w, canvas.height)
     ctx.font = '11px ui-monospace, Menlo, Consolas, "DejaVu Sans Mono", monospace'
     charW = ctx.measureText('MMMMMMMMMM').width / 10 || 7
-    rows = Array.from({ length: m.maxDepth + 1 }, () => [])
+    rows = Array.from({ length: span + 1 }, () => [])
     if (!t[z]) return
-    for (let a = m.parent[z]; a >= 0; a = m.parent[a]) rect(a, 0, w)
+    for (let a = m.parent[z]; a >= 0 && m.depth[a] >= lo; a = m.parent[a]) rect(a, 0, w)
     const scale = w / t[z]
     const x0 = x[z]
     for (let i = z; i < m.end[z];) {
       const pw = t[i] * scale
-      if (pw < 0.5) { i = m.end[i]; continue }
+      if (pw < 0.5 || m.depth[i] > lo + span) { i = m.end[i]; continue }
       rect(i, (x[i] - x0) * scale, pw)
       i++
     }
@@ -127,8 +177,7 @@ function createFlame (m, canvas, opts) {
     const r = canvas.getBoundingClientRect()
     const px = ev.clientX - r.left; const py = ev.clientY - r.top
     const row = Math.floor(py / ROW)
-    const depth = state.layout === 'icicle' ? row : m.maxDepth - row
-    const list = rows[depth]
+    const list = rows[state.layout === 'icicle' ? row : span - row]
     if (!list) return -1
     for (let k = 0; k < list.length; k += 3) if (px >= list[k] && px < list[k + 1]) return list[k + 2]
     return -1
@@ -143,24 +192,32 @@ function createFlame (m, canvas, opts) {
   canvas.addEventListener('click', (ev) => {
     const i = hit(ev)
     if (i < 0) return
-    state.zoom = i
-    draw()
-    opts.onZoom(i)
+    zoom(i)
     opts.onSelect(m.fn[i])
   })
   new ResizeObserver(() => resize()).observe(canvas.parentElement)
+
+  function zoom (i) {
+    state.zoom = i
+    const moved = levelWindow()
+    draw()
+    if (moved) toRoot() // the zoomed frame is CONTEXT levels from the window's root end
+    opts.onZoom(i)
+  }
 
   return {
     state,
     draw,
     resize,
-    zoom (i) { state.zoom = i; draw(); opts.onZoom(i) },
+    zoom,
+    // The levels drawn: { lo, hi, max } (hi < max: deeper ones left out).
+    levels: () => ({ lo, hi: lo + span, max: m.maxDepth }),
     setOrder (o) { state.order = o; draw() },
     setLayout (l) { state.layout = l; draw(); toRoot() },
     selectFn (f) { state.selectedFn = f; draw() },
     // Where node i was drawn (CSS px in the canvas), or null: for tests.
     rectOf (i) {
-      const list = rows[m.depth[i]] || []
+      const list = rows[m.depth[i] - lo] || []
       for (let k = 0; k < list.length; k += 3) if (list[k + 2] === i) return { x: list[k], w: list[k + 1] - list[k], y: yOf(m.depth[i]), h: ROW }
       return null
     },

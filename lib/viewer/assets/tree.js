@@ -3,6 +3,10 @@
 // with the time each call path contributed).
 const MAX_CHILDREN = 200 // rows per expanded node before a "… more" row
 const MAX_ROWS = 4000 // rows per render: a fully expanded 50k tree stays usable
+// Levels shown under the view's top: an open node there gets a "… N more
+// levels" row that shows the tree from it (and a row above leads back), so
+// rows, indentation and recursion stay bounded however deep the profile.
+const MAX_LEVELS = 64
 
 function bar (pct) {
   const b = el('span', 'bar')
@@ -59,6 +63,21 @@ function createTreeView (m, container, source, onSelect) {
   container.appendChild(el('div', 'note', source.note))
   container.appendChild(table)
   let count = 0
+  let base = null // null: the tree from its roots; else the item shown as the top
+  const bases = new Map() // key -> item, for the "more levels" rows of a render
+
+  // A row that moves the view's top: to item (or back to the roots: null).
+  function moveRow (frag, depth, text, item) {
+    const tr = el('tr', 'more')
+    const td = el('td', '', text)
+    td.colSpan = source.columns.length
+    td.style.paddingLeft = (22 + 14 * depth) + 'px'
+    tr.dataset.base = item === null ? '' : source.key(item)
+    if (item !== null) bases.set(tr.dataset.base, item)
+    tr.appendChild(td)
+    frag.appendChild(tr)
+    count++
+  }
 
   function addRows (items, depth, frag) {
     const shown = items.slice(0, MAX_CHILDREN)
@@ -74,7 +93,11 @@ function createTreeView (m, container, source, onSelect) {
       source.cells(item, tr, nameCell(m, source.fnOf(item), depth, kids ? (open ? '\u25BE' : '\u25B8') : ''))
       frag.appendChild(tr)
       count++
-      if (open && kids) addRows(source.children(item), depth + 1, frag)
+      if (open && kids && depth + 1 < MAX_LEVELS) addRows(source.children(item), depth + 1, frag)
+      else if (open && kids) {
+        const n = source.levelsBelow ? source.levelsBelow(item) : 0
+        moveRow(frag, depth + 1, `\u2026 ${n ? fmtCount(n) + ' more level' + (n === 1 ? '' : 's') : 'more levels'}: show the tree from here`, item)
+      }
     }
     if (items.length > shown.length && count < MAX_ROWS) {
       const tr = el('tr', 'more')
@@ -88,13 +111,25 @@ function createTreeView (m, container, source, onSelect) {
 
   function render () {
     count = 0
+    bases.clear()
     const frag = document.createDocumentFragment()
-    addRows(source.roots(), 0, frag)
+    if (base !== null) {
+      const n = source.depthOf(base)
+      moveRow(frag, 0, `\u2026 ${fmtCount(n)} level${n === 1 ? '' : 's'} above: show the tree from the top`, null)
+      addRows([base], 0, frag)
+    } else {
+      addRows(source.roots(), 0, frag)
+    }
     tbody.replaceChildren(frag)
   }
 
   tbody.addEventListener('click', (ev) => {
     const tr = ev.target.closest('tr')
+    if (tr && tr.dataset.base !== undefined) {
+      base = tr.dataset.base === '' ? null : bases.get(tr.dataset.base)
+      render()
+      return
+    }
     if (!tr || !tr.dataset.key) return
     const key = tr.dataset.key
     if (ev.target.classList.contains('toggle') || ev.target.closest('td.fn')) {
@@ -108,9 +143,11 @@ function createTreeView (m, container, source, onSelect) {
 
   return {
     render,
-    expand (keys, select) {
+    // top: the item to show the tree from (undefined: leave it as it is).
+    expand (keys, select, top) {
       for (const k of keys) expanded.add(k)
       if (select !== undefined) selectedKey = select
+      if (top !== undefined) base = top
       render()
       const row = tbody.querySelector(`tr[data-key="${CSS.escape(String(selectedKey))}"]`)
       if (row && container.offsetParent) row.scrollIntoView({ block: 'nearest' })
@@ -133,6 +170,12 @@ function topDownSource (m) {
     fnOf: (i) => m.fn[i],
     hasChildren: (i) => m.end[i] > i + 1,
     children: (i) => m.kidsOf(i, 'heavy'),
+    depthOf: (i) => m.depth[i],
+    levelsBelow (i) {
+      let d = m.depth[i]
+      for (let c = i + 1; c < m.end[i]; c++) if (m.depth[c] > d) d = m.depth[c]
+      return d - m.depth[i]
+    },
     cells (i, tr, name) {
       valueCells(m, tr, m.total.map((t) => t[i]), true)
       valueCells(m, tr, m.self.map((s) => s[i]))
@@ -145,7 +188,13 @@ function topDownSource (m) {
       if (best < 0) return null
       const keys = []
       for (let a = m.parent[best]; a >= 0; a = m.parent[a]) keys.push(String(a))
-      return { keys, select: String(best) }
+      // Deeper than the view shows: the tree from an ancestor half way up.
+      let top = null
+      if (m.depth[best] >= MAX_LEVELS - 1) {
+        top = best
+        for (let k = 0; k < MAX_LEVELS / 2; k++) top = m.parent[top]
+      }
+      return { keys, select: String(best), top }
     }
   }
 }
@@ -171,14 +220,13 @@ function bottomUpSource (m) {
     rootItems = order.map((f) => ({ fn: f, path: 'f' + f, top: true }))
     return rootItems
   }
-  // The top-level item's nodes: f's nodes that have no f above them.
+  // The top-level item's nodes: f's nodes that have no f above them. In
+  // depth-first order an f node is inside an earlier outermost one's subtree
+  // or outermost itself: one pass, not a walk up from each node (a deep
+  // recursive chain made that quadratic).
   function outermost (f) {
     const out = []
-    for (const i of m.fnNodes[f]) {
-      let inner = false
-      for (let a = m.parent[i]; a >= 0 && !inner; a = m.parent[a]) if (m.fn[a] === f) inner = true
-      if (!inner) out.push(i)
-    }
+    for (const i of m.fnNodes[f]) if (!out.length || i >= m.end[out[out.length - 1]]) out.push(i)
     return { nodes: out, contrib: out.map((i) => m.total.map((t) => t[i])) }
   }
   function children (item) {
@@ -195,7 +243,7 @@ function bottomUpSource (m) {
     })
     const s = m.main
     const list = [...groups.values()].sort((a, b) => b.v[s] - a.v[s] || a.fn - b.fn)
-    for (const g of list) g.path = item.path + '/' + g.fn
+    for (const g of list) { g.path = item.path + '/' + g.fn; g.depth = (item.depth || 0) + 1 }
     return list
   }
   const cols = [{ title: 'Total' }, { title: 'Total %' }]
@@ -210,6 +258,7 @@ function bottomUpSource (m) {
     roots,
     key: (item) => item.path,
     fnOf: (item) => item.fn,
+    depthOf: (item) => item.depth || 0,
     hasChildren (item) {
       if (item.top) return m.fnNodes[item.fn].some((i) => m.parent[i] > 0 || (m.parent[i] === 0 && !isRoot(m.fn[0])))
       return item.nodes.some((i) => m.parent[i] > 0)
@@ -233,7 +282,7 @@ function bottomUpSource (m) {
         const [item] = rootItems.splice(i, 1)
         rootItems.unshift(item)
       }
-      return { keys: [k], select: k }
+      return { keys: [k], select: k, top: null }
     }
   }
 }
