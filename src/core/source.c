@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,10 +56,27 @@ static int index_lines(cprof__source_t *s) {
   return CPROF_OK;
 }
 
+/* Whether path names source code by its extension. A profile is data
+ * anyone can write: one naming ~/.ssh/id_rsa with positionTicks must not
+ * put that file's text into a report or a page `cprof ui` serves. */
+static int source_ext(const char *path) {
+  static const char *const EXT[] = {".js",  ".mjs", ".cjs", ".jsx",    ".ts",     ".mts",
+                                    ".cts", ".tsx", ".vue", ".svelte", ".coffee", NULL};
+  const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+  if (!dot || (slash && dot < slash)) return 0;
+  for (int i = 0; EXT[i]; i++)
+    if (strcmp(dot, EXT[i]) == 0) return 1;
+  return 0;
+}
+
 int cprof__source_read(const char *url, cprof__source_t *out) {
   *out = (cprof__source_t){0};
   char *path = url ? cprof__sm_url_to_path(url) : NULL;
   if (!path) return CPROF_EIO;
+  if (!source_ext(path)) {
+    free(path);
+    return CPROF_EIO;
+  }
   int rc = read_regular(path, &out->text, &out->len);
   free(path);
   if (rc == CPROF_OK) rc = index_lines(out);

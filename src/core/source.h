@@ -1,8 +1,10 @@
 /* A script's or original source's text, read for the line views (the text
  * report's --lines, the HTML viewer's source pane). Only the files a
  * profile names are read: a frame's url, or the original file a source map
- * maps it to, and only regular files of bounded size (a FIFO or device
- * named by a hostile profile is refused, never waited on). Internal. */
+ * maps it to, only files named like source code (.js .mjs .cjs .jsx .ts
+ * .mts .cts .tsx .vue .svelte .coffee), and only regular files of bounded
+ * size (a FIFO or device named by a hostile profile is refused, never
+ * waited on). Internal. */
 #ifndef CPROF_SOURCE_H
 #define CPROF_SOURCE_H
 

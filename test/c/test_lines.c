@@ -120,7 +120,7 @@ static void source_reads_regular_files_only(void **state) {
   (void)state;
   char dir[] = "/tmp/cprof-lines-XXXXXX", fifo[64], file[64];
   assert_non_null(mkdtemp(dir));
-  snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+  snprintf(fifo, sizeof fifo, "%s/fifo.js", dir);
   snprintf(file, sizeof file, "%s/a.js", dir);
   assert_int_equal(mkfifo(fifo, 0600), 0);
   FILE *f = fopen(file, "w");
@@ -130,6 +130,14 @@ static void source_reads_regular_files_only(void **state) {
   assert_int_equal(cprof__source_read(fifo, &s), CPROF_EIO);
   assert_int_equal(cprof__source_read("/dev/zero", &s), CPROF_EIO);
   assert_int_equal(cprof__source_read("node:internal/x", &s), CPROF_EIO);
+  /* Not named like source code: never read (a profile naming a secret). */
+  char notsrc[80];
+  snprintf(notsrc, sizeof notsrc, "%s/id_rsa", dir);
+  FILE *k = fopen(notsrc, "w");
+  fputs("secret\n", k);
+  fclose(k);
+  assert_int_equal(cprof__source_read(notsrc, &s), CPROF_EIO);
+  unlink(notsrc);
   char url[80];
   snprintf(url, sizeof url, "file://%s", file);
   assert_int_equal(cprof__source_read(url, &s), CPROF_OK);
