@@ -165,11 +165,12 @@ static void one_function(lrep_t *r, uint32_t fn) {
   free(label);
   putf(r, "%12s %7s %6s  %s\n", "self", "share", "line", "source");
   /* Line 0 first (no line), then each url's run; the function's own file first. */
-  for (uint32_t k = a; k < b; k++)
-    if (L[k].line == 0)
-      putf(r, "%12s %6.1f%% %6s  (no line: the profile has no positionTicks here)\n",
-           (cprof__fmt_value(v, sizeof v, r->p->kind, L[k].self), v),
-           cprof__pct(L[k].self, F->self), "-");
+  for (uint32_t k = a; k < b; k++) {
+    if (L[k].line != 0) continue;
+    cprof__fmt_value(v, sizeof v, r->p->kind, L[k].self);
+    putf(r, "%12s %6.1f%% %6s  (no line: the profile has no positionTicks here)\n", v,
+         cprof__pct(L[k].self, F->self), "-");
+  }
   for (int pass = 0; pass < 2 && !r->err; pass++) {
     for (uint32_t k = a; k < b && !r->err;) {
       uint32_t e = k;
