@@ -93,7 +93,9 @@ const cpu = createController({
     outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL,
     ownDir: run.o.ownDir,
     sourceMaps: run.o.sourceMaps,
-    htmlTemplate: TEMPLATE_PATH
+    htmlTemplate: TEMPLATE_PATH,
+    lines: run.o.lines,
+    pprofLines: run.o.lines
   }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval, transport: run.transport })
 }, hooks)
@@ -133,7 +135,7 @@ const heap = createController({
 async function analyze (file, opts) {
   const o = options.analyzeOptions(file, opts)
   if (await isHeapSnapshot(o.path)) return { kind: 'snapshot', ...await snapshotReport(o.path, o.top) }
-  return native.analyze(o.path, o.top, o.nodes)
+  return native.analyze(o.path, o.top, o.nodes, o.lines)
 }
 
 // Incident triggers (init({ incidents })): the recorder's last seconds, or a

@@ -11,7 +11,7 @@ const HEAP_INTERVAL_RANGE_BYTES = [1, 2 ** 30]
 const HEAP_STACK_DEPTH_DEFAULT = 128
 const HEAP_STACK_DEPTH_RANGE = [1, 480] // cJSON parses at most 1000 levels of nesting; a heap tree level takes two
 const TOP_DEFAULT = 20
-const CPU_KEYS = ['timeout', 'interval', 'dir', 'name', 'formats', 'sourceMaps']
+const CPU_KEYS = ['timeout', 'interval', 'dir', 'name', 'formats', 'sourceMaps', 'lines']
 const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'forceGC', 'dir', 'name', 'formats', 'sourceMaps']
 // Formats written besides the kind's own (.cpuprofile / .heapprofile), and
 // their file extensions; every file of a profile shares the same stem.
@@ -124,7 +124,10 @@ function cpuStartOptions (arg, where = 'start()') {
     ...dirOption(opts.dir),
     name: nameOption(opts.name),
     formats: formatsOption(opts.formats, 'cpuprofile'),
-    sourceMaps: sourceMapsOption(opts.sourceMaps)
+    sourceMaps: sourceMapsOption(opts.sourceMaps),
+    // Self time per line (V8's positionTicks): in the summary, the txt and
+    // html files, and one pprof Location per line.
+    lines: boolOption(opts.lines, 'lines', false)
   }
 }
 
@@ -173,14 +176,15 @@ function analyzeOptions (file, arg) {
   if (typeof file !== 'string' || file === '') {
     throw invalidArg(`the profile path must be a non-empty string, got ${describe(file)}`)
   }
-  const opts = checkKeys(arg, ['top', 'nodes'], 'analyze()')
+  const opts = checkKeys(arg, ['top', 'nodes', 'lines'], 'analyze()')
   if (opts.nodes !== undefined && typeof opts.nodes !== 'boolean') {
     throw invalidArg(`nodes must be a boolean, got ${describe(opts.nodes)}`)
   }
   return {
     path: path.resolve(file),
     top: intOption(opts.top, 'top', [0, 100000], 'functions', TOP_DEFAULT),
-    nodes: opts.nodes === true
+    nodes: opts.nodes === true,
+    lines: boolOption(opts.lines, 'lines', false)
   }
 }
 
@@ -209,5 +213,6 @@ module.exports = {
   formatNames,
   formatsOption,
   sourceMapsDefault,
-  sourceMapsOption
+  sourceMapsOption,
+  boolOption
 }

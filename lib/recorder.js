@@ -22,7 +22,7 @@ const KEEP_DEFAULT_MS = 60_000
 const MAX_BYTES_DEFAULT = 16 * 1024 * 1024
 const STORE_MAX_BYTES_DEFAULT = 256 * 1024 * 1024
 const STORE_MAX_AGE_DEFAULT_MS = 24 * 3600 * 1000
-const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'store', 'sourceMaps', 'push']
+const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'store', 'sourceMaps', 'push', 'lines']
 const STORE_KEYS = ['dir', 'maxBytes', 'maxAge', 'formats']
 const STORE_FORMATS = ['cpuprofile', 'pprof']
 const DUMP_KEYS = ['kind', 'last', 'formats', 'dir', 'name', 'sourceMaps']
@@ -106,7 +106,8 @@ function startOptions (arg) {
     heapInterval: heapIntervalOption(o.heapInterval),
     store: storeOption(o.store),
     sourceMaps: options.sourceMapsOption(o.sourceMaps), // start()'s default: on under --enable-source-maps
-    push: pushOptions(o.push) // Grafana Pyroscope (lib/push, docs/pyroscope.md)
+    push: pushOptions(o.push), // Grafana Pyroscope (lib/push, docs/pyroscope.md)
+    lines: options.boolOption(o.lines, 'lines', false) // CPU windows' pprof: one Location per line
   }
 }
 
@@ -193,13 +194,14 @@ function createRecorder (hooks) {
       cpuprofile: o.store.formats.includes('cpuprofile'),
       pprof: o.store.formats.includes('pprof'),
       maxAge: o.store.maxAge,
-      maxBytes: o.store.maxBytes
+      maxBytes: o.store.maxBytes,
+      lines: o.lines
     }
     // store.dir is the user's: created 0700, must be a directory (the rule
     // for dir, docs/reliability.md); checked here so start() throws at once.
     if (store) prepareDirSync(store.dir, false, 'pass store.dir a directory you own')
     // cwd: pushed frames name their files relative to it ("./lib/a.js:fib:3", docs/pyroscope.md)
-    const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes, cwd: process.cwd() }
+    const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes, cwd: process.cwd(), lines: o.lines }
     const transport = timed(() => native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push))
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive

@@ -28,6 +28,9 @@ Converts a .cpuprofile or .heapprofile to:
                       CPU: the mean gap between samples, for heap: left out
   --include-collected pprof, heap: name the bytes alloc_space (the profile
                       includes objects GC collected) instead of inuse_space
+  --lines             pprof: one Location per source line (V8's positionTicks), so
+                      \`go tool pprof -lines\` and Pyroscope show lines (default: one
+                      per function); txt: the "Self time by line" section
   --source-maps       map frames through the scripts' source maps (TypeScript,
                       bundles): original files, lines and names; the scripts and
                       maps must be at the paths the profile names
@@ -45,6 +48,7 @@ const OPTIONS = {
   interval: { type: 'string' },
   'include-collected': { type: 'boolean' },
   force: { type: 'boolean' },
+  lines: { type: 'boolean' },
   'source-maps': { type: 'boolean' }
 }
 
@@ -93,7 +97,9 @@ async function run (argv) {
       htmlTemplate: TEMPLATE_PATH,
       needSamples: true,
       keepExisting: claim.keepExisting,
-      sourceMaps: a.values['source-maps'] === true
+      sourceMaps: a.values['source-maps'] === true,
+      lines: a.values.lines === true,
+      pprofLines: a.values.lines === true
     })
   } catch (err) {
     return refused('convert', err)

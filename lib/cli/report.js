@@ -2,12 +2,16 @@
 // cprof report <file>: the text report of a .cpuprofile / .heapprofile
 // (top functions by self and by total, the top-down tree, callers of one
 // function), or the summary object as JSON. Rendered by the native core.
+const { parseArgs } = require('node:util')
 const { TOP_DEFAULT } = require('../options')
 const { parseCommand, usageError, intArg, percentArg } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, profileJob, storeTitle } = require('./store')
 const { termSafe } = require('../term')
 
+const LINES_TOP = 5 // src/core/report_lines.h CPROF__LINES_TOP
+
 const USAGE = `usage: cprof report <file> [--top N] [--cut PCT] [--bottom-up NAME] [--json] [--source-maps]
+                    [--lines [FUNCTION]]
        cprof report --app NAME [--heap] [--dir DIR]… [options]
 
 Reports on a .cpuprofile or .heapprofile (cprof's, Chrome DevTools', node --cpu-prof's,
@@ -27,12 +31,18 @@ in bytes (B, KiB, MiB); percentages are of the profile's total.
                       the directories the app's live processes write to, or --dir
   --heap              with --app: heap profiles instead of CPU
   --dir DIR           with --app: where to look (repeatable)
+  --lines [FUNCTION]  also the self time of each line (V8's positionTicks) of the
+                      top ${LINES_TOP} functions by self, or of FUNCTION (its exact name, or a
+                      part of "name (file:line)"), with the source line beside it
+                      when the file can be read (CPU profiles; with --json: each
+                      summary function's lines)
   --source-maps       map frames through the scripts' source maps (TypeScript,
                       bundles): original files, lines and names; the scripts and
                       maps must be at the paths the profile names
 ${STORE_USAGE}`
 
 const OPTIONS = {
+  lines: { type: 'boolean' },
   top: { type: 'string' },
   cut: { type: 'string' },
   'bottom-up': { type: 'string' },
@@ -60,9 +70,22 @@ function appInput (a) {
   return { input: { paths: found.map((f) => f.file) }, title: `${name}: ${found.length} instance${found.length === 1 ? '' : 's'} merged` }
 }
 
+// --lines takes an optional FUNCTION: one positional more than without it.
+function positionalNames (argv, base) {
+  if (!argv.includes('--lines')) return base
+  let n
+  try {
+    n = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false }).positionals.length
+  } catch {
+    return base
+  }
+  return n > base.length ? [...base, 'function'] : base
+}
+
 async function run (argv) {
   const byApp = argv.some((x) => x === '--app' || x.startsWith('--app='))
-  const a = parseCommand('report', joinTimeArgs(argv), USAGE, OPTIONS, byApp ? [] : ['file'])
+  const args = joinTimeArgs(argv)
+  const a = parseCommand('report', args, USAGE, OPTIONS, positionalNames(args, byApp ? [] : ['file']))
   if (a.exit !== undefined) return a.exit
   if (!byApp && (a.values.heap || a.values.dir)) return usageError('report', USAGE, '--heap and --dir go with --app').exit
   const top = intArg('report', 'top', a.values.top, 1, 100000)
@@ -80,7 +103,9 @@ async function run (argv) {
     focus: a.values.json ? undefined : focus,
     title: src.title || (src.input.store ? storeTitle(src.input) : file),
     needSamples: true,
-    sourceMaps: a.values['source-maps'] === true
+    sourceMaps: a.values['source-maps'] === true,
+    lines: a.values.lines === true,
+    linesFocus: a.values.lines ? a.positionals[byApp ? 0 : 1] : undefined
   })
   if (a.values.json) {
     const { kind, samples, durationMs, summary, sourceMaps } = r

@@ -8,14 +8,14 @@
 #include "job.h"
 #include "macros.h"
 
-/* analyze(path, top, wantNodes) → Promise<job result>: the native core on
- * any profile file, read and parsed off the main thread. */
+/* analyze(path, top, wantNodes, wantLines?) → Promise<job result>: the
+ * native core on any profile file, read and parsed off the main thread. */
 napi_value cprof__analyze(napi_env env, napi_callback_info info) {
   cprof_job_in_t in = {0};
-  napi_value argv[3];
+  napi_value argv[4];
   double top;
-  bool nodes = false;
-  if (cprof__args(env, info, 3, argv) != 0 ||
+  bool nodes = false, lines = false;
+  if (cprof__args(env, info, 4, argv) != 0 ||
       cprof__arg_string(env, argv[0], "path", &in.path) != 0 ||
       cprof__arg_double(env, argv[1], "top", &top) != 0 ||
       napi_get_value_bool(env, argv[2], &nodes) != napi_ok) {
@@ -25,6 +25,8 @@ napi_value cprof__analyze(napi_env env, napi_callback_info info) {
   }
   in.top = top > 0 ? (unsigned)top : 0;
   in.want_nodes = nodes;
+  /* undefined (not passed) reads as false */
+  in.want_lines = napi_get_value_bool(env, argv[3], &lines) == napi_ok && lines;
   return cprof__job_queue(env, &in);
 }
 

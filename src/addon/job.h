@@ -26,6 +26,7 @@ typedef struct {
                                      for a diff, outs[SVG] is the differential graph */
   unsigned top;                   /* how many functions the summary lists */
   int want_nodes;                 /* also return every node's id, self and total */
+  int want_lines;                 /* summary: each top function's self time per line */
   unsigned max_depth;             /* heap: frames kept per stack (0 = all) */
   int raw_reply;            /* json is a CPU inspector reply: write its profile text as the file */
   int v8_text;              /* json is v8.startCpuProfile's text: repaired, then as raw_reply */
@@ -33,7 +34,7 @@ typedef struct {
   int need_samples;         /* a profile without samples is an error (the CLI) */
   int source_maps;          /* map frames through source maps for every derived output */
   cprof_export_opts_t opts; /* title, focus and main point at the owned copies below */
-  char *title, *focus, *main;
+  char *title, *focus, *main, *lines_focus;
   char *own_url;   /* CPU: the url prefix of cprof's own code; leading samples in
                       it are its start call, dropped (own_start.c); NULL: none */
   char *html_path; /* html: the viewer template file, read on the worker (owned) */
@@ -65,7 +66,10 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
  *     ownUrl (CPU: drop the leading samples in code under this url),
  *     ownDir (bool: dir is cprof's default, checked with CPROF_DIR_OWN),
  *     sourceMaps (bool: map frames for every derived output),
- *     htmlTemplate (html: the viewer page's file, read on the worker) }
+ *     htmlTemplate (html: the viewer page's file, read on the worker),
+ *     lines (bool: self time per line in the summary, the text report and
+ *     the HTML viewer), linesFocus (text: the functions listed by line),
+ *     pprofLines (bool: pprof with one Location per line) }
  * 0, or -1 with a throw (in is then freed). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 

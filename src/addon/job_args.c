@@ -28,6 +28,7 @@ void cprof__job_in_free(cprof_job_in_t *in) {
     free(in->outs[i]);
   free(in->title);
   free(in->focus);
+  free(in->lines_focus);
   free(in->main);
   free(in->own_url);
   if (in->produce_free) in->produce_free(in->produce_ctx);
@@ -88,8 +89,13 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_string(env, obj, "ownUrl", &in->own_url) != 0 ||
       opt_bool(env, obj, "ownDir", &in->own_dir) != 0 ||
       opt_bool(env, obj, "sourceMaps", &in->source_maps) != 0 ||
-      opt_string(env, obj, "htmlTemplate", &in->html_path) != 0)
+      opt_string(env, obj, "htmlTemplate", &in->html_path) != 0 ||
+      opt_bool(env, obj, "lines", &in->opts.lines) != 0 ||
+      opt_string(env, obj, "linesFocus", &in->lines_focus) != 0 ||
+      opt_bool(env, obj, "pprofLines", &in->opts.pprof_lines) != 0)
     return -1;
+  in->want_lines = in->opts.lines;
+  in->opts.lines_focus = in->lines_focus;
   in->opts.interval = interval > 0 ? (int64_t)interval : 0;
   in->opts.start_time_ms = start > 0 ? (int64_t)start : 0;
   in->opts.duration_us = duration > 0 ? (int64_t)duration : 0;

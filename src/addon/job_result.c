@@ -19,6 +19,30 @@ static double percent(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* lines: [{ url, line, self, selfPercent, share }] of one function, by url
+ * then line; line 0 holds time without a line; share is % of its self. */
+static int set_lines(napi_env env, const job_t *job, const cprof_func_t *fn, napi_value o) {
+  const cprof_lines_t *l = &job->lines;
+  uint32_t f = job->flat.func_of[fn->frame];
+  napi_value arr, item;
+  if (!l->first || f >= l->nfuncs) return 0;
+  uint32_t a = l->first[f], b = l->first[f + 1];
+  NAPI_CALL_INT(env, napi_create_array_with_length(env, b - a, &arr));
+  for (uint32_t i = a; i < b; i++) {
+    const cprof_line_t *x = &l->lines[i];
+    NAPI_CALL_INT(env, napi_create_object(env, &item));
+    if (cprof__js_set_str(env, item, "url", x->url) ||
+        cprof__js_set_num(env, item, "line", x->line) ||
+        cprof__js_set_num(env, item, "self", unit_value(job, x->self)) ||
+        cprof__js_set_num(env, item, "selfPercent", percent(x->self, job->flat.total)) ||
+        cprof__js_set_num(env, item, "share", percent(x->self, fn->self)))
+      return -1;
+    NAPI_CALL_INT(env, napi_set_element(env, arr, i - a, item));
+  }
+  NAPI_CALL_INT(env, napi_set_named_property(env, o, "lines", arr));
+  return 0;
+}
+
 static napi_value make_func(napi_env env, const job_t *job, const cprof_func_t *fn) {
   const cprof_frame_t *fr = &job->profile->frames[fn->frame];
   int64_t total = job->flat.total;
@@ -33,6 +57,7 @@ static napi_value make_func(napi_env env, const job_t *job, const cprof_func_t *
       cprof__js_set_num(env, o, "total", unit_value(job, fn->total)) ||
       cprof__js_set_num(env, o, "totalPercent", percent(fn->total, total)))
     return NULL;
+  if (job->in.want_lines && set_lines(env, job, fn, o) != 0) return NULL;
   return o;
 }
 

@@ -26,6 +26,7 @@ static void job_free(job_t *job) {
   cprof_profile_free(job->profile);
   cprof_profile_free(job->profile_b);
   cprof_flat_free(&job->flat);
+  cprof_lines_free(&job->lines);
   free(job->top);
   free(job->file);
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
@@ -291,6 +292,19 @@ static int v8_fallback(job_t *job, int rc) {
   return rc;
 }
 
+/* The summary's top functions' self time per line. CPU only: heap
+ * profiles have no positionTicks, and their functions get no lines. */
+static int top_lines(job_t *job) {
+  if (job->profile->kind != CPROF_KIND_CPU) return CPROF_OK;
+  unsigned char *want = calloc(job->flat.nfuncs ? job->flat.nfuncs : 1, 1);
+  if (!want) return CPROF_ENOMEM;
+  for (size_t i = 0; i < job->ntop; i++)
+    want[job->flat.func_of[job->top[i].frame]] = 1;
+  int rc = cprof_lines_build(job->profile, &job->flat, want, &job->lines);
+  free(want);
+  return rc;
+}
+
 static int run(job_t *job) {
   int raw = 0, wrc = CPROF_OK, rc;
   char werr[sizeof job->errbuf] = "";
@@ -337,6 +351,7 @@ static int run(job_t *job) {
   if (!(job->top = calloc(job->in.top ? job->in.top : 1, sizeof *job->top))) return CPROF_ENOMEM;
   job->ntop = cprof_flat_top(&job->flat, job->profile, CPROF_TOP_SKIP_ROOT | CPROF_TOP_SKIP_IDLE,
                              job->top, job->in.top);
+  if (job->in.want_lines && (rc = top_lines(job)) != CPROF_OK) return rc;
   if (job->in.want_text && (rc = render_text(job)) != CPROF_OK) return rc;
   if (!job->in.dir) return CPROF_OK;
   if (wrc != CPROF_OK) {

@@ -20,6 +20,7 @@ typedef struct {
   cprof_flat_t flat;
   cprof_func_t *top;
   size_t ntop;
+  cprof_lines_t lines;        /* in.want_lines: the top functions' lines */
   cprof_profile_t *profile_b; /* diff: the "after" profile */
   int err;
   int v8_failed; /* in.v8_text: the repair refused the text */

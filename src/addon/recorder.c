@@ -33,6 +33,7 @@ typedef struct {
   int cpuprofile, pprof;
   int64_t max_age_ms;
   unsigned long long max_bytes;
+  int lines; /* pprof: one Location per line (recorder.start({ lines })) */
 } store_t;
 
 /* Push (lib/push): every window also as gzip'd pprof in memory, in parts
@@ -42,6 +43,7 @@ typedef struct {
   uint32_t max_samples;
   size_t max_bytes;
   char *cwd; /* frames' files under it are named ./<path> (export.h) */
+  int lines; /* one Location per line (recorder.start({ lines })) */
 } push_t;
 
 struct cprof_rec_s {
@@ -192,7 +194,8 @@ static int store_one(conv_t *c, const cprof_profile_t *p, int pprof) {
     cprof_export_opts_t o = {.interval =
                                  heap ? (int64_t)c->rec->heap_interval : c->rec->interval_us,
                              .start_time_ms = c->from_ms,
-                             .duration_us = heap ? (c->to_ms - c->from_ms) * 1000 : 0};
+                             .duration_us = heap ? (c->to_ms - c->from_ms) * 1000 : 0,
+                             .pprof_lines = st->lines};
     rc = cprof_write_format(st->dir, name, CPROF_FORMAT_PPROF, p, &o, &size, c->errbuf,
                             sizeof c->errbuf);
   } else {
@@ -263,7 +266,8 @@ static int push_parts(conv_t *c, const cprof_profile_t *p) {
                            .pprof_skip_idle = 1,
                            .pprof_unique_names = 1,
                            .pprof_cwd = pu->cwd,
-                           .pprof_cpu_cap_us = heap ? 0 : c->win->cpu_us};
+                           .pprof_cpu_cap_us = heap ? 0 : c->win->cpu_us,
+                           .pprof_lines = pu->lines};
   int rc = cprof_export_pprof_parts(p, &o, pu->max_samples, pu->max_bytes, &c->parts, &c->nparts);
   if (rc != CPROF_OK)
     snprintf(c->errbuf, sizeof c->errbuf, "cannot encode the window as pprof for push: %s",
@@ -529,7 +533,19 @@ static int not_running(napi_env env, cprof_rec_t *rec) {
   return 1;
 }
 
-/* store: undefined or { dir, cpuprofile, pprof, maxAge (ms), maxBytes } */
+/* obj.lines when it is true (absent or anything else: 0). */
+static int lines_flag(napi_env env, napi_value obj) {
+  napi_value x;
+  napi_valuetype t;
+  bool b = false;
+  if (napi_get_named_property(env, obj, "lines", &x) != napi_ok ||
+      napi_typeof(env, x, &t) != napi_ok || t != napi_boolean ||
+      napi_get_value_bool(env, x, &b) != napi_ok)
+    return 0;
+  return b;
+}
+
+/* store: undefined or { dir, cpuprofile, pprof, maxAge (ms), maxBytes, lines? } */
 static int store_args(napi_env env, napi_value v, store_t *st) {
   napi_valuetype t;
   napi_value x;
@@ -550,12 +566,13 @@ static int store_args(napi_env env, napi_value v, store_t *st) {
     return -1;
   st->cpuprofile = cpuprofile;
   st->pprof = pprof;
+  st->lines = lines_flag(env, v);
   st->max_age_ms = age > 0 ? (int64_t)age : 0;
   st->max_bytes = bytes > 0 ? (unsigned long long)bytes : 0;
   return 0;
 }
 
-/* push: undefined or { maxSamples, maxBytes (0: no limit), cwd? } */
+/* push: undefined or { maxSamples, maxBytes (0: no limit), cwd?, lines? } */
 static int push_args(napi_env env, napi_value v, push_t *pu) {
   napi_valuetype t;
   napi_value x;
@@ -570,6 +587,7 @@ static int push_args(napi_env env, napi_value v, push_t *pu) {
       cprof__arg_string(env, x, "push.cwd", &pu->cwd) != 0)
     return -1;
   pu->on = 1;
+  pu->lines = lines_flag(env, v);
   pu->max_samples = samples > 0 && samples < UINT32_MAX ? (uint32_t)samples : 0;
   pu->max_bytes = bytes > 0 ? (size_t)bytes : 0;
   return 0;

@@ -97,7 +97,9 @@ int cprof_flat_build(const cprof_profile_t *p, cprof_flat_t *out) {
   uint32_t *on_stack = malloc((size_t)p->nframes * sizeof(*on_stack));
   out->funcs = malloc((size_t)p->nframes * sizeof(*out->funcs));
   int rc = func_of && on_stack && out->funcs ? flat_fill(p, out, func_of, on_stack) : CPROF_ENOMEM;
-  free(func_of);
+  /* Kept: the lines (lines.c) sum each node's into its function. */
+  out->func_of = func_of;
+  out->nframes = p->nframes;
   free(on_stack);
   if (rc != 0) {
     cprof_flat_free(out);
@@ -112,6 +114,7 @@ int cprof_flat_build(const cprof_profile_t *p, cprof_flat_t *out) {
 void cprof_flat_free(cprof_flat_t *flat) {
   if (flat == NULL) return;
   free(flat->funcs);
+  free(flat->func_of);
   *flat = (cprof_flat_t){0};
 }
 

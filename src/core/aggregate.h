@@ -17,7 +17,9 @@ typedef struct {
 typedef struct {
   cprof_func_t *funcs; /* unsorted */
   uint32_t nfuncs;
-  int64_t total; /* the profile's total (sum of all self) */
+  int64_t total;     /* the profile's total (sum of all self) */
+  uint32_t *func_of; /* frame index -> index in funcs (CPROF_NONE: no node names it) */
+  uint32_t nframes;  /* entries in func_of */
 } cprof_flat_t;
 
 int cprof_flat_build(const cprof_profile_t *p, cprof_flat_t *out);

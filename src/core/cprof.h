@@ -6,6 +6,7 @@
  *   profile.h    the profile model; cprof_profile_parse (.cpuprofile,
  *                .heapprofile, inspector replies), totals, depth limit
  *   aggregate.h  the flat profile (self/total by function) and top-N
+ *   lines.h      self time per source line of each function (positionTicks)
  *   export.h     the writers: .cpuprofile, .heapprofile, pprof, folded
  *                stacks, SVG flame graph, text report, HTML viewer, diff;
  *                dispatch by cprof_format_t
@@ -42,6 +43,7 @@
 #include "error.h"
 #include "profile.h"
 #include "aggregate.h"
+#include "lines.h"
 #include "export.h"
 #include "fsutil.h"
 #include "merge.h"

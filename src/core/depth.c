@@ -397,6 +397,11 @@ int cprof_profile_limit_depth(cprof_profile_t *p, uint32_t max_depth) {
     free(p->nodes);
     p->nodes = nodes;
     p->nnodes = count;
+    /* Moved nodes merge: their lines no longer split one node's self. A
+     * depth limit is the heap profiles' (which have none) anyway. */
+    free(p->line_ticks);
+    p->line_ticks = NULL;
+    p->nline_ticks = 0;
   }
   ctx_free(&c);
   return rc;

@@ -50,6 +50,10 @@ typedef struct {
   const char *pprof_cwd;    /* with pprof_unique_names: files under it read "./<path>" */
   int64_t pprof_cpu_cap_us; /* CPU: the profiled thread's CPU time over the profile (µs, 0:
                                unknown); sample times above it are scaled down to it */
+  /* Line detail from V8's positionTicks (lines.h): */
+  int lines;               /* text: a "Self time by line" section; html: sources and lines */
+  const char *lines_focus; /* text with lines: the functions this names, not the top ones */
+  int pprof_lines;         /* pprof CPU: one Location per line, not per function */
 } cprof_export_opts_t;
 
 /* The writers; each takes opts (NULL = all defaults). */

@@ -17,6 +17,17 @@
  * is the closest earlier node one level up. Without a diff only slot 0 is
  * written (self1 is absent, the second samples/total are 0).
  *
+ * A CPU profile with V8's positionTicks (not a diff) also carries each
+ * function's self time per line (lines.h) and the text of the files those
+ * lines are in, read now so the page stays self-contained:
+ *     "lines": { "fn": [], "file": [], "line": [], "self": [] } (rows by
+ *              function, file, line; file indexes "sources"; line 0: no line),
+ *     "sources": { "url": [], "text": [] (null: not read) }
+ * Only the files the lines name are read (the frames' scripts, or the
+ * originals their source maps name), regular files only, each up to
+ * CPROF__SOURCE_MAX and all together up to SOURCES_BUDGET bytes, the
+ * files with the most self time first; the rest show as a line table.
+ *
  * Every string is escaped so that no profile text can end the script
  * element or start markup: < > & and U+2028/U+2029 become \u escapes and
  * invalid UTF-8 becomes U+FFFD. */
@@ -27,7 +38,10 @@
 #include "error.h"
 #include "export.h"
 #include "internal.h"
+#include "aggregate.h"
 #include "label.h"
+#include "lines.h"
+#include "source.h"
 #include "tree.h"
 #include "xml.h"
 
@@ -156,8 +170,10 @@ static void fn_columns(hw_t *w, const cprof__tree_t *t) {
   hw_str(w, "]}");
 }
 
-static void write_data(hw_t *w, const cprof__tree_t *t, int diff, int64_t duration_us,
-                       const cprof_export_opts_t *o) {
+static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p);
+
+static int write_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p, int diff,
+                      int64_t duration_us, const cprof_export_opts_t *o) {
   int cpu = t->kind == CPROF_KIND_CPU;
   hw_str(w, "{\"format\":\"cprof-viewer\",\"version\":1,\"kind\":");
   hw_str(w, cpu ? "\"cpu\"" : "\"heap\"");
@@ -190,7 +206,146 @@ static void write_data(hw_t *w, const cprof__tree_t *t, int diff, int64_t durati
     hw_str(w, ",\"self1\":");
     node_column(w, t, COL_SELF1);
   }
-  hw_str(w, "}}");
+  hw_str(w, "}");
+  int rc = diff ? CPROF_OK : write_lines(w, t, p);
+  hw_str(w, "}");
+  return rc;
+}
+
+/* ---- lines and sources ---- */
+
+#define SOURCES_BUDGET (4u << 20) /* bytes of source text one page carries */
+
+typedef struct {
+  const char **url; /* distinct files, by first sight */
+  int64_t *self;    /* each file's self time, for the budget's order */
+  uint32_t n;
+  uint32_t *slots; /* url index + 1 */
+  uint32_t mask;
+} files_t;
+
+static uint32_t file_of(files_t *fs, const char *url) {
+  uint32_t j = (uint32_t)cprof__hash_str(CPROF__HASH_SEED, url) & fs->mask;
+  for (; fs->slots[j] != 0; j = (j + 1) & fs->mask)
+    if (strcmp(fs->url[fs->slots[j] - 1], url) == 0) return fs->slots[j] - 1;
+  fs->url[fs->n] = url;
+  fs->self[fs->n] = 0;
+  fs->slots[j] = ++fs->n;
+  return fs->n - 1;
+}
+
+static const int64_t *g_file_self; /* for by_self: qsort has no context in C11 */
+static int by_self(const void *a, const void *b) {
+  int64_t x = g_file_self[*(const uint32_t *)a], y = g_file_self[*(const uint32_t *)b];
+  return x > y ? -1 : x < y;
+}
+
+/* "text": each file's source, most self time first while the budget lasts. */
+static void write_sources(hw_t *w, const files_t *fs) {
+  uint32_t *order = malloc(((size_t)fs->n + 1) * sizeof *order);
+  cprof__source_t *src = calloc((size_t)fs->n + 1, sizeof *src);
+  size_t budget = SOURCES_BUDGET;
+  if (order && src) {
+    for (uint32_t i = 0; i < fs->n; i++)
+      order[i] = i;
+    g_file_self = fs->self;
+    qsort(order, fs->n, sizeof *order, by_self);
+    for (uint32_t k = 0; k < fs->n; k++) {
+      cprof__source_t *s = &src[order[k]];
+      if (fs->self[order[k]] <= 0 || cprof__source_read(fs->url[order[k]], s) != CPROF_OK) continue;
+      if (s->len > budget)
+        cprof__source_free(s);
+      else
+        budget -= s->len;
+    }
+  }
+  hw_str(w, "],\"text\":[");
+  for (uint32_t i = 0; i < fs->n; i++) {
+    if (i > 0) hw_put(w, ",", 1);
+    if (src && src[i].text)
+      hw_json_str(w, src[i].text); /* NUL bytes end it: a binary file shows cut */
+    else
+      hw_str(w, "null");
+  }
+  hw_str(w, "]}");
+  for (uint32_t i = 0; src && i < fs->n; i++)
+    cprof__source_free(&src[i]);
+  free(src);
+  free(order);
+}
+
+typedef enum { LCOL_FN, LCOL_FILE, LCOL_LINE, LCOL_SELF } lcol_t;
+
+static void line_rows(hw_t *w, const cprof_lines_t *l, const uint32_t *tfn, const uint32_t *file,
+                      lcol_t col) {
+  uint32_t k = 0;
+  hw_put(w, "[", 1);
+  for (uint32_t f = 0; f < l->nfuncs; f++)
+    for (uint32_t i = l->first[f]; i < l->first[f + 1]; i++, k++) {
+      if (k > 0) hw_put(w, ",", 1);
+      hw_i64(w, col == LCOL_FN     ? (int64_t)tfn[f]
+                : col == LCOL_FILE ? (int64_t)file[i]
+                : col == LCOL_LINE ? (int64_t)l->lines[i].line
+                                   : l->lines[i].self);
+    }
+  hw_put(w, "]", 1);
+}
+
+static int write_lines_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
+                            const cprof_flat_t *flat, const cprof_lines_t *l) {
+  uint32_t *tfn = malloc(((size_t)flat->nfuncs + 1) * sizeof *tfn);
+  uint32_t *file = malloc(((size_t)l->nlines + 1) * sizeof *file), cap = 16;
+  while (cap < (uint64_t)l->nlines * 2)
+    cap *= 2;
+  files_t fs = {malloc(((size_t)l->nlines + 1) * sizeof(char *)),
+                malloc(((size_t)l->nlines + 1) * sizeof(int64_t)), 0, calloc(cap, sizeof(uint32_t)),
+                cap - 1};
+  int rc = tfn && file && fs.url && fs.self && fs.slots ? CPROF_OK : CPROF_ENOMEM;
+  if (rc == CPROF_OK) {
+    /* The flat profile's functions and the tree's are the same identities. */
+    for (uint32_t i = 0; i < p->nnodes; i++)
+      tfn[flat->func_of[p->nodes[i].frame]] = t->nodes[t->node_of[i]].fn;
+    for (uint32_t i = 0; i < l->nlines; i++) {
+      file[i] = file_of(&fs, l->lines[i].url);
+      if (l->lines[i].line > 0)
+        fs.self[file[i]] = cprof__sat_add(fs.self[file[i]], l->lines[i].self);
+    }
+    static const char *const keys[] = {
+        ",\"lines\":{\"fn\":", ",\"file\":", ",\"line\":", ",\"self\":"};
+    for (int c = 0; c < 4; c++) {
+      hw_str(w, keys[c]);
+      line_rows(w, l, tfn, file, (lcol_t)c);
+    }
+    hw_str(w, "},\"sources\":{\"url\":[");
+    for (uint32_t i = 0; i < fs.n; i++) {
+      if (i > 0) hw_put(w, ",", 1);
+      hw_json_str(w, cprof__short_url(fs.url[i]));
+    }
+    write_sources(w, &fs);
+  }
+  free(tfn);
+  free(file);
+  free(fs.url);
+  free(fs.self);
+  free(fs.slots);
+  return rc;
+}
+
+/* The "lines" and "sources" members, when p has positionTicks. */
+static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p) {
+  cprof_flat_t flat;
+  cprof_lines_t l;
+  if (!p || p->kind != CPROF_KIND_CPU || p->nline_ticks == 0 || !t->node_of ||
+      t->nnode_of != p->nnodes)
+    return CPROF_OK;
+  int rc = cprof_flat_build(p, &flat);
+  if (rc != CPROF_OK) return rc;
+  if ((rc = cprof_lines_build(p, &flat, NULL, &l)) == CPROF_OK) {
+    rc = write_lines_data(w, t, p, &flat, &l);
+    cprof_lines_free(&l);
+  }
+  cprof_flat_free(&flat);
+  return rc;
 }
 
 /* How long a profile ran, in µs: CPU from its clock, heap from the caller. */
@@ -200,8 +355,8 @@ static int64_t duration_of(const cprof_profile_t *p, const cprof_export_opts_t *
   return o->duration_us;
 }
 
-static int write_page(FILE *f, const cprof__tree_t *t, int diff, int64_t duration_us,
-                      const cprof_export_opts_t *o) {
+static int write_page(FILE *f, const cprof__tree_t *t, const cprof_profile_t *p, int diff,
+                      int64_t duration_us, const cprof_export_opts_t *o) {
   const char *tpl = o->html_template ? o->html_template : FALLBACK_TEMPLATE;
   size_t len = o->html_template ? o->html_template_len : sizeof(FALLBACK_TEMPLATE) - 1;
   size_t mlen = sizeof(CPROF_HTML_MARKER) - 1;
@@ -214,10 +369,10 @@ static int write_page(FILE *f, const cprof__tree_t *t, int diff, int64_t duratio
   if (w == NULL) return CPROF_ENOMEM;
   w->f = f, w->err = 0, w->len = 0;
   hw_put(w, tpl, (size_t)(mark - tpl));
-  write_data(w, t, diff, duration_us, o);
+  int rc = write_data(w, t, p, diff, duration_us, o);
   hw_put(w, mark + mlen, len - (size_t)(mark - tpl) - mlen);
   hw_flush(w);
-  int rc = w->err;
+  if (rc == CPROF_OK) rc = w->err;
   free(w);
   if (rc == 0 && (fflush(f) != 0 || ferror(f))) rc = CPROF_EIO;
   return rc;
@@ -230,7 +385,7 @@ int cprof_export_html(const cprof_profile_t *p, const cprof_export_opts_t *o, FI
   if (o == NULL) o = &defaults;
   int rc = cprof__tree_build(&t, p);
   if (rc != 0) return rc;
-  rc = write_page(f, &t, 0, duration_of(p, o), o);
+  rc = write_page(f, &t, p, 0, duration_of(p, o), o);
   cprof__tree_free(&t);
   return rc;
 }
@@ -245,7 +400,7 @@ int cprof_diff_html(const cprof_profile_t *before, const cprof_profile_t *after,
   int rc = cprof__tree_add(&t, before, 0);
   if (rc == 0) rc = cprof__tree_add(&t, after, 1);
   if (rc == 0) rc = cprof__tree_finish(&t);
-  if (rc == 0) rc = write_page(f, &t, 1, duration_of(after, o), o);
+  if (rc == 0) rc = write_page(f, &t, NULL, 1, duration_of(after, o), o);
   cprof__tree_free(&t);
   return rc;
 }

@@ -28,6 +28,15 @@
  * A V8 call frame names a function, not a call site: each function gets
  * one Location whose Line is the function's first line.
  *
+ * With pprof_lines (CPU), a sample's leaf is one Location per line of its
+ * function instead (as @datadog/pprof's lineNumbers mode): each tree node's
+ * self time and sample count are split across its lines as lines.h says
+ * (V8's positionTicks; the shares add up exactly), one Sample per line, so
+ * `go tool pprof -lines` and Pyroscope show lines. Callers keep their
+ * function's Location: V8 records no call-site lines. A line the source
+ * map puts in another file than its function's, and time without a line,
+ * stay on the function's Location.
+ *
  * For Grafana Pyroscope (push, docs/pyroscope.md) two options change what
  * is written. Its tree builder keys a frame on Function.name alone, so
  * pprof_unique_names names a frame with a script "<file>:<name>:<line>",
@@ -52,6 +61,7 @@
 #include "export.h"
 #include "internal.h"
 #include "label.h"
+#include "lines.h"
 #include "pb.h"
 #include "tree.h"
 
@@ -148,11 +158,152 @@ typedef struct {
   strtab_t strs;
   const cprof__tree_t *tree;
   const cprof_export_opts_t *o;
-  uint64_t *stack;     /* location ids, leaf first */
-  unsigned char *used; /* per fn: a sample names it */
-  char **names;        /* per fn: its unique name (pprof_unique_names), made once */
-  double scale;        /* CPU: ns per µs of self time (1000, less under pprof_cpu_cap_us) */
+  uint64_t *stack;        /* location ids, leaf first */
+  unsigned char *used;    /* per fn: a sample names it */
+  char **names;           /* per fn: its unique name (pprof_unique_names), made once */
+  double scale;           /* CPU: ns per µs of self time (1000, less under pprof_cpu_cap_us) */
+  struct plines_s *lines; /* pprof_lines: each tree node's samples per line, or NULL */
 } enc_t;
+
+/* ---- pprof_lines: one Location per line ---- */
+
+typedef struct {
+  uint32_t tnode;
+  uint32_t loc; /* index into locs; CPROF_NONE: the function's own Location */
+  int64_t self;
+  uint64_t count;
+} pline_t;
+
+typedef struct {
+  uint32_t fn;
+  int32_t line;
+} ploc_t;
+
+typedef struct plines_s {
+  pline_t *rows; /* by tree node */
+  uint32_t nrows;
+  uint32_t *first; /* tree node i's rows: rows[first[i] .. first[i + 1]) */
+  ploc_t *locs;    /* distinct (fn, line): Location id nfns + 1 + index */
+  uint32_t nlocs;
+  uint32_t *slots; /* (fn, line) -> loc index + 1 */
+  uint32_t mask;
+  unsigned char *used; /* per loc: a written sample names it */
+} plines_t;
+
+static void plines_free(plines_t *l) {
+  if (!l) return;
+  free(l->rows);
+  free(l->first);
+  free(l->locs);
+  free(l->slots);
+  free(l->used);
+  free(l);
+}
+
+static uint32_t ploc_of(plines_t *l, uint32_t fn, int32_t line) {
+  uint64_t k = (((uint64_t)fn << 32) | (uint32_t)line) * UINT64_C(0x9E3779B97F4A7C15);
+  uint32_t j = (uint32_t)(k >> 32) & l->mask;
+  for (; l->slots[j] != 0; j = (j + 1) & l->mask) {
+    const ploc_t *c = &l->locs[l->slots[j] - 1];
+    if (c->fn == fn && c->line == line) return l->slots[j] - 1;
+  }
+  l->locs[l->nlocs] = (ploc_t){fn, line};
+  l->slots[j] = ++l->nlocs;
+  return l->nlocs - 1;
+}
+
+static int prow_cmp(const void *va, const void *vb) {
+  const pline_t *a = va, *b = vb;
+  if (a->tnode != b->tnode) return a->tnode < b->tnode ? -1 : 1;
+  return a->loc < b->loc ? -1 : a->loc > b->loc;
+}
+
+/* One profile node's rows: its self and sample count split by its ticks. */
+static void node_rows(const enc_t *e, const cprof_profile_t *p, const cprof_line_tick_t *t,
+                      uint32_t n, uint64_t count, plines_t *l, uint32_t *scratch, int64_t *s1,
+                      int64_t *s2) {
+  uint32_t node = t[0].node, tnode = e->tree->node_of[node], fn = e->tree->nodes[tnode].fn;
+  const char *own = p->frames[p->nodes[node].frame].url;
+  for (uint32_t k = 0; k < n; k++)
+    scratch[k] = t[k].ticks;
+  cprof_lines_split(p->nodes[node].self, scratch, n, s1);
+  cprof_lines_split((int64_t)count, scratch, n, s2);
+  for (uint32_t k = 0; k < n; k++) {
+    int same = t[k].url == NULL || strcmp(t[k].url, own) == 0;
+    uint32_t loc = same && t[k].line > 0 ? ploc_of(l, fn, t[k].line) : CPROF_NONE;
+    l->rows[l->nrows++] = (pline_t){tnode, loc, s1[k], (uint64_t)s2[k]};
+  }
+}
+
+static int plines_fill(const enc_t *e, const cprof_profile_t *p, plines_t *l, uint32_t *counts,
+                       unsigned char *covered, uint32_t *scratch, int64_t *s1, int64_t *s2) {
+  const cprof_line_tick_t *t = p->line_ticks;
+  for (uint32_t i = 0; i < p->nsamples; i++)
+    counts[p->samples[i]]++;
+  for (uint32_t i = 0, j; i < p->nline_ticks; i = j) {
+    for (j = i + 1; j < p->nline_ticks && t[j].node == t[i].node;)
+      j++;
+    if (covered[t[i].node]) continue;
+    covered[t[i].node] = 1;
+    node_rows(e, p, &t[i], j - i, counts[t[i].node], l, scratch, s1, s2);
+  }
+  for (uint32_t i = 0; i < p->nnodes; i++)
+    if (!covered[i] && (p->nodes[i].self != 0 || counts[i] != 0))
+      l->rows[l->nrows++] = (pline_t){e->tree->node_of[i], CPROF_NONE, p->nodes[i].self, counts[i]};
+  qsort(l->rows, l->nrows, sizeof *l->rows, prow_cmp);
+  uint32_t n = 0; /* equal (tree node, loc) rows summed */
+  for (uint32_t i = 0; i < l->nrows; i++) {
+    if (n > 0 && prow_cmp(&l->rows[i], &l->rows[n - 1]) == 0) {
+      l->rows[n - 1].self = cprof__sat_add(l->rows[n - 1].self, l->rows[i].self);
+      l->rows[n - 1].count += l->rows[i].count;
+    } else {
+      l->rows[n++] = l->rows[i];
+    }
+  }
+  l->nrows = n;
+  for (uint32_t i = 0; i < n; i++)
+    l->first[l->rows[i].tnode + 1]++;
+  for (uint32_t i = 0; i < e->tree->nnodes; i++)
+    l->first[i + 1] += l->first[i];
+  return CPROF_OK;
+}
+
+/* e->lines for a CPU profile whose tree came from p alone. */
+static int plines_build(enc_t *e, const cprof_profile_t *p) {
+  uint32_t longest = 1, cap = 16;
+  if (!e->tree->node_of || e->tree->nnode_of != p->nnodes) return CPROF_EINVAL;
+  for (uint32_t i = 0, j; i < p->nline_ticks; i = j) {
+    for (j = i + 1; j < p->nline_ticks && p->line_ticks[j].node == p->line_ticks[i].node;)
+      j++;
+    if (j - i > longest) longest = j - i;
+  }
+  while (cap < (uint64_t)p->nline_ticks * 2)
+    cap *= 2;
+  plines_t *l = calloc(1, sizeof *l);
+  uint32_t *counts = calloc((size_t)p->nnodes, sizeof *counts), *scratch = malloc(longest * 4u);
+  unsigned char *covered = calloc((size_t)p->nnodes, 1);
+  int64_t *s1 = malloc(longest * 8u), *s2 = malloc(longest * 8u);
+  int rc = CPROF_ENOMEM;
+  if (l && (l->rows = malloc(((size_t)p->nline_ticks + p->nnodes) * sizeof *l->rows)) &&
+      (l->first = calloc((size_t)e->tree->nnodes + 1, sizeof *l->first)) &&
+      (l->locs = malloc(((size_t)p->nline_ticks + 1) * sizeof *l->locs)) &&
+      (l->slots = calloc(cap, sizeof *l->slots)) && counts && scratch && covered && s1 && s2) {
+    l->mask = cap - 1;
+    rc = plines_fill(e, p, l, counts, covered, scratch, s1, s2);
+  }
+  if (rc == CPROF_OK && !(l->used = calloc((size_t)l->nlocs + 1, 1))) rc = CPROF_ENOMEM;
+  free(counts);
+  free(scratch);
+  free(covered);
+  free(s1);
+  free(s2);
+  if (rc != CPROF_OK) {
+    plines_free(l);
+    return rc;
+  }
+  e->lines = l;
+  return CPROF_OK;
+}
 
 static int put_str(enc_t *e, cprof__buf_t *b, uint32_t field, const char *s) {
   uint64_t id;
@@ -169,7 +320,8 @@ static int put_value_type(enc_t *e, uint32_t field, const char *type, const char
   return rc ? rc : cprof__pb_put_bytes(&e->out, field, e->msg.data, e->msg.len);
 }
 
-static int put_sample(enc_t *e, uint32_t node, uint64_t count, uint64_t value) {
+/* leaf: the Location id of the stack's leaf, 0 for its function's. */
+static int put_sample(enc_t *e, uint32_t node, uint64_t count, uint64_t value, uint64_t leaf) {
   const cprof__tree_t *t = e->tree;
   uint32_t depth = 0;
   /* The root is every stack's base: left out unless it is the stack. */
@@ -178,6 +330,7 @@ static int put_sample(enc_t *e, uint32_t node, uint64_t count, uint64_t value) {
     e->used[t->nodes[n].fn] = 1;
     if (n == 0) break;
   }
+  if (leaf) e->stack[0] = leaf;
   e->ids.len = e->vals.len = e->msg.len = 0;
   for (uint32_t i = 0; i < depth; i++)
     cprof__pb_put_varint(&e->ids, e->stack[i]);
@@ -197,6 +350,32 @@ static int has_sample(const enc_t *e, uint32_t i) {
   return n->self[0] > 0 || n->count[0] != 0;
 }
 
+static uint64_t ns_value(const enc_t *e, int cpu, int64_t self) {
+  uint64_t value = (uint64_t)(self > 0 ? self : 0);
+  if (cpu) /* µs → ns */
+    value = (double)value * e->scale >= 0x1p64 ? UINT64_MAX
+                                               : (uint64_t)((double)value * e->scale + 0.5);
+  return value;
+}
+
+/* pprof_lines: tree node i as one Sample per line; *n counts them. */
+static int put_line_samples(enc_t *e, uint32_t i, uint32_t *n) {
+  const plines_t *l = e->lines;
+  int rc = 0;
+  for (uint32_t k = l->first[i]; k < l->first[i + 1] && rc == 0; k++) {
+    const pline_t *r = &l->rows[k];
+    if (r->self <= 0 && r->count == 0) continue;
+    uint64_t leaf = 0;
+    if (r->loc != CPROF_NONE) {
+      leaf = (uint64_t)e->tree->nfns + 1 + r->loc;
+      l->used[r->loc] = 1;
+    }
+    rc = put_sample(e, i, r->count, ns_value(e, 1, r->self), leaf);
+    (*n)++;
+  }
+  return rc;
+}
+
 /* Samples of the tree's nodes from *next on, at most max_samples of them
  * (0: no limit); *next becomes the first node left out. */
 static int put_samples(enc_t *e, int cpu, uint32_t *next, uint32_t max_samples) {
@@ -207,11 +386,11 @@ static int put_samples(enc_t *e, int cpu, uint32_t *next, uint32_t max_samples) 
     const cprof__tnode_t *node = &t->nodes[i];
     if (!has_sample(e, i)) continue;
     if (max_samples && n == max_samples) break;
-    uint64_t value = (uint64_t)(node->self[0] > 0 ? node->self[0] : 0);
-    if (cpu) /* µs → ns */
-      value = (double)value * e->scale >= 0x1p64 ? UINT64_MAX
-                                                 : (uint64_t)((double)value * e->scale + 0.5);
-    rc = put_sample(e, i, node->count[0], value);
+    if (e->lines) {
+      rc = put_line_samples(e, i, &n);
+      continue;
+    }
+    rc = put_sample(e, i, node->count[0], ns_value(e, cpu, node->self[0]), 0);
     n++;
   }
   *next = i;
@@ -245,6 +424,26 @@ static const char *function_name(enc_t *e, uint32_t i) {
   if (!e->o->pprof_unique_names || f->url[0] == '\0') return f->name[0] ? f->name : "(anonymous)";
   if (e->names[i] == NULL) e->names[i] = unique_name(f, e->o->pprof_cwd);
   return e->names[i];
+}
+
+/* pprof_lines: Location { id, mapping 1, Line { its function, line } } for
+ * each line a written sample names. */
+static int put_line_locations(enc_t *e) {
+  const plines_t *l = e->lines;
+  for (uint32_t k = 0; l && k < l->nlocs; k++) {
+    if (!l->used[k]) continue;
+    e->vals.len = e->msg.len = 0;
+    cprof__pb_put_int(&e->vals, LINE_FUNCTION_ID, (uint64_t)l->locs[k].fn + 1);
+    cprof__pb_put_int(&e->vals, LINE_LINE, (uint64_t)l->locs[k].line);
+    cprof__pb_put_int(&e->msg, LOCATION_ID, (uint64_t)e->tree->nfns + 1 + k);
+    cprof__pb_put_int(&e->msg, LOCATION_MAPPING_ID, 1);
+    if (e->vals.oom) return CPROF_ENOMEM;
+    cprof__pb_put_bytes(&e->msg, LOCATION_LINE, e->vals.data, e->vals.len);
+    if (e->msg.oom) return CPROF_ENOMEM;
+    int rc = cprof__pb_put_bytes(&e->out, PROFILE_LOCATION, e->msg.data, e->msg.len);
+    if (rc != 0) return rc;
+  }
+  return 0;
 }
 
 /* One Function and one Location per function a sample names; both use
@@ -281,7 +480,7 @@ static int put_functions(enc_t *e) {
     if (e->msg.oom) return CPROF_ENOMEM;
     rc = cprof__pb_put_bytes(&e->out, PROFILE_LOCATION, e->msg.data, e->msg.len);
   }
-  return rc;
+  return rc == 0 ? put_line_locations(e) : rc;
 }
 
 /* The one Mapping: Mapping { id 1, filename, has_functions, has_filenames,
@@ -395,7 +594,9 @@ static int enc_open(enc_t *e, cprof__tree_t *tree, const cprof_profile_t *p,
   e->stack = malloc(((size_t)tree->max_depth + 1) * sizeof(*e->stack));
   e->used = calloc((size_t)tree->nfns + 1, 1);
   e->names = calloc((size_t)tree->nfns + 1, sizeof(*e->names));
-  return e->stack && e->used && e->names ? 0 : CPROF_ENOMEM;
+  if (!e->stack || !e->used || !e->names) return CPROF_ENOMEM;
+  if (o->pprof_lines && p->kind == CPROF_KIND_CPU && p->nline_ticks > 0) return plines_build(e, p);
+  return 0;
 }
 
 /* Empties the encoder for the next part: the Profile, the string table and
@@ -405,12 +606,14 @@ static void enc_reset(enc_t *e) {
   strtab_free(&e->strs);
   memset(&e->strs, 0, sizeof(e->strs));
   memset(e->used, 0, (size_t)e->tree->nfns + 1);
+  if (e->lines) memset(e->lines->used, 0, (size_t)e->lines->nlocs + 1);
 }
 
 static void enc_close(enc_t *e, cprof__tree_t *tree) {
   for (uint32_t i = 0; e->names && i < e->tree->nfns; i++)
     free(e->names[i]);
   free(e->names);
+  plines_free(e->lines);
   if (e->tree) cprof__tree_free(tree); /* the string table borrows from p and names */
   free(e->stack);
   free(e->used);

@@ -27,8 +27,9 @@ struct cprof__cpu_raw_s {
 typedef cprof__cpu_raw_t raw_node_t;
 
 /* Bits in the order of NODE_KEYS. */
-enum { SEEN_ID = 1, SEEN_FRAME = 2, SEEN_HITS = 4, SEEN_KIDS = 8, SEEN_PARENT = 16 };
-static const char *const NODE_KEYS[] = {"id", "callFrame", "hitCount", "children", "parent", NULL};
+enum { SEEN_ID = 1, SEEN_FRAME = 2, SEEN_HITS = 4, SEEN_KIDS = 8, SEEN_PARENT = 16, SEEN_POS = 32 };
+static const char *const NODE_KEYS[] = {"id",     "callFrame",     "hitCount", "children",
+                                        "parent", "positionTicks", NULL};
 
 static cprof__who_t who(const raw_node_t *n, unsigned seen, uint32_t i) {
   return (seen & SEEN_ID) ? (cprof__who_t){"node %u", n->id} : (cprof__who_t){"nodes[%u]", i};
@@ -50,6 +51,56 @@ static int read_children(cprof__rd_t *r, cprof__cpu_t *c, raw_node_t *n, cprof__
     c->nkids++;
   }
   n->kids_n = c->nkids - n->kids_off;
+  return rc;
+}
+
+/* A positionTicks number: 1 with *out when it is an integer in lo..hi, 0
+ * when the value is something else (skipped), <0 on a reader error. */
+static int tick_number(cprof__rd_t *r, double lo, double hi, double *out) {
+  if (cprof__rd_peek(r) != '0') {
+    int rc = cprof__rd_skip(r);
+    return rc < 0 ? rc : 0;
+  }
+  int rc = cprof__rd_number(r, out);
+  if (rc != CPROF_OK) return rc < 0 ? rc : -1;
+  return *out >= lo && *out <= hi && *out == (double)(int64_t)*out;
+}
+
+/* One {line, ticks} of node i (file index). An entry that is not of that
+ * shape is left out: the lines are extra detail, never a reason to refuse
+ * a profile every viewer opens. */
+static int read_tick(cprof__rd_t *r, cprof__cpu_t *c, uint32_t i) {
+  const char *key;
+  size_t klen;
+  int first = 1, rc, ok = 0;
+  double line = 0, ticks = 0;
+  if (cprof__rd_peek(r) != '{') return cprof__rd_skip(r);
+  if ((rc = cprof__rd_open(r, '{')) != 0) return rc;
+  while ((rc = cprof__rd_member(r, &first, &key, &klen)) == 1) {
+    int got;
+    if (CPROF__KEY(key, klen, "line"))
+      got = tick_number(r, 0, INT32_MAX, &line);
+    else if (CPROF__KEY(key, klen, "ticks"))
+      got = tick_number(r, 0, UINT32_MAX, &ticks);
+    else
+      got = cprof__rd_skip(r) < 0 ? -1 : 0;
+    if (got < 0) return got;
+    ok += got;
+  }
+  if (rc != 0 || ok != 2 || ticks == 0) return rc;
+  if (cprof__grow((void **)&c->ticks, &c->ticks_cap, c->nticks + 1, sizeof *c->ticks) != 0)
+    return cprof__rd_fail(r, CPROF_ENOMEM, "out of memory for positionTicks");
+  c->ticks[c->nticks++] =
+      (cprof_line_tick_t){.node = i, .line = (int32_t)line, .ticks = (uint32_t)ticks};
+  return 0;
+}
+
+static int read_ticks(cprof__rd_t *r, cprof__cpu_t *c, uint32_t i) {
+  int first = 1, rc;
+  if (cprof__rd_peek(r) != '[') return cprof__rd_skip(r);
+  if ((rc = cprof__rd_open(r, '[')) != 0) return rc;
+  while ((rc = cprof__rd_elem(r, &first)) == 1)
+    if ((rc = read_tick(r, c, i)) != 0) return rc;
   return rc;
 }
 
@@ -75,6 +126,8 @@ static int node_member(cprof__rd_t *r, cprof_profile_t *p, cprof__cpu_t *c, raw_
     return FAIL("%s: hitCount is not an integer in 0..4294967295", what);
   case SEEN_KIDS:
     return read_children(r, c, n, w);
+  case SEEN_POS:
+    return read_ticks(r, c, i);
   default:
     if (cprof__rd_null(r)) return 0;
     n->has_parent = 1;
@@ -286,6 +339,11 @@ static int emit_samples(cprof__rd_t *r, cprof_profile_t *p, cprof__cpu_t *c, con
     c->samples[i] = l->pos[k];
   }
   if (n == 0) return 0;
+  for (uint32_t i = 0; i < c->nticks; i++) /* file index -> node index */
+    c->ticks[i].node = l->pos[c->ticks[i].node];
+  p->line_ticks = c->ticks;
+  p->nline_ticks = c->nticks;
+  c->ticks = NULL;
   p->samples = c->samples;
   p->time_deltas = c->deltas;
   p->nsamples = n;
@@ -331,5 +389,6 @@ void cprof__cpu_free(cprof__cpu_t *c) {
   free(c->kids);
   free(c->samples);
   free(c->deltas);
+  free(c->ticks);
   *c = (cprof__cpu_t){0};
 }

@@ -23,7 +23,9 @@ typedef struct {
   int64_t *deltas;
   uint32_t ndeltas, deltas_cap;
   int64_t start, end;
-  int has_start, has_end; /* and in range */
+  int has_start, has_end;   /* and in range */
+  cprof_line_tick_t *ticks; /* positionTicks; .node a file index until linked */
+  uint32_t nticks, ticks_cap;
 } cprof__cpu_t;
 
 int cprof__cpu_nodes(cprof__rd_t *r, cprof_profile_t *p, cprof__cpu_t *c);

@@ -58,6 +58,7 @@ void cprof_profile_free(cprof_profile_t *p) {
   free(p->time_deltas);
   free(p->sample_sizes);
   free(p->sample_ordinals);
+  free(p->line_ticks);
   free(p);
 }
 
@@ -270,6 +271,8 @@ int cprof__check_model(const cprof_profile_t *p) {
   if (linked != p->nnodes - 1 || (p->nsamples > 0 && p->samples == NULL)) return CPROF_EINVAL;
   for (uint32_t i = 0; i < p->nsamples; i++)
     if (p->samples[i] >= p->nnodes) return CPROF_EINVAL;
+  for (uint32_t i = 0; i < p->nline_ticks; i++)
+    if (p->line_ticks[i].node >= p->nnodes) return CPROF_EINVAL;
   return 0;
 }
 
@@ -284,6 +287,7 @@ size_t cprof_profile_bytes(const cprof_profile_t *p) {
   n += cprof__block_bytes(p->time_deltas, (size_t)p->nsamples * sizeof(*p->time_deltas));
   n += cprof__block_bytes(p->sample_sizes, (size_t)p->nsamples * sizeof(*p->sample_sizes));
   n += cprof__block_bytes(p->sample_ordinals, (size_t)p->nsamples * sizeof(*p->sample_ordinals));
+  n += cprof__block_bytes(p->line_ticks, (size_t)p->nline_ticks * sizeof(*p->line_ticks));
   const struct cprof__internal_s *in = p->internal;
   if (in == NULL) return n;
   n += cprof__block_bytes(in, sizeof(*in));

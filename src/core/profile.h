@@ -36,6 +36,15 @@ typedef struct {
   int64_t total;         /* self plus the self of every descendant */
 } cprof_node_t;
 
+/* CPU: one entry of V8's positionTicks, where in its function a node's
+ * samples fell (lines.h turns them into self time per line). */
+typedef struct {
+  uint32_t node;   /* node index */
+  int32_t line;    /* 1-based, as V8 gives it (0: unknown) */
+  uint32_t ticks;  /* samples of the node on that line */
+  const char *url; /* NULL: the node's frame's url; else the line's own file (source maps) */
+} cprof_line_tick_t;
+
 typedef struct cprof_profile_s {
   cprof_kind_t kind;
   cprof_frame_t *frames; /* interned: equal frames share one index */
@@ -50,6 +59,8 @@ typedef struct cprof_profile_s {
   int64_t start_time;        /* CPU: µs on V8's clock; heap: 0 */
   int64_t end_time;          /* CPU: µs on V8's clock; heap: 0 */
   struct cprof__internal_s *internal;
+  cprof_line_tick_t *line_ticks; /* CPU: positionTicks, each node's entries together */
+  uint32_t nline_ticks;          /* 0 when the file had none (heap, merged profiles) */
 } cprof_profile_t;
 
 /* Parses a .cpuprofile, a .heapprofile, or an inspector reply wrapping one
@@ -84,7 +95,7 @@ int cprof_reply_profile_span(const char *json, size_t len, size_t *off, size_t *
  * heap profiler does with stackDepth (some V8 versions ignore it): a deeper
  * node's self moves to the node for its innermost max_depth frames, rooted at
  * the root; samples follow. Node ids stay unique. No-op when every stack
- * fits. CPROF_OK or CPROF_ENOMEM. */
+ * fits; when it cuts, the profile's line_ticks go. CPROF_OK or CPROF_ENOMEM. */
 int cprof_profile_limit_depth(cprof_profile_t *p, uint32_t max_depth);
 
 /* The bytes this profile really holds in memory (every allocation the model

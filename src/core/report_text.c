@@ -19,6 +19,7 @@
 #include "export.h"
 #include "internal.h"
 #include "label.h"
+#include "report_lines.h"
 #include "tree.h"
 #include "xml.h"
 
@@ -351,6 +352,7 @@ static int report(rep_t *r) {
     for (uint32_t i = 0; i < n && !r->err; i++)
       callers(r, fns[i]);
   }
+  if (r->o->lines && !r->err) r->err = cprof__report_lines(r->f, r->p, &r->flat, r->o);
   if (r->err) return r->err;
   return fflush(r->f) != 0 || ferror(r->f) ? CPROF_EIO : 0;
 }

@@ -182,9 +182,10 @@ static entry_t *acquire(cprof_smcache_t *c, const char *path, const cprof_sm_lim
 /* ---- mapped frames ---- */
 
 struct cprof_sm_frames_s {
-  cprof_frame_t *held;    /* V8's frames after apply; the mapped ones after a swap */
-  cprof__arena_t strings; /* the mapped frames' strings */
-  int mapped_in;          /* 1 while p->frames are the mapped ones */
+  cprof_frame_t *held;           /* V8's frames after apply; the mapped ones after a swap */
+  cprof_line_tick_t *held_ticks; /* the same for positionTicks' lines */
+  cprof__arena_t strings;        /* the mapped frames' strings */
+  int mapped_in;                 /* 1 while p->frames are the mapped ones */
 };
 
 static int url_safe(unsigned char c) {
@@ -283,8 +284,31 @@ static int map_frame(cprof_sm_frames_t *f, const cprof_frame_t *fr, const slot_t
   return CPROF_OK;
 }
 
+/* Each positionTicks line through the map of its node's script (V8's
+ * frame): a generated line reads as its first mapping's original file and
+ * line (positionTicks has no column; a bundler's line is usually one
+ * original line). A line the map does not cover keeps V8's file and line,
+ * named explicitly, since the frame itself may now name the original. */
+static int map_ticks(cprof_profile_t *p, cprof_sm_frames_t *f, scripts_t *t,
+                     cprof_line_tick_t *out) {
+  for (uint32_t i = 0; i < p->nline_ticks; i++) {
+    const cprof_frame_t *fr = &p->frames[p->nodes[p->line_ticks[i].node].frame];
+    const slot_t *s = script_slot(t, fr->url);
+    cprof_sm_pos_t pos;
+    out[i] = p->line_ticks[i];
+    if (!out[i].url) out[i].url = fr->url;
+    if (!s->url || s->none || !s->e || !s->e->map || out[i].line <= 0 ||
+        !cprof_sourcemap_lookup(s->e->map, out[i].line - 1, 0, &pos))
+      continue;
+    if (!(out[i].url = styled_source(f, fr->url, pos.source))) return CPROF_ENOMEM;
+    out[i].line = pos.line + 1;
+  }
+  return CPROF_OK;
+}
+
 static void frames_free(cprof_sm_frames_t *f) {
   cprof__arena_free(&f->strings);
+  free(f->held_ticks);
   free(f->held);
   free(f);
 }
@@ -309,6 +333,12 @@ int cprof_sourcemap_apply(cprof_profile_t *p, cprof_smcache_t *cache, const cpro
     if (rc == CPROF_OK && !s->none) rc = map_frame(f, &p->frames[i], s, &mapped[i], stats);
   }
   stats->unmapped = stats->frames - stats->mapped;
+  if (rc == CPROF_OK && p->nline_ticks) {
+    if (!(f->held_ticks = malloc((size_t)p->nline_ticks * sizeof *f->held_ticks)))
+      rc = CPROF_ENOMEM;
+    else
+      rc = map_ticks(p, f, &t, f->held_ticks);
+  }
 done:
   for (uint32_t i = 0; t.slots && i < t.cap; i++)
     if (t.slots[i].e) release(cache, t.slots[i].e);
@@ -320,6 +350,11 @@ done:
   }
   f->held = p->frames;
   p->frames = mapped;
+  if (f->held_ticks) { /* the mapped lines in, V8's held */
+    cprof_line_tick_t *v8 = p->line_ticks;
+    p->line_ticks = f->held_ticks;
+    f->held_ticks = v8;
+  }
   f->mapped_in = 1;
   *out = f;
   return CPROF_OK;
@@ -329,6 +364,11 @@ void cprof_sourcemap_swap(cprof_profile_t *p, cprof_sm_frames_t *f) {
   cprof_frame_t *t = p->frames;
   p->frames = f->held;
   f->held = t;
+  if (f->held_ticks) {
+    cprof_line_tick_t *lt = p->line_ticks;
+    p->line_ticks = f->held_ticks;
+    f->held_ticks = lt;
+  }
   f->mapped_in = !f->mapped_in;
 }
 

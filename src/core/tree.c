@@ -169,7 +169,12 @@ int cprof__tree_add(cprof__tree_t *t, const cprof_profile_t *p, int slot) {
   uint32_t *node_map = malloc((size_t)p->nnodes * sizeof(*node_map));
   rc = frame_fn && node_map ? tree_fill(t, p, slot, frame_fn, node_map) : CPROF_ENOMEM;
   free(frame_fn);
-  free(node_map);
+  /* Kept: node indexes do not change in finish, and pprof's per-line
+   * samples (export_pprof.c) go from a profile node to its tree node. */
+  free(t->node_of);
+  t->node_of = rc == 0 ? node_map : NULL;
+  t->nnode_of = rc == 0 ? p->nnodes : 0;
+  if (rc != 0) free(node_map);
   return rc;
 }
 
@@ -227,6 +232,7 @@ void cprof__tree_free(cprof__tree_t *t) {
     free(t->fns[i].label);
   free(t->fns);
   free(t->nodes);
+  free(t->node_of);
   if (t->index != NULL) {
     free(t->index->fn_slots);
     free(t->index->kid_slots);

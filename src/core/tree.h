@@ -40,6 +40,8 @@ typedef struct {
   uint64_t samples[2]; /* sum of count per slot */
   cprof_kind_t kind;
   struct cprof__tindex_s *index; /* lookup tables while adding */
+  uint32_t *node_of;             /* the last added profile's node i -> tree node (pprof's lines) */
+  uint32_t nnode_of;
 } cprof__tree_t;
 
 /* Adds p's call tree into slot (0 or 1). The root of p merges with the

@@ -127,6 +127,23 @@ static const struct {
 
 /* ---- checks ---- */
 
+/* Every function's lines add up to its self value exactly (lines.h). */
+static void check_lines(const cprof_profile_t *p, const cprof_flat_t *flat) {
+  cprof_lines_t l;
+  int rc = cprof_lines_build(p, flat, NULL, &l);
+  if (rc == CPROF_ENOMEM) return;
+  FUZZ_CHECK(rc == CPROF_OK, "cprof_lines_build: %d", rc);
+  for (uint32_t f = 0; f < flat->nfuncs; f++) {
+    int64_t sum = 0, self = flat->funcs[f].self;
+    for (uint32_t i = l.first[f]; i < l.first[f + 1]; i++)
+      sum = (int64_t)((uint64_t)sum + (uint64_t)l.lines[i].self); /* no UB on absurd values */
+    /* Saturated sums (absurd self values) are the only way to differ. */
+    FUZZ_CHECK(sum == self || self == INT64_MAX || self == INT64_MIN,
+               "function %u: lines add up to %lld, self %lld", f, (long long)sum, (long long)self);
+  }
+  cprof_lines_free(&l);
+}
+
 static void check_flat(const cprof_profile_t *p, unsigned top_n) {
   cprof_flat_t flat;
   int rc = cprof_flat_build(p, &flat);
@@ -152,6 +169,7 @@ static void check_flat(const cprof_profile_t *p, unsigned top_n) {
   (void)cprof_flat_special(&flat, p, "(garbage collector)");
   (void)cprof_flat_special(&flat, p, "(idle)");
   (void)cprof_flat_special(&flat, p, "(program)");
+  check_lines(p, &flat);
   cprof_flat_free(&flat);
 }
 

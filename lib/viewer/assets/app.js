@@ -86,8 +86,11 @@ function main () {
   const views = {}
   let current = 'topdown'
 
+  const linesView = createLinesView(m, document.getElementById('lines-panel'))
+
   function select (f, from) {
     flame.selectFn(f)
+    linesView.show(f)
     if (from !== 'flat') views.flat.select(f)
     for (const name of ['topdown', 'bottomup']) {
       if (name === from) continue

@@ -1,0 +1,100 @@
+/* Reading a source file for the line views (see source.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_CLOEXEC */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "source.h"
+#include "sourcemap_url.h"
+
+static int read_regular(const char *path, char **out, size_t *len) {
+  struct stat st;
+  /* O_NONBLOCK: a FIFO named in a profile must not block the thread. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return CPROF_EIO;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      (unsigned long long)st.st_size > CPROF__SOURCE_MAX) {
+    close(fd);
+    return CPROF_EIO;
+  }
+  size_t n = (size_t)st.st_size, got = 0;
+  char *buf = malloc(n + 1);
+  if (!buf) {
+    close(fd);
+    return CPROF_ENOMEM;
+  }
+  while (got < n) {
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break; /* shrank while reading: use what is there */
+    got += (size_t)r;
+  }
+  close(fd);
+  buf[got] = '\0';
+  *out = buf;
+  *len = got;
+  return CPROF_OK;
+}
+
+static int index_lines(cprof__source_t *s) {
+  uint32_t n = 1;
+  for (size_t i = 0; i < s->len; i++)
+    n += s->text[i] == '\n';
+  if (!(s->starts = malloc(((size_t)n + 1) * sizeof *s->starts))) return CPROF_ENOMEM;
+  s->starts[0] = 0;
+  uint32_t k = 1;
+  for (size_t i = 0; i < s->len; i++)
+    if (s->text[i] == '\n') s->starts[k++] = (uint32_t)(i + 1);
+  s->starts[n] = (uint32_t)s->len + 1;
+  s->nlines = n;
+  return CPROF_OK;
+}
+
+/* Whether path names source code by its extension. A profile is data
+ * anyone can write: one naming ~/.ssh/id_rsa with positionTicks must not
+ * put that file's text into a report or a page `cprof ui` serves. */
+static int source_ext(const char *path) {
+  static const char *const EXT[] = {".js",  ".mjs", ".cjs", ".jsx",    ".ts",     ".mts",
+                                    ".cts", ".tsx", ".vue", ".svelte", ".coffee", NULL};
+  const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+  if (!dot || (slash && dot < slash)) return 0;
+  for (int i = 0; EXT[i]; i++)
+    if (strcmp(dot, EXT[i]) == 0) return 1;
+  return 0;
+}
+
+int cprof__source_read(const char *url, cprof__source_t *out) {
+  *out = (cprof__source_t){0};
+  char *path = url ? cprof__sm_url_to_path(url) : NULL;
+  if (!path) return CPROF_EIO;
+  if (!source_ext(path)) {
+    free(path);
+    return CPROF_EIO;
+  }
+  int rc = read_regular(path, &out->text, &out->len);
+  free(path);
+  if (rc == CPROF_OK) rc = index_lines(out);
+  if (rc != CPROF_OK) cprof__source_free(out);
+  return rc;
+}
+
+int cprof__source_line(const cprof__source_t *src, int32_t line, const char **s, size_t *n) {
+  if (!src->starts || line < 1 || (uint32_t)line > src->nlines) return 0;
+  uint32_t a = src->starts[line - 1], b = src->starts[line] - 1;
+  if (b > a && src->text[b - 1] == '\r') b--;
+  *s = src->text + a;
+  *n = b - a;
+  return 1;
+}
+
+void cprof__source_free(cprof__source_t *src) {
+  free(src->text);
+  free(src->starts);
+  *src = (cprof__source_t){0};
+}
