@@ -15,6 +15,8 @@
  *   ring.h       the flight recorder's ring of windows (evicted by age and
  *                bytes, reference counted), overlap trimming
  *   store.h      the recorder store's file names and retention
+ *   trend.h      the live heap's trend by allocation site (Theil–Sen,
+ *                Mann–Kendall): which sites keep growing
  *   note.h       the profile inside a Profiler.consoleProfileFinished
  *                notification
  *   sourcemap_apply.h  mapping a profile's frames through source maps, the
@@ -46,6 +48,7 @@
 #include "note.h"
 #include "ring.h"
 #include "store.h"
+#include "trend.h"
 #include "sourcemap_apply.h"
 
 #endif
