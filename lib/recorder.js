@@ -21,7 +21,11 @@ const KEEP_DEFAULT_MS = 60_000
 const MAX_BYTES_DEFAULT = 16 * 1024 * 1024
 const STORE_MAX_BYTES_DEFAULT = 256 * 1024 * 1024
 const STORE_MAX_AGE_DEFAULT_MS = 24 * 3600 * 1000
-const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'store', 'sourceMaps', 'push']
+const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'trendWindows', 'store', 'sourceMaps', 'push']
+// The heap trend's length in heap windows (src/core/trend.h): 60 is 10
+// minutes of the default 10 s windows; at least the trend's 8 to judge.
+const TREND_WINDOWS_DEFAULT = 60
+const TREND_WINDOWS_RANGE = [8, 10_000]
 const STORE_KEYS = ['dir', 'maxBytes', 'maxAge', 'formats']
 const STORE_FORMATS = ['cpuprofile', 'pprof']
 const DUMP_KEYS = ['kind', 'last', 'formats', 'dir', 'name', 'sourceMaps']
@@ -85,8 +89,17 @@ function heapIntervalOption (value) {
   return value
 }
 
-/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval, store,
- * sourceMaps, push } */
+function trendWindowsOption (value) {
+  if (value === undefined) return TREND_WINDOWS_DEFAULT
+  const [min, max] = TREND_WINDOWS_RANGE
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw invalidArg(`trendWindows must be an integer from ${min} to ${max} (heap windows), got ${describe(value)}`)
+  }
+  return value
+}
+
+/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval,
+ * trendWindows, store, sourceMaps, push } */
 function startOptions (arg) {
   const o = objectOption(arg, START_KEYS, 'recorder.start()')
   if (o.heap !== undefined && typeof o.heap !== 'boolean') {
@@ -103,6 +116,7 @@ function startOptions (arg) {
     interval,
     heap: o.heap === true,
     heapInterval: heapIntervalOption(o.heapInterval),
+    trendWindows: trendWindowsOption(o.trendWindows),
     store: storeOption(o.store),
     sourceMaps: options.sourceMapsOption(o.sourceMaps), // start()'s default: on under --enable-source-maps
     push: pushOptions(o.push) // Grafana Pyroscope (lib/push, docs/pyroscope.md)
@@ -205,7 +219,8 @@ function createRecorder (hooks) {
     // cwd: pushed frames name their files relative to it ("./lib/a.js:fib:3", docs/pyroscope.md)
     const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes, cwd: process.cwd() }
     const t0 = performance.now()
-    const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push)
+    const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push,
+      o.trendWindows)
     ownMs += performance.now() - t0
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
@@ -317,5 +332,6 @@ module.exports = {
   KEEP_DEFAULT_MS,
   MAX_BYTES_DEFAULT,
   STORE_MAX_BYTES_DEFAULT,
-  STORE_MAX_AGE_DEFAULT_MS
+  STORE_MAX_AGE_DEFAULT_MS,
+  TREND_WINDOWS_DEFAULT
 }

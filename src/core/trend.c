@@ -245,16 +245,34 @@ static int cmp_bytes_desc(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-/* The profile's live bytes per frame with any (a frame per
- * name+url+line+column; sites merge the columns), largest first, at most
- * max_sites of them. */
+/* The profile's live bytes per site frame, largest first, at most
+ * max_sites of them. A node's bytes go to its innermost frame with a script
+ * (url): what a builtin ("repeat", "set", url "") allocates is charged to
+ * the app's function that called it, which is what a reader can fix; a
+ * stack with no script at all keeps its own frame. Frames differ by column
+ * too; sites merge the columns. */
 static int frames_with_bytes(const cprof_profile_t *p, uint32_t max_sites, frame_bytes_t **out,
                              uint32_t *n) {
   int64_t *by = calloc(p->nframes ? p->nframes : 1, sizeof *by);
-  if (!by) return CPROF_ENOMEM;
-  for (uint32_t i = 0; i < p->nnodes; i++)
-    if (p->nodes[i].self > 0 && p->nodes[i].frame < p->nframes)
-      by[p->nodes[i].frame] += p->nodes[i].self;
+  uint32_t *site = malloc((p->nnodes ? p->nnodes : 1) * sizeof *site);
+  if (!by || !site) {
+    free(by);
+    free(site);
+    return CPROF_ENOMEM;
+  }
+  for (uint32_t i = 0; i < p->nnodes; i++) { /* parents come first */
+    uint32_t f = p->nodes[i].frame, up = p->nodes[i].parent;
+    site[i] = CPROF_NONE;
+    if (f < p->nframes && p->frames[f].url[0])
+      site[i] = f;
+    else if (up < i)
+      site[i] = site[up];
+  }
+  for (uint32_t i = 0; i < p->nnodes; i++) {
+    uint32_t f = site[i] != CPROF_NONE ? site[i] : p->nodes[i].frame;
+    if (p->nodes[i].self > 0 && f < p->nframes) by[f] += p->nodes[i].self;
+  }
+  free(site);
   uint32_t k = 0;
   for (uint32_t f = 0; f < p->nframes; f++)
     k += by[f] > 0;

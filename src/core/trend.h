@@ -4,7 +4,9 @@
  * window's end (docs/recorder.md, Heap windows). A trend keeps, for the last
  * max_windows windows, the live bytes of every allocation site (a site is a
  * function as the flat profile keys it, minus the column: functionName + url
- * + line) and of the whole heap, and tells which sites grow steadily:
+ * + line; bytes a builtin such as String.prototype.repeat allocates count for
+ * the innermost caller with a script, the app's code) and of the whole heap,
+ * and tells which sites grow steadily:
  *
  *   - growth per minute: the Theil–Sen slope (the median of the slopes
  *     between every pair of windows), so one outlier window moves it little;
