@@ -6,6 +6,7 @@ const { parseArgs } = require('node:util')
 const { discover, withUsage, byApp } = require('../fleet/discover')
 const rundir = require('../fleet/rundir')
 const { termSafe } = require('../term')
+const { psText } = require('../fleet/heap-trend')
 
 const WINDOW_MS = 250
 
@@ -16,14 +17,17 @@ node -r cprof/register with CPROF_PROFILING): pid, app name (the PM2 name,
 else $CPROF_APP, process.title or the script's name), PM2 id and instance
 (NODE_APP_INSTANCE, or the node:cluster worker id), cluster role, what is
 running now (cpu, heap profile, recorder(<N>w): the flight recorder with N
-windows in its ring), CPU % of one core over ${WINDOW_MS} ms, and RSS.
+windows in its ring), CPU % of one core over ${WINDOW_MS} ms, RSS, the
+dump signal, and with the recorder's heap windows the heap trend: the top
+growing allocation site and its growth per minute, or "steady" (details:
+cprof leaks <pid>).
 Processes announce themselves in ${rundir.runDir()}
 (or $CPROF_RUN_DIR); entries of processes that died are removed here.
 
   --app NAME   only the processes of app NAME
   --json       one JSON object per process: { pid, ppid, app, pm2Id, instance,
-               role, running, recorder: { running, windows, from, to },
-               triggers, dir, cpuPercent, rssBytes, ... }
+               role, running, recorder: { running, windows, from, to,
+               heapTrend }, triggers, dir, cpuPercent, rssBytes, ... }
 `
 
 function human (bytes) {
@@ -44,12 +48,12 @@ function dash (v) {
 }
 
 function table (entries) {
-  const rows = [['PID', 'APP', 'PM2', 'INST', 'ROLE', 'RUNNING', 'CPU%', 'RSS', 'SIGNAL']]
+  const rows = [['PID', 'APP', 'PM2', 'INST', 'ROLE', 'RUNNING', 'CPU%', 'RSS', 'SIGNAL', 'HEAP TREND']]
   for (const e of entries) { // announced by the processes: escaped (lib/term.js)
     rows.push([
       String(e.pid), e.app, dash(e.pm2Id), dash(e.instance), dash(e.role), runningText(e),
       e.cpuPercent === null ? '-' : e.cpuPercent.toFixed(1), human(e.rssBytes),
-      e.triggers && e.triggers.signal ? e.triggers.signal : '-'
+      e.triggers && e.triggers.signal ? e.triggers.signal : '-', psText(e)
     ].map(termSafe))
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
