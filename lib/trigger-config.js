@@ -117,7 +117,11 @@ function initConfig (config) {
   }
   // Incidents write the recorder's last seconds: they start it with its
   // defaults when init() does not configure it.
-  const recorder = recorderOption(config.recorder) || (incidents ? {} : null)
+  let recorder = recorderOption(config.recorder) || (incidents ? {} : null)
+  if (incidents && incidents.heapGrowth) { // it reads the heap windows' trend
+    if (recorder.heap === false) throw invalidArg('incidents.heapGrowth needs the recorder\'s heap windows: leave recorder.heap unset or true')
+    recorder = { ...recorder, heap: true }
+  }
   // With the recorder on, CPU sampling is always running: a dump replaces
   // the CPU toggle, and profiling defaults to off (heap stays available).
   const { cpu: cpuToggle, heap } = profilingOption(config.profiling === undefined && recorder ? false : config.profiling)
