@@ -3,8 +3,8 @@
 // churn of short-lived allocations (a ~20 KB JSON document built, serialized
 // and parsed per request), with the flight recorder's heap windows on
 // (init({ recorder: { heap: true, window } })). cfg (argv[2], JSON):
-//   leakBytesPerMin  > 0: rememberSession() adds objects to a Map at this
-//                    rate (one object a second), for the whole run
+//   leakBytesPerMin  > 0: rememberSession() adds ~1 KB objects to a Map at
+//                    this rate (every second), for the whole run
 //   burstBytes       > 0: fillCacheOnce() fills a cache of this size in 10
 //                    one-second steps from burstAtMs, then keeps it
 //   windowMs, trendWindows  the recorder's
@@ -16,9 +16,11 @@ const cfg = JSON.parse(process.argv[2] || '{}')
 const sessions = new Map()
 let sessionId = 0
 
+// ~1 KB sessions, as many a second as the rate asks (the fraction carried).
+let owed = 0
 function rememberSession () {
-  const bytes = Math.max(64, Math.round(cfg.leakBytesPerMin / 60))
-  sessions.set(++sessionId, { id: sessionId, at: Date.now(), note: 's'.repeat(bytes - 48) + sessionId })
+  owed += cfg.leakBytesPerMin / 60 / 1024
+  for (; owed >= 1; owed--) sessions.set(++sessionId, { id: sessionId, at: Date.now(), note: 's'.repeat(960) + sessionId })
 }
 
 const cache = []

@@ -711,9 +711,21 @@ static int set_num_or_null(napi_env env, napi_value o, const char *key, double v
   return napi_get_null(env, &x) != napi_ok || napi_set_named_property(env, o, key, x) != napi_ok;
 }
 
+/* o[key] = [v...] (bytes or ms: exact as doubles below 2^53). */
+static int set_series(napi_env env, napi_value o, const char *key, const int64_t *v, uint32_t n) {
+  napi_value arr, x;
+  if (napi_create_array_with_length(env, n, &arr) != napi_ok) return 1;
+  for (uint32_t i = 0; i < n; i++)
+    if (napi_create_double(env, (double)v[i], &x) != napi_ok ||
+        napi_set_element(env, arr, i, x) != napi_ok)
+      return 1;
+  return napi_set_named_property(env, o, key, arr) != napi_ok;
+}
+
 /* status().heap.trend: { windows, from, to, live, perMinute, z, growing,
- * since, sites, growingSites, top: [{ functionName, url, line (1-based, 0
- * unknown), live, perMinute, z, since, share }] } (docs/recorder.md). */
+ * since, sites, growingSites, times, heapSeries, top: [{ functionName, url,
+ * line (1-based, 0 unknown), live, perMinute, z, since, share, series }] }
+ * (docs/recorder.md): times, heapSeries and series per window, oldest first. */
 static int trend_status(napi_env env, napi_value h, cprof_trend_t *trend) {
   cprof_trend_result_t r;
   napi_value o, top, b;
@@ -729,7 +741,9 @@ static int trend_status(napi_env env, napi_value h, cprof_trend_t *trend) {
             cprof__js_set_num(env, o, "z", r.heap.z) ||
             set_num_or_null(env, o, "since", r.windows ? (double)r.heap.since_ms : NAN) ||
             cprof__js_set_num(env, o, "sites", r.sites) ||
-            cprof__js_set_num(env, o, "growingSites", r.growing);
+            cprof__js_set_num(env, o, "growingSites", r.growing) ||
+            set_series(env, o, "times", r.times, r.times ? r.windows : 0) ||
+            set_series(env, o, "heapSeries", r.heap_series, r.heap_series ? r.windows : 0);
   for (uint32_t i = 0; i < r.ntop && !bad; i++) {
     const cprof_trend_site_t *s = &r.top[i];
     napi_value e;
@@ -741,7 +755,9 @@ static int trend_status(napi_env env, napi_value h, cprof_trend_t *trend) {
           cprof__js_set_num(env, e, "perMinute", round(s->per_min)) ||
           cprof__js_set_num(env, e, "z", s->z) ||
           cprof__js_set_num(env, e, "since", (double)s->since_ms) ||
-          set_num_or_null(env, e, "share", s->share) || napi_set_element(env, top, i, e) != napi_ok;
+          set_num_or_null(env, e, "share", s->share) ||
+          set_series(env, e, "series", s->series, r.windows) ||
+          napi_set_element(env, top, i, e) != napi_ok;
   }
   cprof_trend_result_free(&r);
   return bad || napi_set_named_property(env, o, "top", top) != napi_ok ||

@@ -136,8 +136,11 @@ void cprof_trend_result_free(cprof_trend_result_t *r) {
   for (uint32_t i = 0; i < r->ntop; i++) {
     free(r->top[i].name);
     free(r->top[i].url);
+    free(r->top[i].series);
   }
   free(r->top);
+  free(r->times);
+  free(r->heap_series);
   memset(r, 0, sizeof *r);
 }
 
@@ -361,25 +364,35 @@ static int compute(cprof_trend_t *t, const cprof_trend_opts_t *o, cprof_trend_re
                              .per_min = vd.per_min,
                              .z = vd.z,
                              .since_ms = vd.since_ms,
+                             .series = s->v, /* the ring itself: linearized below */
                              .share = r->heap.per_min > 0 ? vd.per_min / r->heap.per_min : NAN};
   }
   r->growing = ng;
   qsort(grow, ng, sizeof *grow, cmp_site_desc);
   r->ntop = ng < o->top ? ng : o->top;
-  for (uint32_t i = 0; i < r->ntop; i++) {
-    grow[i].name = strdup(grow[i].name);
-    grow[i].url = strdup(grow[i].url);
-    if (!grow[i].name || !grow[i].url) {
-      for (uint32_t j = 0; j <= i; j++) {
-        free(grow[j].name);
-        free(grow[j].url);
-      }
-      free(grow);
-      memset(r, 0, sizeof *r);
-      return CPROF_ENOMEM;
+  r->top = grow;
+  int ok = (r->times = malloc(t->n * sizeof *r->times)) != NULL &&
+           (r->heap_series = malloc(t->n * sizeof *r->heap_series)) != NULL;
+  if (ok) {
+    series_of(t, t->heap);
+    memcpy(r->times, t->tmp_t, t->n * sizeof *r->times);
+    memcpy(r->heap_series, t->tmp_v, t->n * sizeof *r->heap_series);
+  }
+  for (uint32_t i = 0; i < r->ntop; i++) { /* own copies: the tracker changes */
+    const int64_t *ring = grow[i].series;
+    grow[i].name = ok ? strdup(grow[i].name) : NULL;
+    grow[i].url = ok ? strdup(grow[i].url) : NULL;
+    grow[i].series = ok ? malloc(t->n * sizeof(int64_t)) : NULL;
+    ok = ok && grow[i].name && grow[i].url && grow[i].series;
+    if (ok) {
+      series_of(t, ring);
+      memcpy(grow[i].series, t->tmp_v, t->n * sizeof(int64_t));
     }
   }
-  r->top = grow;
+  if (!ok) {
+    cprof_trend_result_free(r);
+    return CPROF_ENOMEM;
+  }
   return CPROF_OK;
 }
 
@@ -432,21 +445,35 @@ int cprof_trend_add(cprof_trend_t *t, const cprof_profile_t *heap, int64_t end_m
   return rc;
 }
 
+static void *dup_bytes(const void *p, size_t n) {
+  void *q = malloc(n ? n : 1);
+  if (q && n) memcpy(q, p, n);
+  return q;
+}
+
 int cprof_trend_latest(cprof_trend_t *t, cprof_trend_result_t *out) {
   memset(out, 0, sizeof *out);
   if (!t) return CPROF_EINVAL;
   pthread_mutex_lock(&t->lock);
   int rc = CPROF_OK;
-  *out = t->latest;
+  const cprof_trend_result_t *l = &t->latest;
+  size_t n = l->windows * sizeof(int64_t);
+  *out = *l;
   out->top = NULL;
   out->ntop = 0;
-  if (t->latest.ntop && !(out->top = calloc(t->latest.ntop, sizeof *out->top))) rc = CPROF_ENOMEM;
-  for (uint32_t i = 0; i < t->latest.ntop && rc == CPROF_OK; i++) {
-    out->top[i] = t->latest.top[i];
-    out->top[i].name = strdup(t->latest.top[i].name);
-    out->top[i].url = strdup(t->latest.top[i].url);
+  out->times = out->heap_series = NULL;
+  if (l->windows && (!(out->times = dup_bytes(l->times, n)) ||
+                     !(out->heap_series = dup_bytes(l->heap_series, n))))
+    rc = CPROF_ENOMEM;
+  if (rc == CPROF_OK && l->ntop && !(out->top = calloc(l->ntop, sizeof *out->top)))
+    rc = CPROF_ENOMEM;
+  for (uint32_t i = 0; i < l->ntop && rc == CPROF_OK; i++) {
+    out->top[i] = l->top[i];
+    out->top[i].name = strdup(l->top[i].name);
+    out->top[i].url = strdup(l->top[i].url);
+    out->top[i].series = dup_bytes(l->top[i].series, n);
     out->ntop = i + 1;
-    if (!out->top[i].name || !out->top[i].url) rc = CPROF_ENOMEM;
+    if (!out->top[i].name || !out->top[i].url || !out->top[i].series) rc = CPROF_ENOMEM;
   }
   pthread_mutex_unlock(&t->lock);
   if (rc != CPROF_OK) cprof_trend_result_free(out);

@@ -79,7 +79,8 @@ typedef struct {
   double per_min; /* bytes per minute */
   double z;       /* Mann–Kendall Z */
   int64_t since_ms;
-  double share; /* of the heap's growth per minute; NaN when the heap does not grow */
+  double share;    /* of the heap's growth per minute; NaN when the heap does not grow */
+  int64_t *series; /* live bytes per window, oldest first (windows values, owned) */
 } cprof_trend_site_t;
 
 typedef struct {
@@ -92,6 +93,8 @@ typedef struct {
   uint32_t growing;        /* growing sites, all of them */
   cprof_trend_site_t *top; /* the growing sites, largest per_min first, at most opts.top */
   uint32_t ntop;
+  int64_t *times;       /* the windows' ends, oldest first (windows values, owned) */
+  int64_t *heap_series; /* the whole live heap per window (windows values, owned) */
 } cprof_trend_result_t;
 
 void cprof_trend_result_free(cprof_trend_result_t *r);
