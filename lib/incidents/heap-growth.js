@@ -4,12 +4,14 @@
 // the recorder's heap trend (status().heap.trend, src/core/trend.c: the
 // Theil–Sen slope and the Mann–Kendall test over the heap windows). It
 // writes the newest heap window (the live heap) and, next to it, the
-// growing sites' report (<stem>.leaks.json). Kept apart from the other
+// growing sites' report (<stem>.leaks.json), and the HTML viewer of the live
+// heap with a "Heap trend" tab (<stem>.html). Kept apart from the other
 // triggers (lib/incidents/index.js): they watch process measures, this one
 // reads the recorder's windows.
 const fs = require('node:fs')
 const path = require('node:path')
 const { invalidArg } = require('../errors')
+const { withTrend } = require('../viewer')
 
 const MIB = 1024 * 1024
 const MINUTES_DEFAULT = 10
@@ -85,14 +87,27 @@ function threshold (o, trigger) {
   return trigger === 'heapGrowth' ? o.heapGrowth.mbPerMinute * MIB : o[trigger]
 }
 
-/** Writes the newest heap window and the growing sites' report next to it:
+/** Writes the newest heap window (with the viewer page, always), the
+ * growing sites' report next to it, and the trend into the page:
  * dump(opts) → the dump's result with files.leaks added. */
 async function writeHeapGrowth (recorder, dumpOpts, reason, trend) {
-  const r = await recorder.dump({ ...dumpOpts, kind: 'heap' }, { reason, trend })
+  const formats = [...new Set([...(dumpOpts.formats || []), 'html'])]
+  const r = await recorder.dump({ ...dumpOpts, kind: 'heap', formats }, { reason, trend })
   const file = path.join(path.dirname(r.files.heapprofile), `${dumpOpts.name}.leaks.json`)
   await fs.promises.writeFile(file, JSON.stringify({ reason, trend }, null, 2) + '\n', { mode: 0o600, flag: 'wx' })
   r.files.leaks = file
+  if (r.files.html) await addTrend(r.files.html, trend)
   return r
+}
+
+// The page gets its trend through a private temp file renamed over it, so
+// a reader never sees half a page.
+async function addTrend (html, trend) {
+  const page = withTrend(await fs.promises.readFile(html, 'utf8'), trend)
+  if (page === null) return
+  const tmp = path.join(path.dirname(html), `.${path.basename(html)}.${process.pid}.trend`)
+  await fs.promises.writeFile(tmp, page, { mode: 0o600, flag: 'wx' })
+  await fs.promises.rename(tmp, html)
 }
 
 module.exports = { threshold, heapGrowthOption, envHeapGrowth, watchHeapGrowth, writeHeapGrowth, grows, MINUTES_DEFAULT, CHECK_MS }

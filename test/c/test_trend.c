@@ -156,6 +156,11 @@ static void tracker_names_the_leaking_site(void **state) {
   assert_int_equal(r.top[0].since_ms, 10000);
   assert_true(isfinite(r.top[0].share) && r.top[0].share > 0.5);
   assert_int_equal(r.live, 3000000 + 2000000 + 50000000 + 3000000);
+  assert_int_equal(r.times[0], 10000); /* the series, oldest first */
+  assert_int_equal(r.times[29], 39000);
+  assert_int_equal(r.top[0].series[0], 100000);
+  assert_int_equal(r.top[0].series[29], 3000000);
+  assert_int_equal(r.heap_series[29], r.live);
   assert_true(r.heap.per_min > 0);
   cprof_trend_result_free(&r);
   cprof_trend_free(t);
