@@ -19,6 +19,7 @@ const { spawn } = require('node:child_process')
 const { makeTmpDir, removeTmpDirs, startFixture, childEnv } = require('./helpers/util.js')
 const { incidentsOption, envIncidents } = require('../../lib/incidents/options')
 const { initConfig } = require('../../lib/trigger-config')
+const { haveChromium, launch, openPage } = require('./browser')
 
 const ROOT = path.join(__dirname, '..', '..')
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
@@ -171,6 +172,30 @@ describe('heap trend', { concurrency: true, timeout: WAIT_MS + 30_000 }, () => {
     assert.equal(report.trend.top[0].functionName, 'leakyRemember')
     assert.ok(report.trend.to - report.trend.since >= 12_000)
     assert.equal(fs.statSync(leaksFile).mode & 0o777, 0o600)
+    // The viewer page of the live heap, with its "Heap trend" tab.
+    const html = profile.files.html
+    assert.match(path.basename(html), /^heap-incident-heapGrowth-\d+-.*\.html$/)
+    for (let i = 0; i < 100 && !fs.readFileSync(html, 'utf8').includes('"top":['); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    if (!haveChromium()) return
+    const browser = await launch()
+    try {
+      const { page, problems } = await openPage(browser, 'file://' + html)
+      await page.click('#tabs button[data-view="trend"]')
+      const shown = await page.$eval('#view-trend', (v) => ({
+        hidden: v.hidden,
+        head: v.querySelector('.trend-head').textContent,
+        titles: [...v.querySelectorAll('.trend-title')].map((t) => t.textContent),
+        lines: v.querySelectorAll('polyline').length
+      }))
+      assert.deepEqual(problems, [])
+      assert.equal(shown.hidden, false)
+      assert.match(shown.head, /^\d+ windows, live heap .* growing \+[\d.]+ MiB\/min since/)
+      assert.equal(shown.titles[0], 'Whole live heap')
+      assert.match(shown.titles[1], /^leakyRemember \S*heap-growth-app\.js:21$/)
+      assert.equal(shown.lines, shown.titles.length)
+    } finally {
+      await browser.close()
+    }
   })
 })
 
