@@ -84,13 +84,18 @@ function runChild (childCfg, ms) {
 }
 
 const top = (t) => (t.top[0] ? t.top[0].functionName : null)
+// The recording's start: the first heap window's end (minus one window).
+const startOf = (lines) => {
+  const first = lines.find((x) => x.trend.windows > 0)
+  return first ? first.trend.from - cfg.windowMs : 0
+}
 const min = (ms) => (ms / 60000).toFixed(1)
 
 async function leak () {
   const rows = []
   for (let i = 0; i < cfg.runs; i++) {
     const r = await runChild({ leakBytesPerMin: cfg.leakBytesPerMin, windowMs: cfg.windowMs }, cfg.minutes * 60000)
-    const start = r.lines.length ? r.lines[0].trend.from : 0
+    const start = startOf(r.lines)
     // First window from which rememberSession is the top site in every later line.
     let found = null
     for (let k = r.lines.length - 1; k >= 0 && top(r.lines[k].trend) === 'rememberSession'; k--) found = r.lines[k].trend.to
@@ -129,7 +134,7 @@ async function burst () {
   const at = 60000
   const ms = at + 10000 + cfg.windowMs * 20
   const r = await runChild({ burstBytes: cfg.burstBytes, burstAtMs: at, windowMs: cfg.windowMs }, ms)
-  const done = r.lines.length ? r.lines[0].trend.from + at + 10000 : 0
+  const done = startOf(r.lines) + at + 10000
   const reportedWhile = r.lines.some((x) => top(x.trend) === 'fillCacheOnce')
   const after = r.lines.filter((x) => x.trend.to > done && x.trend.top.some((s) => s.functionName === 'fillCacheOnce'))
   const row = {
