@@ -20,7 +20,9 @@ let sessionId = 0
 let owed = 0
 function rememberSession () {
   owed += cfg.leakBytesPerMin / 60 / 1024
-  for (; owed >= 1; owed--) sessions.set(++sessionId, { id: sessionId, at: Date.now(), note: 's'.repeat(960) + sessionId })
+  // 124 small integers: a 1,008-byte FixedArray plus the object, real heap
+  // bytes (a repeated string would be a few shared ConsStrings, not 1 KB)
+  for (; owed >= 1; owed--) sessions.set(++sessionId, { id: sessionId, at: Date.now(), data: new Array(124).fill(sessionId & 0xffff) })
 }
 
 const cache = []
