@@ -110,6 +110,43 @@ static void small_or_short_series_are_not_growing(void **state) {
   assert_true(vd.per_min == 0 && vd.z == 0);
 }
 
+static int cmp_d(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The slope is the median of the pairwise slopes, as a sort finds it (the
+ * trend selects it in linear time): random series with ties, odd and even
+ * pair counts. */
+static void theil_sen_is_the_median_of_pairwise_slopes(void **state) {
+  (void)state;
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  double pairs[64 * 63 / 2];
+  for (int round = 0; round < 300; round++) {
+    uint32_t n = 2 + round % 40;
+    int64_t v[64], t[64];
+    for (uint32_t i = 0; i < n; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      v[i] = (int64_t)(x % 7) * 1000; /* few distinct values: many ties */
+      t[i] = 1000 * (int64_t)(i + 1) + (int64_t)(x % 3) * 100;
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i < n; i++)
+      for (uint32_t j = i + 1; j < n; j++)
+        if (t[j] > t[i]) pairs[k++] = (double)(v[j] - v[i]) / (double)(t[j] - t[i]);
+    qsort(pairs, k, sizeof *pairs, cmp_d);
+    double want = k == 0 ? 0 : k % 2 ? pairs[k / 2] : (pairs[k / 2 - 1] + pairs[k / 2]) / 2;
+    int64_t ts[64];
+    for (uint32_t i = 0; i < n; i++) /* increasing times, as the tracker gives */
+      ts[i] = t[i];
+    cprof_trend_opts_t o;
+    cprof_trend_opts_default(&o);
+    cprof_trend_verdict_t vd;
+    assert_int_equal(cprof_trend_series(v, ts, n, &o, NULL, &vd), CPROF_OK);
+    assert_true(fabs(vd.per_min - want * 60000.0) < 1e-6);
+  }
+}
+
 /* Pseudo-random live bytes with no trend for 100 sites over 60 windows:
  * none is reported. */
 static void random_walks_without_drift_are_quiet(void **state) {
@@ -231,6 +268,7 @@ int main(void) {
       cmocka_unit_test(a_burst_that_stopped_is_not_growing),
       cmocka_unit_test(noise_is_not_growing),
       cmocka_unit_test(small_or_short_series_are_not_growing),
+      cmocka_unit_test(theil_sen_is_the_median_of_pairwise_slopes),
       cmocka_unit_test(random_walks_without_drift_are_quiet),
       cmocka_unit_test(tracker_names_the_leaking_site),
       cmocka_unit_test(tracker_keeps_the_last_windows),
