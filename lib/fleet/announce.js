@@ -21,7 +21,7 @@ function createAnnouncer (hooks) {
   let writing = false
   let dirty = false
   let reported = false
-  let recorder = null // { running, windows, from, to, heapTrend }: the flight recorder, when it ran
+  let recorder = null // { running, windows, from, to, heapTrend, incidents? }: the flight recorder, when it ran
   const startTime = procfs.startTime(process.pid)
 
   function entry (s) {
@@ -157,6 +157,11 @@ function createAnnouncer (hooks) {
           heapTrend: (st.heap && st.heap.trend) || null
         }
       : null
+    // The incident counters (lib/incidents/index.js), once incidents were set.
+    if (recorder && st.incidents) {
+      const { fired, suppressed, failed } = st.incidents
+      recorder.incidents = { fired, suppressed, failed }
+    }
     if (state) flush()
   }
 
