@@ -44,7 +44,7 @@ function psText (entry) {
   if (!t || !t.windows) return '-'
   if (!t.top || t.top.length === 0) return t.growing ? `${perMinute(t.perMinute)} (no one site)` : 'steady'
   return `${perMinute(t.top[0].perMinute)} ${siteName(t.top[0], entry.cwd)}` +
-    (t.top.length > 1 ? ` (+${t.growingSites - 1} more)` : '')
+    (t.growingSites > 1 ? ` (+${t.growingSites - 1} more)` : '')
 }
 
 /** The growing sites of several instances of one app, summed by site:

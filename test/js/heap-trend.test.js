@@ -122,7 +122,7 @@ describe('heap trend', { concurrency: true, timeout: WAIT_MS + 30_000 }, () => {
     assert.match(text.stdout, /LIVE +GROWTH +SINCE +SHARE +SITE\n +[\d.]+ [KM]iB +\+[\d.]+ MiB\/min +\d\d:\d\d:\d\d +\d+% +leakyRemember \S*heap-growth-app\.js:21\n/)
     const app = await cprof(['leaks', '--app', 'leaky'], env)
     assert.equal(app.status, 0, app.stderr)
-    assert.match(app.stdout, new RegExp(`pid ${calm.child.pid} \\(leaky\\): live heap .*not growing steadily`))
+    assert.match(app.stdout, new RegExp(`pid ${calm.child.pid} \\(leaky\\): live heap .*\\n  no growing allocation site\\n`))
     assert.match(app.stdout, /app leaky, 2 instances together:\n.*INST +SITE\n.* 1 +leakyRemember /)
     const ps = await cprof(['ps'], env)
     assert.match(ps.stdout, new RegExp(`\\n *${leak.child.pid} .*\\+[\\d.]+ MiB/min leakyRemember \\S*heap-growth-app\\.js:21`))
