@@ -13,6 +13,7 @@ const COMMANDS = {
   trigger: 'signal a live process to start/stop profiling',
   list: 'list profile files in a directory',
   ps: 'list the live processes that run cprof: app, instance, role, CPU %, RSS',
+  leaks: 'the allocation sites whose live heap keeps growing in a process or app',
   attach: 'profile a running Node process that never loaded cprof (SIGUSR1, inspector)'
 }
 

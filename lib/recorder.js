@@ -22,7 +22,11 @@ const KEEP_DEFAULT_MS = 60_000
 const MAX_BYTES_DEFAULT = 16 * 1024 * 1024
 const STORE_MAX_BYTES_DEFAULT = 256 * 1024 * 1024
 const STORE_MAX_AGE_DEFAULT_MS = 24 * 3600 * 1000
-const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'store', 'sourceMaps', 'push', 'lines']
+const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'trendWindows', 'store', 'sourceMaps', 'push', 'lines']
+// The heap trend's length in heap windows (src/core/trend.h): 60 is 10
+// minutes of the default 10 s windows; at least the trend's 8 to judge.
+const TREND_WINDOWS_DEFAULT = 60
+const TREND_WINDOWS_RANGE = [8, 10_000]
 const STORE_KEYS = ['dir', 'maxBytes', 'maxAge', 'formats']
 const STORE_FORMATS = ['cpuprofile', 'pprof']
 const DUMP_KEYS = ['kind', 'last', 'formats', 'dir', 'name', 'sourceMaps']
@@ -86,8 +90,17 @@ function heapIntervalOption (value) {
   return value
 }
 
-/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval, store,
- * sourceMaps, push } */
+function trendWindowsOption (value) {
+  if (value === undefined) return TREND_WINDOWS_DEFAULT
+  const [min, max] = TREND_WINDOWS_RANGE
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw invalidArg(`trendWindows must be an integer from ${min} to ${max} (heap windows), got ${describe(value)}`)
+  }
+  return value
+}
+
+/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval,
+ * trendWindows, store, sourceMaps, push } */
 function startOptions (arg) {
   const o = objectOption(arg, START_KEYS, 'recorder.start()')
   if (o.heap !== undefined && typeof o.heap !== 'boolean') {
@@ -104,6 +117,7 @@ function startOptions (arg) {
     interval,
     heap: o.heap === true,
     heapInterval: heapIntervalOption(o.heapInterval),
+    trendWindows: trendWindowsOption(o.trendWindows),
     store: storeOption(o.store),
     sourceMaps: options.sourceMapsOption(o.sourceMaps), // start()'s default: on under --enable-source-maps
     push: pushOptions(o.push), // Grafana Pyroscope (lib/push, docs/pyroscope.md)
@@ -202,7 +216,8 @@ function createRecorder (hooks) {
     if (store) prepareDirSync(store.dir, false, 'pass store.dir a directory you own')
     // cwd: pushed frames name their files relative to it ("./lib/a.js:fib:3", docs/pyroscope.md)
     const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes, cwd: process.cwd(), lines: o.lines }
-    const transport = timed(() => native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push))
+    const transport = timed(() => native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push,
+      o.trendWindows))
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
     if (pusher) pusher.close() // the previous recording's: what it still held is dropped
@@ -312,5 +327,6 @@ module.exports = {
   KEEP_DEFAULT_MS,
   MAX_BYTES_DEFAULT,
   STORE_MAX_BYTES_DEFAULT,
-  STORE_MAX_AGE_DEFAULT_MS
+  STORE_MAX_AGE_DEFAULT_MS,
+  TREND_WINDOWS_DEFAULT
 }

@@ -117,7 +117,11 @@ function initConfig (config) {
   }
   // Incidents write the recorder's last seconds: they start it with its
   // defaults when init() does not configure it.
-  const recorder = recorderOption(config.recorder) || (incidents ? {} : null)
+  let recorder = recorderOption(config.recorder) || (incidents ? {} : null)
+  if (incidents && incidents.heapGrowth) { // it reads the heap windows' trend
+    if (recorder.heap === false) throw invalidArg('incidents.heapGrowth needs the recorder\'s heap windows: leave recorder.heap unset or true')
+    recorder = { ...recorder, heap: true }
+  }
   // With the recorder on, CPU sampling is always running: a dump gives the
   // last seconds, so profiling defaults to off. Asked for (profiling: true,
   // CPROF_PROFILING=1), the CPU toggle runs beside the recorder: V8 runs
@@ -216,6 +220,7 @@ const RECORDER_VARS = [
   ['CPROF_RECORDER_INTERVAL', 'interval'],
   ['CPROF_RECORDER_HEAP', 'heap'],
   ['CPROF_RECORDER_HEAP_INTERVAL', 'heapInterval'],
+  ['CPROF_RECORDER_TREND_WINDOWS', 'trendWindows'],
   ['CPROF_RECORDER_STORE', 'store.dir'],
   ['CPROF_RECORDER_STORE_MAX_BYTES', 'store.maxBytes'],
   ['CPROF_RECORDER_STORE_MAX_AGE', 'store.maxAge'],

@@ -6,6 +6,7 @@ const { parseArgs } = require('node:util')
 const { discover, withUsage, byApp } = require('../fleet/discover')
 const rundir = require('../fleet/rundir')
 const { termSafe } = require('../term')
+const { psText } = require('../fleet/heap-trend')
 
 const WINDOW_MS = 250
 
@@ -18,7 +19,9 @@ else $CPROF_APP, process.title or the script's name), PM2 id and instance
 running now (cpu, heap profile, recorder(<N>w): the flight recorder with N
 windows in its ring; incidents(<F> fired, <S> suppressed): the incident
 triggers' firings, and the crossings their cooldown or hourly cap kept from
-writing), CPU % of one core over ${WINDOW_MS} ms, RSS, and the signals it
+writing), CPU % of one core over ${WINDOW_MS} ms, RSS, with the recorder's
+heap windows the heap trend (the top growing allocation site and its growth
+per minute, or "steady"; details: cprof leaks <pid>), and the signals it
 installed (cpu:, heap: and dump: the flight recorder's).
 Processes announce themselves in ${rundir.runDir()}
 (or $CPROF_RUN_DIR); entries of processes that died are removed here.
@@ -26,7 +29,7 @@ Processes announce themselves in ${rundir.runDir()}
   --app NAME   only the processes of app NAME
   --json       one JSON object per process: { pid, ppid, app, pm2Id, instance,
                role, running, recorder: { running, windows, from, to,
-               incidents: { fired, suppressed, failed } },
+               incidents: { fired, suppressed, failed }, heapTrend },
                triggers, dir, cpuPercent, rssBytes, ... }
 `
 
@@ -58,12 +61,12 @@ function dash (v) {
 }
 
 function table (entries) {
-  const rows = [['PID', 'APP', 'PM2', 'INST', 'ROLE', 'RUNNING', 'CPU%', 'RSS', 'SIGNAL']]
+  const rows = [['PID', 'APP', 'PM2', 'INST', 'ROLE', 'RUNNING', 'CPU%', 'RSS', 'HEAP TREND', 'SIGNAL']]
   for (const e of entries) { // announced by the processes: escaped (lib/term.js)
     rows.push([
       String(e.pid), e.app, dash(e.pm2Id), dash(e.instance), dash(e.role), runningText(e),
       e.cpuPercent === null ? '-' : e.cpuPercent.toFixed(1), human(e.rssBytes),
-      signalText(e)
+      psText(e), signalText(e)
     ].map(termSafe))
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))

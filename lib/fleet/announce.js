@@ -21,7 +21,7 @@ function createAnnouncer (hooks) {
   let writing = false
   let dirty = false
   let reported = false
-  let recorder = null // { running, windows, from, to, incidents? }: the flight recorder, when it ran
+  let recorder = null // { running, windows, from, to, heapTrend, incidents? }: the flight recorder, when it ran
   const startTime = procfs.startTime(process.pid)
 
   function entry (s) {
@@ -144,9 +144,19 @@ function createAnnouncer (hooks) {
   }
 
   // The flight recorder's state (lib/recorder.js status()), rewritten when
-  // it starts, stops, and at each window it adds to its ring.
+  // it starts, stops, and at each window it adds to its ring. heapTrend:
+  // status().heap.trend with heap windows (the top growing sites, at most
+  // 10), read by cprof ps and cprof leaks (docs/recorder.md, Heap trend).
   function recorderState (st) {
-    recorder = st ? { running: st.running === true, windows: st.windows, from: st.from, to: st.to } : null
+    recorder = st
+      ? {
+          running: st.running === true,
+          windows: st.windows,
+          from: st.from,
+          to: st.to,
+          heapTrend: (st.heap && st.heap.trend) || null
+        }
+      : null
     // The incident counters (lib/incidents/index.js), once incidents were set.
     if (recorder && st.incidents) {
       const { fired, suppressed, failed } = st.incidents

@@ -9,6 +9,7 @@
 const fs = require('node:fs')
 const watchers = require('./watchers')
 const { createStartup } = require('./startup')
+const heapGrowth = require('./heap-growth')
 const { fileStem } = require('../controller')
 const { cprofError } = require('../errors')
 const { ownMs } = require('../own-time')
@@ -59,12 +60,16 @@ function createIncidents (deps) {
   function fire (run, trigger, value) {
     const at = Date.now()
     if (!allowed(run, trigger, at)) return
-    const reason = { trigger, value, threshold: run.o[trigger], at, suppressed: run.suppressed[trigger] || 0 }
+    const reason = { trigger, value, threshold: heapGrowth.threshold(run.o, trigger), at, suppressed: run.suppressed[trigger] || 0 }
     run.suppressed[trigger] = 0
     counts.fired++
     counts.last = reason
     changed()
     if (trigger === 'heapNearLimit') return fireHeap(run, reason)
+    if (trigger === 'heapGrowth') {
+      return heapGrowth.writeHeapGrowth(deps.recorder, { ...run.dumpOpts, name: stem('heap', trigger, at) }, reason, run.trend)
+        .catch(failed)
+    }
     deps.recorder.dump({ ...run.dumpOpts, last: run.o.last, name: stem('cpu', trigger, at) }, { reason })
       .catch(failed)
   }
@@ -150,6 +155,15 @@ function createIncidents (deps) {
     if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu'))))
     if (o.rss !== null) run.stops.push(watchers.watchRss(guarded(crossing(run, 'rss'))))
     if (o.heapNearLimit !== null) run.stops.push(watchers.watchHeap(guarded(heapMeasure(run))))
+    if (o.heapGrowth) {
+      let over = false // fires once per run of growth, as crossing() does
+      const grown = (trend) => {
+        run.trend = trend // value: bytes per minute; the file gets the whole trend
+        if (!over) fire(run, 'heapGrowth', trend.perMinute)
+        over = true
+      }
+      run.stops.push(heapGrowth.watchHeapGrowth(o.heapGrowth, deps.recorder, guarded(grown), () => { over = false }))
+    }
     active = run
   }
 

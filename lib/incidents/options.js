@@ -3,6 +3,7 @@
 // Every threshold is off unless given; a wrong type, range or an unknown
 // key → ERR_CPROF_INVALID_ARG naming the option.
 const { invalidArg } = require('../errors')
+const { heapGrowthOption, envHeapGrowth } = require('./heap-growth')
 
 const COOLDOWN_DEFAULT_MS = 5 * 60 * 1000
 const MAX_PER_HOUR_DEFAULT = 12
@@ -10,7 +11,7 @@ const CPU_WINDOW_DEFAULT_MS = 10_000
 const LAST_DEFAULT_MS = 30_000
 const HEAP_NEAR_LIMIT_DEFAULT = 75
 const HEAP_LOW_MARK_DEFAULT = 50
-const TRIGGERS = ['eventLoopDelay', 'cpu', 'rss', 'heapNearLimit']
+const TRIGGERS = ['eventLoopDelay', 'cpu', 'rss', 'heapNearLimit', 'heapGrowth']
 const KEYS = [...TRIGGERS, 'cpuWindow', 'heapLowMark', 'cooldown', 'maxPerHour', 'last']
 
 // Environment variable → incidents key, and how its text is read.
@@ -21,6 +22,7 @@ const ENV_VARS = [
   ['CPROF_ON_RSS', 'rss', envBytes],
   ['CPROF_ON_HEAP_NEAR_LIMIT', 'heapNearLimit', envNumber],
   ['CPROF_ON_HEAP_LOW_MARK', 'heapLowMark', envNumber],
+  ['CPROF_ON_HEAP_GROWTH', 'heapGrowth', envHeapGrowth],
   ['CPROF_ON_COOLDOWN', 'cooldown', envNumber],
   ['CPROF_ON_MAX_PER_HOUR', 'maxPerHour', envNumber],
   ['CPROF_ON_LAST', 'last', envNumber]
@@ -55,6 +57,7 @@ function threshold (value, name, unit, min, max, fallback) {
 /**
  * init()'s incidents → null (no trigger set) or { eventLoopDelay (ms),
  * cpu (%), cpuWindow (ms), rss (bytes), heapNearLimit (%), heapLowMark (%),
+ * heapGrowth ({ mbPerMinute, minutes }),
  * cooldown (ms), maxPerHour, last (ms) } with null for the triggers off.
  */
 function incidentsOption (value) {
@@ -73,6 +76,7 @@ function incidentsOption (value) {
     cpu: threshold(v.cpu, 'cpu', 'percent of one core', 0, 100_000),
     rss: threshold(v.rss, 'rss', 'bytes', 0, Number.MAX_SAFE_INTEGER),
     heapNearLimit: threshold(v.heapNearLimit, 'heapNearLimit', 'percent', 0, 100, HEAP_NEAR_LIMIT_DEFAULT),
+    heapGrowth: heapGrowthOption(v.heapGrowth), // lib/incidents/heap-growth.js
     cpuWindow: v.cpuWindow === undefined ? CPU_WINDOW_DEFAULT_MS
       : number(v.cpuWindow, 'cpuWindow', 'milliseconds', 100, 3_600_000),
     heapLowMark: null,

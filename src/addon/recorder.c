@@ -1,6 +1,7 @@
 #include "recorder.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,9 @@ struct cprof_rec_s {
   int heap_insp;        /* HeapProfiler sampling on the session */
   int64_t heap_from_ms;
   cprof_ring_t *heap_ring;
+  /* The live heap by site over the last heap windows (src/core/trend.h):
+   * added on the conversion thread, read by status() on the main thread. */
+  cprof_trend_t *trend;
   pending_t *head, *tail;
   int converting; /* one conversion at a time, in window order */
   store_t store;
@@ -119,6 +123,7 @@ static void rec_unref(cprof_rec_t *rec) {
   if (atomic_fetch_sub_explicit(&rec->refs, 1, memory_order_acq_rel) != 1) return;
   cprof_ring_free(rec->ring);
   cprof_ring_free(rec->heap_ring);
+  cprof_trend_free(rec->trend);
   free_pending(rec->head);
   free(rec->note);
   free(rec->store.dir);
@@ -275,6 +280,16 @@ static int push_parts(conv_t *c, const cprof_profile_t *p) {
   return rc;
 }
 
+/* A heap window into the trend. A failure (out of memory; two windows
+ * ending in the same ms) leaves the trend as it was: the window is still
+ * kept, stored and pushed. */
+static void trend_add(cprof_rec_t *rec, const cprof_window_t *w) {
+  cprof_trend_opts_t o;
+  cprof_trend_opts_default(&o);
+  o.min_growth = (int64_t)(4 * rec->heap_interval); /* a few samples: more than noise */
+  (void)cprof_trend_add(rec->trend, w->profile, w->to_ms, &o);
+}
+
 static int convert(conv_t *c) {
   size_t off, n, tlen;
   const char *title;
@@ -300,6 +315,7 @@ static int convert(conv_t *c) {
     c->from_ms = w->from_ms;
     c->to_ms = w->to_ms;
     c->samples = w->profile->nsamples;
+    if (c->win->heap) trend_add(c->rec, w);
     /* Each its own outcome: a window that cannot be encoded for push is
      * still stored, and the other way round. */
     int prc = c->rec->push.on ? push_parts(c, w->profile) : CPROF_OK;
@@ -636,8 +652,15 @@ cprof_rec_t *cprof__rec_start(napi_env env, const cprof_rec_opts_t *o, napi_valu
   double keep = o->keep_ms, max_bytes = o->max_bytes, heap_interval = o->heap_interval;
   if (!(rec = calloc(1, sizeof *rec)) ||
       !(rec->ring = cprof_ring_new((int64_t)keep, (size_t)max_bytes)) ||
-      !(rec->heap_ring = cprof_ring_new((int64_t)keep, (size_t)max_bytes))) {
-    if (rec) cprof_ring_free(rec->ring);
+      !(rec->heap_ring = cprof_ring_new((int64_t)keep, (size_t)max_bytes)) ||
+      (heap_interval > 0 &&
+       !(rec->trend = cprof_trend_new(o->trend_windows >= 2 ? (uint32_t)o->trend_windows
+                                                            : CPROF_TREND_WINDOWS_DEFAULT,
+                                      CPROF_TREND_SITES_DEFAULT)))) {
+    if (rec) {
+      cprof_ring_free(rec->ring);
+      cprof_ring_free(rec->heap_ring);
+    }
     free(rec);
     cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory starting the recorder");
     return NULL;
@@ -699,6 +722,66 @@ napi_value cprof__rec_stop(napi_env env, cprof_rec_t *rec) {
   return number(env, rc > 0 ? (double)ended : 0);
 }
 
+/* A number, or null for NaN (a share when the heap does not grow). */
+static int set_num_or_null(napi_env env, napi_value o, const char *key, double v) {
+  napi_value x;
+  if (!isnan(v)) return cprof__js_set_num(env, o, key, v);
+  return napi_get_null(env, &x) != napi_ok || napi_set_named_property(env, o, key, x) != napi_ok;
+}
+
+/* o[key] = [v...] (bytes or ms: exact as doubles below 2^53). */
+static int set_series(napi_env env, napi_value o, const char *key, const int64_t *v, uint32_t n) {
+  napi_value arr, x;
+  if (napi_create_array_with_length(env, n, &arr) != napi_ok) return 1;
+  for (uint32_t i = 0; i < n; i++)
+    if (napi_create_double(env, (double)v[i], &x) != napi_ok ||
+        napi_set_element(env, arr, i, x) != napi_ok)
+      return 1;
+  return napi_set_named_property(env, o, key, arr) != napi_ok;
+}
+
+/* status().heap.trend: { windows, from, to, live, perMinute, z, growing,
+ * since, sites, growingSites, times, heapSeries, top: [{ functionName, url,
+ * line (1-based, 0 unknown), live, perMinute, z, since, share, series }] }
+ * (docs/recorder.md): times, heapSeries and series per window, oldest first. */
+static int trend_status(napi_env env, napi_value h, cprof_trend_t *trend) {
+  cprof_trend_result_t r;
+  napi_value o, top, b;
+  if (cprof_trend_latest(trend, &r) != CPROF_OK) return 0; /* no trend this time */
+  int bad = napi_create_object(env, &o) != napi_ok || napi_create_array(env, &top) != napi_ok ||
+            napi_get_boolean(env, r.heap.growing, &b) != napi_ok ||
+            napi_set_named_property(env, o, "growing", b) != napi_ok ||
+            cprof__js_set_num(env, o, "windows", r.windows) ||
+            set_num_or_null(env, o, "from", r.windows ? (double)r.from_ms : NAN) ||
+            set_num_or_null(env, o, "to", r.windows ? (double)r.to_ms : NAN) ||
+            cprof__js_set_num(env, o, "live", (double)r.live) ||
+            cprof__js_set_num(env, o, "perMinute", round(r.heap.per_min)) ||
+            cprof__js_set_num(env, o, "z", r.heap.z) ||
+            set_num_or_null(env, o, "since", r.windows ? (double)r.heap.since_ms : NAN) ||
+            cprof__js_set_num(env, o, "sites", r.sites) ||
+            cprof__js_set_num(env, o, "growingSites", r.growing) ||
+            set_series(env, o, "times", r.times, r.times ? r.windows : 0) ||
+            set_series(env, o, "heapSeries", r.heap_series, r.heap_series ? r.windows : 0);
+  for (uint32_t i = 0; i < r.ntop && !bad; i++) {
+    const cprof_trend_site_t *s = &r.top[i];
+    napi_value e;
+    bad = napi_create_object(env, &e) != napi_ok ||
+          cprof__js_set_str(env, e, "functionName", s->name) ||
+          cprof__js_set_str(env, e, "url", s->url) ||
+          cprof__js_set_num(env, e, "line", s->line >= 0 ? s->line + 1 : 0) ||
+          cprof__js_set_num(env, e, "live", (double)s->live) ||
+          cprof__js_set_num(env, e, "perMinute", round(s->per_min)) ||
+          cprof__js_set_num(env, e, "z", s->z) ||
+          cprof__js_set_num(env, e, "since", (double)s->since_ms) ||
+          set_num_or_null(env, e, "share", s->share) ||
+          set_series(env, e, "series", s->series, r.windows) ||
+          napi_set_element(env, top, i, e) != napi_ok;
+  }
+  cprof_trend_result_free(&r);
+  return bad || napi_set_named_property(env, o, "top", top) != napi_ok ||
+         napi_set_named_property(env, h, "trend", o) != napi_ok;
+}
+
 napi_value cprof__rec_status(napi_env env, cprof_rec_t *rec) {
   cprof_ring_stats_t s;
   napi_value o, b;
@@ -739,7 +822,8 @@ napi_value cprof__rec_status(napi_env env, cprof_rec_t *rec) {
         cprof__js_set_num(env, h, "from", (double)hs.from_ms) ||
         cprof__js_set_num(env, h, "to", (double)hs.to_ms) ||
         cprof__js_set_num(env, h, "evicted", (double)hs.evicted) ||
-        cprof__js_set_num(env, h, "intervalBytes", rec->heap_interval))
+        cprof__js_set_num(env, h, "intervalBytes", rec->heap_interval) ||
+        trend_status(env, h, rec->trend))
       return NULL;
     NAPI_CALL(env, napi_set_named_property(env, o, "heap", h));
   }

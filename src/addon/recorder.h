@@ -28,6 +28,7 @@ typedef struct {
   double keep_ms;       /* ring: age limit (0: none) */
   double max_bytes;     /* ring: byte limit per kind (0: none) */
   double heap_interval; /* heap sampling interval in bytes; 0: no heap windows */
+  double trend_windows; /* heap windows in the heap trend (src/core/trend.h); 0: the default */
 } cprof_rec_opts_t;
 
 /* Opens the session and starts the first window. store: undefined or
@@ -53,7 +54,8 @@ napi_value cprof__rec_rotate(napi_env env, cprof_rec_t *rec);
 napi_value cprof__rec_stop(napi_env env, cprof_rec_t *rec);
 
 /* { running, windows, bytes, from, to, evicted, lost, failed,
- * evictedForSpace, trimmed, pending, current, heap? }, or null for rec NULL. */
+ * evictedForSpace, trimmed, pending, current, heap? } (heap.trend: the live
+ * heap's trend by site, docs/recorder.md), or null for rec NULL. */
 napi_value cprof__rec_status(napi_env env, cprof_rec_t *rec);
 
 /* Chooses the newest windows covering last ms (0: all) of one kind and

@@ -20,21 +20,25 @@ static int busy(napi_env env, const cprof_addon_t *addon, double heap_interval) 
 }
 
 /* recStart(intervalUs, keepMs, maxBytes, store, onWindow, heapIntervalBytes,
- * push) → transport. heapIntervalBytes 0 or undefined: no heap windows.
- * push: undefined or { maxSamples, maxBytes } (recorder.h). */
+ * push, trendWindows) → transport. heapIntervalBytes 0 or undefined: no heap
+ * windows. push: undefined or { maxSamples, maxBytes } (recorder.h).
+ * trendWindows: undefined (60) or the heap trend's length in windows. */
 napi_value cprof__recorder_start(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
   cprof_rec_opts_t o = {0};
-  napi_value argv[7], transport;
+  napi_value argv[8], transport;
   napi_valuetype t;
   cprof_rec_t *rec;
-  if (!addon || cprof__args(env, info, 7, argv) != 0 ||
+  if (!addon || cprof__args(env, info, 8, argv) != 0 ||
       cprof__arg_double(env, argv[0], "interval", &o.interval_us) != 0 ||
       cprof__arg_double(env, argv[1], "keep", &o.keep_ms) != 0 ||
       cprof__arg_double(env, argv[2], "maxBytes", &o.max_bytes) != 0)
     return NULL;
   NAPI_CALL(env, napi_typeof(env, argv[5], &t));
   if (t != napi_undefined && cprof__arg_double(env, argv[5], "heapInterval", &o.heap_interval) != 0)
+    return NULL;
+  NAPI_CALL(env, napi_typeof(env, argv[7], &t));
+  if (t != napi_undefined && cprof__arg_double(env, argv[7], "trendWindows", &o.trend_windows) != 0)
     return NULL;
   if (busy(env, addon, o.heap_interval) ||
       !(rec = cprof__rec_start(env, &o, argv[3], argv[6], argv[4])))

@@ -16,6 +16,8 @@
  *   ring.h       the flight recorder's ring of windows (evicted by age and
  *                bytes, reference counted), overlap trimming
  *   store.h      the recorder store's file names and retention
+ *   trend.h      the live heap's trend by allocation site (Theil–Sen,
+ *                Mann–Kendall): which sites keep growing
  *   note.h       the profile inside a Profiler.consoleProfileFinished
  *                notification
  *   heapsnapshot.h  cprof snapshot: a .heapsnapshot's dominator tree, retained
@@ -50,6 +52,7 @@
 #include "note.h"
 #include "ring.h"
 #include "store.h"
+#include "trend.h"
 #include "sourcemap_apply.h"
 #include "heapsnapshot.h"
 

@@ -321,6 +321,7 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
   }
   fuzz_recorder_note(json, size);
   fuzz_recorder_name(data, size);
+  fuzz_recorder_series(data, size);
   /* The v8.startCpuProfile text's repair: stays inside the input, gives a
    * NUL-terminated text no shorter than the input, which the parser may
    * reject but must not crash on. */
@@ -383,6 +384,7 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
     check_flat(p, o.top);
     run_exporters(&in); /* in.other is now the deeper profile: a real diff */
   }
+  fuzz_recorder_trend(p, knob(data, size, 9));
   if (other) fuzz_recorder_trim(other, knob(data, size, 8));
   cprof_profile_free(other);
   cprof_profile_free(p);

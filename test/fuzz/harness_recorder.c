@@ -7,10 +7,18 @@
  *   - cprof_store_parse_name on the input as a file name;
  *   - cprof_profile_trim_before (ring.h) on every CPU profile that parses,
  *     at a point from the input: it drops exactly the samples it says, the
- *     total stays the sum of self, and the profile still exports. */
+ *     total stays the sum of self, and the profile still exports;
+ *   - the heap trend (trend.h): every heap profile that parses is added to
+ *     a trend of 4 windows, at most 1 + knob % 8 sites, six times: the same
+ *     live heap each time, so nothing grows, the result's counts stay in
+ *     their bounds and its live heap is the profile's total; and the input's
+ *     bytes, read as a series of values, go through the series test. */
+#include <math.h>
+
 #include "note.h"
 #include "ring.h"
 #include "store.h"
+#include "trend.h"
 
 static void fuzz_recorder_note(const char *json, size_t size) {
   size_t off = 0, n = 0, tlen = 0;
@@ -54,4 +62,44 @@ static void fuzz_recorder_trim(cprof_profile_t *p, uint8_t knob_value) {
     FUZZ_CHECK(cprof_export_cpuprofile(p, f) == CPROF_OK, "trimmed profile does not export");
     fclose(f);
   }
+}
+
+static void fuzz_recorder_trend(const cprof_profile_t *p, uint8_t knob_value) {
+  if (p->kind != CPROF_KIND_HEAP) return;
+  uint32_t max_sites = 1u + knob_value % 8;
+  cprof_trend_t *t = cprof_trend_new(4, max_sites);
+  if (!t) return;
+  cprof_trend_opts_t o;
+  cprof_trend_opts_default(&o);
+  o.min_windows = 3;
+  for (int i = 0; i < 6; i++) {
+    int rc = cprof_trend_add(t, p, 1000 * (i + 1), &o);
+    FUZZ_CHECK(rc == CPROF_OK || rc == CPROF_ENOMEM, "trend add: %d", rc);
+  }
+  cprof_trend_result_t r;
+  if (cprof_trend_latest(t, &r) == CPROF_OK && r.windows) {
+    FUZZ_CHECK(r.windows <= 4, "trend kept %u windows of 4", r.windows);
+    FUZZ_CHECK(r.sites <= 2 * max_sites, "trend kept %u sites of %u", r.sites, max_sites);
+    FUZZ_CHECK(r.growing == 0 && r.ntop == 0, "a constant heap grows: %u sites", r.growing);
+    FUZZ_CHECK(r.live == cprof_profile_total(p), "trend live %lld", (long long)r.live);
+  }
+  cprof_trend_result_free(&r);
+  cprof_trend_free(t);
+}
+
+static void fuzz_recorder_series(const uint8_t *data, size_t size) {
+  int64_t v[32], t[32];
+  uint32_t n = (uint32_t)(size / 4 < 32 ? size / 4 : 32);
+  for (uint32_t i = 0; i < n; i++) {
+    v[i] =
+        (int64_t)data[4 * i] << 24 | data[4 * i + 1] << 16 | data[4 * i + 2] << 8 | data[4 * i + 3];
+    t[i] = 1000 * (int64_t)(i + 1);
+  }
+  cprof_trend_opts_t o;
+  cprof_trend_opts_default(&o);
+  cprof_trend_verdict_t vd;
+  if (cprof_trend_series(v, t, n, &o, NULL, &vd) != CPROF_OK) return;
+  FUZZ_CHECK(isfinite(vd.per_min) && isfinite(vd.z), "series gave a non-finite verdict");
+  FUZZ_CHECK(n == 0 || (vd.since_ms >= t[0] && vd.since_ms <= t[n - 1]), "since outside");
+  FUZZ_CHECK(!vd.growing || (vd.per_min > 0 && vd.z >= o.z_min), "growing without growth");
 }

@@ -508,7 +508,8 @@ describe('in Chromium', { skip: skipBrowser }, () => {
       assert.equal(requests.length, 1, requests.join(', '))
       assert.equal(await page.evaluate(() => window.pwned), undefined)
       assert.equal(await page.$$eval('img, #views i, #views b, #title *', (e) => e.length), 0)
-      assert.equal(await page.$$eval('script', (e) => e.length), 2)
+      // The page's own three: the profile's data, the (empty) heap-trend block, the code
+      assert.deepEqual(await page.$$eval('script', (e) => e.map((x) => x.id)), ['cprof-data', 'cprof-trend', ''])
       assert.equal(await page.$eval('#title', (e) => e.textContent), '<h1>title</h1>')
       await page.click('#tabs button[data-view="flat"]')
       const shown = await page.$$eval('#view-flat tbody tr .name', (els) => els.map((e) => e.textContent))

@@ -145,12 +145,17 @@ function main () {
   phase('bottomup')
   views.flat.render()
   phase('flat')
+  // The heap trend, when the page carries one (a heapGrowth incident's page).
+  const trendText = document.getElementById('cprof-trend').textContent.trim()
+  if (trendText && renderTrend(JSON.parse(trendText), document.getElementById('view-trend'))) {
+    document.querySelector('#tabs button[data-view="trend"]').hidden = false
+  }
 
   for (const b of document.querySelectorAll('#tabs button')) {
     b.addEventListener('click', () => {
       current = b.dataset.view
       for (const x of document.querySelectorAll('#tabs button')) x.setAttribute('aria-selected', String(x === b))
-      for (const v of ['topdown', 'bottomup', 'flat']) document.getElementById('view-' + v).hidden = v !== current
+      for (const v of ['topdown', 'bottomup', 'flat', 'trend']) document.getElementById('view-' + v).hidden = v !== current
     })
   }
 

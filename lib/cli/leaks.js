@@ -1,0 +1,94 @@
+'use strict'
+// cprof leaks <pid> | --app NAME [--json]: the allocation sites whose live
+// bytes keep growing, from the heap trend each process's flight recorder
+// announces in the run directory (lib/fleet/announce.js; computed in the
+// process by src/core/trend.c at every heap window: docs/recorder.md, Heap
+// trend). Nothing is sent to the process: this only reads its entry.
+const { parseArgs } = require('node:util')
+const { discover, byApp } = require('../fleet/discover')
+const { bytes, perMinute, siteName, clock, combine } = require('../fleet/heap-trend')
+const { termSafe } = require('../term')
+
+const USAGE = `usage: cprof leaks <pid> | --app NAME [--json]
+
+Prints the allocation sites whose live heap keeps growing in a process that
+runs cprof's flight recorder with heap windows (init({ recorder: { heap: true } })
+or CPROF_RECORDER=1 CPROF_RECORDER_HEAP=1): for each site (function, script,
+line) its live bytes now, its growth per minute (Theil–Sen), since when it
+grows, and its share of the heap's growth. A site is reported only when it
+grew steadily through the recorder's last windows (Mann–Kendall) and still
+grows in the most recent ones: a cache filled once is not a leak.
+
+  --app NAME   every instance of app NAME, then the sites summed across them
+  --json       one JSON object per process ({ pid, app, instance, trend }),
+               then with --app one { app, instances, sites }
+`
+
+function header (e, t) {
+  const who = `pid ${e.pid} (${e.app}${e.instance !== null && e.instance !== undefined ? `, instance ${e.instance}` : ''})`
+  if (!t) return `${who}: no heap trend: the flight recorder does not record heap windows here ` +
+    '(start it with heap: true, or CPROF_RECORDER_HEAP=1)'
+  const verdict = t.growing ? `growing ${perMinute(t.perMinute)} since ${clock(t.since)}` : 'not growing steadily'
+  return `${who}: live heap ${bytes(t.live)}, ${verdict} ` +
+    `(${t.windows} windows, ${clock(t.from)}–${clock(t.to)} UTC; ${t.sites} sites)`
+}
+
+function siteTable (sites, cwd, withInstances) {
+  if (sites.length === 0) return '  no growing allocation site\n'
+  const rows = [['LIVE', 'GROWTH', 'SINCE', 'SHARE', ...(withInstances ? ['INST'] : []), 'SITE']]
+  for (const s of sites) {
+    rows.push([bytes(s.live), perMinute(s.perMinute), clock(s.since),
+      s.share === null || s.share === undefined ? '-' : `${Math.round(s.share * 100)}%`,
+      ...(withInstances ? [String(s.instances)] : []), siteName(s, cwd)].map(termSafe))
+  }
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
+  return rows.map((r) => '  ' + r.map((cell, c) => c === r.length - 1 ? cell : cell.padEnd(widths[c])).join('  '))
+    .join('\n') + '\n'
+}
+
+async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
+  let a
+  try {
+    a = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { json: { type: 'boolean' }, app: { type: 'string' }, help: { type: 'boolean', short: 'h' } }
+    })
+  } catch (e) {
+    err.write(`cprof leaks: ${e.message}\n\n${USAGE}`)
+    return 2
+  }
+  if (a.values.help) {
+    out.write(USAGE)
+    return 0
+  }
+  const pid = a.positionals.length === 1 && /^[1-9][0-9]*$/.test(a.positionals[0]) ? Number(a.positionals[0]) : null
+  if ((pid === null) === (a.values.app === undefined) || a.positionals.length > 1) {
+    err.write(`cprof leaks: give one pid or --app NAME\n\n${USAGE}`)
+    return 2
+  }
+  const found = discover()
+  for (const w of found.warnings) err.write(`cprof leaks: ${termSafe(w)}\n`)
+  const entries = pid !== null ? found.entries.filter((e) => e.pid === pid) : byApp(found.entries, a.values.app)
+  if (entries.length === 0) {
+    err.write(`cprof leaks: ${pid !== null ? `process ${pid} does not run cprof` : `no process runs cprof as app ${JSON.stringify(a.values.app)}`} (see \`cprof ps\`)\n`)
+    return 1
+  }
+  const trendOf = (e) => (e.recorder && e.recorder.heapTrend) || null
+  if (a.values.json) {
+    for (const e of entries) out.write(JSON.stringify({ pid: e.pid, app: e.app, instance: e.instance ?? null, cwd: e.cwd, trend: trendOf(e) }) + '\n')
+    if (pid === null) out.write(JSON.stringify({ app: a.values.app, instances: entries.length, sites: combine(entries) }) + '\n')
+  } else {
+    for (const e of entries) {
+      out.write(termSafe(header(e, trendOf(e))) + '\n')
+      if (trendOf(e)) out.write(siteTable(trendOf(e).top || [], e.cwd, false))
+    }
+    if (pid === null && entries.length > 1) {
+      out.write(`app ${termSafe(a.values.app)}, ${entries.length} instances together:\n`)
+      out.write(siteTable(combine(entries), null, true))
+    }
+  }
+  return entries.some(trendOf) ? 0 : 1
+}
+
+module.exports = { run, USAGE }

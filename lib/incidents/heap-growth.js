@@ -1,0 +1,113 @@
+'use strict'
+// The heapGrowth incident trigger: fires when the live heap has grown
+// steadily, at least mbPerMinute MiB a minute, for at least `minutes`, by
+// the recorder's heap trend (status().heap.trend, src/core/trend.c: the
+// Theil–Sen slope and the Mann–Kendall test over the heap windows). It
+// writes the newest heap window (the live heap) and, next to it, the
+// growing sites' report (<stem>.leaks.json), and the HTML viewer of the live
+// heap with a "Heap trend" tab (<stem>.html). Kept apart from the other
+// triggers (lib/incidents/index.js): they watch process measures, this one
+// reads the recorder's windows.
+const fs = require('node:fs')
+const path = require('node:path')
+const { invalidArg } = require('../errors')
+const { withTrend } = require('../viewer')
+
+const MIB = 1024 * 1024
+const MINUTES_DEFAULT = 10
+const CHECK_MS = 1000
+
+function describe (v) {
+  if (v === null) return 'null'
+  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
+  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
+  return Array.isArray(v) ? 'array' : typeof v
+}
+
+function positive (value, name, max) {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max) {
+    throw invalidArg(`incidents.heapGrowth.${name} must be a number > 0 and <= ${max}, got ${describe(value)}`)
+  }
+  return value
+}
+
+/** incidents.heapGrowth → null (off) or { mbPerMinute, minutes }. true:
+ * any steady growth (mbPerMinute 0) for the default 10 minutes. */
+function heapGrowthOption (value) {
+  if (value === undefined || value === null || value === false) return null
+  if (value === true) return { mbPerMinute: 0, minutes: MINUTES_DEFAULT }
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArg(`incidents.heapGrowth must be { mbPerMinute, minutes }, got ${describe(value)}`)
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'mbPerMinute' && key !== 'minutes') {
+      throw invalidArg(`unknown option "${key}" in incidents.heapGrowth; known options: mbPerMinute, minutes`)
+    }
+  }
+  return {
+    mbPerMinute: value.mbPerMinute === undefined ? 0 : positive(value.mbPerMinute, 'mbPerMinute', 1e6),
+    minutes: value.minutes === undefined ? MINUTES_DEFAULT : positive(value.minutes, 'minutes', 10_000)
+  }
+}
+
+/** CPROF_ON_HEAP_GROWTH: "<mbPerMinute>[,<minutes>]", e.g. "2,10"; "1" is any
+ * steady growth for the default 10 minutes. */
+function envHeapGrowth (text) {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(?:,\s*(\d+(?:\.\d+)?)\s*)?$/.exec(text)
+  if (!m) throw new Error('must be <MiB per minute>[,<minutes>], e.g. 2,10')
+  const mb = Number(m[1])
+  return { ...(mb > 0 ? { mbPerMinute: mb } : {}), ...(m[2] !== undefined ? { minutes: Number(m[2]) } : {}) }
+}
+
+/** Whether the trend is the growth o asks for: steady (the trend test),
+ * fast enough, and for long enough (the newest window's end minus since). */
+function grows (trend, o) {
+  return Boolean(trend && trend.growing && trend.perMinute > 0 && trend.perMinute >= o.mbPerMinute * MIB &&
+    trend.to - trend.since >= o.minutes * 60_000)
+}
+
+/**
+ * Checks the recorder's heap trend every second; measure(trend) when it
+ * grows as o asks (the caller fires on the first of a run). Returns stop().
+ */
+function watchHeapGrowth (o, recorder, measure, onIdle) {
+  const t = setInterval(() => {
+    const s = recorder.status()
+    const trend = s && s.heap && s.heap.trend
+    if (grows(trend, o)) measure(trend)
+    else onIdle()
+  }, CHECK_MS)
+  t.unref()
+  return () => clearInterval(t)
+}
+
+/** A firing's threshold as its reason says it: heapGrowth's in bytes per
+ * minute (its value's unit), every other trigger's as configured. */
+function threshold (o, trigger) {
+  return trigger === 'heapGrowth' ? o.heapGrowth.mbPerMinute * MIB : o[trigger]
+}
+
+/** Writes the newest heap window (with the viewer page, always), the
+ * growing sites' report next to it, and the trend into the page:
+ * dump(opts) → the dump's result with files.leaks added. */
+async function writeHeapGrowth (recorder, dumpOpts, reason, trend) {
+  const formats = [...new Set([...(dumpOpts.formats || []), 'html'])]
+  const r = await recorder.dump({ ...dumpOpts, kind: 'heap', formats }, { reason, trend })
+  const file = path.join(path.dirname(r.files.heapprofile), `${dumpOpts.name}.leaks.json`)
+  await fs.promises.writeFile(file, JSON.stringify({ reason, trend }, null, 2) + '\n', { mode: 0o600, flag: 'wx' })
+  r.files.leaks = file
+  if (r.files.html) await addTrend(r.files.html, trend)
+  return r
+}
+
+// The page gets its trend through a private temp file renamed over it, so
+// a reader never sees half a page.
+async function addTrend (html, trend) {
+  const page = withTrend(await fs.promises.readFile(html, 'utf8'), trend)
+  if (page === null) return
+  const tmp = path.join(path.dirname(html), `.${path.basename(html)}.${process.pid}.trend`)
+  await fs.promises.writeFile(tmp, page, { mode: 0o600, flag: 'wx' })
+  await fs.promises.rename(tmp, html)
+}
+
+module.exports = { threshold, heapGrowthOption, envHeapGrowth, watchHeapGrowth, writeHeapGrowth, grows, MINUTES_DEFAULT, CHECK_MS }
