@@ -128,15 +128,10 @@ function main () {
     views[name] = { source, view }
   }
   views.flat = createFlatView(m, document.getElementById('view-flat'), (f, from) => select(f, from))
-  // First look: the heaviest path of the top-down tree open a few levels.
-  const open = []
-  for (let i = 0, k = 0; k < 6 && m.end[i] > i + 1; k++) {
-    open.push(String(i))
-    const top = m.kidsOf(i, 'heavy')[0]
-    if (m.total[m.main][top] < 0.5 * m.total[m.main][i] && k > 0) break
-    i = top
-  }
-  views.topdown.view.expand(open)
+  // First look: the heaviest path of the top-down tree, open to the app's
+  // code (open.js).
+  const first = openPath(m, MAX_LEVELS)
+  views.topdown.view.expand(first.keys, undefined, first.top)
   phase('topdown')
   views.bottomup.view.render()
   phase('bottomup')
