@@ -28,6 +28,7 @@ void cprof__job_in_free(cprof_job_in_t *in) {
     free(in->outs[i]);
   free(in->title);
   free(in->focus);
+  free(in->marks);
   free(in->main);
   free(in->own_url);
   if (in->produce_free) in->produce_free(in->produce_ctx);
@@ -88,7 +89,8 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_string(env, obj, "ownUrl", &in->own_url) != 0 ||
       opt_bool(env, obj, "ownDir", &in->own_dir) != 0 ||
       opt_bool(env, obj, "sourceMaps", &in->source_maps) != 0 ||
-      opt_string(env, obj, "htmlTemplate", &in->html_path) != 0)
+      opt_string(env, obj, "htmlTemplate", &in->html_path) != 0 ||
+      opt_string(env, obj, "viewerMarks", &in->marks) != 0)
     return -1;
   in->opts.interval = interval > 0 ? (int64_t)interval : 0;
   in->opts.start_time_ms = start > 0 ? (int64_t)start : 0;
@@ -97,6 +99,7 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
   in->opts.cut_percent = cut > 0 ? cut : 0;
   in->opts.title = in->title;
   in->opts.focus = in->focus;
+  in->opts.html_marks = in->marks;
   in->opts.main = in->main;
   return 0;
 }

@@ -158,6 +158,10 @@ static int tree_fill(cprof__tree_t *t, const cprof_profile_t *p, int slot, uint3
 }
 
 int cprof__tree_add(cprof__tree_t *t, const cprof_profile_t *p, int slot) {
+  return cprof__tree_add_mapped(t, p, slot, NULL);
+}
+
+int cprof__tree_add_mapped(cprof__tree_t *t, const cprof_profile_t *p, int slot, uint32_t *map) {
   if (t == NULL || p == NULL || slot < 0 || slot > 1 || cprof__check_model(p) != 0)
     return CPROF_EINVAL;
   if (t->nnodes > 0 && t->kind != p->kind) return CPROF_EINVAL;
@@ -166,10 +170,10 @@ int cprof__tree_add(cprof__tree_t *t, const cprof_profile_t *p, int slot) {
   int rc = tree_reserve(t, p->nframes, p->nnodes);
   if (rc != 0) return rc;
   uint32_t *frame_fn = malloc(((size_t)p->nframes + 1) * sizeof(*frame_fn));
-  uint32_t *node_map = malloc((size_t)p->nnodes * sizeof(*node_map));
+  uint32_t *node_map = map ? map : malloc((size_t)p->nnodes * sizeof(*node_map));
   rc = frame_fn && node_map ? tree_fill(t, p, slot, frame_fn, node_map) : CPROF_ENOMEM;
   free(frame_fn);
-  free(node_map);
+  if (node_map != map) free(node_map);
   return rc;
 }
 
