@@ -68,6 +68,10 @@ function main () {
   const phase = (name) => { const t = performance.now(); phases[name] = Math.round(t - tp); tp = t }
   const d = JSON.parse(document.getElementById('cprof-data').textContent)
   phase('parse')
+  // The samples in time order (time.js): a range in the URL counts only its samples.
+  const td = timeData(d)
+  const range = applyRange(d, td, wantedRange(td))
+  phase('time')
   const m = buildModel(d)
   phase('model')
   const title = d.title || 'cprof profile'
@@ -164,8 +168,11 @@ function main () {
   flame.resize()
   zoomed(0)
   phase('flame')
+  showReason(d)
+  const time = td ? createTimeView(m, td, range, { select: (f) => select(f, 'time') }) : null
+  phase('timeline')
   // For the tests and bench/viewer-open.js: when the page was usable.
-  window.cprofViewer = { model: m, flame, select, readyMs: performance.now() - t0, readyAt: performance.now(), phases }
+  window.cprofViewer = { model: m, flame, select, time, readyMs: performance.now() - t0, readyAt: performance.now(), phases }
   document.body.dataset.ready = '1'
 }
 

@@ -1,0 +1,492 @@
+// The time-order view: the samples in the order they were taken, as a flame
+// chart (time on x, the stack downwards on y), under an overview of the
+// whole profile (the share of each slice of time the CPU was busy, i.e. not
+// (idle), with GC in red, and the markers). Drag on the overview to select
+// a range: the page reopens with every view (flame graph, trees, flat)
+// counting only the samples of that range, kept in the URL's hash
+// (#range=<from>-<to>, µs from the profile's start) so a shared file or a
+// reload opens the same way. The exporter writes each sample's node and
+// weight as base64 uint32 (src/core/export_html.c, "timeline").
+const TIME_ROW = 16
+const TIME_OVERVIEW_H = 64
+const TIME_CHART_H = 320
+
+function b64u32 (s) {
+  const bin = atob(s)
+  const bytes = new Uint8Array(bin.length)
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)
+  return new Uint32Array(bytes.buffer, 0, bytes.length >> 2)
+}
+
+// Decodes the page's timeline: per sample its node and weight, and ts[i],
+// its start in µs from the profile's start (ts[n]: the last one's end).
+function timeData (d) {
+  const tl = d.timeline
+  if (!tl || !tl.node) return null
+  const node = b64u32(tl.node)
+  const weight = b64u32(tl.weight)
+  tl.node = tl.weight = null // the strings are no longer needed
+  const n = node.length
+  const ts = new Float64Array(n + 1)
+  ts[0] = tl.first || 0
+  for (let i = 0; i < n; i++) ts[i + 1] = ts[i] + weight[i]
+  const span = Math.max(d.durationUs || 0, ts[n])
+  let marks = null
+  if (typeof d.marks === 'string') {
+    try { marks = JSON.parse(d.marks) } catch (_) { marks = null }
+  }
+  return { node, weight, ts, n, span, marks }
+}
+
+// The first sample starting at or after t.
+function sampleAt (ts, n, t) {
+  let lo = 0; let hi = n
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (ts[mid] < t) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+// The range asked for: the URL's #range=a-b, else an incident's default
+// (around the firing), else none. [a, b) in µs from the profile's start.
+function wantedRange (td) {
+  const h = /(?:^#|&)range=(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)/.exec(location.hash)
+  if (h) {
+    const a = Number(h[1]); const b = Number(h[2])
+    if (b > a) return { a, b, from: 'url' }
+  }
+  if (location.hash.includes('range=all')) return null
+  const f = firing(td)
+  if (f) return { a: Math.max(0, f.t - f.before), b: Math.min(td.span, f.t + f.after), from: 'incident' }
+  return null
+}
+
+// Where the incident fired, in µs from the profile's start, and how much
+// of the time around it to select: an event-loop stall of v ms ended when
+// the trigger fired, so the v ms before it (and a margin) hold it.
+function firing (td) {
+  const r = td && td.marks && td.marks.reason
+  if (!r || !(r.at > 0) || !(td.marks.endAt > 0)) return null
+  const t = td.span - (td.marks.endAt - r.at) * 1000
+  if (!(t >= 0 && t <= td.span + 1e6)) return null
+  const stall = r.trigger === 'eventLoopDelay' && r.value > 0 ? r.value * 1000 : 1e6
+  return { t: Math.min(t, td.span), before: stall * 1.2 + 20000, after: 20000, reason: r }
+}
+
+// The incident's reason, under the title: why this file was written.
+function showReason (d) {
+  let marks = null
+  try { marks = typeof d.marks === 'string' ? JSON.parse(d.marks) : null } catch (_) {}
+  const r = marks && marks.reason
+  if (!r || typeof r.trigger !== 'string') return
+  const p = el('div', 'reason', reasonText(r))
+  p.id = 'reason'
+  document.getElementById('title').after(p)
+}
+
+function reasonText (r) {
+  const units = { eventLoopDelay: ' ms', cpu: '% of a core', rss: ' bytes', heapNearLimit: '% of the heap limit' }
+  const u = units[r.trigger] || ''
+  const when = r.at > 0 ? ' at ' + new Date(r.at).toISOString().replace('T', ' ').replace('Z', ' UTC') : ''
+  return `Written by an incident: ${r.trigger} ${r.value}${u} \u2265 ${r.threshold}${u}${when}`
+}
+
+// The profile as the range sees it: each node's self is the weight of its
+// samples in [a, b). Called before the model is built.
+function applyRange (d, td, range) {
+  if (!td || !range) return null
+  const i0 = sampleAt(td.ts, td.n, range.a)
+  const i1 = sampleAt(td.ts, td.n, range.b)
+  const self = new Float64Array(d.nodes.fn.length)
+  for (let i = i0; i < i1; i++) self[td.node[i]] += td.weight[i]
+  d.nodes.self = self
+  d.samples = [i1 - i0, 0]
+  return { ...range, i0, i1 }
+}
+
+// Spans per depth: runs of consecutive samples with the same node at that
+// depth. Consecutive samples share most of their stack, so walking from
+// one to the next up to their common ancestor touches only what changed.
+function buildSpans (m, td) {
+  const { node, n } = td
+  const { parent, depth } = m
+  const D = m.maxDepth + 1
+  const count = new Uint32Array(D + 1)
+  const openAt = new Uint32Array(D)
+  const openNode = new Int32Array(D)
+  let start, end, nodeOf, fillAt
+  function emit (dd, i) {
+    if (!start) { count[dd]++; return }
+    const k = fillAt[dd]++
+    start[k] = openAt[dd]; end[k] = i; nodeOf[k] = openNode[dd]
+  }
+  function walk () {
+    let prev = -1
+    for (let i = 0; i < n; i++) {
+      const a = node[i]
+      if (a === prev) continue
+      let l = -1
+      if (prev >= 0) {
+        let x = a; let y = prev
+        while (depth[x] > depth[y]) x = parent[x]
+        while (depth[y] > depth[x]) y = parent[y]
+        while (x !== y) { x = parent[x]; y = parent[y] }
+        l = depth[x]
+        for (let dd = depth[prev]; dd > l; dd--) emit(dd, i)
+      }
+      for (let z = a; z >= 0 && depth[z] > l; z = parent[z]) { openNode[depth[z]] = z; openAt[depth[z]] = i }
+      prev = a
+    }
+    if (prev >= 0) for (let dd = depth[prev]; dd >= 0; dd--) emit(dd, n)
+  }
+  walk()
+  const off = new Uint32Array(D + 1)
+  for (let dd = 0; dd < D; dd++) off[dd + 1] = off[dd] + count[dd]
+  start = new Uint32Array(off[D]); end = new Uint32Array(off[D]); nodeOf = new Uint32Array(off[D])
+  fillAt = Uint32Array.from(off)
+  walk()
+  let deepest = 0
+  for (let dd = 0; dd < D; dd++) if (count[dd]) deepest = dd
+  return { off, start, end, node: nodeOf, deepest }
+}
+
+function timeCanvas (parent, h, cls) {
+  const c = el('canvas', cls)
+  c.style.height = h + 'px'
+  parent.appendChild(c)
+  return c
+}
+
+function fitCanvas (c, h) {
+  const dpr = window.devicePixelRatio || 1
+  const w = c.clientWidth || 800
+  if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
+    c.width = Math.round(w * dpr); c.height = Math.round(h * dpr)
+  }
+  const ctx = c.getContext('2d')
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0)
+  return { ctx, w, h }
+}
+
+// The view: built once the model is (app.js calls it last). range: what
+// applyRange returned (null: the whole profile).
+function createTimeView (m, td, range, hooks) {
+  const panel = el('section')
+  panel.id = 'time-panel'
+  const bar = el('div', 'toolbar')
+  const title = el('b', '', 'Time order')
+  const info = el('span', 'dim')
+  info.id = 'time-info'
+  const spacer = el('span', 'spacer')
+  const useView = el('button', '', 'Select what is shown')
+  useView.type = 'button'
+  useView.id = 'time-select-view'
+  useView.title = 'Make the chart\'s visible time the range every view shows'
+  const clear = el('button', '', 'Whole profile')
+  clear.type = 'button'
+  clear.id = 'time-clear'
+  clear.title = 'Every view shows the whole profile again'
+  clear.disabled = !range
+  bar.append(title, info, spacer, useView, clear)
+  const marksLine = el('div', 'legend')
+  marksLine.id = 'time-marks'
+  const overview = timeCanvas(panel, TIME_OVERVIEW_H, 'time-overview')
+  overview.id = 'time-overview'
+  const chart = timeCanvas(panel, TIME_CHART_H, 'time-chart')
+  chart.id = 'time-chart'
+  panel.prepend(bar, marksLine)
+  const flamePanel = document.getElementById('flame-panel')
+  flamePanel.parentNode.insertBefore(panel, flamePanel)
+
+  const spans = buildSpans(m, td)
+  const colours = colourTable(m)
+  const idleFn = new Uint8Array(m.nf)
+  for (let f = 0; f < m.nf; f++) {
+    if (!m.fns.url[f] && m.fns.name[f] === '(idle)') idleFn[f] = 1
+    if (!m.fns.url[f] && m.fns.name[f] === '(garbage collector)') idleFn[f] = 2
+  }
+  // Cumulative busy and GC time per sample, for the overview's buckets.
+  const busy = new Float64Array(td.n + 1)
+  const gc = new Float64Array(td.n + 1)
+  for (let i = 0; i < td.n; i++) {
+    const k = idleFn[m.fn[td.node[i]]]
+    busy[i + 1] = busy[i] + (k === 1 ? 0 : td.weight[i])
+    gc[i + 1] = gc[i] + (k === 2 ? td.weight[i] : 0)
+  }
+  const fire = firing(td)
+  const instances = (td.marks && Array.isArray(td.marks.instances) ? td.marks.instances : [])
+    .filter((x) => x && x.firstSample >= 0 && x.firstSample < td.n)
+    .map((x) => ({ name: String(x.name), t: td.ts[x.firstSample] }))
+  const windows = (td.marks && Array.isArray(td.marks.windows) ? td.marks.windows : [])
+    .filter((w) => w && w.to > 0 && td.marks.endAt > 0)
+    .map((w) => td.span - (td.marks.endAt - w.to) * 1000)
+    .filter((t) => t > 0 && t < td.span)
+
+  // What the chart shows: [v0, v1) µs, and the first depth drawn.
+  const pad = range ? (range.b - range.a) * 0.25 : 0
+  const view = { v0: range ? Math.max(0, range.a - pad) : 0, v1: range ? Math.min(td.span, range.b + pad) : td.span, top: 1 }
+  let hover = -1 // span index
+  let drag = null
+  let pending = 0
+
+  function marksText () {
+    const parts = []
+    if (fire) parts.push(['#e0312b', 'incident fired (' + fire.reason.trigger + ')'])
+    if (windows.length) parts.push(['#7a7f87', 'recorder window edges'])
+    if (instances.length) parts.push(['#2f6fde', instances.length + ' instances, end to end: ' + instances.map((x) => x.name).join(', ')])
+    parts.push(['hsl(210, 55%, 63%)', 'overview: CPU busy (not idle)'], ['#d2402f', 'GC'])
+    marksLine.replaceChildren()
+    for (const [c, t] of parts) {
+      const s = el('span')
+      const i = el('i')
+      i.style.background = c
+      s.append(i, document.createTextNode(t))
+      marksLine.appendChild(s)
+    }
+  }
+
+  function setInfo () {
+    const whole = fmtValue(td.span, 'us')
+    info.textContent = (range
+      ? `Range ${fmtValue(range.a, 'us')}\u2013${fmtValue(range.b, 'us')} of ${whole} (${fmtCount(range.i1 - range.i0)} samples): every view below counts only this range.`
+      : `${fmtCount(td.n)} samples over ${whole}.`) +
+      ` Shown: ${fmtValue(view.v0, 'us')}\u2013${fmtValue(view.v1, 'us')}. Drag on the overview to select a range; wheel to zoom, drag the chart to pan.`
+  }
+
+  function drawOverview () {
+    const { ctx, w, h } = fitCanvas(overview, TIME_OVERVIEW_H)
+    ctx.clearRect(0, 0, w, h)
+    ctx.fillStyle = '#fff'
+    ctx.fillRect(0, 0, w, h)
+    const per = td.span / w
+    const H = h - 14
+    for (let x = 0; x < w; x++) {
+      const t0 = x * per; const t1 = t0 + per
+      const i0 = sampleAt(td.ts, td.n, t0); const i1 = sampleAt(td.ts, td.n, t1)
+      let b, g
+      if (i1 > i0) {
+        const all = td.ts[i1] - td.ts[i0]
+        b = all > 0 ? (busy[i1] - busy[i0]) / all : 0
+        g = all > 0 ? (gc[i1] - gc[i0]) / all : 0
+      } else { // a bucket inside one sample: that sample
+        const i = i0 - 1
+        if (i < 0 || t0 >= td.ts[td.n]) continue
+        b = busy[i + 1] > busy[i] ? 1 : 0
+        g = gc[i + 1] > gc[i] ? 1 : 0
+      }
+      ctx.fillStyle = 'hsl(210, 55%, 63%)'
+      ctx.fillRect(x, 14 + H * (1 - b), 1, H * b)
+      if (g > 0) { ctx.fillStyle = '#d2402f'; ctx.fillRect(x, 14 + H * (1 - g), 1, H * g) }
+    }
+    const X = (t) => t / per
+    if (range) {
+      ctx.fillStyle = 'rgba(47, 111, 222, 0.16)'
+      ctx.fillRect(X(range.a), 0, Math.max(1, X(range.b) - X(range.a)), h)
+    }
+    if (drag && drag.kind === 'select') {
+      ctx.fillStyle = 'rgba(214, 58, 214, 0.2)'
+      ctx.fillRect(Math.min(drag.x0, drag.x1), 0, Math.abs(drag.x1 - drag.x0), h)
+    }
+    ctx.strokeStyle = '#1d2127'
+    ctx.strokeRect(X(view.v0) + 0.5, 0.5, Math.max(1, X(view.v1) - X(view.v0)) - 1, h - 1)
+    ctx.font = '11px system-ui, sans-serif'
+    for (const t of windows) { ctx.fillStyle = '#7a7f87'; ctx.fillRect(X(t), 0, 1, h) }
+    instances.forEach((x, k) => {
+      ctx.fillStyle = '#2f6fde'
+      ctx.fillRect(X(x.t), 0, 2, h)
+      ctx.fillText(x.name, X(x.t) + 4, 11 + (k % 2) * 0)
+    })
+    if (fire) {
+      ctx.fillStyle = '#e0312b'
+      ctx.fillRect(X(fire.t) - 1, 0, 2, h)
+      ctx.fillText('\u25BC ' + fire.reason.trigger, Math.min(X(fire.t) + 3, w - 120), 11)
+    }
+  }
+
+  // One row of the chart: spans of depth dd overlapping the view; spans
+  // under a pixel draw that pixel once and skip to the next pixel.
+  function drawRow (ctx, dd, y, w, scale) {
+    const { off, start, end, node } = spans
+    const ts = td.ts
+    let lo = off[dd]; let hi = off[dd + 1]
+    const stop = hi
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (ts[end[mid]] <= view.v0) lo = mid + 1; else hi = mid }
+    for (let k = lo; k < stop;) {
+      const s = ts[start[k]]
+      if (s >= view.v1) break
+      const x0 = (s - view.v0) * scale
+      const x1 = (ts[end[k]] - view.v0) * scale
+      const f = m.fn[node[k]]
+      ctx.fillStyle = k === hover ? '#d63ad6' : colours[f]
+      if (x1 - x0 >= 1) {
+        const a = Math.max(x0, -1); const b = Math.min(x1, w + 1)
+        ctx.fillRect(a, y, Math.max(1, b - a - 0.5), TIME_ROW - 1)
+        if (b - a > 28) {
+          const chars = Math.floor((b - a - 6) / 6.2)
+          const name = m.fns.name[f]
+          ctx.fillStyle = '#1d2127'
+          ctx.fillText(name.length > chars ? name.slice(0, Math.max(0, chars - 1)) + '\u2026' : name, a + 3, y + 12)
+        }
+        k++
+      } else {
+        const px = Math.floor(x0)
+        ctx.fillRect(px, y, 1, TIME_ROW - 1)
+        const tNext = view.v0 + (px + 1) / scale
+        let a = k + 1; let b = stop
+        while (a < b) { const mid = (a + b) >> 1; if (ts[end[mid]] <= tNext) a = mid + 1; else b = mid }
+        k = a
+      }
+    }
+  }
+
+  function drawChart () {
+    const { ctx, w, h } = fitCanvas(chart, TIME_CHART_H)
+    ctx.fillStyle = '#fff'
+    ctx.fillRect(0, 0, w, h)
+    const scale = w / (view.v1 - view.v0)
+    ctx.font = '11px system-ui, sans-serif'
+    const rows = Math.ceil(h / TIME_ROW)
+    for (let r = 0; r < rows; r++) {
+      const dd = view.top + r
+      if (dd > spans.deepest) break
+      drawRow(ctx, dd, r * TIME_ROW, w, scale)
+    }
+    const X = (t) => (t - view.v0) * scale
+    if (range) {
+      ctx.fillStyle = 'rgba(255, 255, 255, 0.6)'
+      if (X(range.a) > 0) ctx.fillRect(0, 0, X(range.a), h)
+      if (X(range.b) < w) ctx.fillRect(X(range.b), 0, w - X(range.b), h)
+    }
+    for (const t of windows) { ctx.fillStyle = '#7a7f87'; ctx.fillRect(X(t), 0, 1, h) }
+    for (const x of instances) { ctx.fillStyle = '#2f6fde'; ctx.fillRect(X(x.t), 0, 2, h) }
+    if (fire) { ctx.fillStyle = '#e0312b'; ctx.fillRect(X(fire.t) - 1, 0, 2, h) }
+  }
+
+  function draw () {
+    pending = 0
+    drawOverview()
+    drawChart()
+    setInfo()
+  }
+  function schedule () {
+    if (!pending) pending = requestAnimationFrame(draw)
+  }
+
+  function spanAt (x, y) {
+    const dd = view.top + Math.floor(y / TIME_ROW)
+    if (dd > spans.deepest) return -1
+    const t = view.v0 + x * (view.v1 - view.v0) / chart.clientWidth
+    const { off, start, end } = spans
+    let lo = off[dd]; let hi = off[dd + 1]
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (td.ts[end[mid]] <= t) lo = mid + 1; else hi = mid }
+    return lo < off[dd + 1] && td.ts[start[lo]] <= t ? lo : -1
+  }
+
+  // Zoom by factor around time t (µs), kept within the profile.
+  function zoomAt (t, factor) {
+    const minW = 50 // µs: a few samples
+    let w = Math.min(td.span, Math.max(minW, (view.v1 - view.v0) * factor))
+    const r = (t - view.v0) / (view.v1 - view.v0)
+    let v0 = t - r * w
+    v0 = Math.max(0, Math.min(td.span - w, v0))
+    view.v0 = v0; view.v1 = v0 + w
+    if (w >= td.span) { view.v0 = 0; view.v1 = td.span }
+    schedule()
+  }
+  function panBy (dt, drows) {
+    const w = view.v1 - view.v0
+    const v0 = Math.max(0, Math.min(td.span - w, view.v0 + dt))
+    view.v0 = v0; view.v1 = v0 + w
+    view.top = Math.max(1, Math.min(Math.max(1, spans.deepest - 2), view.top + drows))
+    schedule()
+  }
+
+  chart.addEventListener('wheel', (ev) => {
+    ev.preventDefault()
+    const rect = chart.getBoundingClientRect()
+    const t = view.v0 + (ev.clientX - rect.left) * (view.v1 - view.v0) / rect.width
+    if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) panBy((ev.deltaX || ev.deltaY) * (view.v1 - view.v0) / rect.width, 0)
+    else zoomAt(t, Math.exp(ev.deltaY * 0.002))
+  }, { passive: false })
+  chart.addEventListener('mousedown', (ev) => {
+    drag = { kind: 'pan', x: ev.clientX, y: ev.clientY, v0: view.v0, top: view.top, moved: false }
+  })
+  overview.addEventListener('mousedown', (ev) => {
+    const x = ev.clientX - overview.getBoundingClientRect().left
+    drag = { kind: 'select', x0: x, x1: x }
+  })
+  window.addEventListener('mousemove', (ev) => {
+    if (drag && drag.kind === 'pan') {
+      const dx = ev.clientX - drag.x; const dy = ev.clientY - drag.y
+      if (Math.abs(dx) + Math.abs(dy) > 2) drag.moved = true
+      const w = view.v1 - view.v0
+      view.v0 = Math.max(0, Math.min(td.span - w, drag.v0 - dx * w / chart.clientWidth))
+      view.v1 = view.v0 + w
+      view.top = Math.max(1, Math.min(Math.max(1, spans.deepest - 2), drag.top - Math.round(dy / TIME_ROW)))
+      schedule()
+      return
+    }
+    if (drag && drag.kind === 'select') {
+      drag.x1 = Math.max(0, Math.min(overview.clientWidth, ev.clientX - overview.getBoundingClientRect().left))
+      schedule()
+      return
+    }
+    if (ev.target !== chart) return
+    const rect = chart.getBoundingClientRect()
+    const k = spanAt(ev.clientX - rect.left, ev.clientY - rect.top)
+    if (k !== hover) { hover = k; schedule() }
+    showTip(k, ev)
+  })
+  chart.addEventListener('mouseleave', () => { if (hover >= 0) { hover = -1; schedule() } showTip(-1) })
+
+  // The tooltip (#tip, text only): the frame, when it ran, and its totals.
+  const tip = document.getElementById('tip')
+  function showTip (k, ev) {
+    if (k < 0) { tip.hidden = true; return }
+    const i = spans.node[k]
+    const t = tipText(m, i)
+    const s = td.ts[spans.start[k]]; const e = td.ts[spans.end[k]]
+    tip.replaceChildren(el('b', '', t.name))
+    if (t.url) tip.appendChild(el('div', 'u', t.url))
+    tip.appendChild(el('div', '', `on the stack ${fmtValue(e - s, 'us')}, from ${fmtValue(s, 'us')} to ${fmtValue(e, 'us')} (${fmtCount(spans.end[k] - spans.start[k])} samples)`))
+    tip.appendChild(el('div', '', (range ? 'in the range: ' : '') + t.lines[0]))
+    tip.hidden = false
+    tip.style.left = Math.max(4, Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 8)) + 'px'
+    tip.style.top = Math.max(4, ev.clientY + 18 + tip.offsetHeight > window.innerHeight ? ev.clientY - tip.offsetHeight - 10 : ev.clientY + 18) + 'px'
+  }
+  window.addEventListener('mouseup', (ev) => {
+    const d = drag
+    drag = null
+    if (!d) return
+    if (d.kind === 'pan' && !d.moved && ev.target === chart) {
+      const rect = chart.getBoundingClientRect()
+      const k = spanAt(ev.clientX - rect.left, ev.clientY - rect.top)
+      if (k >= 0) hooks.select(m.fn[spans.node[k]])
+    }
+    if (d.kind === 'select') {
+      const per = td.span / overview.clientWidth
+      if (Math.abs(d.x1 - d.x0) >= 3) selectRange(Math.min(d.x0, d.x1) * per, Math.max(d.x0, d.x1) * per)
+      else { // a click: centre the chart there
+        const w = view.v1 - view.v0
+        panBy(d.x0 * per - w / 2 - view.v0, 0)
+      }
+      schedule()
+    }
+  })
+  window.addEventListener('resize', schedule)
+  useView.addEventListener('click', () => selectRange(view.v0, view.v1))
+  clear.addEventListener('click', () => { location.hash = 'range=all' })
+  window.addEventListener('hashchange', () => location.reload())
+
+  // A range is a new page state: the hash changes, and the page is built
+  // again from it (every view counts the range's samples).
+  function selectRange (a, b) {
+    location.hash = `range=${Math.round(a)}-${Math.round(b)}`
+  }
+
+  marksText()
+  draw()
+  return { view, spans, draw, zoomAt, panBy, selectRange, range, fire }
+}
