@@ -14,15 +14,16 @@
  *              "kind": [] (cprof__kind_t) },
  *     "nodes": { "fn": [], "depth": [], "self": [], "self1": [] (diff) },
  *     "timeline": (CPU, not a diff, with samples) { "first": µs from startTime
- *       to the first sample, "node": base64, "weight": base64 },
+ *       to the first sample, "nodeBits": 16|32, "node": base64,
+ *       "weightBits": 16|32, "weight": base64 },
  *     "marks": (when given) a string holding JSON: an incident's facts }
  * timeline.node is each sample's node (its index in "nodes"), in sample
  * order; timeline.weight the time each stands for (µs, cprof_sample_weight),
- * both as little-endian uint32 (a weight over 71 minutes is cut to
- * 2^32 - 1): the page draws time order from them and sums any range.
- * Nodes are in depth-first order, children sorted by label; a node's parent
- * is the closest earlier node one level up. Without a diff only slot 0 is
- * written (self1 is absent, the second samples/total are 0).
+ * both as little-endian uint16 when every value fits, else uint32 (a
+ * weight over 71 minutes is cut to 2^32 - 1): the page draws time order from them and sums any
+ * range. Nodes are in depth-first order, children sorted by label; a node's parent is the closest
+ * earlier node one level up. Without a diff only slot 0 is written (self1 is absent, the second
+ * samples/total are 0).
  *
  * Every string is escaped so that no profile text can end the script
  * element or start markup: < > & and U+2028/U+2029 become \u escapes and
@@ -165,28 +166,49 @@ static void fn_columns(hw_t *w, const cprof__tree_t *t) {
 
 /* ---- the samples in time order (timeline) ---- */
 
-/* Little-endian uint32 values as base64: 4 characters per 3 bytes. */
-static void hw_b64_u32(hw_t *w, const uint32_t *v, uint32_t n) {
-  static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/* Values as base64 of little-endian uint16 when all fit (the usual case:
+ * fewer than 65,536 nodes, gaps under 65 ms), else uint32: "bits" says
+ * which. Half the page and the parse of a long profile. */
+typedef struct {
   unsigned char in[3];
+  int k;
+} b64_t;
+
+static void b64_byte(hw_t *w, b64_t *b, unsigned char c) {
+  static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   char out[4];
-  int k = 0;
-  hw_put(w, "\"", 1);
+  b->in[b->k++] = c;
+  if (b->k < 3) return;
+  out[0] = A[b->in[0] >> 2], out[1] = A[((b->in[0] & 3) << 4) | (b->in[1] >> 4)];
+  out[2] = A[((b->in[1] & 15) << 2) | (b->in[2] >> 6)], out[3] = A[b->in[2] & 63];
+  hw_put(w, out, 4);
+  b->k = 0;
+}
+
+static void b64_end(hw_t *w, b64_t *b) {
+  int k = b->k;
+  if (k == 0) return;
+  while (b->k != 0)
+    b64_byte(w, b, 0);
+  w->len -= k == 1 ? 2 : 1; /* the padding replaces the zero bytes' characters */
+  hw_put(w, k == 1 ? "==" : "=", k == 1 ? 2 : 1);
+}
+
+static void hw_b64_uints(hw_t *w, const char *key, const uint32_t *v, uint32_t n) {
+  uint32_t max = 0;
   for (uint32_t i = 0; i < n; i++)
-    for (int b = 0; b < 4; b++) {
-      in[k++] = (unsigned char)(v[i] >> (8 * b));
-      if (k < 3) continue;
-      out[0] = A[in[0] >> 2], out[1] = A[((in[0] & 3) << 4) | (in[1] >> 4)];
-      out[2] = A[((in[1] & 15) << 2) | (in[2] >> 6)], out[3] = A[in[2] & 63];
-      hw_put(w, out, 4);
-      k = 0;
-    }
-  if (k > 0) {
-    if (k == 1) in[1] = 0;
-    out[0] = A[in[0] >> 2], out[1] = A[((in[0] & 3) << 4) | (in[1] >> 4)];
-    out[2] = k == 2 ? A[(in[1] & 15) << 2] : '=', out[3] = '=';
-    hw_put(w, out, 4);
-  }
+    if (v[i] > max) max = v[i];
+  int bytes = max <= 0xffff ? 2 : 4;
+  b64_t b = {{0}, 0};
+  hw_str(w, ",\"");
+  hw_str(w, key);
+  hw_str(w, bytes == 2 ? "Bits\":16,\"" : "Bits\":32,\"");
+  hw_str(w, key);
+  hw_str(w, "\":\"");
+  for (uint32_t i = 0; i < n; i++)
+    for (int k = 0; k < bytes; k++)
+      b64_byte(w, &b, (unsigned char)(v[i] >> (8 * k)));
+  b64_end(w, &b);
   hw_put(w, "\"", 1);
 }
 
@@ -228,10 +250,8 @@ static void timeline_free(timeline_t *tl) {
 static void write_timeline(hw_t *w, const timeline_t *tl) {
   hw_str(w, ",\"timeline\":{\"first\":");
   hw_i64(w, tl->first);
-  hw_str(w, ",\"node\":");
-  hw_b64_u32(w, tl->node, tl->n);
-  hw_str(w, ",\"weight\":");
-  hw_b64_u32(w, tl->weight, tl->n);
+  hw_b64_uints(w, "node", tl->node, tl->n);
+  hw_b64_uints(w, "weight", tl->weight, tl->n);
   hw_put(w, "}", 1);
 }
 

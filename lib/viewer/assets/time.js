@@ -6,16 +6,21 @@
 // counting only the samples of that range, kept in the URL's hash
 // (#range=<from>-<to>, µs from the profile's start) so a shared file or a
 // reload opens the same way. The exporter writes each sample's node and
-// weight as base64 uint32 (src/core/export_html.c, "timeline").
+// weight as base64 uint16/uint32 (src/core/export_html.c, "timeline").
 const TIME_ROW = 16
 const TIME_OVERVIEW_H = 64
 const TIME_CHART_H = 320
 
-function b64u32 (s) {
-  const bin = atob(s)
-  const bytes = new Uint8Array(bin.length)
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)
-  return new Uint32Array(bytes.buffer, 0, bytes.length >> 2)
+// base64 of little-endian uint16 or uint32 values (export_html.c).
+function b64uints (s, bits) {
+  let bytes
+  if (typeof Uint8Array.fromBase64 === 'function') bytes = Uint8Array.fromBase64(s)
+  else {
+    const bin = atob(s)
+    bytes = new Uint8Array(bin.length)
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)
+  }
+  return bits === 16 ? new Uint16Array(bytes.buffer, 0, bytes.length >> 1) : new Uint32Array(bytes.buffer, 0, bytes.length >> 2)
 }
 
 // Decodes the page's timeline: per sample its node and weight, and ts[i],
@@ -23,11 +28,15 @@ function b64u32 (s) {
 function timeData (d) {
   const tl = d.timeline
   if (!tl || !tl.node) return null
-  const node = b64u32(tl.node)
-  const weight = b64u32(tl.weight)
+  const node = b64uints(tl.node, tl.nodeBits)
+  const weight = b64uints(tl.weight, tl.weightBits)
   tl.node = tl.weight = null // the strings are no longer needed
   const n = node.length
-  const ts = new Float64Array(n + 1)
+  // A sample's weight is ts[i + 1] - ts[i], in whole µs: 4 bytes a sample
+  // up to 71 minutes, a double after that.
+  let sum = tl.first || 0
+  for (let i = 0; i < n; i++) sum += weight[i]
+  const ts = sum < 2 ** 32 ? new Uint32Array(n + 1) : new Float64Array(n + 1)
   ts[0] = tl.first || 0
   for (let i = 0; i < n; i++) ts[i + 1] = ts[i] + weight[i]
   const span = Math.max(d.durationUs || 0, ts[n])
@@ -35,7 +44,7 @@ function timeData (d) {
   if (typeof d.marks === 'string') {
     try { marks = JSON.parse(d.marks) } catch (_) { marks = null }
   }
-  return { node, weight, ts, n, span, marks }
+  return { node, ts, n, span, marks }
 }
 
 // The first sample starting at or after t.
@@ -100,7 +109,7 @@ function applyRange (d, td, range) {
   const i0 = sampleAt(td.ts, td.n, range.a)
   const i1 = sampleAt(td.ts, td.n, range.b)
   const self = new Float64Array(d.nodes.fn.length)
-  for (let i = i0; i < i1; i++) self[td.node[i]] += td.weight[i]
+  for (let i = i0; i < i1; i++) self[td.node[i]] += td.ts[i + 1] - td.ts[i]
   d.nodes.self = self
   d.samples = [i1 - i0, 0]
   return { ...range, i0, i1 }
@@ -207,13 +216,28 @@ function createTimeView (m, td, range, hooks) {
     if (!m.fns.url[f] && m.fns.name[f] === '(idle)') idleFn[f] = 1
     if (!m.fns.url[f] && m.fns.name[f] === '(garbage collector)') idleFn[f] = 2
   }
-  // Cumulative busy and GC time per sample, for the overview's buckets.
-  const busy = new Float64Array(td.n + 1)
-  const gc = new Float64Array(td.n + 1)
-  for (let i = 0; i < td.n; i++) {
-    const k = idleFn[m.fn[td.node[i]]]
-    busy[i + 1] = busy[i] + (k === 1 ? 0 : td.weight[i])
-    gc[i + 1] = gc[i] + (k === 2 ? td.weight[i] : 0)
+  // The overview's columns: the busy and GC share of each, from one pass
+  // over the samples, made again only when the width changes.
+  let columns = null
+  function overviewColumns (w) {
+    if (columns && columns.w === w) return columns
+    const all = new Float64Array(w); const busy = new Float64Array(w); const gc = new Float64Array(w)
+    const per = td.span / w
+    const ts = td.ts
+    for (let i = 0; i < td.n; i++) {
+      const kind = idleFn[m.fn[td.node[i]]]
+      const a = ts[i]; const b = ts[i + 1]
+      if (b <= a) continue
+      for (let c = Math.min(w - 1, Math.floor(a / per)); c < w && c * per < b; c++) {
+        const part = Math.min(b, (c + 1) * per) - Math.max(a, c * per)
+        all[c] += part
+        if (kind !== 1) busy[c] += part
+        if (kind === 2) gc[c] += part
+      }
+    }
+    for (let c = 0; c < w; c++) if (all[c] > 0) { busy[c] /= all[c]; gc[c] /= all[c] }
+    columns = { w, busy, gc }
+    return columns
   }
   const fire = firing(td)
   const instances = (td.marks && Array.isArray(td.marks.instances) ? td.marks.instances : [])
@@ -262,24 +286,11 @@ function createTimeView (m, td, range, hooks) {
     ctx.fillRect(0, 0, w, h)
     const per = td.span / w
     const H = h - 14
-    for (let x = 0; x < w; x++) {
-      const t0 = x * per; const t1 = t0 + per
-      const i0 = sampleAt(td.ts, td.n, t0); const i1 = sampleAt(td.ts, td.n, t1)
-      let b, g
-      if (i1 > i0) {
-        const all = td.ts[i1] - td.ts[i0]
-        b = all > 0 ? (busy[i1] - busy[i0]) / all : 0
-        g = all > 0 ? (gc[i1] - gc[i0]) / all : 0
-      } else { // a bucket inside one sample: that sample
-        const i = i0 - 1
-        if (i < 0 || t0 >= td.ts[td.n]) continue
-        b = busy[i + 1] > busy[i] ? 1 : 0
-        g = gc[i + 1] > gc[i] ? 1 : 0
-      }
-      ctx.fillStyle = 'hsl(210, 55%, 63%)'
-      ctx.fillRect(x, 14 + H * (1 - b), 1, H * b)
-      if (g > 0) { ctx.fillStyle = '#d2402f'; ctx.fillRect(x, 14 + H * (1 - g), 1, H * g) }
-    }
+    const cols = overviewColumns(w)
+    ctx.fillStyle = 'hsl(210, 55%, 63%)'
+    for (let x = 0; x < w; x++) if (cols.busy[x] > 0) ctx.fillRect(x, 14 + H * (1 - cols.busy[x]), 1, H * cols.busy[x])
+    ctx.fillStyle = '#d2402f'
+    for (let x = 0; x < w; x++) if (cols.gc[x] > 0) ctx.fillRect(x, 14 + H * (1 - cols.gc[x]), 1, H * cols.gc[x])
     const X = (t) => t / per
     if (range) {
       ctx.fillStyle = 'rgba(47, 111, 222, 0.16)'
