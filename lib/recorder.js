@@ -264,7 +264,8 @@ function createRecorder (hooks) {
       title: fileName,
       ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
       htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
-      sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault()
+      sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault(),
+      ...viewerMarks(extra, stamp)
     }, heap)
     let r
     try {
@@ -276,6 +277,14 @@ function createRecorder (hooks) {
     const result = { ...shape(r, d, heap), ...extra }
     hooks.emitProfile(result)
     return result
+  }
+
+  // An incident's facts for the html viewer (docs/formats.md, "Viewer
+  // marks"): the reason, and the wall clock at the profile's end (the
+  // window rotated just now), which places the firing on its timeline.
+  function viewerMarks (extra, endAt) {
+    if (!extra || !extra.reason) return {}
+    return { viewerMarks: JSON.stringify({ reason: extra.reason, endAt }) }
   }
 
   function shape (r, d, heap) {

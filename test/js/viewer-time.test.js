@@ -142,3 +142,40 @@ test('a range selected on the overview: the flat view counts only its samples, a
   await again.page.close()
   await page.close()
 })
+
+// An app with the recorder and an event-loop delay incident: quiet ticks,
+// then a 450 ms stall in stallInIncident; prints the profile event.
+const INCIDENT_APP = `'use strict'
+const cprof = require(${JSON.stringify(path.resolve(__dirname, '..', '..'))})
+const dir = process.argv[2]
+function stallInIncident (ms) { const end = Date.now() + ms; let x = 0; while (Date.now() < end) x = (x + 7) % 1000003; return x }
+cprof.on('profile', (r) => { process.stdout.write(JSON.stringify({ files: r.files, reason: r.reason }) + '\\n'); clearInterval(t); setTimeout(() => cprof.destroy(), 50) })
+cprof.init({ dir, formats: ['html'], recorder: { window: 1000 }, incidents: { eventLoopDelay: 200 } })
+let ticks = 0
+const t = setInterval(() => { if (++ticks === 150) stallInIncident(450) }, 10)
+setTimeout(() => clearInterval(t), 20000).unref()
+`
+
+test('an incident page opens on the stall: the range around the firing selected, the stall on top, the reason in the header', { skip }, async () => {
+  const app = path.join(dir, 'incident-app.js')
+  fs.writeFileSync(app, INCIDENT_APP)
+  const out = path.join(dir, 'incident')
+  fs.mkdirSync(out)
+  const r = spawnSync(process.execPath, [app, out], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(r.status, 0, r.stderr)
+  const ev = JSON.parse(r.stdout.trim().split('\n')[0])
+  assert.equal(ev.reason.trigger, 'eventLoopDelay')
+  assert.ok(ev.files.html, JSON.stringify(ev.files))
+  const { page, problems } = await openPage(browser, pathToFileURL(ev.files.html).href)
+  const reason = await page.$eval('#reason', (e) => e.textContent)
+  assert.match(reason, new RegExp(`eventLoopDelay ${ev.reason.value} ms \u2265 200 ms at \\d{4}-\\d\\d-\\d\\d `))
+  const range = await page.evaluate(() => window.cprofViewer.time.range)
+  assert.equal(range.from, 'incident')
+  assert.ok(range.b - range.a < 2e6, JSON.stringify(range))
+  // The whole file is mostly quiet; the selected range is the stall.
+  const rows = await flatRows(page)
+  assert.equal(rows[0].name, 'stallInIncident', JSON.stringify(rows.slice(0, 5)))
+  await screenshot(page, 'viewer-time-incident.png')
+  assert.deepEqual(problems, [])
+  await page.close()
+})
