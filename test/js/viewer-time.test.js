@@ -179,3 +179,41 @@ test('an incident page opens on the stall: the range around the firing selected,
   assert.deepEqual(problems, [])
   await page.close()
 })
+
+test('a merged profile of two instances shows where each starts, each one\'s work on its side', { skip }, async () => {
+  const files = []
+  for (const who of ['alpha', 'beta']) {
+    const app = path.join(dir, `${who}.js`)
+    fs.writeFileSync(app, `'use strict'
+function ${who}Work (ms) { const end = Date.now() + ms; let x = 0; while (Date.now() < end) x = (x + 3) % 1000003; return x }
+${who}Work(300)
+`)
+    const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${who}.cpuprofile`, app], { encoding: 'utf8', timeout: 60000 })
+    assert.equal(r.status, 0, r.stderr)
+    files.push(path.join(dir, `${who}.cpuprofile`))
+  }
+  const merged = path.join(dir, 'fleet.cpuprofile')
+  cli(['merge', ...files, '-o', merged, '--formats', 'html'])
+  const { page, problems } = await openPage(browser, pathToFileURL(path.join(dir, 'fleet.html')).href)
+  const alphaSamples = JSON.parse(fs.readFileSync(files[0], 'utf8')).samples.length
+  const seen = await page.evaluate(() => {
+    const { time, model: m } = window.cprofViewer
+    // The functions on the stack in each instance's part of the timeline.
+    const { spans } = time
+    const parts = time.instances.map((x, k) => ({ name: x.name, t: x.t, end: k + 1 < time.instances.length ? time.instances[k + 1].t : Infinity, fns: new Set() }))
+    const tsArr = window.cprofViewer.time.ts
+    for (let k = 0; k < spans.start.length; k++) {
+      const t0 = tsArr[spans.start[k]]
+      for (const p of parts) if (t0 >= p.t && t0 < p.end) p.fns.add(m.fns.name[m.fn[spans.node[k]]])
+    }
+    return { parts: parts.map((p) => ({ name: p.name, t: p.t, fns: [...p.fns] })), legend: document.getElementById('time-marks').textContent, first: time.instances.map((x) => x.firstSample) }
+  })
+  assert.deepEqual(seen.parts.map((p) => p.name), ['alpha.cpuprofile', 'beta.cpuprofile'])
+  assert.deepEqual(seen.first, [0, alphaSamples])
+  assert.ok(seen.parts[0].fns.includes('alphaWork') && !seen.parts[0].fns.includes('betaWork'), JSON.stringify(seen.parts[0]))
+  assert.ok(seen.parts[1].fns.includes('betaWork') && !seen.parts[1].fns.includes('alphaWork'), JSON.stringify(seen.parts[1]))
+  assert.match(seen.legend, /2 merged profiles, one after the other: alpha\.cpuprofile, beta\.cpuprofile/)
+  await screenshot(page, 'viewer-time-merged.png')
+  assert.deepEqual(problems, [])
+  await page.close()
+})

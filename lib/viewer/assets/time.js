@@ -242,7 +242,7 @@ function createTimeView (m, td, range, hooks) {
   const fire = firing(td)
   const instances = (td.marks && Array.isArray(td.marks.instances) ? td.marks.instances : [])
     .filter((x) => x && x.firstSample >= 0 && x.firstSample < td.n)
-    .map((x) => ({ name: String(x.name), t: td.ts[x.firstSample] }))
+    .map((x) => ({ name: String(x.name), t: td.ts[x.firstSample], firstSample: x.firstSample }))
   const windows = (td.marks && Array.isArray(td.marks.windows) ? td.marks.windows : [])
     .filter((w) => w && w.to > 0 && td.marks.endAt > 0)
     .map((w) => td.span - (td.marks.endAt - w.to) * 1000)
@@ -259,7 +259,10 @@ function createTimeView (m, td, range, hooks) {
     const parts = []
     if (fire) parts.push(['#e0312b', 'incident fired (' + fire.reason.trigger + ')'])
     if (windows.length) parts.push(['#7a7f87', 'recorder window edges'])
-    if (instances.length) parts.push(['#2f6fde', instances.length + ' instances, end to end: ' + instances.map((x) => x.name).join(', ')])
+    if (instances.length) {
+      const names = instances.slice(0, 4).map((x) => x.name).join(', ') + (instances.length > 4 ? ', \u2026' : '')
+      parts.push(['#2f6fde', `${instances.length} merged profiles, one after the other: ${names}`])
+    }
     parts.push(['hsl(210, 55%, 63%)', 'overview: CPU busy (not idle)'], ['#d2402f', 'GC'])
     marksLine.replaceChildren()
     for (const [c, t] of parts) {
@@ -304,10 +307,15 @@ function createTimeView (m, td, range, hooks) {
     ctx.strokeRect(X(view.v0) + 0.5, 0.5, Math.max(1, X(view.v1) - X(view.v0)) - 1, h - 1)
     ctx.font = '11px system-ui, sans-serif'
     for (const t of windows) { ctx.fillStyle = '#7a7f87'; ctx.fillRect(X(t), 0, 1, h) }
+    // Each input of a merge starts at a blue line, named while there is room.
     instances.forEach((x, k) => {
       ctx.fillStyle = '#2f6fde'
       ctx.fillRect(X(x.t), 0, 2, h)
-      ctx.fillText(x.name, X(x.t) + 4, 11 + (k % 2) * 0)
+      const room = (k + 1 < instances.length ? X(instances[k + 1].t) : w) - X(x.t) - 8
+      if (room > 30) {
+        const chars = Math.floor(room / 6.2)
+        ctx.fillText(x.name.length > chars ? x.name.slice(0, chars - 1) + '\u2026' : x.name, X(x.t) + 4, 11)
+      }
     })
     if (fire) {
       ctx.fillStyle = '#e0312b'
@@ -499,5 +507,5 @@ function createTimeView (m, td, range, hooks) {
 
   marksText()
   draw()
-  return { view, spans, draw, zoomAt, panBy, selectRange, range, fire }
+  return { view, spans, ts: td.ts, draw, zoomAt, panBy, selectRange, range, fire, instances }
 }
