@@ -112,6 +112,7 @@ function applyRange (d, td, range) {
   for (let i = i0; i < i1; i++) self[td.node[i]] += td.ts[i + 1] - td.ts[i]
   d.nodes.self = self
   d.samples = [i1 - i0, 0]
+  d.durationUs = range.b - range.a // the header's Duration and mean interval: the range's
   return { ...range, i0, i1 }
 }
 
