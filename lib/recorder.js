@@ -142,8 +142,15 @@ function createRecorder (hooks) {
   // watchers do not count it as the app's event-loop delay.
   let ownMs = 0
 
+  // The ends of the last CPU windows (ms since the epoch), for the
+  // viewer's window edges (viewerMarks); bounded, a few KB in a page.
+  const windowEnds = []
   function onWindow (info) {
     const r = run
+    if (!info.error && info.kind === 'cpu' && info.to > 0) {
+      windowEnds.push(info.to)
+      if (windowEnds.length > 512) windowEnds.splice(0, windowEnds.length - 512)
+    }
     if (info.push) {
       if (r && r.pusher) r.pusher.enqueue(info)
       delete info.push // the event's listeners get no copy of the bytes
@@ -265,7 +272,7 @@ function createRecorder (hooks) {
       ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
       htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
       sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault(),
-      ...viewerMarks(extra, stamp)
+      ...(heap ? viewerMarks(extra, stamp) : viewerMarks(extra, stamp, windowEnds))
     }, heap)
     let r
     try {
@@ -279,12 +286,15 @@ function createRecorder (hooks) {
     return result
   }
 
-  // An incident's facts for the html viewer (docs/formats.md, "Viewer
-  // marks"): the reason, and the wall clock at the profile's end (the
-  // window rotated just now), which places the firing on its timeline.
-  function viewerMarks (extra, endAt) {
-    if (!extra || !extra.reason) return {}
-    return { viewerMarks: JSON.stringify({ reason: extra.reason, endAt }) }
+  // Facts for the html viewer (docs/formats.md, "Viewer marks"): the wall
+  // clock at the profile's end (the window rotated just now), which places
+  // the rest on its timeline; an incident's reason; the windows' edges (the
+  // page keeps those inside the profile).
+  function viewerMarks (extra, endAt, ends) {
+    const marks = { endAt }
+    if (extra && extra.reason) marks.reason = extra.reason
+    if (ends && ends.length) marks.windowEnds = ends.filter((t) => t < endAt)
+    return marks.reason || marks.windowEnds ? { viewerMarks: JSON.stringify(marks) } : {}
   }
 
   function shape (r, d, heap) {

@@ -217,3 +217,35 @@ ${who}Work(300)
   assert.deepEqual(problems, [])
   await page.close()
 })
+
+test('a recorder dump shows its windows\' edges on the time-order view', { skip }, async () => {
+  const app = path.join(dir, 'recorder-app.js')
+  fs.writeFileSync(app, `'use strict'
+const cprof = require(${JSON.stringify(path.resolve(__dirname, '..', '..'))})
+function tickWork () { let x = 0; for (let i = 0; i < 3e4; i++) x += i; return x }
+cprof.recorder.start({ window: 300, interval: 1000 })
+const t = setInterval(tickWork, 5)
+setTimeout(async () => {
+  const r = await cprof.recorder.dump({ dir: process.argv[2], formats: ['html'] })
+  process.stdout.write(JSON.stringify({ html: r.files.html, windows: r.windows, from: r.from, to: r.to }) + '\\n')
+  clearInterval(t)
+  await cprof.recorder.stop()
+}, 1700)
+`)
+  const out = path.join(dir, 'recorder')
+  fs.mkdirSync(out)
+  const r = spawnSync(process.execPath, [app, out], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(r.status, 0, r.stderr)
+  const dump = JSON.parse(r.stdout.trim())
+  assert.ok(dump.windows >= 4, r.stdout)
+  const { page, problems } = await openPage(browser, pathToFileURL(dump.html).href)
+  const edges = await page.evaluate(() => window.cprofViewer.time.windows)
+  // One edge between each two windows, 300 ms apart (the last window is
+  // cut short by the dump).
+  assert.equal(edges.length, dump.windows - 1, JSON.stringify({ edges, dump }))
+  for (let k = 1; k < edges.length; k++) assert.ok(Math.abs(edges[k] - edges[k - 1] - 300000) < 60000, JSON.stringify(edges))
+  assert.match(await page.$eval('#time-marks', (e) => e.textContent), /recorder window edges/)
+  await screenshot(page, 'viewer-time-recorder.png')
+  assert.deepEqual(problems, [])
+  await page.close()
+})

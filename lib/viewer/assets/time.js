@@ -44,7 +44,7 @@ function timeData (d) {
   if (typeof d.marks === 'string') {
     try { marks = JSON.parse(d.marks) } catch (_) { marks = null }
   }
-  return { node, ts, n, span, marks }
+  return { node, ts, n, span, marks, startMs: d.startTime || 0 }
 }
 
 // The first sample starting at or after t.
@@ -244,10 +244,13 @@ function createTimeView (m, td, range, hooks) {
   const instances = (td.marks && Array.isArray(td.marks.instances) ? td.marks.instances : [])
     .filter((x) => x && x.firstSample >= 0 && x.firstSample < td.n)
     .map((x) => ({ name: String(x.name), t: td.ts[x.firstSample], firstSample: x.firstSample }))
-  const windows = (td.marks && Array.isArray(td.marks.windows) ? td.marks.windows : [])
-    .filter((w) => w && w.to > 0 && td.marks.endAt > 0)
-    .map((w) => td.span - (td.marks.endAt - w.to) * 1000)
-    .filter((t) => t > 0 && t < td.span)
+  // A recorder dump's window edges: its startTime is its first window's
+  // start on the same clock as the edges, so the edge before it (an
+  // evicted window's end) lands on 0 and older ones before: only the
+  // edges inside the profile are kept.
+  const windows = (td.marks && Array.isArray(td.marks.windowEnds) && td.startMs > 0 ? td.marks.windowEnds : [])
+    .map((x) => (Number(x) - td.startMs) * 1000)
+    .filter((t) => t > 0 && t < td.span - 1000)
 
   // What the chart shows: [v0, v1) µs, and the first depth drawn.
   const pad = range ? (range.b - range.a) * 0.25 : 0
@@ -508,5 +511,5 @@ function createTimeView (m, td, range, hooks) {
 
   marksText()
   draw()
-  return { view, spans, ts: td.ts, draw, zoomAt, panBy, selectRange, range, fire, instances }
+  return { view, spans, ts: td.ts, draw, zoomAt, panBy, selectRange, range, fire, instances, windows }
 }
