@@ -76,7 +76,7 @@ async function main () {
     await page.setViewport({ width: 1400, height: 1000 })
     await page.goto('file://' + out, { waitUntil: 'load', timeout: 120000 })
     await page.waitForSelector('body[data-ready="1"]', { timeout: 120000 })
-    const open = await page.evaluate(() => ({ readyAt: window.cprofViewer.readyAt, viewerMs: window.cprofViewer.readyMs, phases: window.cprofViewer.phases, spans: window.cprofViewer.time.spans.start.length }))
+    const open = await page.evaluate(() => ({ readyAt: window.cprofViewer.readyAt, viewerMs: window.cprofViewer.readyMs, phases: { ...window.cprofViewer.phases, timeView: window.cprofViewer.time.phases }, spans: window.cprofViewer.time.spans.start.length }))
     const frames = await page.evaluate((count) => new Promise((resolve) => {
       const t = window.cprofViewer.time
       const draws = []

@@ -98,7 +98,7 @@ function showReason (d) {
 function reasonText (r) {
   const units = { eventLoopDelay: ' ms', cpu: '% of a core', rss: ' bytes', heapNearLimit: '% of the heap limit' }
   const u = units[r.trigger] || ''
-  const when = r.at > 0 ? ' at ' + new Date(r.at).toISOString().replace('T', ' ').replace('Z', ' UTC') : ''
+  const when = r.at > 0 && r.at < 8.64e15 ? ' at ' + new Date(r.at).toISOString().replace('T', ' ').replace('Z', ' UTC') : ''
   return `Written by an incident: ${r.trigger} ${r.value}${u} \u2265 ${r.threshold}${u}${when}`
 }
 
@@ -210,7 +210,9 @@ function createTimeView (m, td, range, hooks) {
   const flamePanel = document.getElementById('flame-panel')
   flamePanel.parentNode.insertBefore(panel, flamePanel)
 
+  const t0 = performance.now()
   const spans = buildSpans(m, td)
+  const phases = { spans: Math.round(performance.now() - t0) }
   const colours = colourTable(m)
   const idleFn = new Uint8Array(m.nf)
   for (let f = 0; f < m.nf; f++) {
@@ -510,6 +512,11 @@ function createTimeView (m, td, range, hooks) {
   }
 
   marksText()
+  let t1 = performance.now()
+  overviewColumns(overview.clientWidth || 800)
+  phases.overview = Math.round(performance.now() - t1)
+  t1 = performance.now()
   draw()
-  return { view, spans, ts: td.ts, draw, zoomAt, panBy, selectRange, range, fire, instances, windows }
+  phases.draw = Math.round(performance.now() - t1)
+  return { phases, view, spans, ts: td.ts, draw, zoomAt, panBy, selectRange, range, fire, instances, windows }
 }
