@@ -119,46 +119,54 @@ function applyRange (d, td, range) {
 // Spans per depth: runs of consecutive samples with the same node at that
 // depth. Consecutive samples share most of their stack, so walking from
 // one to the next up to their common ancestor touches only what changed.
+// One walk records the spans as they close; a counting sort by depth then
+// groups them (within a depth they closed in time order).
 function buildSpans (m, td) {
   const { node, n } = td
   const { parent, depth } = m
   const D = m.maxDepth + 1
-  const count = new Uint32Array(D + 1)
   const openAt = new Uint32Array(D)
   const openNode = new Int32Array(D)
-  let start, end, nodeOf, fillAt
+  let cap = 1024
+  let rs = new Uint32Array(cap); let re = new Uint32Array(cap); let rn = new Uint32Array(cap); let rd = new Uint32Array(cap)
+  let k = 0
   function emit (dd, i) {
-    if (!start) { count[dd]++; return }
-    const k = fillAt[dd]++
-    start[k] = openAt[dd]; end[k] = i; nodeOf[k] = openNode[dd]
-  }
-  function walk () {
-    let prev = -1
-    for (let i = 0; i < n; i++) {
-      const a = node[i]
-      if (a === prev) continue
-      let l = -1
-      if (prev >= 0) {
-        let x = a; let y = prev
-        while (depth[x] > depth[y]) x = parent[x]
-        while (depth[y] > depth[x]) y = parent[y]
-        while (x !== y) { x = parent[x]; y = parent[y] }
-        l = depth[x]
-        for (let dd = depth[prev]; dd > l; dd--) emit(dd, i)
-      }
-      for (let z = a; z >= 0 && depth[z] > l; z = parent[z]) { openNode[depth[z]] = z; openAt[depth[z]] = i }
-      prev = a
+    if (k === cap) {
+      cap *= 2
+      const grow = (a) => { const b = new Uint32Array(cap); b.set(a); return b }
+      rs = grow(rs); re = grow(re); rn = grow(rn); rd = grow(rd)
     }
-    if (prev >= 0) for (let dd = depth[prev]; dd >= 0; dd--) emit(dd, n)
+    rs[k] = openAt[dd]; re[k] = i; rn[k] = openNode[dd]; rd[k] = dd
+    k++
   }
-  walk()
+  let prev = -1
+  for (let i = 0; i < n; i++) {
+    const a = node[i]
+    if (a === prev) continue
+    let l = -1
+    if (prev >= 0) {
+      let x = a; let y = prev
+      while (depth[x] > depth[y]) x = parent[x]
+      while (depth[y] > depth[x]) y = parent[y]
+      while (x !== y) { x = parent[x]; y = parent[y] }
+      l = depth[x]
+      for (let dd = depth[prev]; dd > l; dd--) emit(dd, i)
+    }
+    for (let z = a; z >= 0 && depth[z] > l; z = parent[z]) { openNode[depth[z]] = z; openAt[depth[z]] = i }
+    prev = a
+  }
+  if (prev >= 0) for (let dd = depth[prev]; dd >= 0; dd--) emit(dd, n)
   const off = new Uint32Array(D + 1)
-  for (let dd = 0; dd < D; dd++) off[dd + 1] = off[dd] + count[dd]
-  start = new Uint32Array(off[D]); end = new Uint32Array(off[D]); nodeOf = new Uint32Array(off[D])
-  fillAt = Uint32Array.from(off)
-  walk()
+  for (let j = 0; j < k; j++) off[rd[j] + 1]++
+  for (let dd = 0; dd < D; dd++) off[dd + 1] += off[dd]
+  const start = new Uint32Array(k); const end = new Uint32Array(k); const nodeOf = new Uint32Array(k)
+  const at = off.slice(0, D)
+  for (let j = 0; j < k; j++) {
+    const p = at[rd[j]]++
+    start[p] = rs[j]; end[p] = re[j]; nodeOf[p] = rn[j]
+  }
   let deepest = 0
-  for (let dd = 0; dd < D; dd++) if (count[dd]) deepest = dd
+  for (let dd = 0; dd < D; dd++) if (off[dd + 1] > off[dd]) deepest = dd
   return { off, start, end, node: nodeOf, deepest }
 }
 
