@@ -76,7 +76,7 @@ async function main () {
     await page.setViewport({ width: 1400, height: 1000 })
     await page.goto('file://' + out, { waitUntil: 'load', timeout: 120000 })
     await page.waitForSelector('body[data-ready="1"]', { timeout: 120000 })
-    const open = await page.evaluate(() => ({ readyAt: window.cprofViewer.readyAt, viewerMs: window.cprofViewer.readyMs, phases: { ...window.cprofViewer.phases, timeView: window.cprofViewer.time.phases }, spans: window.cprofViewer.time.spans.start.length }))
+    const open = await page.evaluate(() => ({ readyAt: window.cprofViewer.readyAt, viewerMs: window.cprofViewer.readyMs, phases: { ...window.cprofViewer.phases, timeView: window.cprofViewer.time.phases } }))
     const frames = await page.evaluate((count) => new Promise((resolve) => {
       const t = window.cprofViewer.time
       const draws = []
@@ -110,7 +110,6 @@ async function main () {
       openMs: Math.round(open.readyAt),
       viewerMs: Math.round(open.viewerMs),
       phasesMs: open.phases,
-      spans: open.spans,
       drawMs: { median: +pct(frames.draws, 0.5).toFixed(2), p95: +pct(frames.draws, 0.95).toFixed(2), max: +Math.max(...frames.draws).toFixed(2) },
       frameIntervalMs: { median: +pct(frames.gaps, 0.5).toFixed(2), p95: +pct(frames.gaps, 0.95).toFixed(2) },
       memory: { jsHeapUsedBytes: heap.usedSize, backingStoreBytes: heap.backingStorageSize || 0 },

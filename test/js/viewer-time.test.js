@@ -198,13 +198,13 @@ ${who}Work(300)
   const alphaSamples = JSON.parse(fs.readFileSync(files[0], 'utf8')).samples.length
   const seen = await page.evaluate(() => {
     const { time, model: m } = window.cprofViewer
-    // The functions on the stack in each instance's part of the timeline.
-    const { spans } = time
-    const parts = time.instances.map((x, k) => ({ name: x.name, t: x.t, end: k + 1 < time.instances.length ? time.instances[k + 1].t : Infinity, fns: new Set() }))
-    const tsArr = window.cprofViewer.time.ts
-    for (let k = 0; k < spans.start.length; k++) {
-      const t0 = tsArr[spans.start[k]]
-      for (const p of parts) if (t0 >= p.t && t0 < p.end) p.fns.add(m.fns.name[m.fn[spans.node[k]]])
+    // The functions on the stack at 400 points of each instance's part.
+    const span = time.ts[time.ts.length - 1]
+    const parts = time.instances.map((x, k) => ({ name: x.name, t: x.t, end: k + 1 < time.instances.length ? time.instances[k + 1].t : span, fns: new Set() }))
+    for (const p of parts) {
+      for (let q = 0; q < 400; q++) {
+        for (const z of time.stackAt(p.t + (p.end - p.t) * (q + 0.5) / 400)) p.fns.add(m.fns.name[m.fn[z]])
+      }
     }
     return { parts: parts.map((p) => ({ name: p.name, t: p.t, fns: [...p.fns] })), legend: document.getElementById('time-marks').textContent, first: time.instances.map((x) => x.firstSample) }
   })

@@ -116,58 +116,22 @@ function applyRange (d, td, range) {
   return { ...range, i0, i1 }
 }
 
-// Spans per depth: runs of consecutive samples with the same node at that
-// depth. Consecutive samples share most of their stack, so walking from
-// one to the next up to their common ancestor touches only what changed.
-// One walk records the spans as they close; a counting sort by depth then
-// groups them (within a depth they closed in time order).
-function buildSpans (m, td) {
-  const { node, n } = td
-  const { parent, depth } = m
-  const D = m.maxDepth + 1
-  const openAt = new Uint32Array(D)
-  const openNode = new Int32Array(D)
-  let cap = 1024
-  let rs = new Uint32Array(cap); let re = new Uint32Array(cap); let rn = new Uint32Array(cap); let rd = new Uint32Array(cap)
-  let k = 0
-  function emit (dd, i) {
-    if (k === cap) {
-      cap *= 2
-      const grow = (a) => { const b = new Uint32Array(cap); b.set(a); return b }
-      rs = grow(rs); re = grow(re); rn = grow(rn); rd = grow(rd)
-    }
-    rs[k] = openAt[dd]; re[k] = i; rn[k] = openNode[dd]; rd[k] = dd
-    k++
+// The sample running at time t (ts[i] <= t < ts[i + 1]), or -1.
+function sampleCovering (ts, n, t) {
+  let lo = 0; let hi = n + 1 // first index with ts[index] > t
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (ts[mid] <= t) lo = mid + 1
+    else hi = mid
   }
-  let prev = -1
-  for (let i = 0; i < n; i++) {
-    const a = node[i]
-    if (a === prev) continue
-    let l = -1
-    if (prev >= 0) {
-      let x = a; let y = prev
-      while (depth[x] > depth[y]) x = parent[x]
-      while (depth[y] > depth[x]) y = parent[y]
-      while (x !== y) { x = parent[x]; y = parent[y] }
-      l = depth[x]
-      for (let dd = depth[prev]; dd > l; dd--) emit(dd, i)
-    }
-    for (let z = a; z >= 0 && depth[z] > l; z = parent[z]) { openNode[depth[z]] = z; openAt[depth[z]] = i }
-    prev = a
-  }
-  if (prev >= 0) for (let dd = depth[prev]; dd >= 0; dd--) emit(dd, n)
-  const off = new Uint32Array(D + 1)
-  for (let j = 0; j < k; j++) off[rd[j] + 1]++
-  for (let dd = 0; dd < D; dd++) off[dd + 1] += off[dd]
-  const start = new Uint32Array(k); const end = new Uint32Array(k); const nodeOf = new Uint32Array(k)
-  const at = off.slice(0, D)
-  for (let j = 0; j < k; j++) {
-    const p = at[rd[j]]++
-    start[p] = rs[j]; end[p] = re[j]; nodeOf[p] = rn[j]
-  }
-  let deepest = 0
-  for (let dd = 0; dd < D; dd++) if (off[dd + 1] > off[dd]) deepest = dd
-  return { off, start, end, node: nodeOf, deepest }
+  return lo - 1 < n ? lo - 1 : -1
+}
+
+// Node z's ancestor at depth d (z itself at its own depth), or -1.
+function ancestorAt (m, z, d) {
+  if (z < 0 || m.depth[z] < d) return -1
+  while (m.depth[z] > d) z = m.parent[z]
+  return z
 }
 
 function timeCanvas (parent, h, cls) {
@@ -218,9 +182,7 @@ function createTimeView (m, td, range, hooks) {
   const flamePanel = document.getElementById('flame-panel')
   flamePanel.parentNode.insertBefore(panel, flamePanel)
 
-  const t0 = performance.now()
-  const spans = buildSpans(m, td)
-  const phases = { spans: Math.round(performance.now() - t0) }
+  const phases = {}
   const colours = colourTable(m)
   const idleFn = new Uint8Array(m.nf)
   for (let f = 0; f < m.nf; f++) {
@@ -265,7 +227,7 @@ function createTimeView (m, td, range, hooks) {
   // What the chart shows: [v0, v1) µs, and the first depth drawn.
   const pad = range ? (range.b - range.a) * 0.25 : 0
   const view = { v0: range ? Math.max(0, range.a - pad) : 0, v1: range ? Math.min(td.span, range.b + pad) : td.span, top: 1 }
-  let hover = -1 // span index
+  let hover = null // { row, c0, c1 }: the box under the pointer
   let drag = null
   let pending = 0
 
@@ -338,40 +300,33 @@ function createTimeView (m, td, range, hooks) {
     }
   }
 
-  // One row of the chart: spans of depth dd overlapping the view; spans
-  // under a pixel draw that pixel once and skip to the next pixel.
-  function drawRow (ctx, dd, y, w, scale) {
-    const { off, start, end, node } = spans
-    const ts = td.ts
-    let lo = off[dd]; let hi = off[dd + 1]
-    const stop = hi
-    while (lo < hi) { const mid = (lo + hi) >> 1; if (ts[end[mid]] <= view.v0) lo = mid + 1; else hi = mid }
-    for (let k = lo; k < stop;) {
-      const s = ts[start[k]]
-      if (s >= view.v1) break
-      const x0 = (s - view.v0) * scale
-      const x1 = (ts[end[k]] - view.v0) * scale
-      const f = m.fn[node[k]]
-      ctx.fillStyle = k === hover ? '#d63ad6' : colours[f]
-      if (x1 - x0 >= 1) {
-        const a = Math.max(x0, -1); const b = Math.min(x1, w + 1)
-        ctx.fillRect(a, y, Math.max(1, b - a - 0.5), TIME_ROW - 1)
-        if (b - a > 28) {
-          const chars = Math.floor((b - a - 6) / 6.2)
-          const name = m.fns.name[f]
-          ctx.fillStyle = '#1d2127'
-          ctx.fillText(name.length > chars ? name.slice(0, Math.max(0, chars - 1)) + '\u2026' : name, a + 3, y + 12)
-        }
-        k++
-      } else {
-        const px = Math.floor(x0)
-        ctx.fillRect(px, y, 1, TIME_ROW - 1)
-        const tNext = view.v0 + (px + 1) / scale
-        let a = k + 1; let b = stop
-        while (a < b) { const mid = (a + b) >> 1; if (ts[end[mid]] <= tNext) a = mid + 1; else b = mid }
-        k = a
+  // The chart is drawn from one sample per pixel column, the one running
+  // at the column's middle: the work per frame is bounded by the canvas
+  // (columns × visible depth), not by the samples, however many there are
+  // and however often their stacks change. Zoomed in, a sample spans many
+  // columns and its edges fall within a pixel of where they are.
+  let grid = null // { cols, rows, anc: node per column and row, sample: per column }
+  function layout (w, h, scale) {
+    const cols = Math.max(1, Math.ceil(w)); const rows = Math.ceil(h / TIME_ROW)
+    if (!grid || grid.cols !== cols || grid.rows !== rows) grid = { cols, rows, anc: new Int32Array(cols * rows), sample: new Int32Array(cols) }
+    const { anc, sample } = grid
+    const top = view.top
+    let last = -2
+    for (let c = 0; c < cols; c++) {
+      const t = view.v0 + (c + 0.5) / scale
+      const i = t < td.span ? sampleCovering(td.ts, td.n, t) : -1
+      sample[c] = i
+      const z0 = i >= 0 ? td.node[i] : -1
+      const base = c * rows
+      if (z0 === last) { anc.copyWithin(base, base - rows, base); continue }
+      last = z0
+      anc.fill(-1, base, base + rows)
+      for (let z = z0; z >= 0 && m.depth[z] >= top; z = m.parent[z]) {
+        const r = m.depth[z] - top
+        if (r < rows) anc[base + r] = z
       }
     }
+    return grid
   }
 
   function drawChart () {
@@ -380,11 +335,26 @@ function createTimeView (m, td, range, hooks) {
     ctx.fillRect(0, 0, w, h)
     const scale = w / (view.v1 - view.v0)
     ctx.font = '11px system-ui, sans-serif'
-    const rows = Math.ceil(h / TIME_ROW)
+    const { cols, rows, anc } = layout(w, h, scale)
     for (let r = 0; r < rows; r++) {
-      const dd = view.top + r
-      if (dd > spans.deepest) break
-      drawRow(ctx, dd, r * TIME_ROW, w, scale)
+      const y = r * TIME_ROW
+      for (let c = 0; c < cols;) {
+        const z = anc[c * rows + r]
+        let e = c + 1
+        while (e < cols && anc[e * rows + r] === z) e++
+        if (z >= 0) {
+          const f = m.fn[z]
+          ctx.fillStyle = hover && hover.row === r && hover.c0 === c ? '#d63ad6' : colours[f]
+          ctx.fillRect(c, y, Math.max(1, e - c - 0.5), TIME_ROW - 1)
+          if (e - c > 28) {
+            const chars = Math.floor((e - c - 6) / 6.2)
+            const name = m.fns.name[f]
+            ctx.fillStyle = '#1d2127'
+            ctx.fillText(name.length > chars ? name.slice(0, Math.max(0, chars - 1)) + '\u2026' : name, c + 3, y + 12)
+          }
+        }
+        c = e
+      }
     }
     const X = (t) => (t - view.v0) * scale
     if (range) {
@@ -407,14 +377,28 @@ function createTimeView (m, td, range, hooks) {
     if (!pending) pending = requestAnimationFrame(draw)
   }
 
-  function spanAt (x, y) {
-    const dd = view.top + Math.floor(y / TIME_ROW)
-    if (dd > spans.deepest) return -1
-    const t = view.v0 + x * (view.v1 - view.v0) / chart.clientWidth
-    const { off, start, end } = spans
-    let lo = off[dd]; let hi = off[dd + 1]
-    while (lo < hi) { const mid = (lo + hi) >> 1; if (td.ts[end[mid]] <= t) lo = mid + 1; else hi = mid }
-    return lo < off[dd + 1] && td.ts[start[lo]] <= t ? lo : -1
+  // The box under the pointer, from the last drawn grid.
+  function boxAt (x, y) {
+    if (!grid) return null
+    const c = Math.floor(x); const r = Math.floor(y / TIME_ROW)
+    if (c < 0 || c >= grid.cols || r < 0 || r >= grid.rows) return null
+    const { anc, rows, cols } = grid
+    const z = anc[c * rows + r]
+    if (z < 0) return null
+    let c0 = c; let c1 = c + 1
+    while (c0 > 0 && anc[(c0 - 1) * rows + r] === z) c0--
+    while (c1 < cols && anc[c1 * rows + r] === z) c1++
+    return { row: r, c0, c1, node: z, sample: grid.sample[c] }
+  }
+
+  // How long the node stayed on the stack around sample i: the run of
+  // samples with it at its depth (bounded walk: a tooltip, not a scan).
+  function runAround (i, z) {
+    const d = m.depth[z]
+    let a = i; let b = i + 1
+    for (let k = 0; k < 50000 && a > 0 && ancestorAt(m, td.node[a - 1], d) === z; k++) a--
+    for (let k = 0; k < 50000 && b < td.n && ancestorAt(m, td.node[b], d) === z; k++) b++
+    return { a, b }
   }
 
   // Zoom by factor around time t (µs), kept within the profile.
@@ -432,7 +416,7 @@ function createTimeView (m, td, range, hooks) {
     const w = view.v1 - view.v0
     const v0 = Math.max(0, Math.min(td.span - w, view.v0 + dt))
     view.v0 = v0; view.v1 = v0 + w
-    view.top = Math.max(1, Math.min(Math.max(1, spans.deepest - 2), view.top + drows))
+    view.top = Math.max(1, Math.min(Math.max(1, m.maxDepth - 2), view.top + drows))
     schedule()
   }
 
@@ -457,7 +441,7 @@ function createTimeView (m, td, range, hooks) {
       const w = view.v1 - view.v0
       view.v0 = Math.max(0, Math.min(td.span - w, drag.v0 - dx * w / chart.clientWidth))
       view.v1 = view.v0 + w
-      view.top = Math.max(1, Math.min(Math.max(1, spans.deepest - 2), drag.top - Math.round(dy / TIME_ROW)))
+      view.top = Math.max(1, Math.min(Math.max(1, m.maxDepth - 2), drag.top - Math.round(dy / TIME_ROW)))
       schedule()
       return
     }
@@ -468,22 +452,22 @@ function createTimeView (m, td, range, hooks) {
     }
     if (ev.target !== chart) return
     const rect = chart.getBoundingClientRect()
-    const k = spanAt(ev.clientX - rect.left, ev.clientY - rect.top)
-    if (k !== hover) { hover = k; schedule() }
-    showTip(k, ev)
+    const b = boxAt(ev.clientX - rect.left, ev.clientY - rect.top)
+    if (!b !== !hover || (b && (b.row !== hover.row || b.c0 !== hover.c0))) { hover = b; schedule() }
+    showTip(b, ev)
   })
-  chart.addEventListener('mouseleave', () => { if (hover >= 0) { hover = -1; schedule() } showTip(-1) })
+  chart.addEventListener('mouseleave', () => { if (hover) { hover = null; schedule() } showTip(null) })
 
   // The tooltip (#tip, text only): the frame, when it ran, and its totals.
   const tip = document.getElementById('tip')
-  function showTip (k, ev) {
-    if (k < 0) { tip.hidden = true; return }
-    const i = spans.node[k]
-    const t = tipText(m, i)
-    const s = td.ts[spans.start[k]]; const e = td.ts[spans.end[k]]
+  function showTip (b, ev) {
+    if (!b) { tip.hidden = true; return }
+    const t = tipText(m, b.node)
+    const run = runAround(b.sample, b.node)
+    const s = td.ts[run.a]; const e = td.ts[run.b]
     tip.replaceChildren(el('b', '', t.name))
     if (t.url) tip.appendChild(el('div', 'u', t.url))
-    tip.appendChild(el('div', '', `on the stack ${fmtValue(e - s, 'us')}, from ${fmtValue(s, 'us')} to ${fmtValue(e, 'us')} (${fmtCount(spans.end[k] - spans.start[k])} samples)`))
+    tip.appendChild(el('div', '', `on the stack ${fmtValue(e - s, 'us')}, from ${fmtValue(s, 'us')} to ${fmtValue(e, 'us')} (${fmtCount(run.b - run.a)} samples)`))
     tip.appendChild(el('div', '', (range ? 'in the range: ' : '') + t.lines[0]))
     tip.hidden = false
     tip.style.left = Math.max(4, Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 8)) + 'px'
@@ -495,8 +479,8 @@ function createTimeView (m, td, range, hooks) {
     if (!d) return
     if (d.kind === 'pan' && !d.moved && ev.target === chart) {
       const rect = chart.getBoundingClientRect()
-      const k = spanAt(ev.clientX - rect.left, ev.clientY - rect.top)
-      if (k >= 0) hooks.select(m.fn[spans.node[k]])
+      const b = boxAt(ev.clientX - rect.left, ev.clientY - rect.top)
+      if (b) hooks.select(m.fn[b.node])
     }
     if (d.kind === 'select') {
       const per = td.span / overview.clientWidth
@@ -526,5 +510,12 @@ function createTimeView (m, td, range, hooks) {
   t1 = performance.now()
   draw()
   phases.draw = Math.round(performance.now() - t1)
-  return { phases, view, spans, ts: td.ts, draw, zoomAt, panBy, selectRange, range, fire, instances, windows }
+  // The stack (nodes, root's child first) of the sample running at time t.
+  function stackAt (t) {
+    const i = sampleCovering(td.ts, td.n, t)
+    const out = []
+    for (let z = i >= 0 ? td.node[i] : -1; z > 0; z = m.parent[z]) out.unshift(z)
+    return out
+  }
+  return { phases, view, ts: td.ts, draw, zoomAt, panBy, selectRange, stackAt, range, fire, instances, windows }
 }
