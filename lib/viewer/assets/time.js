@@ -1,12 +1,13 @@
 // The time-order view: the samples in the order they were taken, as a flame
-// chart (time on x, the stack downwards on y), under an overview of the
-// whole profile (the share of each slice of time the CPU was busy, i.e. not
-// (idle), with GC in red, and the markers). Drag on the overview to select
-// a range: the page reopens with every view (flame graph, trees, flat)
-// counting only the samples of that range, kept in the URL's hash
-// (#range=<from>-<to>, µs from the profile's start) so a shared file or a
-// reload opens the same way. The exporter writes each sample's node and
-// weight as base64 uint16/uint32 (src/core/export_html.c, "timeline").
+// chart (time on x, the stack downwards on y; one sample per pixel column),
+// under an overview of the whole profile (the share of each slice of time
+// the CPU was busy, i.e. not (idle), with GC in red, and the markers). Drag
+// on the overview to select a range: the page reopens with every view
+// (flame graph, trees, flat) counting only the samples of that range, kept
+// in the URL's hash (#range=<from>-<to>, µs from the profile's start) so a
+// shared file or a reload opens the same way. The exporter writes each
+// sample's node and weight as base64 uint16/uint32 (src/core/export_html.c,
+// "timeline").
 const TIME_ROW = 16
 const TIME_OVERVIEW_H = 64
 const TIME_CHART_H = 320
