@@ -22,7 +22,7 @@ function htmlOpts (paths) {
 }
 const TOP = 10
 
-const USAGE = `usage: cprof merge <file>… [-o out] [--formats pprof,folded,svg,txt] [--source-maps] [options]
+const USAGE = `usage: cprof merge <file>… [-o out] [--formats pprof,folded,svg,txt,html] [--source-maps] [options]
 
 Merges .cpuprofile files, or .heapprofile files, into one profile of the same
 kind that Chrome DevTools, speedscope and every cprof command read. The same
