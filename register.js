@@ -23,7 +23,9 @@ function preload () {
   cprof.on('profile', (r) => {
     const file = Object.values(r.files || {})[0]
     const secs = typeof r.durationMs === 'number' ? ` ${(r.durationMs / 1000).toFixed(1)} s,` : ''
-    const why = r.reason ? `, incident ${r.reason.trigger}: ${r.reason.value} >= ${r.reason.threshold}` : ''
+    const hid = r.reason && r.reason.suppressed > 0
+      ? `; ${r.reason.suppressed} earlier crossing${r.reason.suppressed === 1 ? '' : 's'} suppressed (cooldown, maxPerHour)` : ''
+    const why = r.reason ? `, incident ${r.reason.trigger}: ${r.reason.value} >= ${r.reason.threshold}${hid}` : ''
     process.stderr.write(`cprof: wrote ${file} (${r.kind},${secs} ${r.samples} samples${why})\n`)
   })
 }

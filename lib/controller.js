@@ -7,6 +7,7 @@
 // performance is a global; the thread is only needed for file names.
 const { cprofError } = require('./errors')
 const { formatNames } = require('./options')
+const { timed } = require('./own-time')
 
 // <kind>-<pid>-<20261122T082325.123Z>; worker threads add -w<threadId>; an
 // instance of a PM2 app or a node:cluster worker/primary puts
@@ -71,7 +72,7 @@ function createController (spec, hooks) {
       finished: deferred(),
       awaited: false
     }
-    run.transport = spec.nativeStart(o, () => onTimeout(run))
+    run.transport = timed(() => spec.nativeStart(o, () => onTimeout(run)))
     current = run
     if (hooks.started) hooks.started(spec.kind, run)
   }
@@ -82,18 +83,23 @@ function createController (spec, hooks) {
   }
 
   // extra: fields added to the result (an incident's reason); quiet: no
-  // 'profile' event (a profile ended only to be thrown away).
-  async function stop ({ quiet = false, ...extra } = {}) {
+  // 'profile' event (a profile ended only to be thrown away); to: { dir,
+  // ownDir } of the public stop({ dir }) (options.stopOptions), which
+  // replace start()'s.
+  async function stop ({ quiet = false, ...extra } = {}, to = {}) {
     const run = current
     if (!run) {
       throw cprofError('ERR_CPROF_NOT_STARTED',
         `no ${spec.label} profile is running: call start() first`)
     }
     current = null
+    if (to.dir !== undefined) run.o = { ...run.o, dir: to.dir, ownDir: to.ownDir }
     run.stoppedAt = performance.now()
     let result
     try {
-      result = { ...shape(run, await spec.nativeStop(run)), ...extra }
+      // The stop holds the main thread while V8 hands over its profile (the
+      // inspector's heap stop runs a full GC first: seconds on a large heap).
+      result = { ...shape(run, await timed(() => spec.nativeStop(run))), ...extra }
     } catch (err) {
       if (err.result) err.result = shape(run, err.result)
       if (hooks.failed) hooks.failed(spec.kind, err)

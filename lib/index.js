@@ -71,7 +71,7 @@ const recorder = createRecorder({
       report(err)
     }
   },
-  changed: () => announcer.recorder(recorder.status()),
+  changed: () => announcer.recorder(recorderStatus()), // with the incident counters
   emit: (event, value) => {
     try {
       cprof.emit(event, value)
@@ -136,7 +136,7 @@ async function analyze (file, opts) {
 
 // Incident triggers (init({ incidents })): the recorder's last seconds, or a
 // heap profile near the heap limit, written when a threshold is crossed.
-const incidents = createIncidents({ recorder, heap, report })
+const incidents = createIncidents({ recorder, heap, report, changed: () => announcer.recorder(recorderStatus()) })
 
 // recorder.status(), with the incident counters once incidents were set.
 function recorderStatus () {
@@ -151,10 +151,10 @@ Object.assign(cprof, {
   init: triggers.init,
   destroy: triggers.destroy,
   start: cpu.start,
-  stop: () => cpu.stop(),
+  stop: async (opts) => cpu.stop({}, options.stopOptions(opts, 'stop()')),
   profile: cpu.profile,
   analyze,
   recorder: { start: recorder.start, stop: recorder.stop, status: recorderStatus, dump: (opts) => recorder.dump(opts) },
-  heap: { start: heap.start, stop: () => heap.stop(), profile: heap.profile, snapshot }
+  heap: { start: heap.start, stop: async (opts) => heap.stop({}, options.stopOptions(opts, 'heap.stop()')), profile: heap.profile, snapshot }
 })
 module.exports = cprof

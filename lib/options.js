@@ -144,6 +144,13 @@ function heapStartOptions (arg, where = 'heap.start()') {
   }
 }
 
+// stop({ dir }) / heap.stop({ dir }): where this profile's files go, in
+// place of the directory its start() chose. {} when not given.
+function stopOptions (arg, where) {
+  const opts = checkKeys(arg, ['dir'], where)
+  return opts.dir === undefined ? {} : dirOption(opts.dir)
+}
+
 // profile({ duration, ...start options }): startOptions checks the rest.
 function profileOptions (arg, startOptions) {
   if (arg === undefined || arg === null || typeof arg !== 'object' || Array.isArray(arg)) {
@@ -195,6 +202,7 @@ module.exports = {
   cpuStartOptions,
   heapStartOptions,
   profileOptions,
+  stopOptions,
   snapshotOptions,
   analyzeOptions,
   dirOption,

@@ -14,6 +14,7 @@ const { pushOptions, publicOptions } = require('./push/options')
 const { series } = require('./push/labels')
 const { createPusher } = require('./push/client')
 const { TEMPLATE_PATH } = require('./viewer')
+const { timed } = require('./own-time')
 
 const WINDOW_DEFAULT_MS = 10_000
 const WINDOW_RANGE_MS = [100, 3_600_000]
@@ -138,9 +139,6 @@ function createRecorder (hooks) {
   let heapIntervalBytes = options.HEAP_INTERVAL_DEFAULT_BYTES
   let sourceMaps = null // the last start()'s; null: start()'s default at dump time
   let pusher = null // the last start()'s push client; its counts stay after stop()
-  // The main thread's time in the recorder's own calls (ms): the incident
-  // watchers do not count it as the app's event-loop delay.
-  let ownMs = 0
 
   // The ends of the last CPU windows (ms since the epoch), for the
   // viewer's window edges (viewerMarks); bounded, a few KB in a page.
@@ -175,9 +173,7 @@ function createRecorder (hooks) {
   // resolves once it is in the ring.
   function rotate () {
     const r = run
-    const t0 = performance.now()
-    const seq = native.recRotate()
-    ownMs += performance.now() - t0
+    const seq = timed(() => native.recRotate())
     if (seq === 0) return Promise.resolve(null) // lost: someone ended our profile
     return waitFor(r, seq)
   }
@@ -211,9 +207,7 @@ function createRecorder (hooks) {
     if (store) prepareDirSync(store.dir, false, 'pass store.dir a directory you own')
     // cwd: pushed frames name their files relative to it ("./lib/a.js:fib:3", docs/pyroscope.md)
     const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes, cwd: process.cwd() }
-    const t0 = performance.now()
-    const transport = native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push)
-    ownMs += performance.now() - t0
+    const transport = timed(() => native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push))
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
     if (pusher) pusher.close() // the previous recording's: what it still held is dropped
@@ -232,7 +226,7 @@ function createRecorder (hooks) {
   async function stop () {
     const r = run
     if (r) clearInterval(r.timer)
-    const seq = native.recStop() // throws ERR_CPROF_NOT_STARTED when not running
+    const seq = timed(() => native.recStop()) // throws ERR_CPROF_NOT_STARTED when not running
     if (seq !== 0) await waitFor(r, seq)
     if (r && r.pusher) {
       await r.pusher.flush(r.o.push.timeout)
@@ -265,7 +259,7 @@ function createRecorder (hooks) {
     const stem = o.name || fileStem(o.kind, undefined, stamp).replace(/^(cpu|heap)-/, '$1-recording-')
     const ext = heap ? 'heapprofile' : 'cpuprofile'
     const fileName = `${stem}.${ext}`
-    const d = native.recDump(o.last, o.dir, fileName, options.TOP_DEFAULT, {
+    const d = timed(() => native.recDump(o.last, o.dir, fileName, options.TOP_DEFAULT, {
       outs: options.formatNames(stem, o.formats),
       interval: heap ? heapIntervalBytes : intervalUs,
       title: fileName,
@@ -273,7 +267,7 @@ function createRecorder (hooks) {
       htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
       sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault(),
       ...(heap ? viewerMarks(extra, stamp) : viewerMarks(extra, stamp, windowEnds))
-    }, heap)
+    }, heap))
     let r
     try {
       r = await d.promise
@@ -323,7 +317,6 @@ function createRecorder (hooks) {
     status,
     dump,
     isRunning: () => native.recStatus()?.running === true,
-    ownMs: () => ownMs,
     recordsHeap: () => Boolean(run && run.o.heap && native.recStatus()?.running)
   }
 }

@@ -21,6 +21,7 @@ const { fileName } = require('./controller')
 const { cprofError } = require('./errors')
 const { prepareDir } = require('./dirs')
 const options = require('./options')
+const { timed } = require('./own-time')
 
 const PROC_FD = '/proc/self/fd'
 const hasProcFd = () => process.platform === 'linux' && fs.existsSync(PROC_FD)
@@ -74,7 +75,8 @@ async function snapshot (opts) {
     priv = await fs.promises.mkdtemp(path.join(o.dir, '.cprof-snapshot-'))
     pinned = await pin(priv)
     const tmp = path.join(pinned.at, name)
-    require('node:v8').writeHeapSnapshot(tmp) // loaded on first use: it costs RSS
+    const v8 = require('node:v8') // loaded on first use: it costs RSS
+    timed(() => v8.writeHeapSnapshot(tmp)) // the app is stopped while V8 walks and writes the heap
     await fs.promises.chmod(tmp, 0o600)
     await fs.promises.rename(tmp, file)
   } catch (err) {

@@ -118,10 +118,11 @@ function initConfig (config) {
   // Incidents write the recorder's last seconds: they start it with its
   // defaults when init() does not configure it.
   const recorder = recorderOption(config.recorder) || (incidents ? {} : null)
-  // With the recorder on, CPU sampling is always running: a dump replaces
-  // the CPU toggle, and profiling defaults to off (heap stays available).
-  const { cpu: cpuToggle, heap } = profilingOption(config.profiling === undefined && recorder ? false : config.profiling)
-  const cpu = cpuToggle && !recorder
+  // With the recorder on, CPU sampling is always running: a dump gives the
+  // last seconds, so profiling defaults to off. Asked for (profiling: true,
+  // CPROF_PROFILING=1), the CPU toggle runs beside the recorder: V8 runs
+  // several CPU profiles at once (docs/recorder.md).
+  const { cpu, heap } = profilingOption(config.profiling === undefined && recorder ? false : config.profiling)
   if (config.dumpSignal !== undefined && !recorder) {
     throw invalidArg('dumpSignal is set but the recorder is off (set recorder: true or { ...options })')
   }
@@ -129,9 +130,13 @@ function initConfig (config) {
     ? parseSignal(config.dumpSignal !== undefined ? config.dumpSignal
       : config.signal !== undefined ? config.signal : DEFAULT_SIGNAL, 'dumpSignal')
     : null
-  const signal = parseSignal(config.signal === undefined ? DEFAULT_SIGNAL : config.signal, 'signal')
+  const parsed = parseSignal(config.signal === undefined ? DEFAULT_SIGNAL : config.signal, 'signal')
+  // One signal, one meaning: the dump keeps it (it defaults to signal), and
+  // the CPU toggle beside the recorder has a signal only when dumpSignal is
+  // another one; else PM2 actions and the API drive it.
+  const signal = cpu && !(dumpSignal && dumpSignal.number === parsed.number) ? parsed : null
   const heapSignal = config.heapSignal === undefined ? null : parseSignal(config.heapSignal, 'heapSignal')
-  if (heapSignal && cpu && heapSignal.number === signal.number) {
+  if (heapSignal && signal && heapSignal.number === signal.number) {
     throw invalidArg(`heapSignal and signal must differ, both are ${signal.name}`)
   }
   if (heapSignal && dumpSignal && heapSignal.number === dumpSignal.number) {
@@ -146,7 +151,7 @@ function initConfig (config) {
   return {
     cpu,
     heap,
-    signal: cpu ? signal : null,
+    signal,
     heapSignal,
     dir: config.dir,
     timeout: msOption(config.timeout, 'timeout', 0),

@@ -4,6 +4,7 @@
 // (lib/fleet/attach.js), then hands the profile to the native core for the
 // summary and the formats, as cprof convert does.
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const native = require('../native')
@@ -11,15 +12,20 @@ const {
   FORMAT_EXT, formatNames, dirOption, CPU_INTERVAL_DEFAULT_US, HEAP_INTERVAL_DEFAULT_BYTES, HEAP_STACK_DEPTH_DEFAULT
 } = require('../options')
 const { prepareDir } = require('../dirs')
-const { attach } = require('../fleet/attach')
+const { attach, hostPort, GRACE_MS } = require('../fleet/attach')
 const { topLines } = require('../fleet/summary')
 const { termSafe } = require('../term')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
+// Caught while attached: the profile is stopped and the inspector closed
+// before exiting (128 + the signal's number). SIGKILL cannot be caught:
+// then attach's watchdog, or else the target's own timer, closes it
+// (lib/fleet/attach.js).
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
 const USAGE = `usage: cprof attach <pid> [--duration S] [--heap [--include-collected]] [--interval N] [--formats LIST]
-                    [--dir DIR] [--wait S] [--top N] [--json]
+                    [--dir DIR] [--wait S] [--top N] [--json] [--force]
 
 Profiles a running Node.js process that never loaded cprof: sends it SIGUSR1,
 which makes Node open its inspector on 127.0.0.1 (port 9229, or the
@@ -28,11 +34,18 @@ duration, then closes the target's inspector again and prints the top
 functions. While attached the inspector port is open on loopback: any local
 user who connects to it in that time can run code in the process.
 
+Ctrl-C (SIGINT), SIGTERM or SIGHUP stop the sampling early: the profile so far
+is written and the inspector closed before cprof exits (128 + the signal's
+number). If cprof is killed outright (SIGKILL), its watchdog process closes
+the inspector at once; should that be killed too, the target closes it by
+itself ${GRACE_MS / 1000} s after the duration ends.
+
 Refuses, sending nothing, when the process is not node, SIGUSR1 is ignored or
-blocked there or Node runs with --disable-sigusr1, or the inspector port is
-already open (someone's debugger) or taken by another process. An app that
-handles SIGUSR1 itself gets the signal and no inspector opens: attach says
-so after --wait seconds (exit 1).
+blocked there or Node runs with --disable-sigusr1, the inspector port is
+already open (someone's debugger) or taken by another process, or the
+process's --inspect-port names a host other than loopback (0.0.0.0: every
+interface; --force attaches anyway). An app that handles SIGUSR1 itself gets
+the signal and no inspector opens: attach says so after --wait seconds (exit 1).
 
   --duration S      seconds to sample (default 10)
   --heap            heap allocation sampling (a .heapprofile) instead of CPU: the sampled
@@ -48,8 +61,10 @@ so after --wait seconds (exit 1).
                     files are named <cpu|heap>-<pid>-<start stamp>.<ext>
   --wait S          seconds to wait for the inspector to open after SIGUSR1 (default 10)
   --top N           functions in the printed summary (default ${TOP})
-  --json            print { pid, port, kind, samples, droppedSamples (heap), durationMs,
-                    files, summary } as JSON
+  --json            print { pid, address, port, closed, interrupted, kind, samples,
+                    droppedSamples (heap), durationMs, files, summary } as JSON
+  --force           attach even when the inspector opens on an address other than
+                    loopback (as configured by the process's --inspect-port)
 `
 
 class UsageError extends Error {}
@@ -70,6 +85,7 @@ function parse (argv) {
         wait: { type: 'string' },
         top: { type: 'string' },
         json: { type: 'boolean' },
+        force: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' }
       }
     })
@@ -101,7 +117,8 @@ function parse (argv) {
     ...dirOption(v.dir), // { dir, ownDir }: the default directory must be the user's private one
     waitMs: num('wait', v.wait, 10, (n) => Number.isFinite(n) && n > 0 && n <= 600) * 1000,
     top: num('top', v.top, TOP, (n) => Number.isInteger(n) && n >= 1),
-    json: Boolean(v.json)
+    json: Boolean(v.json),
+    force: Boolean(v.force)
   }
 }
 
@@ -140,6 +157,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     return 1
   }
   const startTime = Date.now()
+  const stop = onStopSignals(o.pid, err)
   try {
     got = await attach({
       pid: o.pid,
@@ -150,38 +168,53 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
       stackDepth: HEAP_STACK_DEPTH_DEFAULT,
       includeCollected: o.includeCollected,
       openWaitMs: o.waitMs,
-      onOpen: (port) => {
+      force: o.force,
+      signal: stop.signal,
+      onOpen: ({ port, address, loopback }) => {
         if (!o.json) {
-          err.write(`cprof attach: process ${o.pid}'s inspector is open on 127.0.0.1:${port}; ` +
+          err.write(`cprof attach: process ${o.pid}'s inspector is open on ${hostPort(address, port)}` +
+            `${loopback ? '' : ' (NOT loopback: reachable from other hosts, --force)'}; ` +
             `${kind} sampling for ${o.durationMs / 1000} s\n`)
         }
       }
     })
   } catch (e) {
     err.write(`cprof attach: ${e.code ? e.code + ': ' : ''}${termSafe(e.message)}\n`)
-    return 1
+    return stop.signal.aborted ? stop.exitCode() : 1
+  } finally {
+    stop.remove()
   }
+  const at = hostPort(got.address, got.port)
   if (!got.closed) {
-    err.write(`cprof attach: warning: process ${o.pid} still listens on 127.0.0.1:${got.port} after ` +
+    err.write(`cprof attach: warning: process ${o.pid} still listens on ${at} after ` +
       'cprof asked its inspector to close\n')
+  }
+  const interrupted = got.interrupted ? stop.signal.reason : null
+  if (got.text === null) {
+    err.write(`cprof attach: interrupted by ${interrupted} before sampling began, nothing written; ` +
+      `inspector closed again: ${got.closed ? 'yes' : 'NO'}\n`)
+    return stop.exitCode()
   }
   const { file, stem } = await save(o.dir, o, startTime, got.text)
   const outs = formatNames(stem, o.formats)
   const r = await native.convert(file, o.dir, o.top, {
     // A CPU profile without samples is broken; a heap profile without
-    // samples says no sampled allocation outlived the window.
-    outs, title: path.basename(file), needSamples: !o.heap, keepExisting: true, interval: o.interval, ownDir: o.ownDir
+    // samples says no sampled allocation outlived the window; an
+    // interrupted one may have stopped before the first sample.
+    outs, title: path.basename(file), needSamples: !o.heap && !interrupted, keepExisting: true, interval: o.interval, ownDir: o.ownDir
   })
   const files = [file, ...o.formats.map((f) => r.outputs[f].path)]
+  const code = interrupted ? stop.exitCode() : got.closed ? 0 : 1
   if (o.json) {
     out.write(JSON.stringify({
-      pid: o.pid, port: got.port, closed: got.closed, kind: r.kind, samples: r.samples, droppedSamples: r.droppedSamples,
-      durationMs: r.durationMs, files, summary: r.summary
+      pid: o.pid, address: got.address, port: got.port, closed: got.closed, interrupted, kind: r.kind, samples: r.samples,
+      droppedSamples: r.droppedSamples, durationMs: r.durationMs, files, summary: r.summary
     }, null, 2) + '\n')
-    return got.closed ? 0 : 1
+    return code
   }
   const span = r.kind === 'cpu' ? `, ${(r.durationMs / 1000).toFixed(2)} s` : ''
   const lines = [`attached to ${o.pid}: ${r.samples} samples${span}; inspector closed again: ${got.closed ? 'yes' : 'NO'}`]
+  if (interrupted) lines.push(`interrupted by ${interrupted}: the profile holds what was sampled until then`)
   if (o.heap && r.samples === 0) {
     lines.push(`no sampled allocation of the ${o.durationMs / 1000} s was still live at its end` +
       (o.includeCollected ? '' : ': --include-collected keeps the collected ones too'))
@@ -189,7 +222,30 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   if (r.droppedSamples) lines.push(`${r.droppedSamples} samples named nodes V8 pruned from the tree: left out`)
   for (const f of files) lines.push(`  ${termSafe(f)}`)
   out.write([...lines, ...topLines(r, o.top)].join('\n') + '\n')
-  return got.closed ? 0 : 1
+  return code
+}
+
+// While attached, SIGINT/SIGTERM/SIGHUP abort the sampling (the signal's
+// name is the reason) instead of ending this process with the target's
+// inspector open; a second one is ignored, saying why. remove() restores
+// the defaults once the inspector is closed.
+function onStopSignals (pid, err) {
+  const ac = new AbortController()
+  const on = (name) => {
+    if (ac.signal.aborted) {
+      err.write(`cprof attach: ${name}: still closing process ${pid}'s inspector (after a SIGKILL, cprof's ` +
+        'watchdog would close it)\n')
+      return
+    }
+    err.write(`cprof attach: ${name}: stopping the profile and closing process ${pid}'s inspector\n`)
+    ac.abort(name)
+  }
+  for (const name of STOP_SIGNALS) process.on(name, on)
+  return {
+    signal: ac.signal,
+    exitCode: () => 128 + os.constants.signals[ac.signal.reason],
+    remove: () => { for (const name of STOP_SIGNALS) process.off(name, on) }
+  }
 }
 
 module.exports = { run, USAGE }

@@ -50,6 +50,13 @@ async function runFleet (o, { out, err }) {
     return 1
   }
   if (kind === 'dump') return dumpAll(members, o, { out, err })
+  const unable = cannotTake(fanout.targets(members), kind)
+  if (unable.size === fanout.targets(members).length) {
+    for (const [pid, why] of unable) err.write(`cprof trigger: process ${pid} ${why}\n`)
+    err.write(`cprof trigger: no process of ${describeSet(o)} can take a ${kind} profile: nothing was signalled` +
+      `${kind === 'cpu' && members.some(recording) ? `; their flight recorders hold the last seconds: ${dumpCommand(o)}` : ''}\n`)
+    return 1
+  }
   const running = members.filter((m) => m.running && m.running[kind])
   if (o.duration !== undefined && running.length > 0) {
     err.write(`cprof trigger: a ${kind} profile already runs in ${running.map((m) => m.pid).join(', ')}: ` +
@@ -57,6 +64,7 @@ async function runFleet (o, { out, err }) {
     return 1
   }
   let since = Date.now()
+  let early = new Map() // --duration: who could not be signalled at the start
   if (o.duration === undefined) {
     const targets = fanout.targets(members)
     const on = targets.filter((m) => m.running && m.running[kind])
@@ -77,10 +85,10 @@ async function runFleet (o, { out, err }) {
     }
     since = Math.min(...on.map((m) => m.running[kind].since))
   } else {
-    const failed = fanout.signalAll(members, kind)
-    for (const [pid, why] of failed) err.write(`cprof trigger: process ${pid} ${termSafe(why)}\n`)
+    early = fanout.signalAll(members, kind)
+    for (const [pid, why] of early) err.write(`cprof trigger: process ${pid} ${termSafe(why)}\n`)
     if (!o.json) {
-      const sent = fanout.targets(members).length - failed.size
+      const sent = fanout.targets(members).length - early.size
       const via = members.length - fanout.targets(members).length
       err.write(`cprof trigger: ${kind} profile started: signalled ${sent} process${sent === 1 ? '' : 'es'} of ` +
         `${describeSet(o)}${via ? ` (a cluster primary passes it on to ${via} worker${via === 1 ? '' : 's'})` : ''}; ` +
@@ -93,7 +101,33 @@ async function runFleet (o, { out, err }) {
     const e = now.get(m.pid)
     return e && e.running && e.running[kind]
   }), kind)
-  return finish(members, o, { kind, since, failed }, { out, err })
+  return finish(members, o, { kind, since, failed: new Map([...early, ...failed]) }, { out, err })
+}
+
+function recording (m) {
+  return Boolean(m.recorder && m.recorder.running)
+}
+
+function dumpCommand (o) {
+  return `cprof trigger ${o.app !== undefined ? `--app ${o.app}` : `${o.pid} --tree`} --dump [--last S]`
+}
+
+// The targets that announced no signal for kind, and why: with the flight
+// recorder on, the CPU signal is its dump's unless the app gave the dump
+// another one (docs/recorder.md). Checked before anything is sent, so that
+// a fan-out nobody can answer fails at once instead of waiting for files.
+function cannotTake (targets, kind) {
+  const out = new Map()
+  for (const m of targets) {
+    const t = m.triggers || {}
+    if (kind === 'heap' && !t.heapSignal) out.set(m.pid, 'has no heapSignal (CPROF_HEAP_SIGNAL) installed')
+    if (kind === 'cpu' && !t.signal) {
+      out.set(m.pid, recording(m)
+        ? `runs the flight recorder, whose dump signal${t.dumpSignal ? ` (${t.dumpSignal})` : ''} takes the CPU signal's place`
+        : 'has no CPU signal installed (its CPU profiling is off)')
+    }
+  }
+  return out
 }
 
 // --dump [--last S]: every instance's flight recorder writes what it holds

@@ -16,13 +16,17 @@ node -r cprof/register with CPROF_PROFILING): pid, app name (the PM2 name,
 else $CPROF_APP, process.title or the script's name), PM2 id and instance
 (NODE_APP_INSTANCE, or the node:cluster worker id), cluster role, what is
 running now (cpu, heap profile, recorder(<N>w): the flight recorder with N
-windows in its ring), CPU % of one core over ${WINDOW_MS} ms, and RSS.
+windows in its ring; incidents(<F> fired, <S> suppressed): the incident
+triggers' firings, and the crossings their cooldown or hourly cap kept from
+writing), CPU % of one core over ${WINDOW_MS} ms, RSS, and the signals it
+installed (cpu:, heap: and dump: the flight recorder's).
 Processes announce themselves in ${rundir.runDir()}
 (or $CPROF_RUN_DIR); entries of processes that died are removed here.
 
   --app NAME   only the processes of app NAME
   --json       one JSON object per process: { pid, ppid, app, pm2Id, instance,
-               role, running, recorder: { running, windows, from, to },
+               role, running, recorder: { running, windows, from, to,
+               incidents: { fired, suppressed, failed } },
                triggers, dir, cpuPercent, rssBytes, ... }
 `
 
@@ -36,7 +40,17 @@ function runningText (e) {
   const now = []
   for (const kind of ['cpu', 'heap']) if (e.running && e.running[kind]) now.push(kind)
   if (e.recorder && e.recorder.running) now.push(`recorder(${e.recorder.windows}w)`)
+  const inc = e.recorder && e.recorder.incidents
+  if (inc) now.push(`incidents(${inc.fired} fired, ${inc.suppressed} suppressed)`)
   return now.length ? now.join(',') : '-'
+}
+
+// The signals the process installed, by what each does: cpu (the CPU
+// toggle), heap (heapSignal), dump (the flight recorder's), comma-separated.
+function signalText (e) {
+  const t = e.triggers || {}
+  const on = [['cpu', t.signal], ['heap', t.heapSignal], ['dump', t.dumpSignal]].filter(([, sig]) => sig)
+  return on.length ? on.map(([kind, sig]) => `${kind}:${sig}`).join(',') : '-'
 }
 
 function dash (v) {
@@ -49,7 +63,7 @@ function table (entries) {
     rows.push([
       String(e.pid), e.app, dash(e.pm2Id), dash(e.instance), dash(e.role), runningText(e),
       e.cpuPercent === null ? '-' : e.cpuPercent.toFixed(1), human(e.rssBytes),
-      e.triggers && e.triggers.signal ? e.triggers.signal : '-'
+      signalText(e)
     ].map(termSafe))
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))

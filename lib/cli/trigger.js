@@ -15,6 +15,9 @@ const dumpRequest = require('../dump-request')
 const rundir = require('../fleet/rundir')
 const { FORMAT_EXT } = require('../options')
 const { termSafe } = require('../term')
+const { discover } = require('../fleet/discover')
+const procfs = require('../fleet/procfs')
+const { startEnv: unpackPm2 } = require('../pm2')
 
 // How long --duration waits for the app to write its profile after the
 // second signal: the app may be in long synchronous work.
@@ -31,18 +34,21 @@ profile, the second stops it and writes the file into the app's directory
 (see \`cprof list\`).
 
   --heap            send the heap signal (the app's heapSignal) instead of the CPU one
-  --signal <name>   the signal to send; default: the CPROF_SIGNAL / CPROF_HEAP_SIGNAL the
-                    process was started with, else ${DEFAULT_SIGNAL} (CPU; heap has no default)
+  --signal <name>   the signal to send; default: the one the process installed for that
+                    kind, as \`cprof ps\` shows it (a PM2 cluster instance's CPROF_* too); for a
+                    process that did not announce itself, the CPROF_SIGNAL / CPROF_HEAP_SIGNAL
+                    it was started with, else ${DEFAULT_SIGNAL} (CPU; heap has no default)
   --duration <s>    send the signal, wait this many seconds, send it again, then wait
                     (up to ${WAIT_S} s) for the profile file and print its path and the
                     duration it really covers: the app acts on a signal when its event
                     loop turns, so long synchronous work delays both start and stop
-  --dir <dir>       where the app writes profiles, to find that file (default: the
-                    process's CPROF_DIR, else its TMPDIR or /tmp, plus /cprof-<its uid>)
+  --dir <dir>       where the app writes profiles, to find that file (default: the dir
+                    the process announced, else its CPROF_DIR, else its TMPDIR or /tmp,
+                    plus /cprof-<its uid>)
   --force           send even if the process does not seem to catch the signal
   --dump            ask the flight recorder (recorder: in init(), or CPROF_RECORDER=1) to write
-                    what it holds; the signal defaults to the process's CPROF_DUMP_SIGNAL, else
-                    CPROF_SIGNAL, else ${DEFAULT_SIGNAL}
+                    what it holds; the signal defaults to the process's dump signal
+                    (CPROF_DUMP_SIGNAL, else CPROF_SIGNAL, else ${DEFAULT_SIGNAL})
   --last <s>        with --dump: only the last <s> seconds (default: all the recorder keeps);
                     passed in the process's run directory, then cprof waits (up to ${WAIT_S} s)
                     for the dump and prints the file, or why there is none (exit 1)
@@ -158,18 +164,60 @@ function options (argv) {
   }
 }
 
-// The environment the process was started with (what register.js read).
+// The environment the process was started with, as register.js reads it: a
+// PM2 cluster instance carries the app's variables inside pm2_env.
 function startEnv (pid) {
-  try {
-    const out = {}
-    for (const entry of fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
-      const eq = entry.indexOf('=')
-      if (eq > 0) out[entry.slice(0, eq)] = entry.slice(eq + 1)
-    }
-    return out
-  } catch {
-    return {}
+  return unpackPm2(procfs.env(pid) || {})
+}
+
+// The process's run-directory entry, as `cprof ps` shows it: the signals
+// and the dir its triggers were installed with (init() in code or the
+// preload, PM2's pm2_env or io included); null if it did not announce itself.
+function announced (pid) {
+  return discover({ prune: false }).entries.find((e) => e.pid === pid) || null
+}
+
+// The signal for o's kind that the process's entry says it installed:
+// { name, from } or { error, status }. With the flight recorder on, the
+// CPU signal may be the dump's: a CPU profile is then refused at once.
+function announcedSignal (o, entry) {
+  const t = entry.triggers || {}
+  const pid = entry.pid
+  if (o.dump) {
+    if (t.dumpSignal) return { name: t.dumpSignal, from: 'its dump signal' }
+    return { error: `process ${pid} runs no flight recorder (CPROF_RECORDER=1 or init({ recorder })): nothing to dump`, status: 1 }
   }
+  if (o.heap) {
+    if (t.heapSignal) return { name: t.heapSignal, from: 'its heap signal' }
+    return { error: `process ${pid} has no heap signal installed (CPROF_HEAP_SIGNAL or init({ heapSignal }))` +
+      `${t.heap && t.pm2Actions ? '; pm2 trigger <app> cprof:heap:start works' : ''}`, status: 1 }
+  }
+  if (t.signal) return { name: t.signal, from: 'its CPU signal' }
+  return { error: noCpuSignal(pid, t), status: 1 }
+}
+
+// Why a process announced no CPU signal, and what works instead.
+function noCpuSignal (pid, t) {
+  if (t.recorder) {
+    return `process ${pid} runs the flight recorder, and no CPU signal: ` +
+      `${t.dumpSignal ? `${t.dumpSignal} dumps the recorder. ` : ''}` +
+      `\`cprof trigger ${pid} --dump [--last S]\` writes its last seconds as a CPU profile` +
+      `${t.cpu ? `; for a CPU profile beside it, ${t.pm2Actions ? 'pm2 trigger <app> cprof:cpu:start, or ' : ''}` +
+        'give the dump its own signal (CPROF_DUMP_SIGNAL) so that CPROF_SIGNAL toggles CPU profiles' : ''}`
+  }
+  return `process ${pid} has no CPU signal installed (its CPU profiling is off: CPROF_PROFILING=1 or init())`
+}
+
+// The signal from the process's start environment (no run-directory entry):
+// { name, from } or { error, status }.
+function envSignal (o, env) {
+  if (o.heap) {
+    if (env.CPROF_HEAP_SIGNAL) return { name: env.CPROF_HEAP_SIGNAL, from: 'CPROF_HEAP_SIGNAL' }
+    return { error: 'the heap signal has no default: pass --signal <the heapSignal the app set>', status: 2 }
+  }
+  if (o.dump && env.CPROF_DUMP_SIGNAL) return { name: env.CPROF_DUMP_SIGNAL, from: 'CPROF_DUMP_SIGNAL' }
+  if (env.CPROF_SIGNAL) return { name: env.CPROF_SIGNAL, from: 'CPROF_SIGNAL' }
+  return { name: DEFAULT_SIGNAL, from: 'the default' }
 }
 
 // Whether the process catches signal number n (SigCgt in /proc/<pid>/status);
@@ -186,15 +234,17 @@ function catches (pid, n) {
   return ((BigInt(`0x${m[1]}`) >> BigInt(n - 1)) & 1n) === 1n
 }
 
-// Where the process writes its profiles, as lib/options.js decides it there:
+// Where the process writes its profiles: the dir its entry announced (its
+// init() or preload config), else as lib/options.js decides it there:
 // CPROF_DIR (relative to its working directory), else <its tmpdir>/cprof-<its
 // effective uid> (lib/dirs.js; /proc/<pid> belongs to that uid).
-function profileDir (pid, env, given) {
+function profileDir (pid, env, given, entry = null) {
   if (given !== undefined) return path.resolve(given)
   let cwd = '/'
   try {
     cwd = fs.readlinkSync(`/proc/${pid}/cwd`)
   } catch {}
+  if (entry && typeof entry.dir === 'string' && entry.dir !== '') return path.resolve(entry.cwd || cwd, entry.dir)
   if (env.CPROF_DIR) return path.resolve(cwd, env.CPROF_DIR)
   const tmp = (env.TMPDIR || '/tmp').replace(/(.)\/+$/, '$1')
   let uid = process.geteuid()
@@ -289,18 +339,15 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     err.write(`cprof trigger: no process ${o.pid}\n`)
     return 1
   }
+  const entry = announced(o.pid)
+  const env = startEnv(o.pid)
   if (name === undefined) {
-    const env = startEnv(o.pid)
-    name = o.heap ? env.CPROF_HEAP_SIGNAL : o.dump ? env.CPROF_DUMP_SIGNAL || env.CPROF_SIGNAL : env.CPROF_SIGNAL
-    from = o.heap ? 'CPROF_HEAP_SIGNAL' : o.dump && env.CPROF_DUMP_SIGNAL ? 'CPROF_DUMP_SIGNAL' : 'CPROF_SIGNAL'
-    if (!name && !o.heap) {
-      name = DEFAULT_SIGNAL
-      from = 'the default'
+    const chosen = entry ? announcedSignal(o, entry) : envSignal(o, env)
+    if (chosen.error) {
+      err.write(`cprof trigger: ${chosen.error}\n`)
+      return chosen.status
     }
-    if (!name) {
-      err.write('cprof trigger: the heap signal has no default: pass --signal <the heapSignal the app set>\n')
-      return 2
-    }
+    ({ name, from } = chosen)
   }
   let sig
   try {
@@ -316,16 +363,16 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
       'and which signal it uses; --force sends anyway.\n')
     return 1
   }
-  let env
   try {
     if (o.dump) {
       if (o.last !== undefined) return await dumpLast(o, sig, { out, err })
       send(o.pid, sig)
+      const dir = profileDir(o.pid, env, o.dir, entry)
       out.write(`sent ${sig.name} to ${o.pid}: its flight recorder writes ` +
-        `${o.last !== undefined ? `the last ${o.last} s` : 'all it holds'} (\`cprof list\` shows the file)\n`)
+        `${o.last !== undefined ? `the last ${o.last} s` : 'all it holds'} into ${termSafe(dir)} ` +
+        `(\`cprof list ${termSafe(dir)}\` shows the file)\n`)
       return 0
     }
-    if (o.duration !== undefined) env = startEnv(o.pid)
     const since = Date.now()
     send(o.pid, sig)
     if (o.duration === undefined) {
@@ -337,7 +384,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     await new Promise((resolve) => setTimeout(resolve, o.duration * 1000))
     send(o.pid, sig)
     out.write(`sent ${sig.name} to ${o.pid} again: the ${kind} profile stops and is written\n`)
-    return await report(o, kind, env, since, { out, err })
+    return await report(o, kind, profileDir(o.pid, env, o.dir, entry), since, { out, err })
   } catch (e) {
     err.write(`cprof trigger: ${termSafe(e.message)}\n`)
     return 1
@@ -345,9 +392,8 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
 }
 
 // After --duration: the file the app wrote, and how long it really covers.
-async function report (o, kind, env, since, { out, err }) {
+async function report (o, kind, dir, since, { out, err }) {
   const k = o.heap ? 'heap' : 'cpu'
-  const dir = profileDir(o.pid, env, o.dir)
   const found = await waitForProfile(dir, o.pid, k, since, WAIT_S * 1000)
   if (!found) {
     err.write(`cprof trigger: no ${kind} profile of process ${o.pid} appeared in ${termSafe(dir)} within ${WAIT_S} s: ` +
@@ -409,12 +455,12 @@ async function dumpLast (o, sig, { out, err }) {
     const failed = e && e.errors && e.errors.dump
     if (done && done.at >= since) {
       out.write(`sent ${sig.name} to ${o.pid}: its flight recorder wrote the last ${o.last} s ` +
-        `(${(done.durationMs / 1000).toFixed(2)} s of recording in whole windows): ${done.files.cpuprofile}\n`)
+        `(${(done.durationMs / 1000).toFixed(2)} s of recording in whole windows): ${termSafe(done.files.cpuprofile)}\n`)
       return 0
     }
     if (failed && failed.at >= since) {
       err.write(`cprof trigger: sent ${sig.name} to ${o.pid}, but its dump failed: ` +
-        `${failed.code ? failed.code + ': ' : ''}${failed.message}\n`)
+        `${termSafe(failed.code ? failed.code + ': ' : '')}${termSafe(failed.message)}\n`)
       return 1
     }
     if (!e || Date.now() >= deadline) break

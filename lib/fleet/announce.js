@@ -21,7 +21,7 @@ function createAnnouncer (hooks) {
   let writing = false
   let dirty = false
   let reported = false
-  let recorder = null // { running, windows, from, to }: the flight recorder, when it ran
+  let recorder = null // { running, windows, from, to, incidents? }: the flight recorder, when it ran
   const startTime = procfs.startTime(process.pid)
 
   function entry (s) {
@@ -147,6 +147,11 @@ function createAnnouncer (hooks) {
   // it starts, stops, and at each window it adds to its ring.
   function recorderState (st) {
     recorder = st ? { running: st.running === true, windows: st.windows, from: st.from, to: st.to } : null
+    // The incident counters (lib/incidents/index.js), once incidents were set.
+    if (recorder && st.incidents) {
+      const { fired, suppressed, failed } = st.incidents
+      recorder.incidents = { fired, suppressed, failed }
+    }
     if (state) flush()
   }
 

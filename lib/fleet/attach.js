@@ -6,8 +6,18 @@
 // the target's inspector again, so no debugger port stays open, and returns
 // the profile's JSON text. Before anything is sent it checks, and refuses
 // with ERR_CPROF_ATTACH and nothing changed, when: the process is not Node,
-// SIGUSR1 is ignored or blocked there, Node runs with --disable-sigusr1, or
-// the inspector port is already open (someone's debugger) or taken.
+// SIGUSR1 is ignored or blocked there, Node runs with --disable-sigusr1, the
+// inspector port is already open (someone's debugger) or taken, or it is
+// configured on an address other than loopback (unless opts.force).
+//
+// The inspector must close even when this process cannot close it (killed
+// with SIGKILL): a watchdog process started before the signal
+// (attach-watchdog.js) closes it as soon as this one dies, and the first
+// command sent makes the target arm an unref'd timer of its own that closes
+// the inspector after the duration plus GRACE_MS (the guard, below), should
+// the watchdog be killed too. opts.signal (an AbortSignal: the CLI's
+// SIGINT/SIGTERM) ends the sampling early; the profile is still stopped and
+// the inspector closed before attach() returns.
 //
 // What /proc cannot tell: whether the app installed its own SIGUSR1 handler
 // (process.on('SIGUSR1')): it shows as caught either way, like Node's own.
@@ -15,6 +25,7 @@
 // says so after waiting (ERR_CPROF_ATTACH, exit 1).
 const http = require('node:http')
 const path = require('node:path')
+const { spawn } = require('node:child_process')
 const procfs = require('./procfs')
 const { cprofError } = require('../errors')
 
@@ -22,35 +33,77 @@ const DEFAULT_PORT = 9229
 const SIGUSR1 = 10
 const OPEN_WAIT_MS = 10000 // default of opts.openWaitMs
 const CLOSE_WAIT_MS = 10000
+// What the target's own timer adds to the duration before it closes the
+// inspector by itself: room for the commands around the sampling and for
+// Profiler.stop's reply. Re-armed to GRACE_MS from now just before the stop.
+const GRACE_MS = 5000
+// Node's default inspector host, when --inspect-port names only a port.
+const DEFAULT_HOST = '127.0.0.1'
 
 function attachError (message, props) {
   return cprofError('ERR_CPROF_ATTACH', message, props)
 }
 
-function sleep (ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms))
+// Resolves after ms, or at once when signal aborts.
+function sleep (ms, signal) {
+  return new Promise((resolve) => {
+    if (signal && signal.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      if (signal) signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    if (signal) signal.addEventListener('abort', done, { once: true })
+  })
 }
 
-// --inspect-port=N, --inspect[-brk|-wait]=[host:]N, --debug-port=N in the
-// command line or NODE_OPTIONS: the port SIGUSR1 opens (last one wins, as in
-// Node's option parser); else 9229. Also whether --disable-sigusr1 is set.
+// [host:]port as Node's SplitHostPort reads it: "[::1]" or a name is a host
+// (port back to 9229), digits are a port, else host and port split at the
+// last colon, brackets removed. host '' keeps the one before.
+function splitHostPort (v) {
+  const bracketed = /^\[(.*)\]$/.exec(v)
+  if (bracketed) return { host: bracketed[1], port: DEFAULT_PORT }
+  const colon = v.lastIndexOf(':')
+  if (colon < 0) return /^\d+$/.test(v) ? { host: '', port: Number(v) } : { host: v, port: DEFAULT_PORT }
+  return { host: v.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(v.slice(colon + 1)) }
+}
+
+// --inspect-port=[host:]N, --inspect[-brk|-wait]=[host:]N, --debug-port=N in
+// the command line or NODE_OPTIONS: the address SIGUSR1 opens (last one
+// wins, as in Node's option parser); else 127.0.0.1:9229. Also whether
+// --disable-sigusr1 is set.
 function inspectorOptions (argv, nodeOptions) {
   const args = [...(nodeOptions ? nodeOptions.split(/\s+/).filter(Boolean) : []), ...argv]
+  let host = DEFAULT_HOST
   let port = DEFAULT_PORT
   let disabled = false
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
     if (a === '--') break
     if (a === '--disable-sigusr1') disabled = true
-    const m = /^--(?:inspect-port|debug-port|inspect|inspect-brk|inspect-wait)(?:=(.*))?$/.exec(a)
+    const m = /^(--(?:inspect-port|debug-port|inspect|inspect-brk|inspect-wait))(?:=(.*))?$/.exec(a)
     if (!m) continue
-    let v = m[1]
-    if (v === undefined && /port$/.test(a)) v = args[++i]
-    if (v === undefined) continue
-    const pm = /(?:^|:)(\d+)$/.exec(v)
-    if (pm) port = Number(pm[1])
+    let v = m[2]
+    if (v === undefined && /port$/.test(m[1])) v = args[++i]
+    if (v === undefined || v === '') continue
+    const hp = splitHostPort(v)
+    if (hp.host) host = hp.host
+    if (Number.isInteger(hp.port)) port = hp.port
   }
-  return { port, disabled }
+  return { host, port, disabled }
+}
+
+// Loopback only: 127.0.0.0/8, ::1, their IPv4-mapped form, and the name
+// localhost (which Node's inspector also resolves to loopback).
+function isLoopback (host) {
+  const h = host.toLowerCase()
+  return h === 'localhost' || h === '::1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(h)
+}
+
+// host:port as printed, IPv6 in brackets.
+function hostPort (host, port) {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
 }
 
 // argv up to the script (node's own options), so an app's `--inspect-port`
@@ -71,11 +124,11 @@ function isNode (pid) {
   return { node: base === 'node' || base === 'nodejs', exe, cmd }
 }
 
-// GET http://127.0.0.1:port/json/list → the inspector's targets, or null
+// GET http://host:port/json/list → the inspector's targets, or null
 // when nothing (or no inspector) answers.
-function jsonList (port, timeoutMs = 1000) {
+function jsonList (port, host = DEFAULT_HOST, timeoutMs = 1000) {
   return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/json/list', timeout: timeoutMs }, (res) => {
+    const req = http.get({ host, port, path: '/json/list', timeout: timeoutMs }, (res) => {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (d) => { body += d })
@@ -98,8 +151,14 @@ function portOwners (port) {
   return inodes.size > 0
 }
 
-/** The checks made before any signal: { port, cmd } or throws ERR_CPROF_ATTACH. */
-async function preflight (pid) {
+const BUSY = 'someone else is debugging (or an earlier cprof attach was killed: its inspector closes by itself ' +
+  `within its --duration + ${GRACE_MS / 1000} s); attach refuses to share it and sent nothing`
+
+/**
+ * The checks made before any signal: { host, port, before } or throws
+ * ERR_CPROF_ATTACH. force: accept an inspector host other than loopback.
+ */
+async function preflight (pid, { force = false } = {}) {
   if (procfs.startTime(pid) === null) throw attachError(`no process ${pid} (or not one you may inspect)`)
   const who = isNode(pid)
   if (!who.node) {
@@ -119,15 +178,16 @@ async function preflight (pid) {
   }
   const own = procfs.listeningPorts(pid) || []
   if (opts.port !== 0 && (own.includes(opts.port) || (await jsonList(opts.port)) !== null)) {
-    throw attachError(`an inspector already listens on 127.0.0.1:${opts.port}${own.includes(opts.port) ? ` (process ${pid}'s)` : ''}: ` +
-      'someone else is debugging; attach refuses to share it and sent nothing')
+    const at = own.includes(opts.port) ? (procfs.listenAddresses(pid, opts.port) || [])[0] : null
+    throw attachError(`an inspector already listens on ${hostPort(at || DEFAULT_HOST, opts.port)}` +
+      `${at ? ` (process ${pid}'s)` : ''}: ${BUSY}`)
   }
   if (opts.port === 0) {
     // --inspect-port=0: an inspector already open would be on any port of its own.
     for (const p of own) {
       if ((await jsonList(p)) !== null) {
-        throw attachError(`an inspector already listens on 127.0.0.1:${p} (process ${pid}'s): someone else is ` +
-          'debugging; attach refuses to share it and sent nothing')
+        throw attachError(`an inspector already listens on ${hostPort((procfs.listenAddresses(pid, p) || [])[0] || DEFAULT_HOST, p)} ` +
+          `(process ${pid}'s): ${BUSY}`)
       }
     }
   }
@@ -135,7 +195,19 @@ async function preflight (pid) {
     throw attachError(`port ${opts.port} is taken by another process, so process ${pid} could not open its ` +
       'inspector there; nothing was sent (start it with --inspect-port=<free port>)')
   }
-  return { port: opts.port, before: own }
+  if (!force && !isLoopback(opts.host)) throw exposedError(pid, opts.host, opts.port, 'is configured to open')
+  return { host: opts.host, port: opts.port, before: own, startTime: procfs.startTime(pid) }
+}
+
+// Node opens the inspector where --inspect-port says, also on every
+// interface (0.0.0.0, ::) or a public address: anyone who can reach it can
+// run code in the process. Refused unless --force.
+function exposedError (pid, host, port, verb) {
+  const every = host === '0.0.0.0' || host === '::' ? ', every interface' : ''
+  return attachError(`process ${pid}'s inspector ${verb} on ${hostPort(host, port)}${every}, not on loopback (its --inspect-port or ` +
+    '--inspect host): other hosts that can reach that address could connect while attached and run code in the ' +
+    `process. ${verb === 'is configured to open' ? 'Nothing was sent. ' : ''}Restart it with ` +
+    '--inspect-port=127.0.0.1:<port>, or pass --force to attach anyway')
 }
 
 // The inspector's WebSocket, as a small request/reply client.
@@ -174,23 +246,39 @@ async function connect (url) {
   return { ws, post }
 }
 
-// The inspector's WebSocket URL and port once it listens. Port 0
-// (--inspect-port=0) is a port the kernel picks: a new listener of the
-// process's, not among those it had before the signal.
-async function waitForInspector (pid, port, before, waitMs = OPEN_WAIT_MS) {
+// Where to reach a listener bound at address: itself, or loopback for a
+// wildcard (0.0.0.0, ::), which accepts there too.
+function reachAt (address) {
+  if (address === '0.0.0.0') return DEFAULT_HOST
+  if (address === '::') return '::1'
+  return address
+}
+
+// The inspector's WebSocket URL, port and the address it really listens on
+// (from /proc/net/tcp, not from what was configured) once it listens.
+// Port 0 (--inspect-port=0) is a port the kernel picks: a new listener of
+// the process's, not among those it had before the signal. Polled every
+// 10 ms: until the guard is armed, only this process can close it.
+async function waitForInspector (pid, { host, port, before }, waitMs = OPEN_WAIT_MS, signal) {
   const deadline = Date.now() + waitMs
   while (Date.now() < deadline) {
+    if (signal && signal.aborted) {
+      throw attachError(`interrupted while waiting for process ${pid} to open its inspector; if it still opens, ` +
+        "cprof's watchdog closes it", { interrupted: true })
+    }
     if (procfs.startTime(pid) === null) throw attachError(`process ${pid} exited after SIGUSR1`)
     const now = procfs.listeningPorts(pid) || []
     const candidates = port === 0 ? now.filter((p) => !before.includes(p)) : now.filter((p) => p === port)
     for (const p of candidates) {
-      const list = await jsonList(p)
+      const address = (procfs.listenAddresses(pid, p) || [])[0]
+      if (!address) continue
+      const list = await jsonList(p, reachAt(address))
       const target = list && list.find((t) => t.webSocketDebuggerUrl)
-      if (target) return { url: target.webSocketDebuggerUrl, port: p }
+      if (target) return { url: target.webSocketDebuggerUrl, port: p, address }
     }
-    await sleep(50)
+    await sleep(10)
   }
-  throw attachError(`process ${pid} did not open its inspector on 127.0.0.1:${port} within ${waitMs / 1000} s ` +
+  throw attachError(`process ${pid} did not open its inspector on ${hostPort(host, port)} within ${waitMs / 1000} s ` +
     'of SIGUSR1: the app may handle SIGUSR1 itself (process.on(\'SIGUSR1\'), which /proc cannot tell from ' +
     "Node's handler), or its event loop is blocked")
 }
@@ -204,42 +292,153 @@ async function waitClosed (pid, port) {
   return false
 }
 
-// Inspector.close in the target, from a timer so that its reply reaches us
-// first; node:inspector through process.getBuiltinModule (Node >= 20.16),
+// node:inspector in the target: process.getBuiltinModule (Node >= 20.16),
 // else the main module's require.
-const CLOSE_EXPR = `(() => {
-  const get = typeof process.getBuiltinModule === 'function'
-    ? () => process.getBuiltinModule('node:inspector')
-    : () => process.mainModule.require('inspector')
-  setTimeout(() => get().close(), 50)
-  return true
+const INSPECTOR = `(typeof process.getBuiltinModule === 'function'
+  ? process.getBuiltinModule('node:inspector')
+  : process.mainModule.require('inspector'))`
+
+// The guard, evaluated in the target as the first command: a function
+// guard(ms) that (re)arms one unref'd timer closing the inspector ms from
+// now; the first timer is armed at once. It lives in the target, so it
+// fires whatever happens to this process (SIGKILL included) as long as the
+// target's event loop turns; unref'd, it never keeps the app alive. It
+// closes only the inspector it was armed in: inspector.url() holds a new
+// id each time the inspector opens, so a later one (the user's own
+// debugger) is left alone. Never throws into the app.
+function guardExpr (ms) {
+  return `(() => {
+  const inspector = ${INSPECTOR}
+  const url = inspector.url()
+  let timer
+  const close = () => {
+    try {
+      if (inspector.url() === url) inspector.close()
+    } catch {}
+  }
+  const guard = (ms) => {
+    clearTimeout(timer)
+    timer = setTimeout(close, ms)
+    timer.unref()
+    return true
+  }
+  guard(${Number(ms)})
+  return guard
 })()`
+}
+
+// Arms the guard: its remote object id, to re-arm it over the same session.
+async function armGuard (client, ms) {
+  const { result, exceptionDetails } = await client.post('Runtime.evaluate', { expression: guardExpr(ms) })
+  if (exceptionDetails || !result || !result.objectId) {
+    throw attachError('the target did not take the guard that closes its inspector by itself: ' +
+      `${exceptionDetails ? exceptionDetails.exception?.description || exceptionDetails.text : 'no function returned'}`)
+  }
+  return result.objectId
+}
+
+async function rearm (client, guard, ms) {
+  await client.post('Runtime.callFunctionOn', {
+    objectId: guard, functionDeclaration: 'function (ms) { return this(ms) }', arguments: [{ value: ms }]
+  })
+}
 
 /**
  * opts: { pid, durationMs, heap, intervalUs | intervalBytes, stackDepth, includeCollected,
- *         openWaitMs, onOpen(port) }.
- * Resolves { text (the profile's JSON), kind, port, closed } where closed
- * says the port was seen closed again.
+ *         openWaitMs, force, signal (AbortSignal), onOpen({ port, address, loopback }) }.
+ * Resolves { text (the profile's JSON; null when aborted before sampling),
+ * kind, port, address, closed, interrupted } where closed says the port
+ * was seen closed again and interrupted that opts.signal ended it early.
  */
 async function attach (opts) {
-  const { pid } = opts
-  const pre = await preflight(pid)
-  process.kill(pid, 'SIGUSR1')
-  const { url, port } = await waitForInspector(pid, pre.port, pre.before, opts.openWaitMs)
-  if (opts.onOpen) opts.onOpen(port)
-  let client
-  let text
+  const { pid, signal } = opts
+  const pre = await preflight(pid, { force: opts.force })
+  if (signal && signal.aborted) throw attachError('interrupted before anything was sent', { interrupted: true })
+  const watchdog = startWatchdog(pid, pre, opts.openWaitMs)
+  let text = null
+  let open
   try {
-    client = await connect(url)
-    text = await profile(client, opts)
-  } finally {
-    await closeInspector(client, url)
+    watchdog.say('open')
+    process.kill(pid, 'SIGUSR1')
+    // Interrupted while the inspector is not open yet (an app slow to
+    // open it, or that handles SIGUSR1 itself: up to --wait): the watchdog
+    // takes the wait over and closes it if it opens, so we stop at once.
+    open = await waitForInspector(pid, pre, opts.openWaitMs, watchdog.running ? signal : undefined)
+  } catch (e) {
+    if (e.interrupted) watchdog.leave()
+    else watchdog.say('done')
+    throw e
   }
-  const closed = await waitClosed(pid, port)
-  return { text, kind: opts.heap ? 'heap' : 'cpu', port, closed }
+  try {
+    text = await attached(open, opts)
+  } finally {
+    watchdog.say('done')
+  }
+  const closed = await waitClosed(pid, open.port)
+  return { text, kind: opts.heap ? 'heap' : 'cpu', port: open.port, address: open.address, closed, interrupted: Boolean(signal && signal.aborted) }
 }
 
-async function profile ({ post }, opts) {
+// Connected to the open inspector: the guard first, then the profile (none
+// when aborted by then); the inspector closed in every case.
+async function attached ({ url, port, address }, opts) {
+  let client
+  let guard
+  try {
+    client = await connect(url)
+    guard = await armGuard(client, opts.durationMs + GRACE_MS)
+    const loopback = isLoopback(address)
+    // Configured loopback but listening elsewhere: refused as in preflight.
+    if (!loopback && !opts.force) throw exposedError(opts.pid, address, port, 'opened')
+    if (opts.onOpen) opts.onOpen({ port, address, loopback })
+    return opts.signal && opts.signal.aborted ? null : await profile(client, guard, opts)
+  } finally {
+    await closeInspector(client, guard, url)
+  }
+}
+
+const WATCHDOG = path.join(__dirname, 'attach-watchdog.js')
+
+// The watchdog (attach-watchdog.js): detached (its own session, so a
+// terminal's Ctrl-C or a kill of this process group spares it), stdin a
+// pipe from us. say('done') ends its job; leave() hands the inspector over
+// to it, as dying would. Without one (spawn failed) the target's timer is
+// left, and running is false.
+function startWatchdog (pid, pre, waitMs = OPEN_WAIT_MS) {
+  let child
+  try {
+    child = spawn(process.execPath, [WATCHDOG, String(pid), JSON.stringify(pre), String(waitMs)],
+      { detached: true, stdio: ['pipe', 'ignore', 'ignore'] })
+  } catch {
+    return { running: false, say () {}, leave () {} }
+  }
+  child.on('error', () => {})
+  child.stdin.on('error', () => {})
+  child.unref()
+  return {
+    running: child.pid !== undefined,
+    say (word) {
+      if (word === 'done') child.stdin.end('done\n')
+      else child.stdin.write(word + '\n')
+    },
+    leave () {
+      child.stdin.end()
+    }
+  }
+}
+
+// The watchdog's job once the attaching process died: the inspector of the
+// same process (not a new one with its pid), at the port it opened, closed
+// at once.
+async function closeOpened (pid, pre, waitMs) {
+  if (!procfs.sameProcess(pid, pre.startTime)) return
+  const { url } = await waitForInspector(pid, pre, waitMs)
+  await closeInspector(null, null, url)
+}
+
+// Samples for opts.durationMs or until opts.signal aborts, then stops: the
+// guard is re-armed to GRACE_MS first, so the stop's reply has that long.
+async function profile (client, guard, opts) {
+  const { post } = client
   if (opts.heap) {
     await post('HeapProfiler.enable')
     // As heap.start() samples in-process; includeCollected keeps the
@@ -251,7 +450,8 @@ async function profile ({ post }, opts) {
       includeObjectsCollectedByMajorGC: collected,
       includeObjectsCollectedByMinorGC: collected
     })
-    await sleep(opts.durationMs)
+    await sleep(opts.durationMs, opts.signal)
+    await rearm(client, guard, GRACE_MS)
     const { profile } = await post('HeapProfiler.stopSampling')
     await post('HeapProfiler.disable')
     return JSON.stringify(profile)
@@ -259,21 +459,26 @@ async function profile ({ post }, opts) {
   await post('Profiler.enable')
   await post('Profiler.setSamplingInterval', { interval: opts.intervalUs })
   await post('Profiler.start')
-  await sleep(opts.durationMs)
+  await sleep(opts.durationMs, opts.signal)
+  await rearm(client, guard, GRACE_MS)
   const { profile } = await post('Profiler.stop')
   await post('Profiler.disable')
   return JSON.stringify(profile)
 }
 
 // Always runs, also after a failed profile: the port must not stay open.
-async function closeInspector (client, url) {
+// Over the same session the guard is re-armed to 50 ms (so the reply
+// reaches us first); else a new connection arms a new guard to 50 ms. The
+// old guard's timer then finds its inspector closed and does nothing.
+async function closeInspector (client, guard, url) {
   let c = client
   try {
+    if (c && guard && c.ws.readyState === 1) return await rearm(c, guard, 50)
     if (!c || c.ws.readyState !== 1) c = await connect(url)
-    await c.post('Runtime.evaluate', { expression: CLOSE_EXPR })
+    await c.post('Runtime.evaluate', { expression: guardExpr(50) })
   } catch {} finally {
     if (c) c.ws.close()
   }
 }
 
-module.exports = { attach, preflight, inspectorOptions, DEFAULT_PORT }
+module.exports = { attach, closeOpened, guardExpr, preflight, inspectorOptions, isLoopback, hostPort, DEFAULT_PORT, GRACE_MS }

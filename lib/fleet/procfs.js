@@ -6,6 +6,7 @@
 // when the process is gone or unreadable (another user's): callers decide.
 // See proc(5).
 const fs = require('node:fs')
+const os = require('node:os')
 
 // /proc reports CPU times in USER_HZ ticks, 100 per second on every Linux
 // ABI (proc(5): "sysconf(_SC_CLK_TCK)"; the kernel fixes USER_HZ at 100).
@@ -167,6 +168,29 @@ function listeningPorts (pid) {
   return [...ports].sort((a, b) => a - b)
 }
 
+// An address column of /proc/net/tcp{,6} (hex, each 32-bit word in host
+// byte order) as text: "127.0.0.1", "0.0.0.0", "::1", "::", "::ffff:127.0.0.1".
+function decodeAddress (hex) {
+  const words = hex.match(/.{8}/g) || []
+  const bytes = words.flatMap((w) => {
+    const b = [...Buffer.from(w, 'hex')]
+    return os.endianness() === 'LE' ? b.reverse() : b
+  })
+  if (bytes.length === 4) return bytes.join('.')
+  const v4 = bytes.slice(12).join('.')
+  if (bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return `::ffff:${v4}`
+  const groups = []
+  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i] << 8) | bytes[i + 1]).toString(16))
+  return groups.join(':').replace(/(^|:)0(:0)+(:|$)/, '::').replace(/:{3,}/, '::')
+}
+
+/** The addresses (decoded, as decodeAddress) the process listens on at port, through its own sockets; null if unreadable. */
+function listenAddresses (pid, port) {
+  const inodes = socketInodes(pid)
+  if (inodes === null) return null
+  return tcpListeners().filter((l) => l.port === port && inodes.has(l.inode)).map((l) => decodeAddress(l.address))
+}
+
 /**
  * CPU use of each pid over about windowMs, in percent of one core (like
  * top(1)): { [pid]: percent | null }. Two reads of utime + stime.
@@ -197,5 +221,7 @@ module.exports = {
   isNode,
   env,
   listeningPorts,
+  listenAddresses,
+  decodeAddress,
   tcpListeners
 }

@@ -8,18 +8,19 @@
 // the lower mark.
 const fs = require('node:fs')
 const watchers = require('./watchers')
+const { createStartup } = require('./startup')
 const { fileStem } = require('../controller')
 const { cprofError } = require('../errors')
+const { ownMs } = require('../own-time')
 
 const HOUR_MS = 3600 * 1000
 
 /**
  * deps: { recorder (lib/recorder.js), heap (the heap controller),
- * report(err) }.
+ * report(err), changed() (the counters changed: optional) }.
  */
 function createIncidents (deps) {
   let active = null
-  let ownMs = 0 // main-thread time in the heap profiler's start and stop calls
   const counts = { fired: 0, suppressed: 0, failed: 0, last: null }
 
   // The file stem of a firing: <kind>-incident-<trigger>-<pid>-<UTC time>.
@@ -27,7 +28,8 @@ function createIncidents (deps) {
     return fileStem(kind, undefined, at).replace(/^(cpu|heap)-/, `$1-incident-${trigger}-`)
   }
 
-  // Whether a firing may write now; a refusal is counted.
+  // Whether a firing may write now; a refusal is counted, in all and per
+  // trigger until its next firing (whose reason says how many it hid).
   function allowed (run, trigger, now) {
     const last = run.lastFired[trigger]
     run.hour = run.hour.filter((t) => now - t < HOUR_MS)
@@ -35,11 +37,18 @@ function createIncidents (deps) {
     const capped = run.o.maxPerHour > 0 && run.hour.length >= run.o.maxPerHour
     if (cooling || capped) {
       counts.suppressed++
+      run.suppressed[trigger] = (run.suppressed[trigger] || 0) + 1
+      changed()
       return false
     }
     run.lastFired[trigger] = now
     run.hour.push(now)
     return true
+  }
+
+  // The counters changed: cprof ps shows them (lib/fleet/announce.js).
+  function changed () {
+    if (deps.changed) deps.changed()
   }
 
   function failed (err) {
@@ -50,9 +59,11 @@ function createIncidents (deps) {
   function fire (run, trigger, value) {
     const at = Date.now()
     if (!allowed(run, trigger, at)) return
-    const reason = { trigger, value, threshold: run.o[trigger], at }
+    const reason = { trigger, value, threshold: run.o[trigger], at, suppressed: run.suppressed[trigger] || 0 }
+    run.suppressed[trigger] = 0
     counts.fired++
     counts.last = reason
+    changed()
     if (trigger === 'heapNearLimit') return fireHeap(run, reason)
     deps.recorder.dump({ ...run.dumpOpts, last: run.o.last, name: stem('cpu', trigger, at) }, { reason })
       .catch(failed)
@@ -70,17 +81,7 @@ function createIncidents (deps) {
     if (!run.sampling) startSampling(run, reason.at)
     if (!run.sampling) return
     run.sampling = false
-    timed(() => deps.heap.stop({ reason })).catch(failed)
-  }
-
-  // Runs fn, counting its synchronous part as cprof's own main-thread time.
-  function timed (fn) {
-    const t0 = performance.now()
-    try {
-      return fn()
-    } finally {
-      ownMs += performance.now() - t0
-    }
+    deps.heap.stop({ reason }).catch(failed)
   }
 
   // Starts the heap sampling profile; run.sampling says whether it runs
@@ -91,7 +92,7 @@ function createIncidents (deps) {
         'so the incident cannot sample the heap; stop it, or record heap windows (recorder: { heap: true })'))
       return
     }
-    timed(() => deps.heap.start({ ...run.dumpOpts, interval: run.heapInterval, name: stem('heap', 'heapNearLimit', at) }))
+    deps.heap.start({ ...run.dumpOpts, interval: run.heapInterval, name: stem('heap', 'heapNearLimit', at) })
       .catch(failed)
     run.sampling = deps.heap.isRunning()
   }
@@ -140,12 +141,11 @@ function createIncidents (deps) {
     const dumpOpts = {}
     if (opts.dir !== undefined) dumpOpts.dir = opts.dir
     if (opts.formats && opts.formats.length) dumpOpts.formats = opts.formats
-    const run = { o, dumpOpts, heapInterval: opts.heapInterval, lastFired: {}, hour: [], sampling: false, stops: [] }
+    const run = { o, dumpOpts, heapInterval: opts.heapInterval, lastFired: {}, suppressed: {}, hour: [], sampling: false, stops: [] }
     if (run.heapInterval === undefined) delete run.heapInterval
     if (o.eventLoopDelay !== null) {
-      const rec = deps.recorder.ownMs || (() => 0)
-      const own = () => rec() + ownMs
-      run.stops.push(watchers.watchLoopDelay(o.eventLoopDelay, guarded(crossing(run, 'eventLoopDelay')), own))
+      const measure = guarded(crossing(run, 'eventLoopDelay'))
+      run.stops.push(watchers.watchLoopDelay(o.eventLoopDelay, measure, ownMs, createStartup()))
     }
     if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu'))))
     if (o.rss !== null) run.stops.push(watchers.watchRss(guarded(crossing(run, 'rss'))))

@@ -21,21 +21,32 @@ function loopTick (thresholdMs) {
  * the gap between its own ticks (ms). A block of B ms sits inside one gap,
  * so the gap is >= B: a single stall of N ms gives a value >= N on the first
  * tick after it, while the stall's CPU window is still the newest.
- * ownMs() is cprof's own main-thread time so far (the recorder's
- * rotations), taken out of the gap: cprof's pauses are not the app's stalls.
- * The first tick only starts the clock: before it, the loop has not turned
- * yet (the preload's init() runs before the app's main module loads).
+ * ownMs() is cprof's own main-thread time so far (lib/own-time.js), taken
+ * out of the gap: cprof's pauses are not the app's stalls, and an app stall
+ * in the same gap is still measured whole.
+ * startup() (lib/incidents/startup.js) says whether the main module has
+ * loaded: until it has, no gap is measured, and the gap in which it is
+ * first seen loaded (which holds the load) is not either; 'unsure' (an ES
+ * module loaded where it cannot be seen) takes the first gap over the
+ * threshold as the load.
  */
-function watchLoopDelay (thresholdMs, measure, ownMs = () => 0) {
+function watchLoopDelay (thresholdMs, measure, ownMs = () => 0, startup = () => 'done') {
   const tick = loopTick(thresholdMs)
   let last = null
   let lastOwn = 0
+  let armed = false
   return every(tick, () => {
     const now = performance.now()
     const own = ownMs()
-    if (last !== null) measure(Math.round(now - last - (own - lastOwn)))
+    const gap = last === null ? null : Math.round(now - last - (own - lastOwn))
     last = now
     lastOwn = own
+    if (armed) {
+      measure(gap)
+      return
+    }
+    const s = startup()
+    armed = s === 'done' || (s === 'unsure' && gap !== null && gap >= thresholdMs)
   })
 }
 

@@ -7,7 +7,6 @@
 #include "entry.h"
 #include "errors.h"
 #include "job.h"
-#include "recorder.h"
 #include "v8cpu.h"
 
 /* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name: "v8"
@@ -21,12 +20,9 @@ napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
       cprof__arg_double(env, argv[0], "interval", &interval) != 0 ||
       cprof__arg_double(env, argv[1], "timeout", &timeout) != 0)
     return NULL;
-  if (cprof__rec_running(addon->recorder)) {
-    cprof__throw(env, "ERR_CPROF_BUSY",
-                 "the flight recorder is running: use recorder.dump() for a CPU profile of the "
-                 "last seconds, or recorder.stop() before start()");
-    return NULL;
-  }
+  /* The flight recorder may be running: V8 runs several CPU profiles at once (each inspector
+   * session, and v8.startCpuProfile, has its own profiler and sampler), so this profile holds
+   * its own span beside the recorder's windows (docs/recorder.md). */
   if (cprof__v8cpu_usable(env, interval))
     return cprof__ctl_start_v8cpu(env, &addon->cpu, interval, timeout, argv[2]);
   snprintf(params, sizeof params, "{\"interval\":%.0f}", interval);

@@ -12,9 +12,6 @@ static int busy(napi_env env, const cprof_addon_t *addon, double heap_interval) 
   if (cprof__rec_running(addon->recorder))
     why = "the recorder is already running: call recorder.stop() first to start it with other "
           "options";
-  else if (cprof__ctl_running(&addon->cpu))
-    why = "a CPU profile started with start() is running: stop it first (the recorder samples "
-          "all the time; while it runs, recorder.dump() gives CPU profiles)";
   else if (heap_interval > 0 && cprof__ctl_running(&addon->heap))
     why = "a heap profile started with heap.start() is running: stop it first, or start the "
           "recorder without heap";

@@ -129,22 +129,50 @@ static uint32_t label_hash(const char *s) {
   return (uint32_t)(h ^ (h >> 32));
 }
 
-/* Base colour and spread per kind (flamegraph.pl's palettes, roughly). */
-static void kind_rgb(cprof__kind_t kind, uint32_t h, int rgb[3]) {
-  static const int base[CPROF__KIND_COUNT][3] = {
-      {220, 80, 40},   /* app: red-orange */
-      {205, 190, 45},  /* node_modules: yellow */
-      {80, 180, 80},   /* node: internals: green */
-      {130, 160, 210}, /* native, V8, GC: blue-grey */
-      {205, 205, 205}, /* (idle): light grey */
-  };
-  static const int spread[CPROF__KIND_COUNT][3] = {
-      {35, 90, 40}, {40, 40, 40}, {50, 50, 50}, {30, 30, 30}, {0, 0, 0}};
+/* The HTML viewer's palette (lib/viewer/assets/flame.js KIND_HUES), so that
+ * a category has one colour in both: per kind, the hue range a function's
+ * hash picks from, saturation and lightness (%), all HSL. */
+static const double KIND_HSL[CPROF__KIND_COUNT][4] = {
+    {8, 36, 72, 60},    /* app: orange */
+    {70, 100, 48, 52},  /* node_modules: yellow-green */
+    {195, 225, 55, 66}, /* node: internals: blue */
+    {0, 0, 0, 74},      /* native, V8, GC: grey */
+    {0, 0, 0, 88},      /* (idle): light grey */
+};
+
+/* The viewer's legend swatches (lib/viewer/assets/app.js), HSL. */
+static const double LEGEND_HSL[CPROF__KIND_COUNT][3] = {
+    {22, 72, 58}, {85, 48, 50}, {210, 55, 63}, {0, 0, 72}, {0, 0, 86}};
+
+static void hsl_rgb(double h, double s, double l, int rgb[3]) {
+  s /= 100;
+  l /= 100;
+  double a = s * fmin(l, 1 - l);
   for (int i = 0; i < 3; i++) {
-    int v = (int)((h >> (i * 8)) & 0xFF);
-    rgb[i] = base[kind][i] + spread[kind][i] * v / 255;
-    if (rgb[i] > 255) rgb[i] = 255;
+    double k = fmod((i == 0 ? 0 : i == 1 ? 8 : 4) + h / 30, 12);
+    double v = l - a * fmax(-1, fmin(fmin(k - 3, 9 - k), 1));
+    rgb[i] = (int)lround(v * 255);
   }
+}
+
+/* A frame's colour: the viewer's rule, the hash in [0, 1) picks the hue in
+ * the kind's range and darkens it a little. */
+static void kind_rgb(cprof__kind_t kind, uint32_t h, int rgb[3]) {
+  const double *k = KIND_HSL[kind];
+  double r = (double)h / 4294967296.0;
+  hsl_rgb(k[0] + (k[1] - k[0]) * r, k[2], k[3] - 6 * r, rgb);
+}
+
+/* The kind a node counts as: a V8 builtin (no script, not a "(...)" entry:
+ * map, repeat, JSON.parse) runs for the code that called it, so it takes
+ * its caller's kind; (program), (garbage collector) and builtins at the
+ * top stay native. Parents precede children in t->nodes. */
+static cprof__kind_t node_kind(const cprof__tree_t *t, uint32_t i) {
+  for (uint32_t n = i; n != CPROF_NONE; n = t->nodes[n].parent) {
+    const cprof__fn_t *fn = &t->fns[t->nodes[n].fn];
+    if (fn->kind != CPROF__KIND_NATIVE || fn->frame->name[0] == '(') return fn->kind;
+  }
+  return CPROF__KIND_NATIVE;
 }
 
 static void diff_rgb(double d, double max, int rgb[3]) {
@@ -260,7 +288,7 @@ static void put_frame(out_t *o, const layout_t *L, const item_t *it, int img_h) 
     if (L->diff)
       diff_rgb(self_delta(t, n), L->max_delta, rgb);
     else
-      kind_rgb(t->fns[n->fn].kind, label_hash(label), rgb);
+      kind_rgb(node_kind(t, it->node), label_hash(label), rgb);
   }
   if (L->scale == 0.0) w = IMG_W - 2 * PAD; /* an empty profile: the root alone */
   if (it->node == CPROF_NONE)
@@ -428,11 +456,11 @@ static void put_legend(out_t *o, const layout_t *L) {
                                                  "native, V8, GC", "(idle)"};
   int64_t self[CPROF__KIND_COUNT] = {0};
   for (uint32_t i = 0; i < t->nnodes; i++)
-    self[t->fns[t->nodes[i].fn].kind] += t->nodes[i].self[0];
+    self[node_kind(t, i)] += t->nodes[i].self[0];
   for (int k = 0; k < CPROF__KIND_COUNT; k++) {
     int rgb[3];
     if (k == CPROF__KIND_IDLE && self[k] == 0) continue;
-    kind_rgb((cprof__kind_t)k, 0x808080u, rgb);
+    hsl_rgb(LEGEND_HSL[k][0], LEGEND_HSL[k][1], LEGEND_HSL[k][2], rgb);
     snprintf(text, sizeof(text), "%s %.1f%%", names[k], cprof__pct(self[k], t->total[0]));
     put_legend_item(o, &x, rgb, text);
   }
@@ -479,13 +507,14 @@ int cprof__svg_write(FILE *f, const cprof__tree_t *t, int diff, const cprof_expo
        IMG_W, h, IMG_W, h);
   put(&o, STYLE);
   putf(&o, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#fafafa\"/>\n", IMG_W, h);
+  const char *what = diff                        ? "Differential flame graph"
+                     : t->kind == CPROF_KIND_CPU ? "CPU flame graph"
+                                                 : "Heap allocation flame graph";
   put(&o, "<text id=\"title\" x=\"600\" y=\"24\">");
-  put(&o, diff                        ? "Differential flame graph"
-          : t->kind == CPROF_KIND_CPU ? "CPU flame graph"
-                                      : "Heap allocation flame graph");
+  put(&o, what);
   if (opts->title != NULL && opts->title[0] != '\0') {
-    put(&o, ": ");
-    put_middle(&o, opts->title, TITLE_MAX - (diff ? 26 : 17));
+    put(&o, ": "); /* the whole line within TITLE_MAX, whatever the kind's words */
+    put_middle(&o, opts->title, TITLE_MAX - (strlen(what) + 2));
   }
   put(&o, "</text>\n");
   put_subtitle(&o, &L, opts);

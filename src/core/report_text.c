@@ -320,7 +320,10 @@ static void callers(rep_t *r, uint32_t fn) {
   put_name(r, t->fns[fn].label);
   putf(r, " (bottom-up): %s, %.1f%% of the total\n", value(r, pt.nodes[0].total, a, sizeof(a)),
        cprof__pct(pt.nodes[0].total, r->flat.total));
-  put(r, "(each caller chain with the time the function took below it: total, and self)\n");
+  put(r, r->p->kind == CPROF_KIND_CPU
+             ? "(each caller chain with the time the function took below it: total, and self)\n"
+             : "(each caller chain with the bytes the function allocated below it: total, and "
+               "self)\n");
   putf(r, "%7s %14s %7s %14s  %s\n", "total%", "total", "self%", "self", "function");
   if (!r->err) print_tree(r, &pt, cut_value(r));
 out:

@@ -729,6 +729,21 @@ static void report_deep_chain_elided(void **state) {
   cprof_profile_free(p);
 }
 
+/* Heap profiles are bytes: the callers' note says so, not "time". */
+static void report_heap_callers_in_bytes(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_file(CPROF_FIXTURES "/small.heapprofile");
+  cprof_export_opts_t o = {.focus = "Module._load"};
+  size_t len;
+  char *text = format_text(CPROF_FORMAT_TXT, p, &o, &len);
+  const char *callers = strstr(text, "Callers of Module._load");
+  assert_non_null(callers);
+  assert_non_null(strstr(callers, "with the bytes the function allocated below it"));
+  assert_null(strstr(text, "the time"));
+  free(text);
+  cprof_profile_free(p);
+}
+
 /* Issue 32: ESC, BEL, CR, LF in names, urls, the title and the focus name
  * reach the report and the diff escaped: no control byte but the line
  * ends. */
@@ -763,6 +778,66 @@ static void text_outputs_escape_controls(void **state) {
     if (pass == 1) assert_non_null(strstr(text, "No function matches \"\\x1b[K\""));
     free(text);
   }
+  cprof_profile_free(p);
+}
+
+/* The title line, whatever the kind's words, keeps clear of the search box:
+ * at most TITLE_MAX (68) code points. */
+static void svg_title_fits(void **state) {
+  (void)state;
+  const char *files[] = {CPROF_FIXTURES "/small.cpuprofile", CPROF_FIXTURES "/small.heapprofile"};
+  char title[201];
+  memset(title, 'x', 200);
+  title[200] = '\0';
+  cprof_export_opts_t o = {.title = title};
+  for (int i = 0; i < 2; i++) {
+    cprof_profile_t *p = parse_file(files[i]);
+    size_t len;
+    char *svg = format_text(CPROF_FORMAT_SVG, p, &o, &len);
+    const char *start = strstr(svg, "<text id=\"title\" x=\"600\" y=\"24\">");
+    assert_non_null(start);
+    start = strchr(start, '>') + 1;
+    const char *end = strstr(start, "</text>");
+    size_t points = 0;
+    for (const char *c = start; c < end; c++)
+      points += ((unsigned char)*c & 0xC0) != 0x80;
+    assert_true(points <= 68);
+    assert_true(points >= 60); /* and uses the room it has */
+    free(svg);
+    cprof_profile_free(p);
+  }
+}
+
+/* A V8 builtin the app calls (map: no script) counts as app code in the
+ * legend and takes the app's colours; (program) stays native. */
+static void svg_builtins_count_with_their_caller(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(
+      "{'nodes':["
+      "{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'','lineNumber':-1,"
+      "'columnNumber':-1},'children':[2,4]},"
+      "{'id':2,'callFrame':{'functionName':'main','scriptId':'3','url':'file:///app/main.js',"
+      "'lineNumber':9,'columnNumber':4},'children':[3]},"
+      "{'id':3,'callFrame':{'functionName':'map','scriptId':'0','url':'','lineNumber':-1,"
+      "'columnNumber':-1}},"
+      "{'id':4,'callFrame':{'functionName':'(program)','scriptId':'0','url':'','lineNumber':-1,"
+      "'columnNumber':-1}}],"
+      "'startTime':0,'endTime':400,'samples':[3,3,3,4],'timeDeltas':[0,100,100,100]}");
+  size_t len;
+  char *svg = format_text(CPROF_FORMAT_SVG, p, NULL, &len);
+  assert_non_null(strstr(svg, ">app code 75.0%</text>"));
+  assert_non_null(strstr(svg, ">native, V8, GC 25.0%</text>"));
+  /* map's rect is orange (the app's hues), (program)'s grey (r == g == b) */
+  const char *map = strstr(svg, "<title>map");
+  assert_non_null(map);
+  int r, g, b;
+  assert_int_equal(sscanf(strstr(map, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &b), 3);
+  assert_true(r > g && g > b);
+  const char *prog = strstr(svg, "<title>(program)");
+  assert_non_null(prog);
+  assert_int_equal(sscanf(strstr(prog, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &b), 3);
+  assert_true(r == g && g == b);
+  free(svg);
   cprof_profile_free(p);
 }
 
@@ -864,6 +939,9 @@ int main(void) {
       cmocka_unit_test(svg_long_title),
       cmocka_unit_test(svg_merges_narrow_frames),
       cmocka_unit_test(svg_heap_and_empty),
+      cmocka_unit_test(report_heap_callers_in_bytes),
+      cmocka_unit_test(svg_title_fits),
+      cmocka_unit_test(svg_builtins_count_with_their_caller),
       cmocka_unit_test(report_sections),
       cmocka_unit_test(report_deep_chain_elided),
       cmocka_unit_test(text_outputs_escape_controls),

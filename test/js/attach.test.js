@@ -487,3 +487,244 @@ test('attach refuses a node process whose SIGUSR1 is at its default (it would en
 test('attach refuses a node process whose SIGUSR1 is blocked', { timeout: 30000, skip: noPerl }, async () => {
   await refusedDisposition([perl, ...BLOCK_USR1, fakeNode(), '30'], 'blocked', 'the signal would do nothing')
 })
+
+// Issue 32: an interrupted attach must not leave the target's inspector
+// open (anyone local could connect and run code as the target's user, and
+// later attaches were refused as "someone else is debugging").
+
+const { GRACE_MS, inspectorOptions } = require('../../lib/fleet/attach.js')
+
+// cprof attach, running: its stderr, its exit, and when it said the
+// inspector is open (the guard in the target is armed by then).
+function attachRunning (args) {
+  const c = spawn(process.execPath, [CLI, 'attach', ...args], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  c.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
+  c.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  const exited = new Promise((resolve) => c.on('close', (status, signal) => resolve({ status, signal, at: Date.now() })))
+  const open = new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`attach did not open the inspector: ${stderr}`)), 30000)
+    c.on('close', () => clearTimeout(t)) // killed before it said so: nobody waits for it
+    c.stderr.on('data', () => {
+      if (/inspector is open on/.test(stderr)) {
+        clearTimeout(t)
+        resolve(Date.now())
+      }
+    })
+  })
+  return { child: c, open, exited, out: () => stdout, err: () => stderr }
+}
+
+async function waitUntil (pred, ms) {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (await pred()) return true
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return false
+}
+
+// GET /json/list on the inspector port: the targets, or null when nothing answers.
+function inspectorTargets (port) {
+  return new Promise((resolve) => {
+    http.get({ host: '127.0.0.1', port, path: '/json/list', agent: false }, (res) => {
+      let body = ''
+      res.setEncoding('utf8').on('data', (d) => { body += d }).on('end', () => resolve(JSON.parse(body)))
+    }).on('error', () => resolve(null))
+  })
+}
+
+// The processes whose parent is pid (its watchdog), from /proc/<n>/stat.
+function childrenOf (pid) {
+  const out = []
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8')
+      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(pid)) out.push(Number(d))
+    } catch {}
+  }
+  return out
+}
+
+test('attach killed with SIGKILL, mid-sampling or before its first command reached the target: its watchdog closes the inspector at once', { timeout: 90000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer([`--inspect-port=${inspectPort}`])
+  const port = await srv.port
+  // Mid-sampling (30 s asked), and as soon as the target says its
+  // inspector listens: cprof has not connected yet, so no timer in the
+  // target could close it; only the watchdog can.
+  for (const when of ['sampling', 'listening']) {
+    const listened = srv.err().split('Debugger listening').length
+    const a = attachRunning([String(srv.child.pid), '--duration', '30', '--dir', makeTmpDir()])
+    if (when === 'sampling') await a.open
+    else await waitUntil(() => srv.err().split('Debugger listening').length > listened, 30000)
+    a.child.kill('SIGKILL')
+    const killed = Date.now()
+    await a.exited
+    assert.ok(await waitUntil(() => !listening(inspectPort), 10000), `${when}: port ${inspectPort} still listens 10 s after the kill`)
+    assert.equal(await inspectorTargets(inspectPort), null)
+    assert.ok(Date.now() - killed < 10000, `${when}: closed ${Date.now() - killed} ms after the kill`)
+  }
+  assert.equal(await get(port, '/'), 200)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
+test('attach and its watchdog both killed with SIGKILL mid-sampling: the target closes its own inspector within --duration + grace, and can be attached to again', { timeout: 90000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer([`--inspect-port=${inspectPort}`])
+  const port = await srv.port
+  const duration = 2
+  const a = attachRunning([String(srv.child.pid), '--duration', String(duration), '--dir', makeTmpDir()])
+  const opened = await a.open
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  const dogs = childrenOf(a.child.pid)
+  assert.equal(dogs.length, 1, 'cprof attach runs one watchdog')
+  for (const pid of dogs) process.kill(pid, 'SIGKILL')
+  a.child.kill('SIGKILL')
+  const killed = Date.now()
+  await a.exited
+  // Open at first: what was attached to stays until the target's timer fires.
+  assert.ok((await inspectorTargets(inspectPort)) !== null, 'the inspector is still open right after the kill')
+  const closed = await waitUntil(() => !listening(inspectPort), 30000)
+  const window = Date.now() - opened
+  assert.ok(closed, `port ${inspectPort} still listens 30 s after the kill`)
+  assert.equal(await inspectorTargets(inspectPort), null)
+  // The target's timer: armed before attach printed that it is open, it
+  // fires after the duration plus the grace (not before), as the event
+  // loop allows (a loaded machine: 3 s of slack).
+  assert.ok(window >= duration * 1000 + GRACE_MS - 1000, `closed ${Date.now() - killed} ms after the kill`)
+  assert.ok(window <= duration * 1000 + GRACE_MS + 3000, `open for ${window} ms after attach said so`)
+  assert.ok(await waitUntil(() => /Debugger ending/.test(srv.err()), 5000), srv.err())
+  // A new attach is not refused as "someone else is debugging".
+  const r = await cprof(['attach', String(srv.child.pid), '--duration', '0.5', '--dir', makeTmpDir(), '--json'])
+  assert.equal(r.status, 0, r.describe())
+  assert.equal(JSON.parse(r.stdout).closed, true)
+  // The timer was unref'd: the app still ends on its own, with its code.
+  assert.equal(await get(port, '/'), 200)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) {
+  test(`attach interrupted by ${signal}: stops the profile, closes the inspector, writes what it had, exits ${code} at once`, { timeout: 90000 }, async () => {
+    const inspectPort = await freePort()
+    const srv = startServer([`--inspect-port=${inspectPort}`])
+    const port = await srv.port
+    const stop = load(port)
+    const dir = makeTmpDir()
+    const a = attachRunning([String(srv.child.pid), '--duration', '30', '--interval', '1000', '--dir', dir])
+    await a.open
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    a.child.kill(signal)
+    const sent = Date.now()
+    const end = await a.exited
+    const closedNow = !listening(inspectPort)
+    await stop()
+    assert.equal(end.status, code, a.err())
+    assert.ok(closedNow, `port ${inspectPort} still listens after cprof exited`)
+    assert.ok(end.at - sent < 10000, `exited ${end.at - sent} ms after ${signal}`)
+    assert.match(a.err(), new RegExp(`${signal}: stopping the profile and closing process ${srv.child.pid}'s inspector`))
+    assert.match(a.out(), /inspector closed again: yes/)
+    assert.match(a.out(), new RegExp(`interrupted by ${signal}: the profile holds what was sampled until then`))
+    const files = fs.readdirSync(dir)
+    assert.equal(files.length, 1, files.join(' '))
+    const profile = JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8'))
+    assert.ok(profile.samples.length > 0, 'the second sampled is in the file')
+    assert.ok(profile.endTime - profile.startTime < 15e6, 'it stopped when told, not after 30 s')
+    await get(port, '/quit')
+    assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+  })
+}
+
+test('attach interrupted while it waits for an inspector that does not open: exits at once, its watchdog takes the wait over', { timeout: 60000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer([`--inspect-port=${inspectPort}`], ['handle-usr1'])
+  const port = await srv.port
+  const a = attachRunning([String(srv.child.pid), '--duration', '1', '--wait', '30', '--dir', makeTmpDir()])
+  await waitUntil(() => /"usr1":true/.test(srv.out()), 20000)
+  a.child.kill('SIGINT')
+  const sent = Date.now()
+  const end = await a.exited
+  assert.equal(end.status, 130, a.err())
+  assert.ok(end.at - sent < 5000, `exited ${end.at - sent} ms after SIGINT, not after --wait`)
+  assert.match(a.err(), /interrupted while waiting for process \d+ to open its inspector; if it still opens, cprof's watchdog closes it/)
+  assert.equal(listening(inspectPort), false)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
+test('the inspector host and port as Node reads --inspect-port / --inspect', () => {
+  const cases = [
+    [[], { host: '127.0.0.1', port: 9229 }],
+    [['--inspect-port=9300'], { host: '127.0.0.1', port: 9300 }],
+    [['--inspect-port=0.0.0.0:9300'], { host: '0.0.0.0', port: 9300 }],
+    [['--inspect-port', '[::]:0'], { host: '::', port: 0 }],
+    [['--inspect-port=[::1]'], { host: '::1', port: 9229 }],
+    [['--inspect-port=0.0.0.0:9300', '--inspect-port=9301'], { host: '0.0.0.0', port: 9301 }],
+    [['--inspect=example.com'], { host: 'example.com', port: 9229 }]
+  ]
+  for (const [argv, want] of cases) {
+    const got = inspectorOptions(argv)
+    assert.deepEqual({ host: got.host, port: got.port }, want, argv.join(' '))
+  }
+  assert.equal(inspectorOptions([], '--inspect-port=0.0.0.0:1234').host, '0.0.0.0')
+})
+
+test('attach to a process whose --inspect-port is 0.0.0.0: refused without --force (nothing sent); with --force the address printed is the one listening', { timeout: 90000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer([`--inspect-port=0.0.0.0:${inspectPort}`])
+  const port = await srv.port
+  const r = await cprof(['attach', String(srv.child.pid), '--duration', '0.5', '--dir', makeTmpDir()])
+  assert.equal(r.status, 1, r.describe())
+  assert.ok(r.stderr.includes(`ERR_CPROF_ATTACH: process ${srv.child.pid}'s inspector is configured to open on ` +
+    `0.0.0.0:${inspectPort}, every interface, not on loopback`), r.describe())
+  assert.match(r.stderr, /Nothing was sent\. Restart it with --inspect-port=127\.0\.0\.1:<port>, or pass --force/)
+  assert.equal(listening(inspectPort), false)
+  assert.doesNotMatch(srv.err(), /Debugger/)
+
+  const f = attachRunning([String(srv.child.pid), '--duration', '0.5', '--dir', makeTmpDir(), '--force'])
+  await f.open
+  const end = await f.exited
+  assert.equal(end.status, 0, f.err())
+  assert.ok(f.err().includes(`process ${srv.child.pid}'s inspector is open on 0.0.0.0:${inspectPort} (NOT loopback`), f.err())
+  assert.doesNotMatch(f.err(), /127\.0\.0\.1/)
+  assert.match(srv.err(), new RegExp(`Debugger listening on ws://0\\.0\\.0\\.0:${inspectPort}/`))
+  assert.equal(listening(inspectPort), false)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
+// The target's close timer (lib/fleet/attach.js guardExpr), evaluated as
+// attach evaluates it, in a node whose inspector is open: it closes that
+// inspector when it fires; re-armed after the inspector was closed and
+// opened again (a debugger of the user's), it leaves the new one alone;
+// armed for a minute, it does not keep the process alive.
+test('the target\'s close timer closes only the inspector it was armed in, and keeps nothing alive', { timeout: 30000 }, () => {
+  const script = `
+    const { guardExpr } = require(${JSON.stringify(path.join(ROOT, 'lib', 'fleet', 'attach.js'))})
+    const inspector = require('node:inspector')
+    inspector.open(0, '127.0.0.1')
+    const guard = (0, eval)(guardExpr(Number(process.argv[1])))
+    if (process.argv[2] === 'reopen') {
+      setTimeout(() => {
+        const closedByTimer = inspector.url() === undefined
+        inspector.open(0, '127.0.0.1')
+        const theirs = inspector.url()
+        guard(50)
+        setTimeout(() => {
+          console.log(JSON.stringify({ closedByTimer, theirsOpen: inspector.url() === theirs }))
+          inspector.close()
+        }, 500)
+      }, 1000)
+    }`
+  const r = spawnSync(process.execPath, ['-e', script, '200', 'reopen'], { env: childEnv(), encoding: 'utf8', timeout: 20000 })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout), { closedByTimer: true, theirsOpen: true })
+  const t0 = Date.now()
+  const idle = spawnSync(process.execPath, ['-e', script, '60000'], { env: childEnv(), encoding: 'utf8', timeout: 20000 })
+  assert.equal(idle.status, 0, idle.stderr)
+  assert.ok(Date.now() - t0 < 15000, 'a process with the timer armed for 60 s ends on its own at once')
+})

@@ -190,6 +190,20 @@ test('an existing dir is used as it is', async () => {
   assert.equal(fileMode(dir), 0o755, 'an existing dir keeps its mode')
 })
 
+test('stop({ dir }) and heap.stop({ dir }) write into dir, not where start() would have', async () => {
+  const first = makeTmpDir()
+  const dir = makeTmpDir()
+  await cprof.start({ dir: first })
+  burnCpu(200)
+  const result = await cprof.stop({ dir })
+  assertResult(result, { dir })
+  await cprof.heap.start({ dir: first })
+  const heap = await cprof.heap.stop({ dir })
+  assert.equal(path.dirname(heap.files.heapprofile), dir)
+  assert.deepEqual(fs.readdirSync(first), [], 'nothing in the start() directory')
+  await assert.rejects(cprof.stop({ dir: 3 }), { code: 'ERR_CPROF_INVALID_ARG' })
+})
+
 test('interval option is used and reported', async () => {
   const dir = makeTmpDir()
   await cprof.start({ dir, interval: 1000 })

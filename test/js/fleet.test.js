@@ -388,6 +388,24 @@ test('cprof ps --json: cpuPercent of a busy instance and of an idle one, bounded
   await Promise.all([busy.exited, idle.exited])
 })
 
+test('cprof ps SIGNAL: every signal the process installed, by what it does (the recorder\'s dump, the heap signal)', async () => {
+  const rec = start('fleet-solo.js', ['20000', 'idle'], { CPROF_APP: 'sigs-rec', CPROF_PROFILING: '0', CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '1000' })
+  const all = start('fleet-solo.js', ['20000', 'idle'], {
+    CPROF_APP: 'sigs-all', CPROF_PROFILING: '1', CPROF_HEAP_SIGNAL: 'SIGWINCH', CPROF_RECORDER: '1', CPROF_DUMP_SIGNAL: 'SIGURG'
+  })
+  try {
+    await Promise.all([rec.ready, all.ready])
+    await psUntil('sigs-rec', 1)
+    await psUntil('sigs-all', 1)
+    const r = await cprof(['ps'])
+    const row = (app) => r.stdout.split('\n').find((l) => l.includes(` ${app} `)) || ''
+    assert.match(row('sigs-rec'), /\sdump:SIGUSR2$/, r.stdout)
+    assert.match(row('sigs-all'), /\scpu:SIGUSR2,heap:SIGWINCH,dump:SIGURG$/, r.stdout)
+  } finally {
+    for (const p of [rec, all]) p.child.kill('SIGKILL')
+  }
+})
+
 test('stale entries (a pid that is gone, a pid reused by another process) are pruned by readers', async () => {
   fs.mkdirSync(runDir, { recursive: true, mode: 0o700 })
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' })

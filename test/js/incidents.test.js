@@ -12,7 +12,7 @@ const { spawnSync } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { assertHeapProfileSchema } = require('./helpers/heap.js')
-const { ROOT, makeTmpDir, removeTmpDirs, runFixture, assertCprofError } = require('./helpers/util.js')
+const { ROOT, makeTmpDir, removeTmpDirs, runFixture, startFixture, assertCprofError } = require('./helpers/util.js')
 const { envConfig } = require('../../lib/trigger-config.js')
 const { cpuQuota, oldGenerationLimit } = require('../../lib/incidents/limits.js')
 
@@ -333,4 +333,80 @@ test('heapNearLimit: heap windows are dumped; else its own sampling is stopped w
   assert.equal(r.errors.length, 1)
   assertCprofError(r.errors[0], 'ERR_CPROF_BUSY')
   assert.deepEqual([r.status.fired, r.status.failed], [1, 1])
+})
+
+test('heap.stop() on a ~320 MiB heap pauses the app well over eventLoopDelay and fires nothing; a stall right after a stop fires with the stall\'s own length', () => {
+  const { r } = runStall((d) => [['heapstop', d], { timeout: 180000 }], (run) => {
+    const p = run.json.find((m) => m.profile && m.profile.reason)
+    return p ? p.profile.reason.at : undefined
+  })
+  assert.equal(r.status, 0, r.describe())
+  const [first, second] = r.json.filter((m) => m.stopMs !== undefined)
+  // The case under test: the stop holds the event loop far longer than the threshold.
+  assert.ok(first.stopMs >= 300, `heap.stop() paused ${first.stopMs} ms: the heap is too small for this test`)
+  assert.deepEqual(r.json.find((m) => m.afterStop).afterStop, { fired: 0, suppressed: 0, failed: 0, last: null },
+    `cprof's own ${first.stopMs} ms pause is not the app's stall, and consumes no cooldown`)
+  const profiles = r.json.filter((m) => m.profile && m.profile.reason)
+  assert.equal(profiles.length, 1, r.describe())
+  const { reason } = profiles[0].profile
+  assertReason(reason, 'eventLoopDelay', 200)
+  // 500 ms of app stall in the same gap as a stop of second.stopMs: the
+  // value is the stall's, measured whole, without the stop's pause.
+  assert.ok(reason.value >= 490 && reason.value < 500 + second.stopMs / 2,
+    `value ${reason.value} for a 500 ms stall right after a ${second.stopMs} ms stop`)
+  // The profile holds the stall (and the stop, under cprof's own frames):
+  // stallingFunction's self time, or its caller's where V8 inlined it.
+  const profile = JSON.parse(fs.readFileSync(profiles[0].profile.files.cpuprofile, 'utf8'))
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const stallUs = profile.samples.reduce((sum, id, i) =>
+    ['stallingFunction', 'heapstop'].includes(byId.get(id).callFrame.functionName) ? sum + profile.timeDeltas[i] : sum, 0)
+  assert.ok(stallUs >= 300_000, `stallingFunction: ${stallUs / 1000} ms self in ${profiles[0].profile.files.cpuprofile}`)
+})
+
+test('heap.snapshot() and a recorder dump hold the event loop longer than eventLoopDelay and fire nothing', () => {
+  const { r } = runStall((d) => [['snapshot', d], { timeout: 120000 }], () => undefined)
+  assert.equal(r.status, 0, r.describe())
+  const { snapshotMs } = r.json.find((m) => m.snapshotMs !== undefined)
+  assert.ok(snapshotMs >= 300, `the snapshot took ${snapshotMs} ms: too short for this test`)
+  assert.deepEqual(r.json.find((m) => m.afterPauses).afterPauses, { fired: 0, suppressed: 0, failed: 0, last: null },
+    `cprof's own ${snapshotMs} ms snapshot is not the app's stall`)
+})
+
+test('a crossing the cooldown suppresses is told: in the next firing\'s reason and stderr line, and in cprof ps', async () => {
+  const runDir = makeTmpDir()
+  let c, out, lines, dir
+  for (let attempt = 0; attempt < 3; attempt++) {
+    dir = makeTmpDir()
+    c = startFixture('incident-app.js', ['suppressed'], {
+      env: {
+        NODE_OPTIONS: `-r ${REGISTER}`,
+        CPROF_ON_EVENT_LOOP_DELAY: '200',
+        CPROF_ON_COOLDOWN: '3000',
+        CPROF_RECORDER_WINDOW: '1000',
+        CPROF_DIR: dir,
+        CPROF_RUN_DIR: runDir
+      }
+    })
+    try {
+      await c.waitForLine((l) => l.includes('"stalled"'), 90000)
+      const cli = (args) => spawnSync(process.execPath, [CLI, 'ps', ...args], {
+        encoding: 'utf8', env: { ...process.env, CPROF_RUN_DIR: runDir }
+      })
+      out = { json: cli(['--json']), text: cli([]) }
+    } finally {
+      c.child.kill()
+    }
+    const done = await c.exited
+    lines = done.stderr.split('\n').filter((l) => l.startsWith('cprof: wrote'))
+    const stalls = done.json.filter((m) => m.stallAt)
+    // The machine stalled the process itself before the first stall: again.
+    if (lines.length === 2 && stalls.length === 4) break
+  }
+  assert.equal(lines.length, 2, lines.join('\n'))
+  assert.match(lines[0], /incident eventLoopDelay: \d+ >= 200\)$/, 'nothing suppressed before the first')
+  assert.match(lines[1], /incident eventLoopDelay: \d+ >= 200; 1 earlier crossing suppressed \(cooldown, maxPerHour\)\)$/)
+  assert.equal(out.json.status, 0, out.json.stderr)
+  const entry = JSON.parse(out.json.stdout.trim().split('\n').find((l) => l.includes(`"pid":${c.child.pid}`)))
+  assert.deepEqual(entry.recorder.incidents, { fired: 2, suppressed: 2, failed: 0 })
+  assert.match(out.text.stdout, new RegExp(`^\\s*${c.child.pid}\\s.*recorder\\(\\d+w\\),incidents\\(2 fired, 2 suppressed\\)`, 'm'), out.text.stdout)
 })

@@ -112,6 +112,21 @@ test('envConfig: CPROF_RECORDER and its options; bad values name the variable', 
   assert.throws(() => envConfig({ CPROF_PROFILING: '1', CPROF_DUMP_SIGNAL: 'SIGURG' }), /dumpSignal is set but the recorder is off/)
 })
 
+test('CPROF_PROFILING=1 beside the recorder or incidents keeps the CPU toggle; the dump keeps the shared signal', () => {
+  const { initConfig } = require('../../lib/trigger-config')
+  for (const env of [{ CPROF_RECORDER: '1' }, { CPROF_ON_EVENT_LOOP_DELAY: '200' }]) {
+    const c = initConfig(envConfig({ CPROF_PROFILING: '1', ...env }))
+    assert.equal(c.cpu, true, JSON.stringify(env))
+    assert.equal(c.signal, null, 'SIGUSR2 is the dump signal')
+    assert.equal(c.dumpSignal.name, 'SIGUSR2')
+  }
+  const apart = initConfig(envConfig({ CPROF_PROFILING: 'cpu', CPROF_RECORDER: '1', CPROF_DUMP_SIGNAL: 'SIGURG' }))
+  assert.equal(apart.signal.name, 'SIGUSR2')
+  assert.equal(apart.dumpSignal.name, 'SIGURG')
+  const off = initConfig(envConfig({ CPROF_RECORDER: '1' }))
+  assert.equal(off.cpu, false, 'profiling still defaults to off with the recorder')
+})
+
 test('cprof trigger --dump: usage errors', () => {
   const r = spawnSync(process.execPath, [CLI, 'trigger', '1', '--last', '3'], { encoding: 'utf8' })
   assert.equal(r.status, 2)

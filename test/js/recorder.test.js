@@ -263,7 +263,21 @@ test('store.dir is checked at start(): created 0700 if missing; a non-directory 
   for (const f of files) assert.equal(fs.lstatSync(f.file).mode & 0o777, 0o600, f.file)
 })
 
-test('the recorder and start() exclude each other; errors carry codes', async () => {
+// Functions only the side-by-side test runs (see phaseCharlie).
+function phaseDelta (ms) {
+  const end = Date.now() + ms
+  let x = 5
+  while (Date.now() < end) for (let i = 0; i < 5000; i++) x = (x * 13 + i) % 999961
+  return x
+}
+function phaseEcho (ms) {
+  const end = Date.now() + ms
+  let x = 7
+  while (Date.now() < end) for (let i = 0; i < 5000; i++) x = (x * 11 + i) % 999953
+  return x
+}
+
+test('bad recorder options carry codes; recorder.start() twice is ERR_CPROF_BUSY', async () => {
   await assert.rejects(cprof.recorder.stop(), { code: 'ERR_CPROF_NOT_STARTED' })
   assert.throws(() => cprof.recorder.start({ window: 10 }), { code: 'ERR_CPROF_INVALID_ARG' })
   assert.throws(() => cprof.recorder.start({ keep: -1 }), { code: 'ERR_CPROF_INVALID_ARG' })
@@ -274,16 +288,45 @@ test('the recorder and start() exclude each other; errors carry codes', async ()
   cprof.recorder.start()
   try {
     assert.throws(() => cprof.recorder.start(), { code: 'ERR_CPROF_BUSY' })
-    await assert.rejects(cprof.start(), { code: 'ERR_CPROF_BUSY' })
   } finally {
     await stopIfRunning()
   }
-  await cprof.start()
+})
+
+// V8 runs several CPU profiles at once: a start() profile beside the
+// recorder holds its own span only; the recorder's dump holds everything.
+test('the recorder and start() run side by side, in either order; stop({ dir }) writes into dir', async () => {
+  const dir = makeTmpDir()
+  cprof.recorder.start({ window: 300, interval: 1000 })
+  let r, d
   try {
-    assert.throws(() => cprof.recorder.start(), { code: 'ERR_CPROF_BUSY' })
+    await phase(phaseDelta, 600)
+    await cprof.start({ interval: 1000 }) // no dir: stop({ dir }) says where
+    await phase(phaseEcho, 800)
+    r = await cprof.stop({ dir })
+    d = await cprof.recorder.dump({ dir })
   } finally {
-    await cprof.stop({ dir: makeTmpDir() }).catch(() => cprof.stop())
+    await stopIfRunning()
   }
+  assert.equal(path.dirname(r.files.cpuprofile), dir)
+  assertCpuProfileSchema(JSON.parse(fs.readFileSync(r.files.cpuprofile, 'utf8')))
+  assert.ok(selfMs(r, 'phaseEcho') > 400, JSON.stringify(r.summary.top.slice(0, 4)))
+  assert.equal(selfMs(r, 'phaseDelta'), 0, 'the start() profile began after phaseDelta')
+  assert.ok(selfMs(d, 'phaseDelta') > 300, JSON.stringify(d.summary.top.slice(0, 4)))
+  assert.ok(selfMs(d, 'phaseEcho') > 400, JSON.stringify(d.summary.top.slice(0, 4)))
+  // The other order: the recorder starts while a start() profile runs.
+  await cprof.start({ dir })
+  try {
+    cprof.recorder.start({ window: 300 })
+    await phase(phaseEcho, 400)
+    assert.equal(cprof.recorder.status().running, true)
+  } finally {
+    await stopIfRunning()
+    const last = await cprof.stop()
+    assert.equal(path.dirname(last.files.cpuprofile), dir)
+  }
+  await assert.rejects(cprof.stop({ dir: '' }), { code: 'ERR_CPROF_INVALID_ARG' })
+  await assert.rejects(cprof.stop({ bogus: 1 }), { code: 'ERR_CPROF_INVALID_ARG' })
 })
 
 test('stop() keeps the ring for a last dump; the status says what is held', async () => {

@@ -778,3 +778,96 @@ for (const [how, { plant, why }] of Object.entries(PLANTS)) {
     assert.deepEqual(tree(tmp), before, 'nothing was written into the planted directory')
   })
 }
+
+// Issue 32, item 1: an interrupted `cprof attach` left the target's
+// inspector open for good, and another local user connected and ran code
+// as the target's user. The victim runs a plain node server and attaches
+// to it; the attacker tries the inspector port while it is attached (it
+// can: the documented window) and after the victim's attach was killed
+// with SIGKILL, when it must find nothing listening.
+const TARGET_JS = `require('node:http').createServer((q, s) => s.end('ok'))
+  .listen(0, '127.0.0.1', function () { console.log(JSON.stringify({ port: this.address().port })) })
+`
+// node attach-intruder.js <port>: { ran: uid } if it ran code through the
+// inspector there, else { refused: code }.
+const INTRUDER_JS = `const http = require('node:http')
+const WebSocket = require('ws')
+const port = Number(process.argv[2])
+const say = (o) => { console.log(JSON.stringify(o)); process.exit(0) }
+http.get({ host: '127.0.0.1', port, path: '/json/list' }, (res) => {
+  let body = ''
+  res.on('data', (d) => { body += d }).on('end', () => {
+    const ws = new WebSocket(JSON.parse(body)[0].webSocketDebuggerUrl)
+    ws.on('open', () => ws.send(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: 'process.getuid()' } })))
+    ws.on('message', (m) => say({ ran: JSON.parse(m).result.result.value }))
+    ws.on('error', (e) => say({ refused: e.code || e.message }))
+  })
+}).on('error', (e) => say({ refused: e.code }))
+`
+
+function spawnAs (role, args, cwd) {
+  const u = users[role]
+  const child = spawn(process.execPath, args, {
+    uid: u.uid, gid: u.gid, cwd, env: childEnv({ TMPDIR: cwd, HOME: cwd, CPROF_DIR: undefined }), stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  const killer = setTimeout(() => child.kill('SIGKILL'), 100000)
+  const exited = new Promise((resolve) => child.on('close', (status) => { clearTimeout(killer); resolve(status) }))
+  const until = async (re, ms = 30000) => {
+    const end = Date.now() + ms
+    while (Date.now() < end) {
+      const m = re.exec(re === STDOUT_PORT ? stdout : stderr)
+      if (m) return m
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    throw new Error(`no ${re} in ${ms} ms\n--- stdout\n${stdout}\n--- stderr\n${stderr}`)
+  }
+  return { child, exited, until }
+}
+const STDOUT_PORT = /\{"port":(\d+)\}/
+
+function inspectorListens (port) {
+  return ['/proc/net/tcp', '/proc/net/tcp6'].some((f) => fs.readFileSync(f, 'utf8').split('\n').slice(1)
+    .some((l) => { const c = l.trim().split(/\s+/); return c[3] === '0A' && parseInt(c[1].split(':')[1], 16) === port }))
+}
+
+test('cprof attach killed with SIGKILL: another user can no longer reach the target\'s inspector and run code as its user', async () => {
+  const tmp = sharedTmp()
+  for (const [name, text] of [['attach-target.js', TARGET_JS], ['attach-intruder.js', INTRUDER_JS]]) fs.writeFileSync(path.join(pkg, name), text)
+  sys('chmod', ['-R', 'a+rX', pkg])
+  const out = path.join(tmp, 'victim-out')
+  fs.mkdirSync(out, { mode: 0o700 })
+  fs.chownSync(out, users.victim.uid, users.victim.gid)
+  const inspectPort = await new Promise((resolve) => {
+    const s = require('node:net').createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+  const target = spawnAs('victim', [`--inspect-port=${inspectPort}`, path.join(pkg, 'attach-target.js')], tmp)
+  try {
+    await target.until(STDOUT_PORT)
+    const attach = spawnAs('victim', [path.join(pkg, 'bin', 'cprof.js'), 'attach', String(target.child.pid), '--duration', '30', '--dir', out], tmp)
+    await attach.until(/inspector is open on 127\.0\.0\.1:\d+/)
+    const intrude = () => {
+      const r = sys(process.execPath, [path.join(pkg, 'attach-intruder.js'), String(inspectPort)], {
+        uid: users.attacker.uid, gid: users.attacker.gid, cwd: tmp, encoding: 'utf8', timeout: 30000
+      })
+      return JSON.parse(r.stdout.trim().split('\n').pop() || '{}')
+    }
+    // While attached the port is open to any local user: the documented window.
+    assert.deepEqual(intrude(), { ran: users.victim.uid })
+    attach.child.kill('SIGKILL')
+    await attach.exited
+    const end = Date.now() + 10000
+    while (inspectorListens(inspectPort) && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.equal(inspectorListens(inspectPort), false, 'the inspector still listens 10 s after cprof attach was killed')
+    assert.deepEqual(intrude(), { refused: 'ECONNREFUSED' })
+  } finally {
+    target.child.kill('SIGKILL')
+    await target.exited
+  }
+})

@@ -216,6 +216,22 @@ async function openPage2 (browser, target) {
   return { page, problems }
 }
 
+// The dashboard's links to a profile (Open, a timeline block, Compare,
+// Merge) open a new tab; the docs say what they do.
+test('docs/viewer.md: Open, Compare and Merge open a new tab, as the dashboard does', () => {
+  const ui = path.resolve(__dirname, '..', '..', 'lib', 'ui')
+  const js = fs.readFileSync(path.join(ui, 'dashboard.js'), 'utf8')
+  const html = fs.readFileSync(path.join(ui, 'dashboard.html'), 'utf8')
+  assert.equal((js.match(/\.target = '_blank'/g) || []).length, 2, 'Open and the timeline blocks')
+  for (const id of ['compare', 'merge']) assert.match(html, new RegExp(`<a id="${id}" [^>]*target="_blank"`))
+  const doc = fs.readFileSync(path.resolve(__dirname, '..', '..', 'docs', 'viewer.md'), 'utf8')
+  const item = doc.slice(doc.indexOf('- **Profiles**'), doc.indexOf('Security: it listens'))
+  assert.doesNotMatch(item, /viewer above/)
+  for (const what of ['Open', 'Compare selected', 'Merge selected']) {
+    assert.match(item, new RegExp(`\\*${what}\\* opens [^;]*new tab`), what)
+  }
+})
+
 test('with no dir it serves the directory cprof writes to by default', async () => {
   const tmp = makeTmpDir('cprof-ui-tmp-')
   const own = path.join(tmp, `cprof-${process.geteuid()}`)

@@ -25,6 +25,36 @@ function colourTable (m) {
   return out
 }
 
+// The kind each node counts as: a V8 builtin (no script, not a "(...)"
+// entry: map, repeat) runs for the code that called it and takes its
+// caller's kind, as in the SVG (src/core/export_svg.c node_kind).
+// Parents precede children.
+function nodeKinds (m) {
+  const out = new Uint8Array(m.n)
+  for (let i = 0; i < m.n; i++) {
+    const f = m.fn[i]
+    const builtin = m.fns.kind[f] === 3 && !m.fns.name[f].startsWith('(')
+    out[i] = builtin && m.parent[i] >= 0 ? out[m.parent[i]] : m.fns.kind[f]
+  }
+  return out
+}
+
+// Node i's colour: its function's, or for a builtin in its caller's kind
+// (made once per kind and function).
+function nodeColourer (m, colours) {
+  if (m.diff) return (i) => colours[i]
+  const kinds = nodeKinds(m)
+  const other = new Map()
+  return (i) => {
+    const f = m.fn[i]
+    const k = kinds[i]
+    if (k === m.fns.kind[f]) return colours[f]
+    const key = k * m.nf + f
+    if (!other.has(key)) other.set(key, kindColour(k, m.fns.name[f]))
+    return other.get(key)
+  }
+}
+
 function frameColour (m, i, f) {
   if (m.diff) {
     const t0 = m.total[0][i]; const t1 = m.total[1][i]
@@ -33,15 +63,19 @@ function frameColour (m, i, f) {
     if (a < 0.02) return 'hsl(220, 8%, 86%)'
     return d > 0 ? `hsl(6, ${55 + 30 * a}%, ${86 - 34 * a}%)` : `hsl(218, ${55 + 30 * a}%, ${86 - 34 * a}%)`
   }
-  const [h0, h1, s, l] = KIND_HUES[m.fns.kind[f]] || KIND_HUES[3]
-  const r = hashStr(m.fns.name[f])
+  return kindColour(m.fns.kind[f], m.fns.name[f])
+}
+
+function kindColour (kind, name) {
+  const [h0, h1, s, l] = KIND_HUES[kind] || KIND_HUES[3]
+  const r = hashStr(name)
   return `hsl(${h0 + (h1 - h0) * r}, ${s}%, ${l - 6 * r}%)`
 }
 
 function createFlame (m, canvas, opts) {
   const state = { zoom: 0, order: 'alpha', layout: 'flame', match: null, matched: null, hover: -1, selectedFn: -1 }
   const xs = {}
-  const colours = colourTable(m)
+  const colourOf = nodeColourer(m, colourTable(m))
   let rows = [] // per drawn level: [x0, x1, node, ...]
   const span = Math.min(m.maxDepth, LEVELS - 1) // drawn levels - 1
   let lo = 0 // the shallowest level drawn
@@ -99,7 +133,7 @@ function createFlame (m, canvas, opts) {
     const f = m.fn[i]
     const y = yOf(m.depth[i])
     const matched = state.matched && state.matched[i]
-    ctx.fillStyle = matched ? '#d63ad6' : colours[m.diff ? i : f]
+    ctx.fillStyle = matched ? '#d63ad6' : colourOf(i)
     ctx.fillRect(px, y, Math.max(pw - 0.5, 0.5), ROW - 1)
     if (f === state.selectedFn || i === state.hover) {
       ctx.strokeStyle = i === state.hover ? '#1d2127' : '#b7791f'

@@ -184,7 +184,7 @@ function createTimeView (m, td, range, hooks) {
   flamePanel.parentNode.insertBefore(panel, flamePanel)
 
   const phases = {}
-  const colours = colourTable(m)
+  const colourOf = nodeColourer(m, colourTable(m)) // the flame graph's colours (flame.js)
   const idleFn = new Uint8Array(m.nf)
   for (let f = 0; f < m.nf; f++) {
     if (!m.fns.url[f] && m.fns.name[f] === '(idle)') idleFn[f] = 1
@@ -345,7 +345,7 @@ function createTimeView (m, td, range, hooks) {
         while (e < cols && anc[e * rows + r] === z) e++
         if (z >= 0) {
           const f = m.fn[z]
-          ctx.fillStyle = hover && hover.row === r && hover.c0 === c ? '#d63ad6' : colours[f]
+          ctx.fillStyle = hover && hover.row === r && hover.c0 === c ? '#d63ad6' : colourOf(z)
           ctx.fillRect(c, y, Math.max(1, e - c - 0.5), TIME_ROW - 1)
           if (e - c > 28) {
             const chars = Math.floor((e - c - 6) / 6.2)

@@ -113,13 +113,16 @@ function slack (inputs) {
 }
 
 // speedscope puts a (program) or (garbage collector) sample on top of the
-// stack open before it: an input's first such sample, alone, sits on no
-// stack; merged, on the previous input's last. Its duration may go to those
-// functions' totals (self is not touched).
+// stack open before it: an input's leading run of such samples, alone, sits
+// on no stack; merged, on the previous input's last. Their duration may go
+// to those functions' totals (self is not touched). Under load that run can
+// be several samples long, so all of it is counted, not only the first.
 function firstOnTop (inputs) {
+  const name = (p, i) => p.nodes.find((n) => n.id === p.samples[i]).callFrame.functionName
   return inputs.slice(1).reduce((s, p) => {
-    const first = p.nodes.find((n) => n.id === p.samples[0]).callFrame.functionName
-    return s + (['(program)', '(garbage collector)'].includes(first) ? Math.max(0, p.timeDeltas[1] ?? 0) : 0)
+    let run = 0
+    for (let i = 0; i < p.samples.length && ON_TOP.has(name(p, i)); i++) run += Math.max(0, p.timeDeltas[i + 1] ?? 0)
+    return s + run
   }, 0)
 }
 
