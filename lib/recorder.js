@@ -155,8 +155,15 @@ function createRecorder (hooks) {
   let sourceMaps = null // the last start()'s; null: start()'s default at dump time
   let pusher = null // the last start()'s push client; its counts stay after stop()
 
+  // The ends of the last CPU windows (ms since the epoch), for the
+  // viewer's window edges (viewerMarks); bounded, a few KB in a page.
+  const windowEnds = []
   function onWindow (info) {
     const r = run
+    if (!info.error && info.kind === 'cpu' && info.to > 0) {
+      windowEnds.push(info.to)
+      if (windowEnds.length > 512) windowEnds.splice(0, windowEnds.length - 512)
+    }
     if (info.push) {
       if (r && r.pusher) r.pusher.enqueue(info)
       delete info.push // the event's listeners get no copy of the bytes
@@ -275,7 +282,8 @@ function createRecorder (hooks) {
       title: fileName,
       ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
       htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
-      sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault()
+      sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault(),
+      ...(heap ? viewerMarks(extra, stamp) : viewerMarks(extra, stamp, windowEnds))
     }, heap))
     let r
     try {
@@ -287,6 +295,17 @@ function createRecorder (hooks) {
     const result = { ...shape(r, d, heap), ...extra }
     hooks.emitProfile(result)
     return result
+  }
+
+  // Facts for the html viewer (docs/formats.md, "Viewer marks"): the wall
+  // clock at the profile's end (the window rotated just now), which places
+  // the rest on its timeline; an incident's reason; the windows' edges (the
+  // page keeps those inside the profile).
+  function viewerMarks (extra, endAt, ends) {
+    const marks = { endAt }
+    if (extra && extra.reason) marks.reason = extra.reason
+    if (ends && ends.length) marks.windowEnds = ends.filter((t) => t < endAt)
+    return marks.reason || marks.windowEnds ? { viewerMarks: JSON.stringify(marks) } : {}
   }
 
   function shape (r, d, heap) {

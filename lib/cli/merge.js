@@ -10,11 +10,19 @@ const { FORMAT_EXT } = require('../options')
 const { usageError, intArg, claimOutputs, refused } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath, iso } = require('./store')
 const { topLines, fmt } = require('../fleet/summary')
+const { TEMPLATE_PATH } = require('../viewer')
+const { mergeMarks } = require('./merge-marks')
 
 const FORMATS = Object.keys(FORMAT_EXT)
+
+// --formats html: the viewer page, with where each input starts (CPU).
+function htmlOpts (paths) {
+  const marks = /\.heapprofile$/i.test(paths[0]) ? undefined : mergeMarks(paths)
+  return marks ? { htmlTemplate: TEMPLATE_PATH, viewerMarks: marks } : { htmlTemplate: TEMPLATE_PATH }
+}
 const TOP = 10
 
-const USAGE = `usage: cprof merge <file>… [-o out] [--formats pprof,folded,svg,txt] [--source-maps] [options]
+const USAGE = `usage: cprof merge <file>… [-o out] [--formats pprof,folded,svg,txt,html] [--source-maps] [options]
 
 Merges .cpuprofile files, or .heapprofile files, into one profile of the same
 kind that Chrome DevTools, speedscope and every cprof command read. The same
@@ -136,7 +144,8 @@ async function run (argv) {
       title: src.store ? `${src.store.store.kind} ${iso(src.store.store.from)} to ${iso(src.store.store.to)}` : `${n} merged profiles`,
       needSamples: true,
       keepExisting: claim.keepExisting,
-      sourceMaps: a.values['source-maps'] === true
+      sourceMaps: a.values['source-maps'] === true,
+      ...(outs.html ? htmlOpts(src.paths) : {})
     })
   } catch (err) {
     return refused('merge', err)

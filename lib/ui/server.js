@@ -23,6 +23,13 @@ const os = require('node:os')
 const path = require('node:path')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
+const { mergeMarks } = require('../cli/merge-marks')
+
+// A CPU merge's page shows where each file starts (docs/viewer.md).
+function mergeViewerMarks (files) {
+  const marks = /\.cpuprofile$/i.test(files[0]) ? mergeMarks(files) : undefined
+  return marks ? { viewerMarks: marks } : {}
+}
 const { listProfiles } = require('../cli/list')
 const { discover } = require('../fleet/discover')
 const trigger = require('../cli/trigger')
@@ -111,7 +118,7 @@ async function createUiServer ({ dir, port = 0 }) {
     const opts = { outs: { html: out }, htmlTemplate: TEMPLATE_PATH, needSamples: true, title }
     try {
       if (how === 'view') await native.convert(files[0], work, 0, opts)
-      else if (how === 'merge') await native.merge(files, work, merged, 0, opts)
+      else if (how === 'merge') await native.merge(files, work, merged, 0, { ...opts, ...mergeViewerMarks(files) })
       else await native.diff(files[0], files[1], work, 0, opts)
       const html = await fs.promises.readFile(path.join(work, out))
       send(res, 200, 'text/html; charset=utf-8', html)

@@ -35,6 +35,7 @@ typedef struct {
   int source_maps;          /* map frames through source maps for every derived output */
   cprof_export_opts_t opts; /* title, focus and main point at the owned copies below */
   char *title, *focus, *main, *lines_focus;
+  char *marks;     /* viewerMarks: JSON text the html page carries as a string */
   char *own_url;   /* CPU: the url prefix of cprof's own code; leading samples in
                       it are its start call, dropped (own_start.c); NULL: none */
   char *html_path; /* html: the viewer template file, read on the worker (owned) */

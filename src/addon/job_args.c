@@ -29,6 +29,7 @@ void cprof__job_in_free(cprof_job_in_t *in) {
   free(in->title);
   free(in->focus);
   free(in->lines_focus);
+  free(in->marks);
   free(in->main);
   free(in->own_url);
   if (in->produce_free) in->produce_free(in->produce_ctx);
@@ -92,7 +93,8 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_string(env, obj, "htmlTemplate", &in->html_path) != 0 ||
       opt_bool(env, obj, "lines", &in->opts.lines) != 0 ||
       opt_string(env, obj, "linesFocus", &in->lines_focus) != 0 ||
-      opt_bool(env, obj, "pprofLines", &in->opts.pprof_lines) != 0)
+      opt_bool(env, obj, "pprofLines", &in->opts.pprof_lines) != 0 ||
+      opt_string(env, obj, "viewerMarks", &in->marks) != 0)
     return -1;
   in->want_lines = in->opts.lines;
   in->opts.lines_focus = in->lines_focus;
@@ -103,6 +105,7 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
   in->opts.cut_percent = cut > 0 ? cut : 0;
   in->opts.title = in->title;
   in->opts.focus = in->focus;
+  in->opts.html_marks = in->marks;
   in->opts.main = in->main;
   return 0;
 }

@@ -42,6 +42,8 @@ typedef struct {
   int keep_existing;         /* cprof_write_*: never replace a file (CPROF_EEXIST instead) */
   const char *html_template; /* html: the viewer page, CPROF_HTML_MARKER where the data goes */
   size_t html_template_len;  /* (NULL: a bare page that only carries the data) */
+  const char *html_marks;    /* html: JSON text of markers (an incident's reason), carried as a
+                                string the page parses; NULL: none */
   int pprof_objects; /* pprof heap: name the count inuse_objects (alloc_objects), as Pyroscope's
                         memory profile type wants, instead of samples */
   /* pprof for Grafana Pyroscope (push), whose tree builder keys a frame on Function.name alone: */

@@ -12,10 +12,18 @@
  *     "samples": [before, after], "total": [before, after],
  *     "fns": { "name": [], "url": [], "line": [] (1-based, 0 unknown),
  *              "kind": [] (cprof__kind_t) },
- *     "nodes": { "fn": [], "depth": [], "self": [], "self1": [] (diff) } }
- * Nodes are in depth-first order, children sorted by label; a node's parent
- * is the closest earlier node one level up. Without a diff only slot 0 is
- * written (self1 is absent, the second samples/total are 0).
+ *     "nodes": { "fn": [], "depth": [], "self": [], "self1": [] (diff) },
+ *     "timeline": (CPU, not a diff, with samples) { "first": µs from startTime
+ *       to the first sample, "nodeBits": 16|32, "node": base64,
+ *       "weightBits": 16|32, "weight": base64 },
+ *     "marks": (when given) a string holding JSON: an incident's facts }
+ * timeline.node is each sample's node (its index in "nodes"), in sample
+ * order; timeline.weight the time each stands for (µs, cprof_sample_weight),
+ * both as little-endian uint16 when every value fits, else uint32 (a
+ * weight over 71 minutes is cut to 2^32 - 1): the page draws time order from them and sums any
+ * range. Nodes are in depth-first order, children sorted by label; a node's parent is the closest
+ * earlier node one level up. Without a diff only slot 0 is written (self1 is absent, the second
+ * samples/total are 0).
  *
  * A CPU profile with V8's positionTicks (not a diff) also carries each
  * function's self time per line (lines.h) and the text of the files those
@@ -172,8 +180,99 @@ static void fn_columns(hw_t *w, const cprof__tree_t *t) {
 
 static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p);
 
+/* ---- the samples in time order (timeline) ---- */
+
+/* Values as base64 of little-endian uint16 when all fit (the usual case:
+ * fewer than 65,536 nodes, gaps under 65 ms), else uint32: "bits" says
+ * which. Half the page and the parse of a long profile. */
+typedef struct {
+  unsigned char in[3];
+  int k;
+} b64_t;
+
+static void b64_byte(hw_t *w, b64_t *b, unsigned char c) {
+  static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  char out[4];
+  b->in[b->k++] = c;
+  if (b->k < 3) return;
+  out[0] = A[b->in[0] >> 2], out[1] = A[((b->in[0] & 3) << 4) | (b->in[1] >> 4)];
+  out[2] = A[((b->in[1] & 15) << 2) | (b->in[2] >> 6)], out[3] = A[b->in[2] & 63];
+  hw_put(w, out, 4);
+  b->k = 0;
+}
+
+static void b64_end(hw_t *w, b64_t *b) {
+  int k = b->k;
+  if (k == 0) return;
+  while (b->k != 0)
+    b64_byte(w, b, 0);
+  w->len -= k == 1 ? 2 : 1; /* the padding replaces the zero bytes' characters */
+  hw_put(w, k == 1 ? "==" : "=", k == 1 ? 2 : 1);
+}
+
+static void hw_b64_uints(hw_t *w, const char *key, const uint32_t *v, uint32_t n) {
+  uint32_t max = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (v[i] > max) max = v[i];
+  int bytes = max <= 0xffff ? 2 : 4;
+  b64_t b = {{0}, 0};
+  hw_str(w, ",\"");
+  hw_str(w, key);
+  hw_str(w, bytes == 2 ? "Bits\":16,\"" : "Bits\":32,\"");
+  hw_str(w, key);
+  hw_str(w, "\":\"");
+  for (uint32_t i = 0; i < n; i++)
+    for (int k = 0; k < bytes; k++)
+      b64_byte(w, &b, (unsigned char)(v[i] >> (8 * k)));
+  b64_end(w, &b);
+  hw_put(w, "\"", 1);
+}
+
+/* Each sample's node as its depth-first index in the page's "nodes", and
+ * each sample's weight. map: profile node -> tree node (tree_add_mapped). */
+typedef struct {
+  uint32_t *node, *weight;
+  uint32_t n;
+  int64_t first;
+} timeline_t;
+
+static int timeline_build(timeline_t *tl, const cprof__tree_t *t, const cprof_profile_t *p,
+                          const uint32_t *map) {
+  uint32_t *pre = malloc((size_t)t->nnodes * sizeof(*pre));
+  tl->node = malloc((size_t)p->nsamples * sizeof(*tl->node));
+  tl->weight = malloc((size_t)p->nsamples * sizeof(*tl->weight));
+  if (pre == NULL || tl->node == NULL || tl->weight == NULL) {
+    free(pre);
+    return CPROF_ENOMEM;
+  }
+  uint32_t k = 0;
+  FOR_EACH_PREORDER(t, cur, { pre[cur] = k++; });
+  for (uint32_t i = 0; i < p->nsamples; i++) {
+    int64_t wt = cprof_sample_weight(p, i);
+    tl->node[i] = pre[map[p->samples[i]]];
+    tl->weight[i] = wt > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)wt;
+  }
+  tl->n = p->nsamples;
+  tl->first = p->time_deltas != NULL && p->time_deltas[0] > 0 ? p->time_deltas[0] : 0;
+  free(pre);
+  return 0;
+}
+
+static void timeline_free(timeline_t *tl) {
+  free(tl->node);
+  free(tl->weight);
+}
+
+static void write_timeline(hw_t *w, const timeline_t *tl) {
+  hw_str(w, ",\"timeline\":{\"first\":");
+  hw_i64(w, tl->first);
+  hw_b64_uints(w, "node", tl->node, tl->n);
+  hw_b64_uints(w, "weight", tl->weight, tl->n);
+  hw_put(w, "}", 1);
+}
+
 static int write_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p, int diff,
-                      int64_t duration_us, const cprof_export_opts_t *o) {
+                      int64_t duration_us, const cprof_export_opts_t *o, const timeline_t *tl) {
   int cpu = t->kind == CPROF_KIND_CPU;
   hw_str(w, "{\"format\":\"cprof-viewer\",\"version\":1,\"kind\":");
   hw_str(w, cpu ? "\"cpu\"" : "\"heap\"");
@@ -208,6 +307,11 @@ static int write_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
   }
   hw_str(w, "}");
   int rc = diff ? CPROF_OK : write_lines(w, t, p);
+  if (tl != NULL && tl->n > 0) write_timeline(w, tl);
+  if (o->html_marks != NULL) {
+    hw_str(w, ",\"marks\":");
+    hw_json_str(w, o->html_marks);
+  }
   hw_str(w, "}");
   return rc;
 }
@@ -356,7 +460,7 @@ static int64_t duration_of(const cprof_profile_t *p, const cprof_export_opts_t *
 }
 
 static int write_page(FILE *f, const cprof__tree_t *t, const cprof_profile_t *p, int diff,
-                      int64_t duration_us, const cprof_export_opts_t *o) {
+                      int64_t duration_us, const cprof_export_opts_t *o, const timeline_t *tl) {
   const char *tpl = o->html_template ? o->html_template : FALLBACK_TEMPLATE;
   size_t len = o->html_template ? o->html_template_len : sizeof(FALLBACK_TEMPLATE) - 1;
   size_t mlen = sizeof(CPROF_HTML_MARKER) - 1;
@@ -369,7 +473,7 @@ static int write_page(FILE *f, const cprof__tree_t *t, const cprof_profile_t *p,
   if (w == NULL) return CPROF_ENOMEM;
   w->f = f, w->err = 0, w->len = 0;
   hw_put(w, tpl, (size_t)(mark - tpl));
-  int rc = write_data(w, t, p, diff, duration_us, o);
+  int rc = write_data(w, t, p, diff, duration_us, o, tl);
   hw_put(w, mark + mlen, len - (size_t)(mark - tpl) - mlen);
   hw_flush(w);
   if (rc == CPROF_OK) rc = w->err;
@@ -383,9 +487,17 @@ int cprof_export_html(const cprof_profile_t *p, const cprof_export_opts_t *o, FI
   cprof__tree_t t;
   if (p == NULL || f == NULL) return CPROF_EINVAL;
   if (o == NULL) o = &defaults;
-  int rc = cprof__tree_build(&t, p);
-  if (rc != 0) return rc;
-  rc = write_page(f, &t, p, 0, duration_of(p, o), o);
+  timeline_t tl = {0};
+  int timed = p->kind == CPROF_KIND_CPU && p->nsamples > 0;
+  uint32_t *map = timed ? malloc((size_t)p->nnodes * sizeof(*map)) : NULL;
+  if (timed && map == NULL) return CPROF_ENOMEM;
+  t = (cprof__tree_t){0};
+  int rc = cprof__tree_add_mapped(&t, p, 0, map);
+  if (rc == 0) rc = cprof__tree_finish(&t);
+  if (rc == 0 && timed) rc = timeline_build(&tl, &t, p, map);
+  if (rc == 0) rc = write_page(f, &t, p, 0, duration_of(p, o), o, timed ? &tl : NULL);
+  timeline_free(&tl);
+  free(map);
   cprof__tree_free(&t);
   return rc;
 }
@@ -400,7 +512,7 @@ int cprof_diff_html(const cprof_profile_t *before, const cprof_profile_t *after,
   int rc = cprof__tree_add(&t, before, 0);
   if (rc == 0) rc = cprof__tree_add(&t, after, 1);
   if (rc == 0) rc = cprof__tree_finish(&t);
-  if (rc == 0) rc = write_page(f, &t, NULL, 1, duration_of(after, o), o);
+  if (rc == 0) rc = write_page(f, &t, NULL, 1, duration_of(after, o), o, NULL);
   cprof__tree_free(&t);
   return rc;
 }

@@ -158,6 +158,10 @@ static int tree_fill(cprof__tree_t *t, const cprof_profile_t *p, int slot, uint3
 }
 
 int cprof__tree_add(cprof__tree_t *t, const cprof_profile_t *p, int slot) {
+  return cprof__tree_add_mapped(t, p, slot, NULL);
+}
+
+int cprof__tree_add_mapped(cprof__tree_t *t, const cprof_profile_t *p, int slot, uint32_t *map) {
   if (t == NULL || p == NULL || slot < 0 || slot > 1 || cprof__check_model(p) != 0)
     return CPROF_EINVAL;
   if (t->nnodes > 0 && t->kind != p->kind) return CPROF_EINVAL;
@@ -169,6 +173,8 @@ int cprof__tree_add(cprof__tree_t *t, const cprof_profile_t *p, int slot) {
   uint32_t *node_map = malloc((size_t)p->nnodes * sizeof(*node_map));
   rc = frame_fn && node_map ? tree_fill(t, p, slot, frame_fn, node_map) : CPROF_ENOMEM;
   free(frame_fn);
+  /* map: the caller's copy (the viewer's timeline, export_html.c). */
+  if (rc == 0 && map) memcpy(map, node_map, (size_t)p->nnodes * sizeof(*node_map));
   /* Kept: node indexes do not change in finish, and pprof's per-line
    * samples (export_pprof.c) go from a profile node to its tree node. */
   free(t->node_of);

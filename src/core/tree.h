@@ -50,6 +50,11 @@ typedef struct {
  * another kind than one already added). */
 int cprof__tree_add(cprof__tree_t *t, const cprof_profile_t *p, int slot);
 
+/* cprof__tree_add that also fills map[i] (p->nnodes entries, the caller's)
+ * with the tree node p's node i was added to: finishing the tree relinks
+ * children but keeps node indexes, so the map stays valid. */
+int cprof__tree_add_mapped(cprof__tree_t *t, const cprof_profile_t *p, int slot, uint32_t *map);
+
 /* Sorts every node's children by label (then function), fixes totals and
  * drops the lookup tables. Call once, after the last add. */
 int cprof__tree_finish(cprof__tree_t *t);

@@ -227,12 +227,91 @@ static void long_and_invalid_names(void **state) {
   cprof_profile_free(p);
 }
 
+/* base64 to bytes (the test's own decoder); returns the byte count. */
+static size_t unbase64(const char *s, unsigned char *out, size_t cap) {
+  static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  uint32_t acc = 0;
+  int bits = 0;
+  size_t n = 0;
+  for (; *s && *s != '='; s++) {
+    const char *at = strchr(A, *s);
+    assert_non_null(at);
+    acc = (acc << 6) | (uint32_t)(at - A), bits += 6;
+    if (bits >= 8) {
+      assert_true(n < cap);
+      out[n++] = (unsigned char)(acc >> (bits - 8)), bits -= 8;
+    }
+  }
+  return n;
+}
+
+/* The samples in order: each sample's node (its depth-first index) and
+ * weight, 16-bit here; a weight over 65,535 µs makes them 32-bit. The marks
+ * string comes back as written, escaped. */
+static void timeline_and_marks(void **state) {
+  (void)state;
+  const char tpl[] = TPL_HEAD CPROF_HTML_MARKER TPL_TAIL;
+  cprof_export_opts_t o = {.html_template = tpl,
+                           .html_template_len = sizeof tpl - 1,
+                           .html_marks = "{\"reason\":{\"trigger\":\"</script>\"}}"};
+  for (int wide = 0; wide < 2; wide++) {
+    char *json = strdup(CPU);
+    if (wide) { /* the last gap 250 -> 70000 µs (endTime moves with it) */
+      char *at = strstr(json, "250,250]");
+      memcpy(at, "250,7e4]", 8);
+      at = strstr(json, "'endTime':2000");
+      memcpy(at, "'endTime':8000", 14); /* ends before the last sample: weight 0 */
+    }
+    cprof_profile_t *p = parse_ok(json);
+    int rc;
+    size_t len;
+    char *page = render(p, NULL, &o, &rc, &len);
+    assert_int_equal(rc, CPROF_OK);
+    cJSON *d = data_of(page, len, TPL_HEAD, TPL_TAIL);
+    assert_string_equal(get(d, "marks")->valuestring, "{\"reason\":{\"trigger\":\"</script>\"}}");
+    assert_int_equal(get(d, "timeline.first")->valueint, 0);
+    int nb = get(d, "timeline.nodeBits")->valueint, wb = get(d, "timeline.weightBits")->valueint;
+    assert_int_equal(nb, 16);
+    assert_int_equal(wb, wide ? 32 : 16);
+    unsigned char nodes[64], weights[64];
+    size_t nn = unbase64(get(d, "timeline.node")->valuestring, nodes, sizeof nodes);
+    size_t nw = unbase64(get(d, "timeline.weight")->valuestring, weights, sizeof weights);
+    assert_int_equal(nn, 4 * 2);
+    assert_int_equal(nw, 4 * (size_t)(wb / 8));
+    cJSON *fn = get(d, "nodes.fn"), *names = get(d, "fns.name");
+    const char *want[] = {"main", "main", "main", "(idle)"}; /* the hostile leaf is under main */
+    for (int i = 0; i < 4; i++) {
+      int node = nodes[2 * i] | nodes[2 * i + 1] << 8;
+      int f = cJSON_GetArrayItem(fn, node)->valueint;
+      const char *name = cJSON_GetArrayItem(names, f)->valuestring;
+      if (i < 2)
+        assert_true(strstr(name, "</script>") == name); /* samples 0, 1: the leaf */
+      else
+        assert_string_equal(name, want[i]);
+    }
+    uint32_t w[4];
+    for (int i = 0; i < 4; i++) {
+      const unsigned char *b = weights + i * (wb / 8);
+      w[i] = wb == 16 ? (uint32_t)(b[0] | b[1] << 8)
+                      : (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                            (uint32_t)b[3] << 24;
+    }
+    assert_int_equal(w[0], 250);
+    assert_int_equal(w[1], 250);
+    assert_int_equal(w[2], wide ? 70000 : 250);
+    assert_int_equal(w[3], wide ? 0 : 250);
+    cJSON_Delete(d);
+    free(page);
+    cprof_profile_free(p);
+    free(json);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(cpu_page),
-      cmocka_unit_test(diff_page),
-      cmocka_unit_test(heap_and_templates),
-      cmocka_unit_test(long_and_invalid_names),
+      cmocka_unit_test(cpu_page),           cmocka_unit_test(diff_page),
+      cmocka_unit_test(heap_and_templates), cmocka_unit_test(long_and_invalid_names),
+      cmocka_unit_test(timeline_and_marks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

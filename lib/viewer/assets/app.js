@@ -68,6 +68,10 @@ function main () {
   const phase = (name) => { const t = performance.now(); phases[name] = Math.round(t - tp); tp = t }
   const d = JSON.parse(document.getElementById('cprof-data').textContent)
   phase('parse')
+  // The samples in time order (time.js): a range in the URL counts only its samples.
+  const td = timeData(d)
+  const range = applyRange(d, td, wantedRange(td))
+  phase('time')
   const m = buildModel(d)
   phase('model')
   const title = d.title || 'cprof profile'
@@ -131,15 +135,10 @@ function main () {
     views[name] = { source, view }
   }
   views.flat = createFlatView(m, document.getElementById('view-flat'), (f, from) => select(f, from))
-  // First look: the heaviest path of the top-down tree open a few levels.
-  const open = []
-  for (let i = 0, k = 0; k < 6 && m.end[i] > i + 1; k++) {
-    open.push(String(i))
-    const top = m.kidsOf(i, 'heavy')[0]
-    if (m.total[m.main][top] < 0.5 * m.total[m.main][i] && k > 0) break
-    i = top
-  }
-  views.topdown.view.expand(open)
+  // First look: the heaviest path of the top-down tree, open to the app's
+  // code (open.js).
+  const first = openPath(m, MAX_LEVELS)
+  views.topdown.view.expand(first.keys, undefined, first.top)
   phase('topdown')
   views.bottomup.view.render()
   phase('bottomup')
@@ -177,8 +176,11 @@ function main () {
   flame.resize()
   zoomed(0)
   phase('flame')
+  showReason(d)
+  const time = td ? createTimeView(m, td, range, { select: (f) => select(f, 'time') }) : null
+  phase('timeline')
   // For the tests and bench/viewer-open.js: when the page was usable.
-  window.cprofViewer = { model: m, flame, select, readyMs: performance.now() - t0, readyAt: performance.now(), phases }
+  window.cprofViewer = { model: m, flame, select, time, readyMs: performance.now() - t0, readyAt: performance.now(), phases }
   document.body.dataset.ready = '1'
 }
 
