@@ -37,6 +37,13 @@ const CLOSE_WAIT_MS = 10000
 // inspector by itself: room for the commands around the sampling and for
 // Profiler.stop's reply. Re-armed to GRACE_MS from now just before the stop.
 const GRACE_MS = 5000
+// The watchdog: polls every WATCH_POLL_MS for up to WATCH_MAX_MS; leaves
+// an inspector it sees open SETTLE_MS to a live attach's guard; gives one
+// close attempt ACT_MS.
+const WATCH_MAX_MS = 60 * 60 * 1000
+const WATCH_POLL_MS = 200
+const SETTLE_MS = 1000
+const ACT_MS = 5000
 // Node's default inspector host, when --inspect-port names only a port.
 const DEFAULT_HOST = '127.0.0.1'
 
@@ -255,11 +262,26 @@ function reachAt (address) {
 }
 
 // The inspector's WebSocket URL, port and the address it really listens on
-// (from /proc/net/tcp, not from what was configured) once it listens.
-// Port 0 (--inspect-port=0) is a port the kernel picks: a new listener of
-// the process's, not among those it had before the signal. Polled every
-// 10 ms: until the guard is armed, only this process can close it.
-async function waitForInspector (pid, { host, port, before }, waitMs = OPEN_WAIT_MS, signal) {
+// (from /proc/net/tcp, not from what was configured) if it listens now, else
+// null. Port 0 (--inspect-port=0) is a port the kernel picks: a new
+// listener of the process's, not among those it had before the signal.
+async function findInspector (pid, { port, before }) {
+  const now = procfs.listeningPorts(pid) || []
+  const candidates = port === 0 ? now.filter((p) => !before.includes(p)) : now.filter((p) => p === port)
+  for (const p of candidates) {
+    const address = (procfs.listenAddresses(pid, p) || [])[0]
+    if (!address) continue
+    const list = await jsonList(p, reachAt(address))
+    const target = list && list.find((t) => t.webSocketDebuggerUrl)
+    if (target) return { url: target.webSocketDebuggerUrl, port: p, address }
+  }
+  return null
+}
+
+// findInspector once it listens, polled every 10 ms: until the guard is
+// armed, only this process (or its watchdog) can close it.
+async function waitForInspector (pid, pre, waitMs = OPEN_WAIT_MS, signal) {
+  const { host, port } = pre
   const deadline = Date.now() + waitMs
   while (Date.now() < deadline) {
     if (signal && signal.aborted) {
@@ -267,20 +289,13 @@ async function waitForInspector (pid, { host, port, before }, waitMs = OPEN_WAIT
         "cprof's watchdog closes it", { interrupted: true })
     }
     if (procfs.startTime(pid) === null) throw attachError(`process ${pid} exited after SIGUSR1`)
-    const now = procfs.listeningPorts(pid) || []
-    const candidates = port === 0 ? now.filter((p) => !before.includes(p)) : now.filter((p) => p === port)
-    for (const p of candidates) {
-      const address = (procfs.listenAddresses(pid, p) || [])[0]
-      if (!address) continue
-      const list = await jsonList(p, reachAt(address))
-      const target = list && list.find((t) => t.webSocketDebuggerUrl)
-      if (target) return { url: target.webSocketDebuggerUrl, port: p, address }
-    }
+    const open = await findInspector(pid, pre)
+    if (open) return open
     await sleep(10)
   }
   throw attachError(`process ${pid} did not open its inspector on ${hostPort(host, port)} within ${waitMs / 1000} s ` +
     'of SIGUSR1: the app may handle SIGUSR1 itself (process.on(\'SIGUSR1\'), which /proc cannot tell from ' +
-    "Node's handler), or its event loop is blocked")
+    "Node's handler), or its event loop is blocked; if it still opens, cprof's watchdog closes it")
 }
 
 async function waitClosed (pid, port) {
@@ -305,7 +320,11 @@ const INSPECTOR = `(typeof process.getBuiltinModule === 'function'
 // target's event loop turns; unref'd, it never keeps the app alive. It
 // closes only the inspector it was armed in: inspector.url() holds a new
 // id each time the inspector opens, so a later one (the user's own
-// debugger) is left alone. Never throws into the app.
+// debugger) is left alone. Each (re)arm announces itself at
+// process[GUARD_KEY] = { url, until }: a watchdog leaves an inspector
+// guarded there alone (another attach's, or one that closes by itself).
+// Never throws into the app.
+const GUARD_KEY = "Symbol.for('cprof.attachGuard')"
 function guardExpr (ms) {
   return `(() => {
   const inspector = ${INSPECTOR}
@@ -320,6 +339,7 @@ function guardExpr (ms) {
     clearTimeout(timer)
     timer = setTimeout(close, ms)
     timer.unref()
+    process[${GUARD_KEY}] = { url, until: Date.now() + ms }
     return true
   }
   guard(${Number(ms)})
@@ -354,27 +374,40 @@ async function attach (opts) {
   const { pid, signal } = opts
   const pre = await preflight(pid, { force: opts.force })
   if (signal && signal.aborted) throw attachError('interrupted before anything was sent', { interrupted: true })
-  const watchdog = startWatchdog(pid, pre, opts.openWaitMs)
-  let text = null
-  let open
+  const watchdog = startWatchdog(pid, pre)
   try {
     watchdog.say('open')
     process.kill(pid, 'SIGUSR1')
-    // Interrupted while the inspector is not open yet (an app slow to
-    // open it, or that handles SIGUSR1 itself: up to --wait): the watchdog
-    // takes the wait over and closes it if it opens, so we stop at once.
-    open = await waitForInspector(pid, pre, opts.openWaitMs, watchdog.running ? signal : undefined)
   } catch (e) {
-    if (e.interrupted) watchdog.leave()
-    else watchdog.say('done')
+    watchdog.say('done') // no signal went out: nothing to watch
     throw e
   }
+  let open
+  try {
+    // Interrupted while the inspector is not open yet (an app slow to
+    // open it, or that handles SIGUSR1 itself: up to --wait): we stop at
+    // once. Not open within --wait: a main thread busy in native code
+    // (execSync) opens it when it returns. Either way the watchdog takes
+    // the wait over and closes it if it opens.
+    open = await waitForInspector(pid, pre, opts.openWaitMs, watchdog.running ? signal : undefined)
+  } catch (e) {
+    watchdog.leave()
+    throw e
+  }
+  let text = null
+  let failed = null
   try {
     text = await attached(open, opts)
-  } finally {
-    watchdog.say('done')
+  } catch (e) {
+    failed = e
   }
+  // The watchdog stands down only once the port is seen closed; else
+  // (closeInspector could not connect, the target is blocked) it stays in
+  // charge until the inspector closes or the target exits.
   const closed = await waitClosed(pid, open.port)
+  if (closed) watchdog.say('done')
+  else watchdog.leave()
+  if (failed) throw failed
   return { text, kind: opts.heap ? 'heap' : 'cpu', port: open.port, address: open.address, closed, interrupted: Boolean(signal && signal.aborted) }
 }
 
@@ -403,10 +436,10 @@ const WATCHDOG = path.join(__dirname, 'attach-watchdog.js')
 // pipe from us. say('done') ends its job; leave() hands the inspector over
 // to it, as dying would. Without one (spawn failed) the target's timer is
 // left, and running is false.
-function startWatchdog (pid, pre, waitMs = OPEN_WAIT_MS) {
+function startWatchdog (pid, pre) {
   let child
   try {
-    child = spawn(process.execPath, [WATCHDOG, String(pid), JSON.stringify(pre), String(waitMs)],
+    child = spawn(process.execPath, [WATCHDOG, String(pid), JSON.stringify(pre)],
       { detached: true, stdio: ['pipe', 'ignore', 'ignore'] })
   } catch {
     return { running: false, say () {}, leave () {} }
@@ -426,13 +459,53 @@ function startWatchdog (pid, pre, waitMs = OPEN_WAIT_MS) {
   }
 }
 
-// The watchdog's job once the attaching process died: the inspector of the
-// same process (not a new one with its pid), at the port it opened, closed
-// at once.
-async function closeOpened (pid, pre, waitMs) {
-  if (!procfs.sameProcess(pid, pre.startTime)) return
-  const { url } = await waitForInspector(pid, pre, waitMs)
-  await closeInspector(null, null, url)
+// The watchdog's job once the attaching process died or handed over: the
+// inspector of the same process (pid and start time, not a new one with its
+// pid), at the port it opens, closed as soon as it listens; watched until
+// it is seen closed, the target exits, or maxMs (a target that never opens
+// it: an app handling SIGUSR1 itself). An inspector whose guard is live
+// (another attach announced itself there, or ours closes it by itself) is
+// left to that guard, and watched until closed. Seen open first, it waits
+// SETTLE_MS so a live attach racing us to it arms its guard.
+async function closeOpened (pid, pre, maxMs = WATCH_MAX_MS) {
+  const deadline = Date.now() + maxMs
+  let seen = 0
+  while (Date.now() < deadline && procfs.sameProcess(pid, pre.startTime)) {
+    const open = await findInspector(pid, pre)
+    if (!open && seen) return 'closed'
+    if (open && !seen) seen = Date.now()
+    if (open && Date.now() - seen >= SETTLE_MS) await closeUnguarded(open.url)
+    await sleep(WATCH_POLL_MS)
+  }
+  return procfs.sameProcess(pid, pre.startTime) ? 'gave up' : 'exited'
+}
+
+// Over a new connection: closes the inspector at url 50 ms from now (so the
+// reply reaches us) unless a live guard announced itself for it. Gives up
+// after ACT_MS (a target blocked in native code runs nothing): the caller
+// tries again.
+async function closeUnguarded (url) {
+  let c
+  let timer
+  let act
+  const expr = `(() => {
+  const inspector = ${INSPECTOR}
+  const g = process[${GUARD_KEY}]
+  if (g && g.url === inspector.url() && g.until > Date.now()) return 'guarded'
+  return ${guardExpr(50)} && 'closing'
+})()`
+  try {
+    act = (async () => {
+      c = await connect(url)
+      return c.post('Runtime.evaluate', { expression: expr })
+    })()
+    const timeout = new Promise((resolve) => { timer = setTimeout(resolve, ACT_MS) })
+    await Promise.race([act.catch(() => {}), timeout])
+  } finally {
+    clearTimeout(timer)
+    // Still connecting or waiting when the time ran out: closed once it settles.
+    act.catch(() => {}).finally(() => { if (c) c.ws.close() })
+  }
 }
 
 // Samples for opts.durationMs or until opts.signal aborts, then stops: the
