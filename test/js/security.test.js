@@ -518,7 +518,9 @@ nodeTest('dump request (<run dir>/dump-<pid>.json): a symlink at its name is nev
   const st = fs.lstatSync(file)
   assert.ok(st.isFile())
   assert.equal(st.mode & 0o777, 0o600)
-  assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { last: 3000 })
+  const written = JSON.parse(fs.readFileSync(file, 'utf8'))
+  assert.equal(written.last, 3000)
+  assert.ok(Math.abs(written.at - Date.now()) < 5000, 'it carries its creation time')
   assert.equal(dumpRequest.remove(dir, 12345, me), true, 'a request not taken is removed')
   assert.equal(dumpRequest.remove(dir, 12345, me), false)
 
@@ -535,6 +537,17 @@ nodeTest('dump request (<run dir>/dump-<pid>.json): a symlink at its name is nev
   assert.equal(fs.existsSync(own), false)
   assert.equal(dumpRequest.take(dir, process.pid), undefined, 'no request: dump all')
   assert.deepEqual(fs.readdirSync(dir), [], 'no temp file is left')
+  // One left by a CLI killed before it could remove it (issue 32): past
+  // MAX_AGE_MS, or without its time (an older CLI's), the next plain dump
+  // ignores and deletes it instead of dumping only that stale --last.
+  dumpRequest.put(dir, process.pid, 2000, me)
+  assert.equal(dumpRequest.take(dir, process.pid, Date.now() + dumpRequest.MAX_AGE_MS + 1000), undefined, 'stale: dump all')
+  assert.equal(fs.existsSync(own), false, 'the stale request is deleted')
+  fs.writeFileSync(own, '{"last": 2000}\n', { mode: 0o600 })
+  assert.equal(dumpRequest.take(dir, process.pid), undefined, 'no creation time: stale')
+  assert.equal(fs.existsSync(own), false)
+  dumpRequest.put(dir, process.pid, 2000, me)
+  assert.equal(dumpRequest.take(dir, process.pid, Date.now() + 1000), 2000, 'a second old: still good')
 
   // A run directory that is not private, or reached through a symlinked
   // cprof-<uid>, takes no request.
