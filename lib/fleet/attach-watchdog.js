@@ -1,5 +1,5 @@
 'use strict'
-// node attach-watchdog.js <pid> <preflight JSON>: started by
+// node attach-watchdog.js <pid> <preflight JSON> <token>: started by
 // lib/fleet/attach.js, in a session of its own, before the target gets
 // SIGUSR1; it outlives the attaching process. That process writes "open"
 // to our stdin before sending the signal and "done" once it saw the
@@ -12,10 +12,10 @@
 // the target exits, or an hour passed (closeOpened), then exits. It
 // touches only the inspector of that same process (pid and start time), at
 // the port it was told, and leaves one alone while a live attach's guard
-// announces itself there.
+// announces itself there (a token other than the one we were given).
 const { closeOpened } = require('./attach')
 
-const [pid, pre] = [Number(process.argv[2]), JSON.parse(process.argv[3])]
+const [pid, pre, token] = [Number(process.argv[2]), JSON.parse(process.argv[3]), process.argv[4]]
 let said = ''
 process.stdin.setEncoding('utf8')
 process.stdin.on('data', (d) => { said += d })
@@ -23,5 +23,5 @@ process.stdin.on('error', () => {})
 process.stdin.on('end', () => {
   const words = said.split('\n')
   if (!words.includes('open') || words.includes('done')) return
-  closeOpened(pid, pre).catch(() => {})
+  closeOpened(pid, pre, token).catch(() => {})
 })

@@ -23,6 +23,7 @@
 // (process.on('SIGUSR1')): it shows as caught either way, like Node's own.
 // Then the signal goes to the app's handler and no inspector opens; attach
 // says so after waiting (ERR_CPROF_ATTACH, exit 1).
+const crypto = require('node:crypto')
 const http = require('node:http')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
@@ -321,11 +322,11 @@ const INSPECTOR = `(typeof process.getBuiltinModule === 'function'
 // closes only the inspector it was armed in: inspector.url() holds a new
 // id each time the inspector opens, so a later one (the user's own
 // debugger) is left alone. Each (re)arm announces itself at
-// process[GUARD_KEY] = { url, until }: a watchdog leaves an inspector
-// guarded there alone (another attach's, or one that closes by itself).
+// process[GUARD_KEY] = { url, until, by }: a watchdog leaves an inspector
+// guarded there by another attach (by: that attach's random token) alone.
 // Never throws into the app.
 const GUARD_KEY = "Symbol.for('cprof.attachGuard')"
-function guardExpr (ms) {
+function guardExpr (ms, by = '') {
   return `(() => {
   const inspector = ${INSPECTOR}
   const url = inspector.url()
@@ -339,7 +340,7 @@ function guardExpr (ms) {
     clearTimeout(timer)
     timer = setTimeout(close, ms)
     timer.unref()
-    process[${GUARD_KEY}] = { url, until: Date.now() + ms }
+    process[${GUARD_KEY}] = { url, until: Date.now() + ms, by: ${JSON.stringify(String(by))} }
     return true
   }
   guard(${Number(ms)})
@@ -348,8 +349,8 @@ function guardExpr (ms) {
 }
 
 // Arms the guard: its remote object id, to re-arm it over the same session.
-async function armGuard (client, ms) {
-  const { result, exceptionDetails } = await client.post('Runtime.evaluate', { expression: guardExpr(ms) })
+async function armGuard (client, ms, by) {
+  const { result, exceptionDetails } = await client.post('Runtime.evaluate', { expression: guardExpr(ms, by) })
   if (exceptionDetails || !result || !result.objectId) {
     throw attachError('the target did not take the guard that closes its inspector by itself: ' +
       `${exceptionDetails ? exceptionDetails.exception?.description || exceptionDetails.text : 'no function returned'}`)
@@ -374,7 +375,9 @@ async function attach (opts) {
   const { pid, signal } = opts
   const pre = await preflight(pid, { force: opts.force })
   if (signal && signal.aborted) throw attachError('interrupted before anything was sent', { interrupted: true })
-  const watchdog = startWatchdog(pid, pre)
+  // Tells this attach's guard from another's (closeOpened).
+  const token = crypto.randomBytes(8).toString('hex')
+  const watchdog = startWatchdog(pid, pre, token)
   try {
     watchdog.say('open')
     process.kill(pid, 'SIGUSR1')
@@ -397,7 +400,7 @@ async function attach (opts) {
   let text = null
   let failed = null
   try {
-    text = await attached(open, opts)
+    text = await attached(open, opts, token)
   } catch (e) {
     failed = e
   }
@@ -413,12 +416,12 @@ async function attach (opts) {
 
 // Connected to the open inspector: the guard first, then the profile (none
 // when aborted by then); the inspector closed in every case.
-async function attached ({ url, port, address }, opts) {
+async function attached ({ url, port, address }, opts, token) {
   let client
   let guard
   try {
     client = await connect(url)
-    guard = await armGuard(client, opts.durationMs + GRACE_MS)
+    guard = await armGuard(client, opts.durationMs + GRACE_MS, token)
     const loopback = isLoopback(address)
     // Configured loopback but listening elsewhere: refused as in preflight.
     if (!loopback && !opts.force) throw exposedError(opts.pid, address, port, 'opened')
@@ -436,10 +439,10 @@ const WATCHDOG = path.join(__dirname, 'attach-watchdog.js')
 // pipe from us. say('done') ends its job; leave() hands the inspector over
 // to it, as dying would. Without one (spawn failed) the target's timer is
 // left, and running is false.
-function startWatchdog (pid, pre) {
+function startWatchdog (pid, pre, token) {
   let child
   try {
-    child = spawn(process.execPath, [WATCHDOG, String(pid), JSON.stringify(pre)],
+    child = spawn(process.execPath, [WATCHDOG, String(pid), JSON.stringify(pre), token],
       { detached: true, stdio: ['pipe', 'ignore', 'ignore'] })
   } catch {
     return { running: false, say () {}, leave () {} }
@@ -463,35 +466,35 @@ function startWatchdog (pid, pre) {
 // inspector of the same process (pid and start time, not a new one with its
 // pid), at the port it opens, closed as soon as it listens; watched until
 // it is seen closed, the target exits, or maxMs (a target that never opens
-// it: an app handling SIGUSR1 itself). An inspector whose guard is live
-// (another attach announced itself there, or ours closes it by itself) is
-// left to that guard, and watched until closed. Seen open first, it waits
-// SETTLE_MS so a live attach racing us to it arms its guard.
-async function closeOpened (pid, pre, maxMs = WATCH_MAX_MS) {
+// it: an app handling SIGUSR1 itself). An inspector where another attach
+// (not token, ours) announced a live guard is left to that attach and its
+// guard, and watched until closed. Seen open first, it waits SETTLE_MS so a
+// live attach racing us to it arms its guard.
+async function closeOpened (pid, pre, token, maxMs = WATCH_MAX_MS) {
   const deadline = Date.now() + maxMs
   let seen = 0
   while (Date.now() < deadline && procfs.sameProcess(pid, pre.startTime)) {
     const open = await findInspector(pid, pre)
     if (!open && seen) return 'closed'
     if (open && !seen) seen = Date.now()
-    if (open && Date.now() - seen >= SETTLE_MS) await closeUnguarded(open.url)
+    if (open && Date.now() - seen >= SETTLE_MS) await closeUnguarded(open.url, token)
     await sleep(WATCH_POLL_MS)
   }
   return procfs.sameProcess(pid, pre.startTime) ? 'gave up' : 'exited'
 }
 
 // Over a new connection: closes the inspector at url 50 ms from now (so the
-// reply reaches us) unless a live guard announced itself for it. Gives up
+// reply reaches us) unless another attach's live guard announced itself. Gives up
 // after ACT_MS (a target blocked in native code runs nothing): the caller
 // tries again.
-async function closeUnguarded (url) {
+async function closeUnguarded (url, token) {
   let c
   let timer
   let act
   const expr = `(() => {
   const inspector = ${INSPECTOR}
   const g = process[${GUARD_KEY}]
-  if (g && g.url === inspector.url() && g.until > Date.now()) return 'guarded'
+  if (g && g.url === inspector.url() && g.until > Date.now() && g.by !== ${JSON.stringify(String(token))}) return 'guarded'
   return ${guardExpr(50)} && 'closing'
 })()`
   try {
