@@ -696,6 +696,33 @@ test('an inspector that opens after attach gave up (main thread blocked in execS
   assert.ok(await waitUntil(() => dogs.every((d) => !alive(d)), 5000), `watchdogs ${dogs} still running after the target exited`)
 })
 
+// Both signals open one inspector once the thread returns: the first
+// attach's watchdog leaves it to the second attach, which announced its
+// guard there, and ends once that attach closed it.
+test('a watchdog left waiting by an attach that gave up does not close the inspector a later attach is profiling through', { timeout: 90000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer([`--inspect-port=${inspectPort}`])
+  const port = await srv.port
+  const blocked = get(port, '/block/5')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const first = attachRunning([String(srv.child.pid), '--duration', '1', '--wait', '1', '--dir', makeTmpDir()])
+  await waitUntil(() => childrenOf(first.child.pid).length > 0, 5000)
+  const dog = childrenOf(first.child.pid)[0]
+  assert.equal((await first.exited).status, 1, first.err())
+  const r = await cprof(['attach', String(srv.child.pid), '--duration', '4', '--wait', '30', '--dir', makeTmpDir(), '--json'])
+  await blocked
+  assert.equal(r.status, 0, r.describe())
+  const got = JSON.parse(r.stdout)
+  assert.equal(got.closed, true)
+  assert.ok(got.samples > 0)
+  assert.ok(got.durationMs >= 3000, `sampled ${got.durationMs} ms of 4000: not cut short`)
+  assert.equal(listening(inspectPort), false)
+  assert.ok(await waitUntil(() => !fs.existsSync(`/proc/${dog}`) || /\) Z /.test(fs.readFileSync(`/proc/${dog}/stat`, 'utf8')), 5000),
+    'the first watchdog ends once the inspector closed')
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
 test('the inspector host and port as Node reads --inspect-port / --inspect', () => {
   const cases = [
     [[], { host: '127.0.0.1', port: 9229 }],
