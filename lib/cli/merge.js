@@ -10,6 +10,7 @@ const { FORMAT_EXT } = require('../options')
 const { usageError, intArg, claimOutputs, refused } = require('./profile-io')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath, iso } = require('./store')
 const { topLines, fmt } = require('../fleet/summary')
+const { termSafe } = require('../term')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
@@ -96,7 +97,7 @@ function printSummary (r, n, files, top) {
   const cpu = r.kind === 'cpu'
   const span = cpu ? `, ${fmt(r.durationMs / 1000, 2)} s profiled` : ''
   const out = [`merged ${n} ${cpu ? 'CPU' : 'heap'} profile${n === 1 ? '' : 's'}: ${r.samples} samples${span}`]
-  for (const f of files) out.push(`  ${f}`)
+  for (const f of files) out.push(`  ${termSafe(f)}`)
   out.push(...topLines(r, top))
   process.stdout.write(out.join('\n') + '\n')
 }

@@ -207,7 +207,7 @@ function announcedSignal (o, entry) {
 function noCpuSignal (pid, t) {
   if (t.recorder) {
     return `process ${pid} runs the flight recorder, and no CPU signal: ` +
-      `${t.dumpSignal ? `${t.dumpSignal} dumps the recorder. ` : ''}` +
+      `${t.dumpSignal ? `${termSafe(t.dumpSignal)} dumps the recorder. ` : ''}` +
       `\`cprof trigger ${pid} --dump [--last S]\` writes its last seconds as a CPU profile` +
       `${t.cpu ? `; for a CPU profile beside it, ${t.pm2Actions ? 'pm2 trigger <app> cprof:cpu:start, or ' : ''}` +
         'give the dump its own signal (CPROF_DUMP_SIGNAL) so that CPROF_SIGNAL toggles CPU profiles' : ''}`
