@@ -666,7 +666,7 @@ test('an inspector that opens after attach gave up (main thread blocked in execS
   const srv = startServer([`--inspect-port=${inspectPort}`])
   const port = await srv.port
   const dogs = []
-  for (const [block, args, interrupt] of [[6, ['--wait', '2'], false], [7, ['--wait', '4'], true]]) {
+  for (const [block, args, interrupt] of [[8, ['--wait', '2'], false], [9, ['--wait', '4'], true]]) {
     const listened = srv.err().split('Debugger listening').length
     const blocked = get(port, `/block/${block}`)
     await new Promise((resolve) => setTimeout(resolve, 300))
@@ -703,13 +703,15 @@ test('a watchdog left waiting by an attach that gave up does not close the inspe
   const inspectPort = await freePort()
   const srv = startServer([`--inspect-port=${inspectPort}`])
   const port = await srv.port
-  const blocked = get(port, '/block/5')
+  const blocked = get(port, '/block/10')
   await new Promise((resolve) => setTimeout(resolve, 300))
   const first = attachRunning([String(srv.child.pid), '--duration', '1', '--wait', '1', '--dir', makeTmpDir()])
   await waitUntil(() => childrenOf(first.child.pid).length > 0, 5000)
   const dog = childrenOf(first.child.pid)[0]
+  const second = cprof(['attach', String(srv.child.pid), '--duration', '4', '--wait', '30', '--dir', makeTmpDir(), '--json'])
   assert.equal((await first.exited).status, 1, first.err())
-  const r = await cprof(['attach', String(srv.child.pid), '--duration', '4', '--wait', '30', '--dir', makeTmpDir(), '--json'])
+  assert.doesNotMatch(srv.err(), /Debugger listening/, 'the first attach gave up before the inspector opened')
+  const r = await second
   await blocked
   assert.equal(r.status, 0, r.describe())
   const got = JSON.parse(r.stdout)
