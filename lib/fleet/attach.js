@@ -39,8 +39,8 @@ const CLOSE_WAIT_MS = 10000
 // Profiler.stop's reply. Re-armed to GRACE_MS from now just before the stop.
 const GRACE_MS = 5000
 // The watchdog: polls every WATCH_POLL_MS for up to WATCH_MAX_MS; leaves
-// an inspector it sees open SETTLE_MS to a live attach's guard; gives one
-// close attempt ACT_MS.
+// an inspector it sees open SETTLE_MS to a live attach's guard; waits up to
+// ACT_MS for a close attempt before it looks again.
 const WATCH_MAX_MS = 60 * 60 * 1000
 const WATCH_POLL_MS = 200
 const SETTLE_MS = 1000
@@ -473,41 +473,39 @@ function startWatchdog (pid, pre, token) {
 async function closeOpened (pid, pre, token, maxMs = WATCH_MAX_MS) {
   const deadline = Date.now() + maxMs
   let seen = 0
+  let pending = null // one close attempt at a time: a blocked target answers none
   while (Date.now() < deadline && procfs.sameProcess(pid, pre.startTime)) {
     const open = await findInspector(pid, pre)
     if (!open && seen) return 'closed'
     if (open && !seen) seen = Date.now()
-    if (open && Date.now() - seen >= SETTLE_MS) await closeUnguarded(open.url, token)
+    if (open && !pending && Date.now() - seen >= SETTLE_MS) {
+      pending = closeUnguarded(open.url, token).finally(() => { pending = null })
+      await Promise.race([pending, sleep(ACT_MS)])
+    }
     await sleep(WATCH_POLL_MS)
   }
   return procfs.sameProcess(pid, pre.startTime) ? 'gave up' : 'exited'
 }
 
 // Over a new connection: closes the inspector at url 50 ms from now (so the
-// reply reaches us) unless another attach's live guard announced itself. Gives up
-// after ACT_MS (a target blocked in native code runs nothing): the caller
-// tries again.
+// reply reaches us) unless another attach's live guard announced itself.
+// Settles when the target answers (a target blocked in native code answers
+// once it returns) or the connection ends (the target exited).
 async function closeUnguarded (url, token) {
-  let c
-  let timer
-  let act
   const expr = `(() => {
   const inspector = ${INSPECTOR}
   const g = process[${GUARD_KEY}]
   if (g && g.url === inspector.url() && g.until > Date.now() && g.by !== ${JSON.stringify(String(token))}) return 'guarded'
   return ${guardExpr(50)} && 'closing'
 })()`
+  let c
   try {
-    act = (async () => {
-      c = await connect(url)
-      return c.post('Runtime.evaluate', { expression: expr })
-    })()
-    const timeout = new Promise((resolve) => { timer = setTimeout(resolve, ACT_MS) })
-    await Promise.race([act.catch(() => {}), timeout])
+    c = await connect(url)
+    return (await c.post('Runtime.evaluate', { expression: expr })).result?.value
+  } catch {
+    return null
   } finally {
-    clearTimeout(timer)
-    // Still connecting or waiting when the time ran out: closed once it settles.
-    act.catch(() => {}).finally(() => { if (c) c.ws.close() })
+    if (c) c.ws.close()
   }
 }
 
