@@ -10,7 +10,11 @@
 // name (O_EXCL|O_NOFOLLOW, 0600), gives it to the process's user when run as
 // root (fchown: the app only trusts a file of its own user), and renames it
 // into place, replacing a stale one. The CLI removes a request the process
-// did not take (remove()), so none is left to shape a later dump.
+// did not take (remove()), so none is left to shape a later dump; and should
+// the CLI be killed before it could, the request carries its creation time
+// ("at", ms since the epoch): the process ignores (and deletes) one older
+// than MAX_AGE_MS, the CLI's own wait, so a later plain --dump is not cut
+// to a stale --last.
 const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
@@ -18,6 +22,10 @@ const { invalidArg, cprofError } = require('./errors')
 const rundir = require('./fleet/rundir')
 
 const { O_WRONLY, O_RDONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants
+
+// How long a request stays good: the CLI waits WAIT_S = 30 s for the dump
+// (lib/cli/trigger.js), then removes what was not taken.
+const MAX_AGE_MS = 30000
 
 function requestName (pid) {
   return `dump-${pid}.json`
@@ -45,7 +53,7 @@ function put (dir, pid, lastMs, owner) {
   try {
     const fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
     try {
-      fs.writeFileSync(fd, JSON.stringify({ last: lastMs }) + '\n')
+      fs.writeFileSync(fd, JSON.stringify({ last: lastMs, at: Date.now() }) + '\n')
       if (typeof process.geteuid === 'function' && process.geteuid() === 0 && owner !== 0) fs.fchownSync(fd, owner, -1)
     } finally {
       fs.closeSync(fd)
@@ -84,9 +92,10 @@ function remove (dir, pid, owner) {
  * so no request could reach it). Opened without following a symlink (nor
  * waiting on a FIFO), then checked on the open file. Throws
  * ERR_CPROF_INVALID_ARG for a request it refuses (the dump is then not made:
- * the CLI says why).
+ * the CLI says why). A request older than MAX_AGE_MS (or without "at": from
+ * an older CLI) is stale, left by a CLI that died: deleted, undefined.
  */
-function take (dir, pid = process.pid) {
+function take (dir, pid = process.pid, now = Date.now()) {
   if (!dir) return undefined
   const handle = rundir.openDir(dir)
   if (handle.why) return undefined // no run directory of ours: nobody could put a request
@@ -108,7 +117,8 @@ function take (dir, pid = process.pid) {
     try {
       req = JSON.parse(fs.readFileSync(fd, 'utf8'))
     } catch {}
-    const last = req && req.last
+    if (!req || typeof req.at !== 'number' || !(Math.abs(now - req.at) <= MAX_AGE_MS)) return undefined
+    const last = req.last
     if (typeof last !== 'number' || !Number.isFinite(last) || last < 0) {
       throw invalidArg(`refusing the dump request ${shown}: "last" must be a number of ms >= 0`)
     }
@@ -120,4 +130,4 @@ function take (dir, pid = process.pid) {
   }
 }
 
-module.exports = { requestName, put, remove, take }
+module.exports = { requestName, put, remove, take, MAX_AGE_MS }

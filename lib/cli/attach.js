@@ -59,7 +59,9 @@ the signal and no inspector opens: attach says so after --wait seconds (exit 1).
   --formats LIST    also write these (comma-separated): ${FORMATS.join(', ')}
   --dir DIR         where to write (default: $CPROF_DIR, else cprof's default directory);
                     files are named <cpu|heap>-<pid>-<start stamp>.<ext>
-  --wait S          seconds to wait for the inspector to open after SIGUSR1 (default 10)
+  --wait S          seconds to wait for the inspector to open after SIGUSR1 (default 10); if it
+                    opens later (the target's main thread busy in native code), cprof's
+                    watchdog closes it
   --top N           functions in the printed summary (default ${TOP})
   --json            print { pid, address, port, closed, interrupted, kind, samples,
                     droppedSamples (heap), durationMs, files, summary } as JSON

@@ -52,7 +52,7 @@ async function runFleet (o, { out, err }) {
   if (kind === 'dump') return dumpAll(members, o, { out, err })
   const unable = cannotTake(fanout.targets(members), kind)
   if (unable.size === fanout.targets(members).length) {
-    for (const [pid, why] of unable) err.write(`cprof trigger: process ${pid} ${why}\n`)
+    for (const [pid, why] of unable) err.write(`cprof trigger: process ${pid} ${termSafe(why)}\n`)
     err.write(`cprof trigger: no process of ${describeSet(o)} can take a ${kind} profile: nothing was signalled` +
       `${kind === 'cpu' && members.some(recording) ? `; their flight recorders hold the last seconds: ${dumpCommand(o)}` : ''}\n`)
     return 1
@@ -123,7 +123,7 @@ function cannotTake (targets, kind) {
     if (kind === 'heap' && !t.heapSignal) out.set(m.pid, 'has no heapSignal (CPROF_HEAP_SIGNAL) installed')
     if (kind === 'cpu' && !t.signal) {
       out.set(m.pid, recording(m)
-        ? `runs the flight recorder, whose dump signal${t.dumpSignal ? ` (${t.dumpSignal})` : ''} takes the CPU signal's place`
+        ? `runs the flight recorder, whose dump signal${t.dumpSignal ? ` (${termSafe(t.dumpSignal)})` : ''} takes the CPU signal's place`
         : 'has no CPU signal installed (its CPU profiling is off)')
     }
   }

@@ -140,10 +140,10 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     rows = listProfiles(dir)
   } catch (e) {
     if (e.code === 'ENOENT' && !given) {
-      err.write(`cprof list: no profiles yet: ${dir} does not exist\n`)
+      err.write(`cprof list: no profiles yet: ${termSafe(dir)} does not exist\n`)
       return 0
     }
-    err.write(`cprof list: cannot read ${dir}: ${e.code === 'ENOENT' ? 'no such directory' : e.message}\n`)
+    err.write(`cprof list: cannot read ${termSafe(dir)}: ${e.code === 'ENOENT' ? 'no such directory' : termSafe(e.message)}\n`)
     return 1
   }
   if (values.json) {
@@ -151,7 +151,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     return 0
   }
   if (rows.length === 0) {
-    err.write(`cprof list: no profile files in ${dir}\n`)
+    err.write(`cprof list: no profile files in ${termSafe(dir)}\n`)
     return 0
   }
   out.write(`${termSafe(dir)}\n`)

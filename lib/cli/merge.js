@@ -12,6 +12,7 @@ const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath,
 const { topLines, fmt } = require('../fleet/summary')
 const { TEMPLATE_PATH } = require('../viewer')
 const { mergeMarks } = require('./merge-marks')
+const { termSafe } = require('../term')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 
@@ -104,7 +105,7 @@ function printSummary (r, n, files, top) {
   const cpu = r.kind === 'cpu'
   const span = cpu ? `, ${fmt(r.durationMs / 1000, 2)} s profiled` : ''
   const out = [`merged ${n} ${cpu ? 'CPU' : 'heap'} profile${n === 1 ? '' : 's'}: ${r.samples} samples${span}`]
-  for (const f of files) out.push(`  ${f}`)
+  for (const f of files) out.push(`  ${termSafe(f)}`)
   out.push(...topLines(r, top))
   process.stdout.write(out.join('\n') + '\n')
 }

@@ -173,8 +173,15 @@ function startEnv (pid) {
 // The process's run-directory entry, as `cprof ps` shows it: the signals
 // and the dir its triggers were installed with (init() in code or the
 // preload, PM2's pm2_env or io included); null if it did not announce itself.
+// The caller's own run directories first; then, for a process of another
+// user (root), its owner's run directory as rundir.ofProcess checks it, so
+// root sends what the process announced (init({ dumpSignal }) in code)
+// rather than guessing from its environment.
 function announced (pid) {
-  return discover({ prune: false }).entries.find((e) => e.pid === pid) || null
+  const own = discover({ prune: false }).entries.find((e) => e.pid === pid)
+  if (own) return own
+  const found = rundir.ofProcess(pid)
+  return found ? found.entry : null
 }
 
 // The signal for o's kind that the process's entry says it installed:
@@ -200,7 +207,7 @@ function announcedSignal (o, entry) {
 function noCpuSignal (pid, t) {
   if (t.recorder) {
     return `process ${pid} runs the flight recorder, and no CPU signal: ` +
-      `${t.dumpSignal ? `${t.dumpSignal} dumps the recorder. ` : ''}` +
+      `${t.dumpSignal ? `${termSafe(t.dumpSignal)} dumps the recorder. ` : ''}` +
       `\`cprof trigger ${pid} --dump [--last S]\` writes its last seconds as a CPU profile` +
       `${t.cpu ? `; for a CPU profile beside it, ${t.pm2Actions ? 'pm2 trigger <app> cprof:cpu:start, or ' : ''}` +
         'give the dump its own signal (CPROF_DUMP_SIGNAL) so that CPROF_SIGNAL toggles CPU profiles' : ''}`

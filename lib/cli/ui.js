@@ -6,6 +6,7 @@ const fs = require('node:fs')
 const { parseArgs } = require('node:util')
 const { usageError, intArg } = require('./profile-io')
 const { defaultDir, unsafeOwn } = require('../dirs')
+const { termSafe } = require('../term')
 
 const USAGE = `usage: cprof ui [dir] [--port N]
 
@@ -72,12 +73,12 @@ async function run (argv) {
   const dir = path.resolve(named || defaultDir())
   const bad = await unusable(dir, !named)
   if (bad) {
-    process.stderr.write(`cprof ui: ${bad}\n`)
+    process.stderr.write(`cprof ui: ${termSafe(bad)}\n`)
     return 1
   }
   const { createUiServer } = require('../ui/server')
   const ui = await createUiServer({ dir, port: port.value ?? 0 })
-  process.stdout.write(`cprof ui: serving ${dir}\n${ui.url}\n`)
+  process.stdout.write(`cprof ui: serving ${termSafe(dir)}\n${ui.url}\n`)
   await new Promise((resolve) => {
     const stop = () => resolve()
     process.once('SIGINT', stop)

@@ -23,6 +23,7 @@
 // (process.on('SIGUSR1')): it shows as caught either way, like Node's own.
 // Then the signal goes to the app's handler and no inspector opens; attach
 // says so after waiting (ERR_CPROF_ATTACH, exit 1).
+const crypto = require('node:crypto')
 const http = require('node:http')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
@@ -37,6 +38,13 @@ const CLOSE_WAIT_MS = 10000
 // inspector by itself: room for the commands around the sampling and for
 // Profiler.stop's reply. Re-armed to GRACE_MS from now just before the stop.
 const GRACE_MS = 5000
+// The watchdog: polls every WATCH_POLL_MS for up to WATCH_MAX_MS; leaves
+// an inspector it sees open SETTLE_MS to a live attach's guard; waits up to
+// ACT_MS for a close attempt before it looks again.
+const WATCH_MAX_MS = 60 * 60 * 1000
+const WATCH_POLL_MS = 200
+const SETTLE_MS = 1000
+const ACT_MS = 5000
 // Node's default inspector host, when --inspect-port names only a port.
 const DEFAULT_HOST = '127.0.0.1'
 
@@ -255,11 +263,26 @@ function reachAt (address) {
 }
 
 // The inspector's WebSocket URL, port and the address it really listens on
-// (from /proc/net/tcp, not from what was configured) once it listens.
-// Port 0 (--inspect-port=0) is a port the kernel picks: a new listener of
-// the process's, not among those it had before the signal. Polled every
-// 10 ms: until the guard is armed, only this process can close it.
-async function waitForInspector (pid, { host, port, before }, waitMs = OPEN_WAIT_MS, signal) {
+// (from /proc/net/tcp, not from what was configured) if it listens now, else
+// null. Port 0 (--inspect-port=0) is a port the kernel picks: a new
+// listener of the process's, not among those it had before the signal.
+async function findInspector (pid, { port, before }) {
+  const now = procfs.listeningPorts(pid) || []
+  const candidates = port === 0 ? now.filter((p) => !before.includes(p)) : now.filter((p) => p === port)
+  for (const p of candidates) {
+    const address = (procfs.listenAddresses(pid, p) || [])[0]
+    if (!address) continue
+    const list = await jsonList(p, reachAt(address))
+    const target = list && list.find((t) => t.webSocketDebuggerUrl)
+    if (target) return { url: target.webSocketDebuggerUrl, port: p, address }
+  }
+  return null
+}
+
+// findInspector once it listens, polled every 10 ms: until the guard is
+// armed, only this process (or its watchdog) can close it.
+async function waitForInspector (pid, pre, waitMs = OPEN_WAIT_MS, signal) {
+  const { host, port } = pre
   const deadline = Date.now() + waitMs
   while (Date.now() < deadline) {
     if (signal && signal.aborted) {
@@ -267,20 +290,13 @@ async function waitForInspector (pid, { host, port, before }, waitMs = OPEN_WAIT
         "cprof's watchdog closes it", { interrupted: true })
     }
     if (procfs.startTime(pid) === null) throw attachError(`process ${pid} exited after SIGUSR1`)
-    const now = procfs.listeningPorts(pid) || []
-    const candidates = port === 0 ? now.filter((p) => !before.includes(p)) : now.filter((p) => p === port)
-    for (const p of candidates) {
-      const address = (procfs.listenAddresses(pid, p) || [])[0]
-      if (!address) continue
-      const list = await jsonList(p, reachAt(address))
-      const target = list && list.find((t) => t.webSocketDebuggerUrl)
-      if (target) return { url: target.webSocketDebuggerUrl, port: p, address }
-    }
+    const open = await findInspector(pid, pre)
+    if (open) return open
     await sleep(10)
   }
   throw attachError(`process ${pid} did not open its inspector on ${hostPort(host, port)} within ${waitMs / 1000} s ` +
     'of SIGUSR1: the app may handle SIGUSR1 itself (process.on(\'SIGUSR1\'), which /proc cannot tell from ' +
-    "Node's handler), or its event loop is blocked")
+    "Node's handler), or its event loop is blocked; if it still opens, cprof's watchdog closes it")
 }
 
 async function waitClosed (pid, port) {
@@ -305,8 +321,12 @@ const INSPECTOR = `(typeof process.getBuiltinModule === 'function'
 // target's event loop turns; unref'd, it never keeps the app alive. It
 // closes only the inspector it was armed in: inspector.url() holds a new
 // id each time the inspector opens, so a later one (the user's own
-// debugger) is left alone. Never throws into the app.
-function guardExpr (ms) {
+// debugger) is left alone. Each (re)arm announces itself at
+// process[GUARD_KEY] = { url, until, by }: a watchdog leaves an inspector
+// guarded there by another attach (by: that attach's random token) alone.
+// Never throws into the app.
+const GUARD_KEY = "Symbol.for('cprof.attachGuard')"
+function guardExpr (ms, by = '') {
   return `(() => {
   const inspector = ${INSPECTOR}
   const url = inspector.url()
@@ -320,6 +340,7 @@ function guardExpr (ms) {
     clearTimeout(timer)
     timer = setTimeout(close, ms)
     timer.unref()
+    process[${GUARD_KEY}] = { url, until: Date.now() + ms, by: ${JSON.stringify(String(by))} }
     return true
   }
   guard(${Number(ms)})
@@ -328,8 +349,8 @@ function guardExpr (ms) {
 }
 
 // Arms the guard: its remote object id, to re-arm it over the same session.
-async function armGuard (client, ms) {
-  const { result, exceptionDetails } = await client.post('Runtime.evaluate', { expression: guardExpr(ms) })
+async function armGuard (client, ms, by) {
+  const { result, exceptionDetails } = await client.post('Runtime.evaluate', { expression: guardExpr(ms, by) })
   if (exceptionDetails || !result || !result.objectId) {
     throw attachError('the target did not take the guard that closes its inspector by itself: ' +
       `${exceptionDetails ? exceptionDetails.exception?.description || exceptionDetails.text : 'no function returned'}`)
@@ -354,38 +375,53 @@ async function attach (opts) {
   const { pid, signal } = opts
   const pre = await preflight(pid, { force: opts.force })
   if (signal && signal.aborted) throw attachError('interrupted before anything was sent', { interrupted: true })
-  const watchdog = startWatchdog(pid, pre, opts.openWaitMs)
-  let text = null
-  let open
+  // Tells this attach's guard from another's (closeOpened).
+  const token = crypto.randomBytes(8).toString('hex')
+  const watchdog = startWatchdog(pid, pre, token)
   try {
     watchdog.say('open')
     process.kill(pid, 'SIGUSR1')
-    // Interrupted while the inspector is not open yet (an app slow to
-    // open it, or that handles SIGUSR1 itself: up to --wait): the watchdog
-    // takes the wait over and closes it if it opens, so we stop at once.
-    open = await waitForInspector(pid, pre, opts.openWaitMs, watchdog.running ? signal : undefined)
   } catch (e) {
-    if (e.interrupted) watchdog.leave()
-    else watchdog.say('done')
+    watchdog.say('done') // no signal went out: nothing to watch
     throw e
   }
+  let open
   try {
-    text = await attached(open, opts)
-  } finally {
-    watchdog.say('done')
+    // Interrupted while the inspector is not open yet (an app slow to
+    // open it, or that handles SIGUSR1 itself: up to --wait): we stop at
+    // once. Not open within --wait: a main thread busy in native code
+    // (execSync) opens it when it returns. Either way the watchdog takes
+    // the wait over and closes it if it opens.
+    open = await waitForInspector(pid, pre, opts.openWaitMs, watchdog.running ? signal : undefined)
+  } catch (e) {
+    watchdog.leave()
+    throw e
   }
+  let text = null
+  let failed = null
+  try {
+    text = await attached(open, opts, token)
+  } catch (e) {
+    failed = e
+  }
+  // The watchdog stands down only once the port is seen closed; else
+  // (closeInspector could not connect, the target is blocked) it stays in
+  // charge until the inspector closes or the target exits.
   const closed = await waitClosed(pid, open.port)
+  if (closed) watchdog.say('done')
+  else watchdog.leave()
+  if (failed) throw failed
   return { text, kind: opts.heap ? 'heap' : 'cpu', port: open.port, address: open.address, closed, interrupted: Boolean(signal && signal.aborted) }
 }
 
 // Connected to the open inspector: the guard first, then the profile (none
 // when aborted by then); the inspector closed in every case.
-async function attached ({ url, port, address }, opts) {
+async function attached ({ url, port, address }, opts, token) {
   let client
   let guard
   try {
     client = await connect(url)
-    guard = await armGuard(client, opts.durationMs + GRACE_MS)
+    guard = await armGuard(client, opts.durationMs + GRACE_MS, token)
     const loopback = isLoopback(address)
     // Configured loopback but listening elsewhere: refused as in preflight.
     if (!loopback && !opts.force) throw exposedError(opts.pid, address, port, 'opened')
@@ -403,10 +439,10 @@ const WATCHDOG = path.join(__dirname, 'attach-watchdog.js')
 // pipe from us. say('done') ends its job; leave() hands the inspector over
 // to it, as dying would. Without one (spawn failed) the target's timer is
 // left, and running is false.
-function startWatchdog (pid, pre, waitMs = OPEN_WAIT_MS) {
+function startWatchdog (pid, pre, token) {
   let child
   try {
-    child = spawn(process.execPath, [WATCHDOG, String(pid), JSON.stringify(pre), String(waitMs)],
+    child = spawn(process.execPath, [WATCHDOG, String(pid), JSON.stringify(pre), token],
       { detached: true, stdio: ['pipe', 'ignore', 'ignore'] })
   } catch {
     return { running: false, say () {}, leave () {} }
@@ -426,13 +462,51 @@ function startWatchdog (pid, pre, waitMs = OPEN_WAIT_MS) {
   }
 }
 
-// The watchdog's job once the attaching process died: the inspector of the
-// same process (not a new one with its pid), at the port it opened, closed
-// at once.
-async function closeOpened (pid, pre, waitMs) {
-  if (!procfs.sameProcess(pid, pre.startTime)) return
-  const { url } = await waitForInspector(pid, pre, waitMs)
-  await closeInspector(null, null, url)
+// The watchdog's job once the attaching process died or handed over: the
+// inspector of the same process (pid and start time, not a new one with its
+// pid), at the port it opens, closed as soon as it listens; watched until
+// it is seen closed, the target exits, or maxMs (a target that never opens
+// it: an app handling SIGUSR1 itself). An inspector where another attach
+// (not token, ours) announced a live guard is left to that attach and its
+// guard, and watched until closed. Seen open first, it waits SETTLE_MS so a
+// live attach racing us to it arms its guard.
+async function closeOpened (pid, pre, token, maxMs = WATCH_MAX_MS) {
+  const deadline = Date.now() + maxMs
+  let seen = 0
+  let pending = null // one close attempt at a time: a blocked target answers none
+  while (Date.now() < deadline && procfs.sameProcess(pid, pre.startTime)) {
+    const open = await findInspector(pid, pre)
+    if (!open && seen) return 'closed'
+    if (open && !seen) seen = Date.now()
+    if (open && !pending && Date.now() - seen >= SETTLE_MS) {
+      pending = closeUnguarded(open.url, token).finally(() => { pending = null })
+      await Promise.race([pending, sleep(ACT_MS)])
+    }
+    await sleep(WATCH_POLL_MS)
+  }
+  return procfs.sameProcess(pid, pre.startTime) ? 'gave up' : 'exited'
+}
+
+// Over a new connection: closes the inspector at url 50 ms from now (so the
+// reply reaches us) unless another attach's live guard announced itself.
+// Settles when the target answers (a target blocked in native code answers
+// once it returns) or the connection ends (the target exited).
+async function closeUnguarded (url, token) {
+  const expr = `(() => {
+  const inspector = ${INSPECTOR}
+  const g = process[${GUARD_KEY}]
+  if (g && g.url === inspector.url() && g.until > Date.now() && g.by !== ${JSON.stringify(String(token))}) return 'guarded'
+  return ${guardExpr(50)} && 'closing'
+})()`
+  let c
+  try {
+    c = await connect(url)
+    return (await c.post('Runtime.evaluate', { expression: expr })).result?.value
+  } catch {
+    return null
+  } finally {
+    if (c) c.ws.close()
+  }
 }
 
 // Samples for opts.durationMs or until opts.signal aborts, then stops: the

@@ -656,6 +656,75 @@ test('attach interrupted while it waits for an inspector that does not open: exi
   assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
 })
 
+// The target's main thread busy in native code (execSync) longer than
+// --wait, or attach interrupted while it waits: Node opens the inspector
+// only once the thread returns, after attach gave up and before any timer
+// was armed in the target. The watchdog closes it then, and ends with the
+// target.
+test('an inspector that opens after attach gave up (main thread blocked in execSync past --wait, or attach interrupted) is closed by the watchdog within seconds', { timeout: 90000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer([`--inspect-port=${inspectPort}`])
+  const port = await srv.port
+  const dogs = []
+  for (const [block, args, interrupt] of [[8, ['--wait', '2'], false], [9, ['--wait', '4'], true]]) {
+    const listened = srv.err().split('Debugger listening').length
+    const blocked = get(port, `/block/${block}`)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const a = attachRunning([String(srv.child.pid), '--duration', '1', ...args, '--dir', makeTmpDir()])
+    await waitUntil(() => childrenOf(a.child.pid).length > 0, 5000)
+    dogs.push(...childrenOf(a.child.pid))
+    if (interrupt) {
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      a.child.kill('SIGINT')
+    }
+    const end = await a.exited
+    assert.equal(end.status, interrupt ? 130 : 1, a.err())
+    await blocked
+    assert.ok(await waitUntil(() => srv.err().split('Debugger listening').length > listened, 10000), srv.err())
+    const opened = Date.now()
+    assert.ok(await waitUntil(() => !listening(inspectPort), 15000), `port ${inspectPort} still listens 15 s after it opened`)
+    assert.ok(Date.now() - opened < 6000, `closed ${Date.now() - opened} ms after it opened`)
+    assert.equal(await inspectorTargets(inspectPort), null)
+    assert.match(a.err(), /if it still opens, cprof's watchdog closes it/)
+  }
+  assert.equal(dogs.length, 2, 'one watchdog per attach')
+  assert.equal(await get(port, '/'), 200)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+  // Bounded by the target: no watchdog outlives it.
+  const alive = (pid) => fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  assert.ok(await waitUntil(() => dogs.every((d) => !alive(d)), 5000), `watchdogs ${dogs} still running after the target exited`)
+})
+
+// Both signals open one inspector once the thread returns: the first
+// attach's watchdog leaves it to the second attach, which announced its
+// guard there, and ends once that attach closed it.
+test('a watchdog left waiting by an attach that gave up does not close the inspector a later attach is profiling through', { timeout: 90000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer([`--inspect-port=${inspectPort}`])
+  const port = await srv.port
+  const blocked = get(port, '/block/10')
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  const first = attachRunning([String(srv.child.pid), '--duration', '1', '--wait', '1', '--dir', makeTmpDir()])
+  await waitUntil(() => childrenOf(first.child.pid).length > 0, 5000)
+  const dog = childrenOf(first.child.pid)[0]
+  const second = cprof(['attach', String(srv.child.pid), '--duration', '4', '--wait', '30', '--dir', makeTmpDir(), '--json'])
+  assert.equal((await first.exited).status, 1, first.err())
+  assert.doesNotMatch(srv.err(), /Debugger listening/, 'the first attach gave up before the inspector opened')
+  const r = await second
+  await blocked
+  assert.equal(r.status, 0, r.describe())
+  const got = JSON.parse(r.stdout)
+  assert.equal(got.closed, true)
+  assert.ok(got.samples > 0)
+  assert.ok(got.durationMs >= 3000, `sampled ${got.durationMs} ms of 4000: not cut short`)
+  assert.equal(listening(inspectPort), false)
+  assert.ok(await waitUntil(() => !fs.existsSync(`/proc/${dog}`) || /\) Z /.test(fs.readFileSync(`/proc/${dog}/stat`, 'utf8')), 5000),
+    'the first watchdog ends once the inspector closed')
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
 test('the inspector host and port as Node reads --inspect-port / --inspect', () => {
   const cases = [
     [[], { host: '127.0.0.1', port: 9229 }],

@@ -518,7 +518,9 @@ nodeTest('dump request (<run dir>/dump-<pid>.json): a symlink at its name is nev
   const st = fs.lstatSync(file)
   assert.ok(st.isFile())
   assert.equal(st.mode & 0o777, 0o600)
-  assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { last: 3000 })
+  const written = JSON.parse(fs.readFileSync(file, 'utf8'))
+  assert.equal(written.last, 3000)
+  assert.ok(Math.abs(written.at - Date.now()) < 5000, 'it carries its creation time')
   assert.equal(dumpRequest.remove(dir, 12345, me), true, 'a request not taken is removed')
   assert.equal(dumpRequest.remove(dir, 12345, me), false)
 
@@ -535,6 +537,17 @@ nodeTest('dump request (<run dir>/dump-<pid>.json): a symlink at its name is nev
   assert.equal(fs.existsSync(own), false)
   assert.equal(dumpRequest.take(dir, process.pid), undefined, 'no request: dump all')
   assert.deepEqual(fs.readdirSync(dir), [], 'no temp file is left')
+  // One left by a CLI killed before it could remove it (issue 32): past
+  // MAX_AGE_MS, or without its time (an older CLI's), the next plain dump
+  // ignores and deletes it instead of dumping only that stale --last.
+  dumpRequest.put(dir, process.pid, 2000, me)
+  assert.equal(dumpRequest.take(dir, process.pid, Date.now() + dumpRequest.MAX_AGE_MS + 1000), undefined, 'stale: dump all')
+  assert.equal(fs.existsSync(own), false, 'the stale request is deleted')
+  fs.writeFileSync(own, '{"last": 2000}\n', { mode: 0o600 })
+  assert.equal(dumpRequest.take(dir, process.pid), undefined, 'no creation time: stale')
+  assert.equal(fs.existsSync(own), false)
+  dumpRequest.put(dir, process.pid, 2000, me)
+  assert.equal(dumpRequest.take(dir, process.pid, Date.now() + 1000), 2000, 'a second old: still good')
 
   // A run directory that is not private, or reached through a symlinked
   // cprof-<uid>, takes no request.
@@ -661,8 +674,8 @@ test('issue 32: in root\'s own run directory, an entry another user owns is not 
 
 // The victim's app with the flight recorder (fixture mode serve), its
 // TMPDIR tmp; stop() ends it and returns its result.
-async function recorderApp (tmp, plant = () => {}) {
-  const v = runAs('victim', 'security-victim.js', ['serve', '{}'], { tmpdir: tmp })
+async function recorderApp (tmp, plant = () => {}, opts = {}) {
+  const v = runAs('victim', 'security-victim.js', ['serve', JSON.stringify(opts)], { tmpdir: tmp })
   const { pid } = await v.line((o) => o.ready)
   plant(pid)
   v.child.stdin.write('go\n')
@@ -718,6 +731,26 @@ test('issue 32: root\'s trigger <pid of another user> --dump --last 1 gets the l
     // The planted file was neither read nor removed.
     assert.equal(fs.readFileSync(planted, 'utf8'), '{"last": 60000}\n')
     assert.equal(fs.lstatSync(planted).uid, users.attacker.uid)
+  } finally {
+    const r = await app.stop()
+    assert.deepEqual(r.json.find((x) => x.step === 'errors').errors, [], 'the app reported no error')
+  }
+})
+
+// init({ dumpSignal }) in code is in the process's entry only, not in its
+// environment: root reads it from the owner's run directory.
+test('issue 32: root\'s --dump and --dump --last to another user\'s process send the dump signal it announced (SIGURG set in code), not SIGUSR2', async () => {
+  const tmp = sharedTmp()
+  const app = await recorderApp(tmp, () => {}, { init: { recorder: { window: 250 }, dumpSignal: 'SIGURG' } })
+  try {
+    await sleep(1500)
+    const r = await cli(['trigger', String(app.pid), '--dump', '--last', '1'], { env: { TMPDIR: tmp } })
+    assert.equal(r.status, 0, r.describe())
+    assert.match(r.stdout, new RegExp(`^sent SIGURG to ${app.pid}: its flight recorder wrote the last 1 s`))
+    assert.equal(dumpSaid(r, 1).uid, users.victim.uid)
+    const all = await cli(['trigger', String(app.pid), '--dump'], { env: { TMPDIR: tmp } })
+    assert.equal(all.status, 0, all.describe())
+    assert.match(all.stdout, new RegExp(`^sent SIGURG to ${app.pid}: its flight recorder writes all it holds`))
   } finally {
     const r = await app.stop()
     assert.deepEqual(r.json.find((x) => x.step === 'errors').errors, [], 'the app reported no error')

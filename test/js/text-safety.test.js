@@ -275,3 +275,62 @@ test('ps, trigger (a pid and --app) and attach print hostile app names, director
   assertNoRawControl(att.stdout + att.stderr, 'attach')
   assert.ok(att.stdout.includes(ESCAPED_URL), att.describe())
 })
+
+// The rest of issue 32's item 8: a dump signal announced in a run-directory
+// entry (anyone's own process writes it), and paths the user typed (a
+// directory name can hold ESC) in merge, list and ui.
+test('trigger (a pid and --app) escapes an announced dump signal; merge, list and ui escape the paths they print', async () => {
+  const base = makeTmpDir('cprof-hostile-more-')
+  const runDir = path.join(base, 'run')
+  fs.mkdirSync(runDir, { mode: 0o700 })
+  const target = startTarget([], {})
+  await target.ready
+  const pid = target.child.pid
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+  fs.writeFileSync(path.join(runDir, `${pid}.json`), JSON.stringify({
+    v: 1, pid, ppid: process.pid, startTime: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19], app: 'sig', role: null, instance: null,
+    triggers: { cpu: true, heap: false, signal: null, heapSignal: null, recorder: true, dumpSignal: 'SIGUSR2\x1b]0;pwned\x07' },
+    recorder: { running: true }, running: { cpu: null, heap: null }, last: { cpu: null, heap: null, dump: null }, updated: Date.now()
+  }), { mode: 0o600 })
+  const escapedSignal = 'SIGUSR2\\x1b]0;pwned\\x07'
+  const one = await cliAsync(['trigger', String(pid)], { CPROF_RUN_DIR: runDir })
+  assert.equal(one.status, 1, one.describe())
+  assertNoRawControl(one.stdout + one.stderr, 'trigger <pid>')
+  assert.ok(one.stderr.includes(`${escapedSignal} dumps the recorder`), one.describe())
+  const fleet = await cliAsync(['trigger', '--app', 'sig'], { CPROF_RUN_DIR: runDir })
+  assert.equal(fleet.status, 1, fleet.describe())
+  assertNoRawControl(fleet.stdout + fleet.stderr, 'trigger --app')
+  assert.ok(fleet.stderr.includes(`(${escapedSignal}) takes the CPU signal's place`), fleet.describe())
+
+  const hostile = path.join(base, 'dir\x1b[2J\x07')
+  const gone = cli(['list', hostile])
+  assert.equal(gone.status, 1, gone.describe())
+  assertNoRawControl(gone.stdout + gone.stderr, 'list of a missing directory')
+  assert.ok(gone.stderr.includes('dir\\x1b[2J\\x07'), gone.describe())
+  fs.mkdirSync(hostile, { mode: 0o700 })
+  const empty = cli(['list', hostile])
+  assert.equal(empty.status, 0, empty.describe())
+  assertNoRawControl(empty.stdout + empty.stderr, 'list of an empty directory')
+
+  const profile = {
+    nodes: [{ id: 1, callFrame: { functionName: '(root)', scriptId: '0', url: '', lineNumber: -1, columnNumber: 0 }, children: [2] },
+      { id: 2, callFrame: { functionName: 'f', scriptId: '1', url: 'file:///f.js', lineNumber: 0, columnNumber: 0 } }],
+    startTime: 0, endTime: 2000, samples: [2, 2], timeDeltas: [1000, 1000]
+  }
+  const file = path.join(hostile, 'a.cpuprofile')
+  fs.writeFileSync(file, JSON.stringify(profile))
+  const m = cli(['merge', file, file, '-o', path.join(hostile, 'merged.cpuprofile')])
+  assert.equal(m.status, 0, m.describe())
+  assertNoRawControl(m.stdout + m.stderr, 'merge')
+  assert.ok(m.stdout.includes('dir\\x1b[2J\\x07/merged.cpuprofile'), m.describe())
+
+  const ui = spawn(process.execPath, [CLI, 'ui', hostile], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
+  children.push(ui)
+  let said = ''
+  ui.stdout.setEncoding('utf8').on('data', (d) => { said += d })
+  const end = Date.now() + 20000
+  while (!said.includes('\n') && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50))
+  ui.kill('SIGINT')
+  assertNoRawControl(said, 'ui')
+  assert.ok(said.startsWith('cprof ui: serving ') && said.includes('dir\\x1b[2J\\x07'), said)
+})
