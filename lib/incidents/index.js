@@ -11,7 +11,7 @@ const watchers = require('./watchers')
 const { createStartup } = require('./startup')
 const { fileStem } = require('../controller')
 const { cprofError } = require('../errors')
-const { ownMs } = require('../own-time')
+const { ownMs, ownCpuMicros } = require('../own-time')
 
 const HOUR_MS = 3600 * 1000
 
@@ -147,7 +147,7 @@ function createIncidents (deps) {
       const measure = guarded(crossing(run, 'eventLoopDelay'))
       run.stops.push(watchers.watchLoopDelay(o.eventLoopDelay, measure, ownMs, createStartup()))
     }
-    if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu'))))
+    if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu')), ownCpuMicros))
     if (o.rss !== null) run.stops.push(watchers.watchRss(guarded(crossing(run, 'rss'))))
     if (o.heapNearLimit !== null) run.stops.push(watchers.watchHeap(guarded(heapMeasure(run))))
     active = run
