@@ -127,6 +127,25 @@ test('CPROF_PROFILING=1 beside the recorder or incidents keeps the CPU toggle; t
   assert.equal(off.cpu, false, 'profiling still defaults to off with the recorder')
 })
 
+test('CPROF_PROFILING=1 beside the recorder under the preload: one stderr line says the CPU toggle has no signal and how to get one; none with CPROF_DUMP_SIGNAL set apart', () => {
+  const REGISTER = path.join(ROOT, 'register.js')
+  const run = (extra) => runFixture('trigger-plain.js', ['300'], {
+    env: { NODE_OPTIONS: `-r ${REGISTER}`, CPROF_PROFILING: '1', CPROF_RECORDER: '1', CPROF_DIR: makeTmpDir(), ...extra },
+    timeout: 30000
+  })
+  const r = run({})
+  assert.equal(r.status, 0, r.describe())
+  assert.ok(r.json.some((m) => m.done), 'the app ran')
+  const lines = r.stderr.trim().split('\n')
+  assert.equal(lines.length, 1, r.describe())
+  assert.match(lines[0], /^cprof: CPROF_PROFILING: the CPU profile toggle has no signal \(SIGUSR2 dumps the recorder\); set CPROF_DUMP_SIGNAL to another signal .*cprof\.start\(\).*pm2 trigger <app> cprof:cpu:start\)$/)
+  const apart = run({ CPROF_DUMP_SIGNAL: 'SIGURG' })
+  assert.equal(apart.status, 0, apart.describe())
+  assert.equal(apart.stderr, '', 'SIGUSR2 toggles CPU profiles, SIGURG dumps: nothing to say')
+  const off = run({ CPROF_PROFILING: '0' })
+  assert.equal(off.stderr, '', 'no CPU toggle asked for: nothing to say')
+})
+
 test('cprof trigger --dump: usage errors', () => {
   const r = spawnSync(process.execPath, [CLI, 'trigger', '1', '--last', '3'], { encoding: 'utf8' })
   assert.equal(r.status, 2)
