@@ -8,7 +8,7 @@ const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawnSync } = require('node:child_process')
+const { spawn, spawnSync } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { ROOT, makeTmpDir, removeTmpDirs, runFixture, startFixture } = require('./helpers/util.js')
@@ -95,6 +95,39 @@ test('CPROF_RECORDER=1 under the preload; cprof trigger <pid> --dump --last S wr
     assert.deepEqual(fs.readdirSync(runDir).filter((n) => n.includes(`dump-${pid}`)), [], 'the request is taken')
     // Continuous mode from the environment too.
     assert.ok(fs.readdirSync(store).some((f) => /^cpu-\d+-\d+-\d+\.cpuprofile$/.test(f)))
+  } finally {
+    app.child.kill('SIGKILL')
+    await app.exited
+  }
+})
+
+test('cprof trigger <pid> --dump --last S whose process never dumps: the failure names the dump directory', async () => {
+  const dir = makeTmpDir()
+  const app = startFixture('recorder-app.js', ['preload'], {
+    env: {
+      NODE_OPTIONS: `-r ${path.join(ROOT, 'register.js')}`,
+      CPROF_RECORDER: '1',
+      CPROF_DUMP_SIGNAL: 'SIGURG',
+      CPROF_DIR: dir,
+      CPROF_RUN_DIR: makeTmpDir()
+    }
+  })
+  let cli
+  try {
+    const pid = JSON.parse(await app.waitForLine((l) => l.startsWith('{"ready"'), 15000)).ready
+    await new Promise((resolve) => setTimeout(resolve, 1500)) // its run-directory entry is written
+    process.kill(pid, 'SIGSTOP') // it cannot take the request: the signal waits
+    const child = spawn(process.execPath, [CLI, 'trigger', String(pid), '--dump', '--last', '0.5'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    cli = { stderr: '', done: new Promise((resolve) => child.on('close', resolve)) }
+    child.stderr.on('data', (d) => { cli.stderr += d })
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    app.child.kill('SIGKILL') // it exits without a dump: the CLI stops waiting
+    const status = await cli.done
+    assert.equal(status, 1, cli.stderr)
+    assert.match(cli.stderr, /^cprof trigger: sent SIGURG to \d+, but it reported no dump within 30 s.*, or exited; its dumps go into (\S+) \(`cprof list (\S+)` shows one once written\)\n$/)
+    const [, into, list] = /its dumps go into (\S+) \(`cprof list (\S+)`/.exec(cli.stderr)
+    assert.equal(into, dir)
+    assert.equal(list, dir)
   } finally {
     app.child.kill('SIGKILL')
     await app.exited
