@@ -19,6 +19,7 @@ function preload () {
   if (!config) return
   const cprof = require('./lib/index')
   cprof.init(config)
+  noSignalNote(config)
   // Nobody in the app listens: say where each profile went, on one line.
   cprof.on('profile', (r) => {
     const file = Object.values(r.files || {})[0]
@@ -28,6 +29,20 @@ function preload () {
     const why = r.reason ? `, incident ${r.reason.trigger}: ${r.reason.value} >= ${r.reason.threshold}${hid}` : ''
     process.stderr.write(`cprof: wrote ${file} (${r.kind},${secs} ${r.samples} samples${why})\n`)
   })
+}
+
+// CPROF_PROFILING=1 beside the recorder, whose dump keeps the shared
+// signal: the CPU toggle then has no signal. Under PM2 its actions reach the
+// toggle; elsewhere nothing outside the app can, and silence would hide it.
+function noSignalNote (config) {
+  const { initConfig } = require('./lib/trigger-config')
+  const { underPm2 } = require('./lib/pm2')
+  const c = initConfig(config)
+  if (!c.cpu || !c.recorder || c.signal || underPm2()) return
+  const sig = c.dumpSignal.name
+  process.stderr.write(`cprof: CPROF_PROFILING: the CPU profile toggle has no signal (${sig} dumps the recorder); ` +
+    `set CPROF_DUMP_SIGNAL to another signal (e.g. SIGURG) to toggle CPU profiles with ${sig}, ` +
+    'or start them from the app (cprof.start()) or under PM2 (pm2 trigger <app> cprof:cpu:start)\n')
 }
 
 if (isMainThread) {

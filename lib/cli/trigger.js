@@ -474,9 +474,10 @@ async function dumpLast (o, sig, { out, err }) {
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   const untaken = dumpRequest.remove(found.dir, o.pid, found.owner)
+  const dir = termSafe(profileDir(o.pid, startEnv(o.pid), o.dir, found.entry))
   err.write(`cprof trigger: sent ${sig.name} to ${o.pid}, but it reported no dump within ${WAIT_S} s` +
     `${untaken ? ' and did not take the request (removed)' : ''}: it may be busy (it acts on signals when ` +
-    'its event loop turns), or exited; `cprof list` shows a dump once written\n')
+    `its event loop turns), or exited; its dumps go into ${dir} (\`cprof list ${dir}\` shows one once written)\n`)
   return 1
 }
 

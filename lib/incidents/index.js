@@ -12,7 +12,7 @@ const { createStartup } = require('./startup')
 const heapGrowth = require('./heap-growth')
 const { fileStem } = require('../controller')
 const { cprofError } = require('../errors')
-const { ownMs } = require('../own-time')
+const { ownMs, ownCpuMicros } = require('../own-time')
 
 const HOUR_MS = 3600 * 1000
 
@@ -152,7 +152,7 @@ function createIncidents (deps) {
       const measure = guarded(crossing(run, 'eventLoopDelay'))
       run.stops.push(watchers.watchLoopDelay(o.eventLoopDelay, measure, ownMs, createStartup()))
     }
-    if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu'))))
+    if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu')), ownCpuMicros))
     if (o.rss !== null) run.stops.push(watchers.watchRss(guarded(crossing(run, 'rss'))))
     if (o.heapNearLimit !== null) run.stops.push(watchers.watchHeap(guarded(heapMeasure(run))))
     if (o.heapGrowth) {

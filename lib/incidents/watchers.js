@@ -54,9 +54,16 @@ function watchLoopDelay (thresholdMs, measure, ownMs = () => 0, startup = () => 
  * CPU: process.cpuUsage() (user + system) over the last windowMs, as a
  * percentage of one core, or of the cgroup quota when that is below one
  * core. Reports nothing until a whole window has been seen.
+ * ownCpu() is cprof's own CPU time so far, in µs (lib/own-time.js: its
+ * synchronous calls, such as the full GC of each heap window's rotation),
+ * taken out: cprof's work is not the app's load.
  */
-function watchCpu (windowMs, measure, quota = limits.cpuQuota()) {
+function watchCpu (windowMs, measure, ownCpu = () => 0, quota = limits.cpuQuota()) {
   const cores = quota !== null && quota < 1 ? quota : 1
+  const cpuMicros = () => {
+    const u = process.cpuUsage()
+    return u.user + u.system - ownCpu()
+  }
   const samples = [{ t: performance.now(), cpu: cpuMicros() }]
   return every(Math.min(1000, Math.max(100, Math.round(windowMs / 10))), () => {
     const now = { t: performance.now(), cpu: cpuMicros() }
@@ -65,14 +72,9 @@ function watchCpu (windowMs, measure, quota = limits.cpuQuota()) {
     while (samples.length > 2 && samples[1].t <= now.t - windowMs) samples.shift()
     const first = samples[0]
     if (now.t - first.t < windowMs * 0.95) return
-    const busy = (now.cpu - first.cpu) / 1000 / (now.t - first.t)
+    const busy = Math.max(0, now.cpu - first.cpu) / 1000 / (now.t - first.t)
     measure(Math.round(busy / cores * 1000) / 10)
   })
-}
-
-function cpuMicros () {
-  const u = process.cpuUsage()
-  return u.user + u.system
 }
 
 /** Resident set size in bytes, every second (process.memoryUsage.rss(): no heap walk). */

@@ -372,6 +372,42 @@ test('heap.snapshot() and a recorder dump hold the event loop longer than eventL
     `cprof's own ${snapshotMs} ms snapshot is not the app's stall`)
 })
 
+// One run of the heapwindows fixture, for the two tests after it.
+let heapWindowsRun = null
+function runHeapWindows () {
+  if (!heapWindowsRun) heapWindowsRun = runFixture('incident-app.js', ['heapwindows', makeTmpDir()], { timeout: 120000 })
+  return heapWindowsRun
+}
+
+test('heap windows over a ~320 MiB heap: each rotation\'s full GC holds the event loop over eventLoopDelay and fires nothing', () => {
+  const r = runHeapWindows()
+  assert.equal(r.status, 0, r.describe())
+  const idleAt = r.json.findIndex((m) => m.idle)
+  const idle = r.json[idleAt]
+  // The case under test: a rotation paused the app over the threshold.
+  assert.ok(idle.maxGap >= 300, `the longest gap was ${idle.maxGap} ms: the heap is too small for this test`)
+  const stalls = r.json.slice(0, idleAt).filter((m) => m.profile && m.profile.reason.trigger === 'eventLoopDelay')
+  assert.deepEqual(stalls, [], `cprof's own rotations (${idle.ownMs} ms in 7 s) are not the app's stalls: ${r.describe()}`)
+})
+
+test('heap windows\' full GCs are cprof\'s CPU, not the app\'s: an idle app does not cross cpu: 25; a busy one still does', (t) => {
+  const r = runHeapWindows()
+  assert.equal(r.status, 0, r.describe())
+  const idle = r.json.find((m) => m.idle)
+  assert.deepEqual(idle.idle, { fired: 0, suppressed: 0, failed: 0, last: null },
+    `cprof's own ${idle.ownMs} ms of rotations in 7 s idle fired: ${r.describe()}`)
+  const cpu = r.json.filter((m) => m.profile && m.profile.reason.trigger === 'cpu')
+  const { maxAppCpu } = r.json.find((m) => m.maxAppCpu !== undefined)
+  if (cpu.length === 0 && maxAppCpu < 30) {
+    // The rotations and other jobs left the app's threads under 30 % of a core.
+    t.skip(`the app got at most ${maxAppCpu} % of one core beside cprof's rotations`)
+    return
+  }
+  assert.equal(cpu.length, 1, r.describe())
+  assertReason(cpu[0].profile.reason, 'cpu', 25)
+  assert.equal(cpuTop(JSON.parse(fs.readFileSync(cpu[0].profile.files.cpuprofile, 'utf8')))[0], 'busyFunction', r.describe())
+})
+
 test('a crossing the cooldown suppresses is told: in the next firing\'s reason and stderr line, and in cprof ps', async () => {
   const runDir = makeTmpDir()
   let c, out, lines, dir

@@ -8,7 +8,7 @@ const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawnSync } = require('node:child_process')
+const { spawn, spawnSync } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { ROOT, makeTmpDir, removeTmpDirs, runFixture, startFixture } = require('./helpers/util.js')
@@ -101,6 +101,39 @@ test('CPROF_RECORDER=1 under the preload; cprof trigger <pid> --dump --last S wr
   }
 })
 
+test('cprof trigger <pid> --dump --last S whose process never dumps: the failure names the dump directory', async () => {
+  const dir = makeTmpDir()
+  const app = startFixture('recorder-app.js', ['preload'], {
+    env: {
+      NODE_OPTIONS: `-r ${path.join(ROOT, 'register.js')}`,
+      CPROF_RECORDER: '1',
+      CPROF_DUMP_SIGNAL: 'SIGURG',
+      CPROF_DIR: dir,
+      CPROF_RUN_DIR: makeTmpDir()
+    }
+  })
+  let cli
+  try {
+    const pid = JSON.parse(await app.waitForLine((l) => l.startsWith('{"ready"'), 15000)).ready
+    await new Promise((resolve) => setTimeout(resolve, 1500)) // its run-directory entry is written
+    process.kill(pid, 'SIGSTOP') // it cannot take the request: the signal waits
+    const child = spawn(process.execPath, [CLI, 'trigger', String(pid), '--dump', '--last', '0.5'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    cli = { stderr: '', done: new Promise((resolve) => child.on('close', resolve)) }
+    child.stderr.on('data', (d) => { cli.stderr += d })
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    app.child.kill('SIGKILL') // it exits without a dump: the CLI stops waiting
+    const status = await cli.done
+    assert.equal(status, 1, cli.stderr)
+    assert.match(cli.stderr, /^cprof trigger: sent SIGURG to \d+, but it reported no dump within 30 s.*, or exited; its dumps go into (\S+) \(`cprof list (\S+)` shows one once written\)\n$/)
+    const [, into, list] = /its dumps go into (\S+) \(`cprof list (\S+)`/.exec(cli.stderr)
+    assert.equal(into, dir)
+    assert.equal(list, dir)
+  } finally {
+    app.child.kill('SIGKILL')
+    await app.exited
+  }
+})
+
 test('envConfig: CPROF_RECORDER and its options; bad values name the variable', () => {
   const c = envConfig({ CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '5000', CPROF_RECORDER_KEEP: '30000', CPROF_RECORDER_STORE: '/tmp/s', CPROF_RECORDER_STORE_FORMATS: 'cpuprofile,pprof' })
   assert.deepEqual(c.recorder, { window: 5000, keep: 30000, store: { dir: '/tmp/s', formats: ['cpuprofile', 'pprof'] } })
@@ -125,6 +158,25 @@ test('CPROF_PROFILING=1 beside the recorder or incidents keeps the CPU toggle; t
   assert.equal(apart.dumpSignal.name, 'SIGURG')
   const off = initConfig(envConfig({ CPROF_RECORDER: '1' }))
   assert.equal(off.cpu, false, 'profiling still defaults to off with the recorder')
+})
+
+test('CPROF_PROFILING=1 beside the recorder under the preload: one stderr line says the CPU toggle has no signal and how to get one; none with CPROF_DUMP_SIGNAL set apart', () => {
+  const REGISTER = path.join(ROOT, 'register.js')
+  const run = (extra) => runFixture('trigger-plain.js', ['300'], {
+    env: { NODE_OPTIONS: `-r ${REGISTER}`, CPROF_PROFILING: '1', CPROF_RECORDER: '1', CPROF_DIR: makeTmpDir(), ...extra },
+    timeout: 30000
+  })
+  const r = run({})
+  assert.equal(r.status, 0, r.describe())
+  assert.ok(r.json.some((m) => m.done), 'the app ran')
+  const lines = r.stderr.trim().split('\n')
+  assert.equal(lines.length, 1, r.describe())
+  assert.match(lines[0], /^cprof: CPROF_PROFILING: the CPU profile toggle has no signal \(SIGUSR2 dumps the recorder\); set CPROF_DUMP_SIGNAL to another signal .*cprof\.start\(\).*pm2 trigger <app> cprof:cpu:start\)$/)
+  const apart = run({ CPROF_DUMP_SIGNAL: 'SIGURG' })
+  assert.equal(apart.status, 0, apart.describe())
+  assert.equal(apart.stderr, '', 'SIGUSR2 toggles CPU profiles, SIGURG dumps: nothing to say')
+  const off = run({ CPROF_PROFILING: '0' })
+  assert.equal(off.stderr, '', 'no CPU toggle asked for: nothing to say')
 })
 
 test('cprof trigger --dump: usage errors', () => {
