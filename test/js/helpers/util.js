@@ -9,6 +9,10 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 
+// First: a private TMPDIR for this test file and every process it starts,
+// so nothing lands in the user's real <tmpdir>/cprof-<uid> (private-tmp.js).
+require('./private-tmp.js').setUp()
+
 const ROOT = path.resolve(__dirname, '..', '..', '..')
 const FIXTURES = path.resolve(__dirname, '..', 'fixtures')
 
