@@ -8,6 +8,7 @@
 // heap with a "Heap trend" tab (<stem>.html). Kept apart from the other
 // triggers (lib/incidents/index.js): they watch process measures, this one
 // reads the recorder's windows.
+const crypto = require('node:crypto')
 const fs = require('node:fs')
 const path = require('node:path')
 const { invalidArg } = require('../errors')
@@ -94,20 +95,30 @@ async function writeHeapGrowth (recorder, dumpOpts, reason, trend) {
   const formats = [...new Set([...(dumpOpts.formats || []), 'html'])]
   const r = await recorder.dump({ ...dumpOpts, kind: 'heap', formats }, { reason, trend })
   const file = path.join(path.dirname(r.files.heapprofile), `${dumpOpts.name}.leaks.json`)
-  await fs.promises.writeFile(file, JSON.stringify({ reason, trend }, null, 2) + '\n', { mode: 0o600, flag: 'wx' })
+  await writeWhole(file, JSON.stringify({ reason, trend }, null, 2) + '\n')
   r.files.leaks = file
   if (r.files.html) await addTrend(r.files.html, trend)
   return r
 }
 
-// The page gets its trend through a private temp file renamed over it, so
-// a reader never sees half a page.
+// A file written whole: a private temp file (0600, created exclusively)
+// renamed into place, so a reader never sees it empty or half written
+// (docs/reliability.md, files cprof creates).
+async function writeWhole (file, text) {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`)
+  await fs.promises.writeFile(tmp, text, { mode: 0o600, flag: 'wx' })
+  try {
+    await fs.promises.rename(tmp, file)
+  } catch (err) {
+    await fs.promises.rm(tmp, { force: true })
+    throw err
+  }
+}
+
+// The page gets its trend the same way, renamed over it.
 async function addTrend (html, trend) {
   const page = withTrend(await fs.promises.readFile(html, 'utf8'), trend)
-  if (page === null) return
-  const tmp = path.join(path.dirname(html), `.${path.basename(html)}.${process.pid}.trend`)
-  await fs.promises.writeFile(tmp, page, { mode: 0o600, flag: 'wx' })
-  await fs.promises.rename(tmp, html)
+  if (page !== null) await writeWhole(html, page)
 }
 
 module.exports = { threshold, heapGrowthOption, envHeapGrowth, watchHeapGrowth, writeHeapGrowth, grows, MINUTES_DEFAULT, CHECK_MS }
