@@ -295,3 +295,35 @@ setTimeout(async () => {
   assert.deepEqual(problems, [])
   await page.close()
 })
+
+test('cprof convert of a recorder store\'s heap windows: the page\'s overview is the live heap per window', { skip }, async () => {
+  const store = path.join(dir, 'heap-store')
+  const app = path.join(dir, 'heap-store-app.js')
+  fs.writeFileSync(app, `'use strict'
+const cprof = require(${JSON.stringify(path.resolve(__dirname, '..', '..'))})
+const kept = new Map()
+let k = 0
+function remember () { for (let i = 0; i < 2000; i++) kept.set(k++, { pad: 'x'.repeat(64) + k }) }
+const t = setInterval(remember, 20)
+cprof.recorder.start({ heap: true, window: 400, store: { dir: process.argv[2] } })
+setTimeout(async () => {
+  clearInterval(t)
+  const s = await cprof.recorder.stop()
+  process.stdout.write(JSON.stringify({ times: s.heap.trend.times, live: s.heap.trend.heapSeries }) + '\\n')
+}, 2600)
+`)
+  const r = spawnSync(process.execPath, [app, store], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(r.status, 0, r.stderr)
+  const trend = JSON.parse(r.stdout.trim())
+  const html = path.join(dir, 'heap-store.html')
+  cli(['convert', store, '--kind', 'heap', '--to', 'html', '-o', html])
+  const { page, problems } = await openPage(browser, pathToFileURL(html).href)
+  const bars = await page.$$eval('#heap-overview rect.hw-bar', (rs) => rs.map((b) => [Number(b.dataset.end), Number(b.dataset.live)]))
+  // Every heap window the store holds, each the live bytes the recorder's
+  // trend reported for it.
+  assert.ok(bars.length >= 4, JSON.stringify({ bars, trend }))
+  assert.deepEqual(bars, trend.times.map((t, i) => [t, trend.live[i]]))
+  for (let i = 1; i < bars.length; i++) assert.ok(bars[i][1] > bars[i - 1][1], JSON.stringify(bars))
+  assert.deepEqual(problems, [])
+  await page.close()
+})
