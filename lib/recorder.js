@@ -283,7 +283,7 @@ function createRecorder (hooks) {
       ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
       htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
       sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault(),
-      ...(heap ? viewerMarks(extra, stamp) : viewerMarks(extra, stamp, windowEnds))
+      ...(heap ? viewerMarks(extra, stamp, null, heapWindows(stamp)) : viewerMarks(extra, stamp, windowEnds))
     }, heap))
     let r
     try {
@@ -301,11 +301,27 @@ function createRecorder (hooks) {
   // clock at the profile's end (the window rotated just now), which places
   // the rest on its timeline; an incident's reason; the windows' edges (the
   // page keeps those inside the profile).
-  function viewerMarks (extra, endAt, ends) {
+  function viewerMarks (extra, endAt, ends, heapWins) {
     const marks = { endAt }
     if (extra && extra.reason) marks.reason = extra.reason
     if (ends && ends.length) marks.windowEnds = ends.filter((t) => t < endAt)
-    return marks.reason || marks.windowEnds ? { viewerMarks: JSON.stringify(marks) } : {}
+    if (heapWins) marks.heapWindows = heapWins
+    return marks.reason || marks.windowEnds || marks.heapWindows ? { viewerMarks: JSON.stringify(marks) } : {}
+  }
+
+  // A heap dump's history: the live bytes at the end of each of the last
+  // heap windows (the heap trend's series, up to trendWindows of them, the
+  // dumped window last), which the page draws as its overview. V8's
+  // .heapprofile has no time order; this is the heap's over time.
+  function heapWindows (endAt) {
+    const s = native.recStatus()
+    const t = s && s.heap && s.heap.trend
+    if (!t || !Array.isArray(t.times) || !Array.isArray(t.heapSeries)) return null
+    const ends = []; const live = []
+    t.times.forEach((end, i) => {
+      if (end <= endAt && Number.isFinite(t.heapSeries[i])) { ends.push(end); live.push(t.heapSeries[i]) }
+    })
+    return ends.length ? { ends, live } : null
   }
 
   function shape (r, d, heap) {

@@ -8,6 +8,7 @@
 //   viewer-time-range.png     the same file with a range selected (#range=)
 //   viewer-time-incident.png  an eventLoopDelay incident's page
 //   viewer-time-merged.png    cprof merge of two runs, --formats html
+//   viewer-time-heap.png      a recorder heap dump: the live heap per window
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -45,6 +46,23 @@ cprof.on('profile', (r) => { process.stdout.write(JSON.stringify(r.files) + '\\n
 cprof.init({ dir: process.argv[2], formats: ['html'], recorder: { window: 1000, interval: 2000 }, incidents: { eventLoopDelay: 200 } })
 `
 
+// A cache that keeps growing, under the recorder's heap windows; the heap
+// dump's page shows the live heap of each window.
+const HEAP_APP = `'use strict'
+const cprof = require(${JSON.stringify(ROOT)})
+const cache = new Map()
+let k = 0
+function rememberRequest () { for (let i = 0; i < 1500; i++) cache.set(k++, { body: 'x'.repeat(80) + k }) }
+const t = setInterval(rememberRequest, 20)
+cprof.recorder.start({ heap: true, window: 300 })
+setTimeout(async () => {
+  const r = await cprof.recorder.dump({ kind: 'heap', dir: process.argv[2], formats: ['html'] })
+  process.stdout.write(JSON.stringify(r.files) + '\\n')
+  clearInterval(t)
+  await cprof.recorder.stop()
+}, 3200)
+`
+
 async function shot (browser, url, file, prep) {
   const page = await browser.newPage()
   await page.setViewport({ width: 1400, height: 900 })
@@ -68,6 +86,8 @@ async function main () {
     fs.copyFileSync(path.join(dir, 'server.cpuprofile'), path.join(dir, 'worker-1.cpuprofile'))
     run(['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', 'worker-2.cpuprofile', path.join(dir, 'server.js')])
     run([CLI, 'merge', path.join(dir, 'worker-1.cpuprofile'), path.join(dir, 'worker-2.cpuprofile'), '-o', path.join(dir, 'fleet.cpuprofile'), '--formats', 'html'])
+    fs.writeFileSync(path.join(dir, 'heap.js'), HEAP_APP)
+    const heapFiles = JSON.parse(run([path.join(dir, 'heap.js'), dir]).stdout.trim())
 
     const browser = await launch()
     try {
@@ -76,6 +96,7 @@ async function main () {
       await shot(browser, server + '#range=400000-700000', 'viewer-time-range.png', (page) => page.click('#tabs button[data-view="flat"]'))
       await shot(browser, pathToFileURL(files.html).href, 'viewer-time-incident.png')
       await shot(browser, pathToFileURL(path.join(dir, 'fleet.html')).href, 'viewer-time-merged.png')
+      await shot(browser, pathToFileURL(heapFiles.html).href, 'viewer-time-heap.png')
     } finally {
       await browser.close()
     }

@@ -5,6 +5,7 @@ const path = require('node:path')
 const { FORMAT_EXT } = require('../options')
 const { TEMPLATE_PATH } = require('../viewer')
 const { parseCommand, usageError, intArg, input, outputPath, claimOutputs, refused } = require('./profile-io')
+const { storeHeapMarks } = require('./heap-marks')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, parseTime, profileJob, storeOutputPath, storeTitle } = require('./store')
 
 const FORMATS = Object.keys(FORMAT_EXT)
@@ -87,9 +88,12 @@ async function run (argv) {
     explicit: a.values.output !== undefined, force: a.values.force, inputs: src.input.paths ?? [input(file)]
   })
   if (claim.exit !== undefined) return claim.exit
+  // A store's heap page: the live heap per window as its overview.
+  const marks = outs.html ? await storeHeapMarks(store) : undefined
   let r
   try {
     r = await profileJob(src.input, dir, 0, {
+      ...(marks ? { viewerMarks: marks } : {}),
       outs,
       interval: interval.value,
       includeCollected: a.values['include-collected'] === true,

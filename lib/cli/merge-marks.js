@@ -25,14 +25,15 @@ function sampleCount (file) {
 
 // The JSON text the viewer reads (viewerMarks), or undefined when a count
 // cannot be read (the page then shows no boundaries rather than wrong ones).
-function mergeMarks (paths) {
+// names: what to call each input (default: its file name).
+function mergeMarks (paths, names) {
   const parts = []
   let first = 0
-  for (const p of paths) {
+  for (const [k, p] of paths.entries()) {
     let n
     try { n = sampleCount(p) } catch (_) { return undefined }
     if (n < 0) return undefined
-    parts.push({ name: path.basename(p), firstSample: first })
+    parts.push({ name: names ? names[k] : path.basename(p), firstSample: first })
     first += n
   }
   return parts.length > 1 ? JSON.stringify({ instances: parts }) : undefined

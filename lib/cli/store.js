@@ -207,7 +207,7 @@ function resolveInput (file, values) {
     return { usage: false, error: `cannot read ${file}: ${err.message}` }
   }
   if (sel.error) return { usage: false, error: sel.error }
-  return { paths: sel.windows.map((w) => w.file), store: sel }
+  return { paths: sel.windows.map((w) => w.file), store: { ...sel, range } }
 }
 
 /**

@@ -14,7 +14,7 @@ const procfs = require('./procfs')
 const rundir = require('./rundir')
 const { parseSignal } = require('../trigger-config')
 const { discover } = require('./discover')
-const { mergeSet, label } = require('./merge-set')
+const { mergeSet, label, viewerOpts } = require('./merge-set')
 const dumpRequest = require('../dump-request')
 
 const POLL_MS = 100
@@ -178,7 +178,7 @@ async function gather (members, opts) {
       const outs = formatNames(stem, (opts.formats || []).filter((f) => !outputs[f]))
       const more = Object.keys(outs).length > 0
       const r = await native.convert(file, more ? path.dirname(file) : null, opts.top || 10, {
-        outs, title: path.basename(file), needSamples: true, keepExisting: true
+        outs, title: path.basename(file), needSamples: true, keepExisting: true, ...(outs.html ? primaryViewerOpts(merged) : {})
       })
       for (const f of Object.keys(outs)) outputs[f] = r.outputs[f].path
       return { by: 'primary', primary: primary.pid, ...merged, file, outputs, kind: r.kind, durationMs: r.durationMs, summary: r.summary }
@@ -189,6 +189,13 @@ async function gather (members, opts) {
   }))
   const r = await mergeSet(list, { kind: opts.kind === 'dump' ? 'cpu' : opts.kind, app: opts.app, startTime: opts.since, formats: opts.formats, top: opts.top })
   return { by: 'cprof', ...r }
+}
+
+// The viewer page of the primary's merged file: its instances (in the
+// order it merged them, each with its file) place the boundaries.
+function primaryViewerOpts (merged) {
+  const ins = Array.isArray(merged.instances) && merged.instances.every((i) => i && typeof i.file === 'string') ? merged.instances : []
+  return viewerOpts(merged.files.heapprofile ? 'heap' : 'cpu', ins.map((i) => i.file), ins.map((i) => `${i.label} (pid ${i.pid})`))
 }
 
 module.exports = { targets, signalAll, collect, gather, label }

@@ -14,6 +14,8 @@ const path = require('node:path')
 const native = require('../native')
 const { formatNames } = require('../options')
 const { safeName } = require('./identity')
+const { TEMPLATE_PATH } = require('../viewer')
+const { mergeMarks } = require('../cli/merge-marks')
 
 const EXT = { cpu: 'cpuprofile', heap: 'heapprofile' }
 
@@ -57,7 +59,8 @@ async function mergeSet (members, opts) {
     outs,
     title: `${opts.app}: ${delivered.length} instance${delivered.length === 1 ? '' : 's'} merged`,
     needSamples: true,
-    keepExisting: true
+    keepExisting: true,
+    ...(outs.html ? viewerOpts(opts.kind, delivered.map((m) => m.file), delivered.map((m) => `${label(m)} (pid ${m.pid})`)) : {})
   })
   // CPU: the share of the time on CPU (idle left out: an idle primary
   // would otherwise count as much as a busy worker); heap: of the bytes.
@@ -85,4 +88,13 @@ async function mergeSet (members, opts) {
   }
 }
 
-module.exports = { mergeSet, label, mergedStem }
+// --formats html: the viewer's page (not the bare data page), and for CPU
+// where each instance (files, in the merge's order) starts in the merged
+// samples, named by its label and pid (docs/formats.md, "Viewer marks");
+// read only when a page is asked for.
+function viewerOpts (kind, files, names) {
+  const marks = kind === 'cpu' && files.length > 1 ? mergeMarks(files, names) : undefined
+  return marks ? { htmlTemplate: TEMPLATE_PATH, viewerMarks: marks } : { htmlTemplate: TEMPLATE_PATH }
+}
+
+module.exports = { mergeSet, label, mergedStem, viewerOpts }

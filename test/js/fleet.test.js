@@ -93,6 +93,13 @@ function samplesIn (file) {
   return JSON.parse(fs.readFileSync(file, 'utf8')).samples.length
 }
 
+// The viewer marks of a page cprof wrote (docs/formats.md, Viewer marks).
+function pageMarks (html) {
+  const text = fs.readFileSync(html, 'utf8')
+  assert.match(text, /Content-Security-Policy/) // the viewer's template, not the bare data page
+  return JSON.parse(JSON.parse(/<script type="application\/json" id="cprof-data">(.*?)<\/script>/s.exec(text)[1]).marks)
+}
+
 function topNamed (summary) {
   return summary.top.find((f) => !f.functionName.startsWith('(')).functionName
 }
@@ -119,10 +126,17 @@ test('node:cluster: cprof ps lists the primary and both workers; trigger --tree 
   assert.equal(fs.statSync(runDir).mode & 0o777, 0o700)
   for (const f of fs.readdirSync(runDir)) assert.equal(fs.statSync(path.join(runDir, f)).mode & 0o777, 0o600, f)
 
-  const r = await cprof(['trigger', String(app.child.pid), '--tree', '--duration', '2', '--json'])
+  const r = await cprof(['trigger', String(app.child.pid), '--tree', '--duration', '2', '--formats', 'html', '--json'])
   assert.equal(r.status, 0, r.describe())
   const res = JSON.parse(r.stdout)
   assert.equal(res.by, 'primary', 'the primary passed the signal on and merged')
+  // The page written from the primary's merged file: where each instance starts.
+  let first = 0
+  assert.deepEqual(pageMarks(res.outputs.html).instances, res.instances.map((i) => {
+    const x = { name: `${i.label} (pid ${i.pid})`, firstSample: first }
+    first += samplesIn(i.file)
+    return x
+  }))
   assert.deepEqual(res.missing, [])
   assert.equal(res.instances.length, 3)
   const files = res.instances.map((i) => i.file)
@@ -609,4 +623,43 @@ nodeTest('PM2 cluster mode, 2 instances: cprof ps names app and instance; trigge
     pm2('kill')
     reapPm2(home)
   }
+})
+
+// The merged page of `cprof trigger --app --formats html`: the viewer (not
+// the bare data page), with where each instance's samples start in the
+// merged profile, named by instance and pid (docs/formats.md, Viewer marks).
+test('trigger --app --formats html: the merged page is the viewer and shows where each instance starts', async () => {
+  const dir = makeTmpDir()
+  const a = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-html' })
+  const b = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-html' })
+  await Promise.all([a.ready, b.ready])
+  assert.equal((await psUntil('fleet-html', 2)).length, 2)
+  const r = await cprof(['trigger', '--app', 'fleet-html', '--duration', '1', '--formats', 'html', '--json'])
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.equal(res.by, 'cprof')
+  assert.equal(res.instances.length, 2)
+  const marks = pageMarks(res.outputs.html)
+  const first = samplesIn(res.instances[0].file)
+  assert.deepEqual(marks.instances, [
+    { name: `fleet-html.x (pid ${res.instances[0].pid})`, firstSample: 0 },
+    { name: `fleet-html.x (pid ${res.instances[1].pid})`, firstSample: first }
+  ])
+  assert.equal(samplesIn(res.file), first + samplesIn(res.instances[1].file))
+  const { haveChromium, launch, openPage } = require('./browser')
+  if (haveChromium()) {
+    const browser = await launch()
+    try {
+      const { page, problems } = await openPage(browser, 'file://' + res.outputs.html)
+      const shown = await page.evaluate(() => ({ instances: window.cprofViewer.time.instances.map((x) => [x.name, x.firstSample]), legend: document.getElementById('time-marks').textContent }))
+      assert.deepEqual(shown.instances, marks.instances.map((x) => [x.name, x.firstSample]))
+      assert.match(shown.legend, /2 merged profiles, one after the other: fleet-html\.x \(pid \d+\), fleet-html\.x \(pid \d+\)/)
+      assert.deepEqual(problems, [])
+    } finally {
+      await browser.close()
+    }
+  }
+  a.child.kill('SIGTERM')
+  b.child.kill('SIGTERM')
+  await Promise.all([a.exited, b.exited])
 })

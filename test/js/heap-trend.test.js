@@ -196,6 +196,18 @@ describe('heap trend', { concurrency: true, timeout: WAIT_MS + 30_000 }, () => {
       assert.equal(shown.titles[0], 'Whole live heap')
       assert.match(shown.titles[1], /^leakyRemember \S*heap-growth-app\.js:21$/)
       assert.equal(shown.lines, shown.titles.length)
+      // The header says why the file was written, and the overview is the
+      // live heap per window: the trend's windows, as the trend has them,
+      // up to the dumped window (the newest, the trend's or one after).
+      assert.match(await page.$eval('#reason', (e) => e.textContent), /^Written by an incident: heapGrowth [\d.]+ MiB\/min \u2265 1\.00? MiB\/min at /)
+      const bars = await page.$$eval('#heap-overview rect.hw-bar', (rs) => rs.map((b) => [Number(b.dataset.end), Number(b.dataset.live)]))
+      const trendBars = report.trend.times.map((t, i) => [t, report.trend.heapSeries[i]])
+      const kept = trendBars.filter(([t]) => t >= bars[0][0]) // the dump's window may push the oldest out
+      assert.ok(trendBars.length - kept.length <= 1 && kept.length >= 8, JSON.stringify({ bars, trendBars }))
+      assert.deepEqual(bars.slice(0, kept.length), kept)
+      assert.ok(bars.length - kept.length <= 1, JSON.stringify({ bars, trendBars }))
+      assert.ok(bars[bars.length - 1][1] > bars[0][1], JSON.stringify(bars))
+      assert.equal((await page.$$('#heap-overview rect.hw-fired')).length, 1)
     } finally {
       await browser.close()
     }

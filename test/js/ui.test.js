@@ -205,6 +205,35 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
   }
 })
 
+// The pages it serves are the viewer's: the time-order view is there, and
+// a range dragged on its overview reloads the page (#range= in the hash)
+// under the same token URL, where the server builds it again and every
+// view counts the range: the CSP and the token path let it.
+test('a served viewer page has the time-order view, and a range selected on it survives the reload', { skip: skipBrowser }, async () => {
+  const browser = await launch()
+  try {
+    const target = `${url}view?file=cpu-111-20260101T000000.000Z.cpuprofile`
+    const { page, problems } = await openPage(browser, target)
+    const whole = await page.evaluate(() => ({ n: window.cprofViewer.model.d.samples[0], overview: !!document.getElementById('time-overview') }))
+    assert.deepEqual(whole.overview, true)
+    const box = await (await page.$('#time-overview')).boundingBox()
+    await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2)
+    await page.mouse.down()
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 4 })
+    await Promise.all([page.waitForNavigation({ timeout: 60000 }), page.mouse.up()])
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 })
+    const after = await page.evaluate(() => ({ href: location.href, range: window.cprofViewer.time.range, n: window.cprofViewer.model.d.samples[0] }))
+    assert.ok(after.href.startsWith(target + '#range='), after.href)
+    assert.equal(after.range.from, 'url')
+    assert.equal(after.n, after.range.i1 - after.range.i0)
+    assert.ok(after.n > 0 && after.n < whole.n, JSON.stringify({ whole, after }))
+    assert.deepEqual(problems, [])
+    await page.close()
+  } finally {
+    await browser.close()
+  }
+})
+
 // The dashboard has no data-ready marker: wait for its first listing.
 async function openPage2 (browser, target) {
   const page = await browser.newPage()

@@ -249,3 +249,81 @@ setTimeout(async () => {
   assert.deepEqual(problems, [])
   await page.close()
 })
+
+test('a recorder heap dump shows the live heap per window as its overview, as the recorder reported it', { skip }, async () => {
+  const app = path.join(dir, 'heap-app.js')
+  fs.writeFileSync(app, `'use strict'
+const cprof = require(${JSON.stringify(path.resolve(__dirname, '..', '..'))})
+const kept = new Map()
+let k = 0
+function remember () { for (let i = 0; i < 2000; i++) kept.set(k++, { pad: 'x'.repeat(64) + k }) }
+const t = setInterval(remember, 20)
+const ends = []
+cprof.on('window', (w) => { if (w.kind === 'heap') ends.push(w.to) })
+cprof.recorder.start({ heap: true, window: 400 })
+setTimeout(async () => {
+  const r = await cprof.recorder.dump({ kind: 'heap', dir: process.argv[2], formats: ['html'] })
+  const trend = cprof.recorder.status().heap.trend
+  process.stdout.write(JSON.stringify({ html: r.files.html, to: r.to, ends, times: trend.times, live: trend.heapSeries }) + '\\n')
+  clearInterval(t)
+  await cprof.recorder.stop()
+}, 2600)
+`)
+  const out = path.join(dir, 'heap-recorder')
+  fs.mkdirSync(out)
+  const r = spawnSync(process.execPath, [app, out], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(r.status, 0, r.stderr)
+  const dump = JSON.parse(r.stdout.trim())
+  const { page, problems } = await openPage(browser, pathToFileURL(dump.html).href)
+  const bars = await page.$$eval('#heap-overview rect.hw-bar', (rs) => rs.map((b) => ({ end: Number(b.dataset.end), live: Number(b.dataset.live), h: Number(b.getAttribute('height')) })))
+  // One bar per heap window up to the dumped one (the newest: r.to), each
+  // the live bytes the recorder's trend holds for that window's end.
+  const reported = dump.times.map((t, i) => ({ end: t, live: dump.live[i] })).filter((w) => w.end <= dump.to)
+  assert.ok(bars.length >= 4, JSON.stringify({ bars, dump }))
+  assert.deepEqual(bars.map((b) => ({ end: b.end, live: b.live })), reported)
+  assert.equal(bars[bars.length - 1].end, dump.to)
+  for (const b of bars) assert.ok(dump.ends.includes(b.end), `${b.end} is a heap window's end (the 'window' events: ${dump.ends})`)
+  // The Map grows all along: so does the live heap, and the bars with it.
+  for (let i = 1; i < bars.length; i++) {
+    assert.ok(bars[i].live > bars[i - 1].live, JSON.stringify(bars))
+    assert.ok(bars[i].h > bars[i - 1].h, JSON.stringify(bars))
+  }
+  const head = await page.$eval('#heap-overview .toolbar', (e) => e.textContent)
+  assert.match(head, new RegExp(`Live heap per window${bars.length} heap windows from`))
+  assert.equal(await page.$('#time-panel'), null) // no time order in a heap profile
+  await screenshot(page, 'viewer-time-heap.png')
+  assert.deepEqual(problems, [])
+  await page.close()
+})
+
+test('cprof convert of a recorder store\'s heap windows: the page\'s overview is the live heap per window', { skip }, async () => {
+  const store = path.join(dir, 'heap-store')
+  const app = path.join(dir, 'heap-store-app.js')
+  fs.writeFileSync(app, `'use strict'
+const cprof = require(${JSON.stringify(path.resolve(__dirname, '..', '..'))})
+const kept = new Map()
+let k = 0
+function remember () { for (let i = 0; i < 2000; i++) kept.set(k++, { pad: 'x'.repeat(64) + k }) }
+const t = setInterval(remember, 20)
+cprof.recorder.start({ heap: true, window: 400, store: { dir: process.argv[2] } })
+setTimeout(async () => {
+  clearInterval(t)
+  const s = await cprof.recorder.stop()
+  process.stdout.write(JSON.stringify({ times: s.heap.trend.times, live: s.heap.trend.heapSeries }) + '\\n')
+}, 2600)
+`)
+  const r = spawnSync(process.execPath, [app, store], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(r.status, 0, r.stderr)
+  const trend = JSON.parse(r.stdout.trim())
+  const html = path.join(dir, 'heap-store.html')
+  cli(['convert', store, '--kind', 'heap', '--to', 'html', '-o', html])
+  const { page, problems } = await openPage(browser, pathToFileURL(html).href)
+  const bars = await page.$$eval('#heap-overview rect.hw-bar', (rs) => rs.map((b) => [Number(b.dataset.end), Number(b.dataset.live)]))
+  // Every heap window the store holds, each the live bytes the recorder's
+  // trend reported for it.
+  assert.ok(bars.length >= 4, JSON.stringify({ bars, trend }))
+  assert.deepEqual(bars, trend.times.map((t, i) => [t, trend.live[i]]))
+  for (let i = 1; i < bars.length; i++) assert.ok(bars[i][1] > bars[i - 1][1], JSON.stringify(bars))
+  assert.deepEqual(problems, [])
+  await page.close()
+})

@@ -178,9 +178,11 @@ function main () {
   phase('flame')
   showReason(d)
   const time = td ? createTimeView(m, td, range, { select: (f) => select(f, 'time') }) : null
+  // A recorder heap dump: the live heap per window instead (heapwin.js).
+  const heapWindows = !td && d.kind === 'heap' ? createHeapOverview(d) : null
   phase('timeline')
   // For the tests and bench/viewer-open.js: when the page was usable.
-  window.cprofViewer = { model: m, flame, select, time, readyMs: performance.now() - t0, readyAt: performance.now(), phases }
+  window.cprofViewer = { model: m, flame, select, time, heapWindows, readyMs: performance.now() - t0, readyAt: performance.now(), phases }
   document.body.dataset.ready = '1'
 }
 

@@ -99,8 +99,10 @@ function showReason (d) {
 function reasonText (r) {
   const units = { eventLoopDelay: ' ms', cpu: '% of a core', rss: ' bytes', heapNearLimit: '% of the heap limit' }
   const u = units[r.trigger] || ''
+  // heapGrowth's value and threshold are bytes per minute: shown in MiB.
+  const show = r.trigger === 'heapGrowth' ? (v) => fmtValue(Number(v) || 0, 'bytes') + '/min' : (v) => `${v}${u}`
   const when = r.at > 0 && r.at < 8.64e15 ? ' at ' + new Date(r.at).toISOString().replace('T', ' ').replace('Z', ' UTC') : ''
-  return `Written by an incident: ${r.trigger} ${r.value}${u} \u2265 ${r.threshold}${u}${when}`
+  return `Written by an incident: ${r.trigger} ${show(r.value)} \u2265 ${show(r.threshold)}${when}`
 }
 
 // The profile as the range sees it: each node's self is the weight of its
