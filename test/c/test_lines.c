@@ -127,20 +127,20 @@ static void source_reads_regular_files_only(void **state) {
   fputs("line one\r\nline two\n", f);
   fclose(f);
   cprof__source_t s;
-  assert_int_equal(cprof__source_read(fifo, &s), CPROF_EIO);
-  assert_int_equal(cprof__source_read("/dev/zero", &s), CPROF_EIO);
-  assert_int_equal(cprof__source_read("node:internal/x", &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read(fifo, NULL, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read("/dev/zero", NULL, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read("node:internal/x", NULL, &s), CPROF_EIO);
   /* Not named like source code: never read (a profile naming a secret). */
   char notsrc[80];
   snprintf(notsrc, sizeof notsrc, "%s/id_rsa", dir);
   FILE *k = fopen(notsrc, "w");
   fputs("secret\n", k);
   fclose(k);
-  assert_int_equal(cprof__source_read(notsrc, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read(notsrc, NULL, &s), CPROF_EIO);
   unlink(notsrc);
   char url[80];
   snprintf(url, sizeof url, "file://%s", file);
-  assert_int_equal(cprof__source_read(url, &s), CPROF_OK);
+  assert_int_equal(cprof__source_read(url, NULL, &s), CPROF_OK);
   const char *t;
   size_t n;
   assert_true(cprof__source_line(&s, 1, &t, &n));

@@ -87,7 +87,19 @@ before(() => {
   const tsOut = path.join(dir, 'dist', 'two.js')
   // The loops sit on other lines in tsc's output: the map is what moves them.
   assert.notEqual(lineOf(fs.readFileSync(tsOut, 'utf8'), 'LOOP_THREE'), lineOf(TWO_TS, 'LOOP_THREE'))
-  work = { js, ts, tsOut }
+  // The same module built with its source inside the map (sourcesContent),
+  // then the .ts deleted, as a deploy that ships dist/ alone.
+  const gone = path.join(dir, 'shipped')
+  fs.mkdirSync(path.join(gone, 'src'), { recursive: true })
+  const goneTs = path.join(gone, 'src', 'two.ts')
+  fs.writeFileSync(goneTs, TWO_TS)
+  const r2 = spawnSync(process.execPath, [TSC, '--sourceMap', '--inlineSources', '--outDir', path.join(gone, 'dist'),
+    '--module', 'commonjs', '--target', 'es2020', '--strict', goneTs], { encoding: 'utf8', cwd: gone })
+  assert.equal(r2.status, 0, `tsc: ${r2.stdout}${r2.stderr}`)
+  fs.rmSync(goneTs)
+  const goneOut = path.join(gone, 'dist', 'two.js')
+  assert.match(fs.readFileSync(goneOut + '.map', 'utf8'), /"sourcesContent"/)
+  work = { js, ts, tsOut, goneOut }
 })
 
 function profile (mod, opts = {}) {
@@ -191,6 +203,24 @@ test('TypeScript through its source map: the .ts lines read 3:1', async () => {
   if (ratio !== null) assert.ok(within(ratio), `go tool pprof -lines on the .ts lines 3:1: ${ratio}`)
 })
 
+test('TypeScript whose .ts is gone: report --lines shows the .ts lines from the map\'s sourcesContent', async () => {
+  const one = lineOf(TWO_TS, 'LOOP_ONE')
+  const three = lineOf(TWO_TS, 'LOOP_THREE')
+  const result = taken.gone = profile(work.goneOut, { sourceMaps: true })
+  const fn = result.summary.top.find((f) => f.functionName === 'twoLoops')
+  assert.ok(fn && fn.url.endsWith('two.ts'), JSON.stringify(result.summary.top.slice(0, 3)))
+  assert.ok(!fs.existsSync(path.join(path.dirname(work.goneOut), '..', 'src', 'two.ts')), 'the .ts is not on disk')
+
+  const text = cli('report', result.files.cpuprofile, '--source-maps', '--lines', 'twoLoops')
+  assert.doesNotMatch(text, /source not readable/, text)
+  const rep = reportRatio(text, one, three)
+  assert.ok(within(rep.ratio), `report --lines 3:1 on the .ts lines: ${rep.ratio}\n${text}`)
+  assert.match(rep.a.source, /for \(let i: number = 0; i < n; i\+\+\)/, 'the .ts source from sourcesContent')
+  assert.match(rep.b.source, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/, 'the .ts source from sourcesContent')
+  // The txt written at stop (mapped there) has it too.
+  assert.match(fs.readFileSync(result.files.txt, 'utf8'), /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
+})
+
 test('report --lines: a name that matches nothing, and heap profiles, say so', () => {
   const heap = path.join(ROOT, 'test', 'fixtures', 'small.heapprofile')
   assert.match(cli('report', heap, '--lines'), /not in heap profiles \(V8's sampling heap profiler records no position/)
@@ -261,6 +291,13 @@ describe('the HTML viewer in Chromium', { skip: !haveChromium() && 'no chromium 
 
   test('TypeScript: the pane shows the .ts source and lines', async () => {
     const result = taken.ts || (taken.ts = profile(work.tsOut, { sourceMaps: true }))
+    const v = await viewerRatio(browser, result.files.html, lineOf(TWO_TS, 'LOOP_ONE'), lineOf(TWO_TS, 'LOOP_THREE'))
+    assert.ok(within(v.ratio), `viewer 3:1 on the .ts lines: ${v.ratio}`)
+    assert.match(v.b.src, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
+  })
+
+  test('TypeScript whose .ts is gone: the pane shows the source from the map\'s sourcesContent', async () => {
+    const result = taken.gone || (taken.gone = profile(work.goneOut, { sourceMaps: true }))
     const v = await viewerRatio(browser, result.files.html, lineOf(TWO_TS, 'LOOP_ONE'), lineOf(TWO_TS, 'LOOP_THREE'))
     assert.ok(within(v.ratio), `viewer 3:1 on the .ts lines: ${v.ratio}`)
     assert.match(v.b.src, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
