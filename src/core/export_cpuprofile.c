@@ -2,6 +2,7 @@
  * writer (out.h): each call frame's JSON is built once, ids and
  * numbers are formatted straight into the output. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "export.h"
@@ -14,9 +15,10 @@
  * written from the model, so this is what keeps their lines in the file. */
 static void write_ticks(cprof__out_t *o, const cprof_profile_t *p, uint32_t i) {
   char sep = '[';
+  const char *own = p->frames[p->nodes[p->line_ticks[i].node].frame].url;
   for (uint32_t k = i; k < p->nline_ticks && p->line_ticks[k].node == p->line_ticks[i].node; k++) {
     const cprof_line_tick_t *t = &p->line_ticks[k];
-    if (t->url != NULL || t->line <= 0 || t->ticks == 0) continue;
+    if ((t->url != NULL && strcmp(t->url, own) != 0) || t->line <= 0 || t->ticks == 0) continue;
     if (sep == '[') CPROF__OUT_LIT(o, ",\"positionTicks\":");
     cprof__out_char(o, sep);
     CPROF__OUT_LIT(o, "{\"line\":");
