@@ -234,6 +234,8 @@ static int map_frames(job_t *job) {
   if (rc == CPROF_OK && job->profile_b &&
       (rc = cprof__map_frames(job->profile_b, &job->sm_b, &b)) == CPROF_OK)
     cprof__add_sm_stats(&job->sm_stats, &b);
+  /* The line views show an original file that is not on disk from its map. */
+  if (rc == CPROF_OK) job->in.opts.source_texts = cprof_sourcemap_texts(job->sm);
   if (rc != CPROF_OK)
     snprintf(job->errbuf, sizeof job->errbuf, "out of memory mapping frames through source maps");
   return rc;

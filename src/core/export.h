@@ -16,6 +16,10 @@ int cprof_export_heapprofile(const cprof_profile_t *p, FILE *f);
 
 typedef int (*cprof_exporter_fn)(const cprof_profile_t *p, FILE *f);
 
+/* Source texts a source map carries (sourcesContent) for original files
+ * that are not on disk, by the url the mapped frames name (source.h). */
+typedef struct cprof_source_texts_s cprof_source_texts_t;
+
 /* ---- derived formats: pprof, folded stacks, SVG flame graph, text ---- */
 
 typedef enum {
@@ -56,6 +60,8 @@ typedef struct {
   int lines;               /* text: a "Self time by line" section; html: sources and lines */
   const char *lines_focus; /* text with lines: the functions this names, not the top ones */
   int pprof_lines;         /* pprof CPU: one Location per line, not per function */
+  const cprof_source_texts_t *source_texts; /* the line views' source when the file is not on
+                                               disk (a map's sourcesContent); NULL: none */
 } cprof_export_opts_t;
 
 /* The writers; each takes opts (NULL = all defaults). */

@@ -178,7 +178,8 @@ static void fn_columns(hw_t *w, const cprof__tree_t *t) {
   hw_str(w, "]}");
 }
 
-static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p);
+static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
+                       const cprof_source_texts_t *texts);
 
 /* ---- the samples in time order (timeline) ---- */
 
@@ -306,7 +307,7 @@ static int write_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
     node_column(w, t, COL_SELF1);
   }
   hw_str(w, "}");
-  int rc = diff ? CPROF_OK : write_lines(w, t, p);
+  int rc = diff ? CPROF_OK : write_lines(w, t, p, o->source_texts);
   if (tl != NULL && tl->n > 0) write_timeline(w, tl);
   if (o->html_marks != NULL) {
     hw_str(w, ",\"marks\":");
@@ -345,7 +346,7 @@ static int by_self(const void *a, const void *b) {
 }
 
 /* "text": each file's source, most self time first while the budget lasts. */
-static void write_sources(hw_t *w, const files_t *fs) {
+static void write_sources(hw_t *w, const files_t *fs, const cprof_source_texts_t *texts) {
   uint32_t *order = malloc(((size_t)fs->n + 1) * sizeof *order);
   cprof__source_t *src = calloc((size_t)fs->n + 1, sizeof *src);
   size_t budget = SOURCES_BUDGET;
@@ -356,7 +357,8 @@ static void write_sources(hw_t *w, const files_t *fs) {
     qsort(order, fs->n, sizeof *order, by_self);
     for (uint32_t k = 0; k < fs->n; k++) {
       cprof__source_t *s = &src[order[k]];
-      if (fs->self[order[k]] <= 0 || cprof__source_read(fs->url[order[k]], s) != CPROF_OK) continue;
+      if (fs->self[order[k]] <= 0 || cprof__source_read(fs->url[order[k]], texts, s) != CPROF_OK)
+        continue;
       if (s->len > budget)
         cprof__source_free(s);
       else
@@ -396,7 +398,8 @@ static void line_rows(hw_t *w, const cprof_lines_t *l, const uint32_t *tfn, cons
 }
 
 static int write_lines_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
-                            const cprof_flat_t *flat, const cprof_lines_t *l) {
+                            const cprof_flat_t *flat, const cprof_lines_t *l,
+                            const cprof_source_texts_t *texts) {
   uint32_t *tfn = malloc(((size_t)flat->nfuncs + 1) * sizeof *tfn);
   uint32_t *file = malloc(((size_t)l->nlines + 1) * sizeof *file), cap = 16;
   while (cap < (uint64_t)l->nlines * 2)
@@ -425,7 +428,7 @@ static int write_lines_data(hw_t *w, const cprof__tree_t *t, const cprof_profile
       if (i > 0) hw_put(w, ",", 1);
       hw_json_str(w, cprof__short_url(fs.url[i]));
     }
-    write_sources(w, &fs);
+    write_sources(w, &fs, texts);
   }
   free(tfn);
   free(file);
@@ -436,7 +439,8 @@ static int write_lines_data(hw_t *w, const cprof__tree_t *t, const cprof_profile
 }
 
 /* The "lines" and "sources" members, when p has positionTicks. */
-static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p) {
+static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
+                       const cprof_source_texts_t *texts) {
   cprof_flat_t flat;
   cprof_lines_t l;
   if (!p || p->kind != CPROF_KIND_CPU || p->nline_ticks == 0 || !t->node_of ||
@@ -445,7 +449,7 @@ static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p
   int rc = cprof_flat_build(p, &flat);
   if (rc != CPROF_OK) return rc;
   if ((rc = cprof_lines_build(p, &flat, NULL, &l)) == CPROF_OK) {
-    rc = write_lines_data(w, t, p, &flat, &l);
+    rc = write_lines_data(w, t, p, &flat, &l, texts);
     cprof_lines_free(&l);
   }
   cprof_flat_free(&flat);

@@ -224,9 +224,7 @@ static void node_rows(const enc_t *e, const cprof_profile_t *p, const cprof_line
                       int64_t *s2) {
   uint32_t node = t[0].node, tnode = e->tree->node_of[node], fn = e->tree->nodes[tnode].fn;
   const char *own = p->frames[p->nodes[node].frame].url;
-  for (uint32_t k = 0; k < n; k++)
-    scratch[k] = t[k].ticks;
-  cprof_lines_split(p->nodes[node].self, scratch, n, s1);
+  cprof_lines_node(p->nodes[node].self, t, n, scratch, s1); /* fills scratch with the ticks */
   cprof_lines_split((int64_t)count, scratch, n, s2);
   for (uint32_t k = 0; k < n; k++) {
     int same = t[k].url == NULL || strcmp(t[k].url, own) == 0;

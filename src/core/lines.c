@@ -35,6 +35,21 @@ void cprof_lines_split(int64_t self, const uint32_t *ticks, uint32_t n, int64_t 
   if (n > 0) shares[best] += self - given; /* the floors' remainder */
 }
 
+void cprof_lines_node(int64_t self, const cprof_line_tick_t *t, uint32_t n, uint32_t *scratch,
+                      int64_t *shares) {
+  int64_t sum = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    sum = cprof__sat_add(sum, t[k].self);
+    scratch[k] = t[k].ticks;
+  }
+  if (sum == self && self != 0) {
+    for (uint32_t k = 0; k < n; k++)
+      shares[k] = t[k].self;
+    return;
+  }
+  cprof_lines_split(self, scratch, n, shares);
+}
+
 static int entry_cmp(const void *va, const void *vb) {
   const entry_t *a = va, *b = vb;
   if (a->func != b->func) return a->func < b->func ? -1 : 1;
@@ -57,9 +72,7 @@ static void add_run(const cprof_profile_t *p, const cprof_line_tick_t *t, uint32
                     acc_t *a) {
   const cprof_node_t *node = &p->nodes[t[0].node];
   const char *url = p->frames[node->frame].url;
-  for (uint32_t k = 0; k < n; k++)
-    a->ticks[k] = t[k].ticks;
-  cprof_lines_split(node->self, a->ticks, n, a->shares);
+  cprof_lines_node(node->self, t, n, a->ticks, a->shares);
   for (uint32_t k = 0; k < n; k++)
     if (a->shares[k] != 0)
       a->e[a->n++] = (entry_t){func, {t[k].url ? t[k].url : url, t[k].line, a->shares[k]}};

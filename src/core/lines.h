@@ -43,4 +43,11 @@ void cprof_lines_free(cprof_lines_t *l);
 /* Splits self across n tick counts as above: shares[i] (n > 0). */
 void cprof_lines_split(int64_t self, const uint32_t *ticks, uint32_t n, int64_t *shares);
 
+/* One node's run of n entries: self's shares per entry. A merged profile's
+ * entries carry their lines' time (cprof_line_tick_t.self, the inputs'
+ * shares summed): used as they are when they add up to the node's self,
+ * else self is split by ticks. scratch holds n ticks. */
+void cprof_lines_node(int64_t self, const cprof_line_tick_t *t, uint32_t n, uint32_t *scratch,
+                      int64_t *shares);
+
 #endif

@@ -6,12 +6,17 @@
  * sight. Frames match on name, url, line and column: script ids are per
  * process, and a function profiled in two processes is one function (see
  * frame_key_uses_script for frames without a url).
- * The merged tree is built parent-first too, so it is a valid model. */
+ * The merged tree is built parent-first too, so it is a valid model.
+ * CPU positionTicks follow their nodes: each input node's lines, with the
+ * time each input gave them (lines.h), go to its merged node, and equal
+ * lines of one merged node are summed, so a merged profile's time per line
+ * is the inputs' sum and still adds up to each node's self. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "internal.h"
+#include "lines.h"
 #include "merge.h"
 
 typedef struct {
@@ -22,8 +27,10 @@ typedef struct {
   /* (parent, frame) of a merged node -> its index + 1; 0 = empty */
   uint32_t *node_slots;
   uint32_t node_mask;
-  uint32_t *last_child; /* per merged node, to append children in order */
-  int64_t *self;        /* per merged node: the sum of the inputs' self */
+  uint32_t *last_child;     /* per merged node, to append children in order */
+  int64_t *self;            /* per merged node: the sum of the inputs' self */
+  cprof_line_tick_t *ticks; /* the merged positionTicks, before sorting; NULL: no input has any */
+  size_t nticks;
 } merger_t;
 
 /* A power of two of at least twice n, so tables stay at most half full. */
@@ -150,6 +157,72 @@ static int merge_tree(merger_t *m, const cprof_profile_t *q, uint32_t *map) {
   return 0;
 }
 
+/* q's positionTicks under their merged nodes (map), with their time; a
+ * node of q with self time but no positionTicks puts it on line 0 ("no
+ * line"), so every merged node's lines still add up to its self. */
+static void shrink(void **arr, size_t n, size_t elem);
+
+static int merge_ticks(merger_t *m, const cprof_profile_t *q, const uint32_t *map) {
+  const cprof_line_tick_t *t = q->line_ticks;
+  unsigned char *covered = calloc((size_t)q->nnodes + 1, 1);
+  uint32_t *scratch = malloc(((size_t)q->nline_ticks + 1) * sizeof *scratch);
+  int64_t *shares = malloc(((size_t)q->nline_ticks + 1) * sizeof *shares);
+  int rc = covered && scratch && shares ? CPROF_OK : CPROF_ENOMEM;
+  for (uint32_t i = 0, j; rc == CPROF_OK && i < q->nline_ticks; i = j) {
+    for (j = i + 1; j < q->nline_ticks && t[j].node == t[i].node;)
+      j++;
+    if (covered[t[i].node]) continue; /* a node's entries come together: a second run is bogus */
+    covered[t[i].node] = 1;
+    cprof_lines_node(q->nodes[t[i].node].self, &t[i], j - i, scratch, shares);
+    for (uint32_t k = i; k < j && rc == CPROF_OK; k++) {
+      const char *url =
+          t[k].url ? cprof__profile_intern_str(m->p, t[k].url, strlen(t[k].url)) : NULL;
+      if (t[k].url && !url) rc = CPROF_ENOMEM;
+      m->ticks[m->nticks++] =
+          (cprof_line_tick_t){map[t[k].node], t[k].line, t[k].ticks, url, shares[k - i]};
+    }
+  }
+  for (uint32_t i = 0; rc == CPROF_OK && i < q->nnodes; i++)
+    if (!covered[i] && q->nodes[i].self != 0)
+      m->ticks[m->nticks++] =
+          (cprof_line_tick_t){map[i], 0, q->nodes[i].hit_count, NULL, q->nodes[i].self};
+  free(covered);
+  free(scratch);
+  free(shares);
+  return rc;
+}
+
+static int tick_cmp(const void *va, const void *vb) {
+  const cprof_line_tick_t *a = va, *b = vb;
+  if (a->node != b->node) return a->node < b->node ? -1 : 1;
+  if (a->line != b->line) return a->line < b->line ? -1 : 1;
+  if (a->url == b->url) return 0; /* interned: equal strings are one pointer */
+  if (!a->url || !b->url) return a->url ? 1 : -1;
+  return strcmp(a->url, b->url);
+}
+
+/* The merged positionTicks: by node, then line; equal lines summed. */
+static void finish_ticks(merger_t *m) {
+  cprof_profile_t *p = m->p;
+  size_t n = 0;
+  if (!m->ticks) return;
+  qsort(m->ticks, m->nticks, sizeof *m->ticks, tick_cmp);
+  for (size_t i = 0; i < m->nticks; i++) {
+    cprof_line_tick_t *last = n > 0 ? &m->ticks[n - 1] : NULL;
+    if (last && tick_cmp(last, &m->ticks[i]) == 0) {
+      last->ticks = sat_add_u32(last->ticks, m->ticks[i].ticks);
+      last->self = cprof__sat_add(last->self, m->ticks[i].self);
+    } else {
+      m->ticks[n++] = m->ticks[i];
+    }
+  }
+  shrink((void **)&m->ticks, n, sizeof *m->ticks);
+  p->line_ticks = n > 0 ? m->ticks : NULL;
+  p->nline_ticks = (uint32_t)n;
+  if (n == 0) free(m->ticks);
+  m->ticks = NULL;
+}
+
 /* Where the merged CPU timeline stands between two inputs. */
 typedef struct {
   int64_t last;       /* merged timestamp of the last sample so far */
@@ -232,8 +305,9 @@ static void append_heap(cprof_profile_t *p, const cprof_profile_t *q, const uint
 /* Checks the inputs and sizes the merged arrays: every node and sample of
  * every input at most, shrunk at the end. */
 static int check_inputs(cprof_profile_t *const *in, size_t n, uint64_t *nodes, uint64_t *frames,
-                        uint64_t *samples) {
-  *nodes = *frames = *samples = 0;
+                        uint64_t *samples, uint64_t *ticks) {
+  int any_ticks = 0;
+  *nodes = *frames = *samples = *ticks = 0;
   if (in == NULL || n == 0) return CPROF_EINVAL;
   for (size_t k = 0; k < n; k++) {
     const cprof_profile_t *q = in[k];
@@ -242,16 +316,23 @@ static int check_inputs(cprof_profile_t *const *in, size_t n, uint64_t *nodes, u
     *nodes += q->nnodes;
     *frames += q->nframes;
     *samples += q->nsamples;
+    *ticks += (uint64_t)q->nline_ticks + q->nnodes; /* its lines, and line 0 of the rest */
+    any_ticks |= q->nline_ticks > 0;
   }
+  if (!any_ticks) *ticks = 0;
   /* Node indices and sample counts are uint32_t; CPROF_NONE is reserved. */
   if (*nodes >= UINT32_MAX || *samples >= UINT32_MAX) return CPROF_ENOMEM;
   return 0;
 }
 
 static int merger_init(merger_t *m, cprof_kind_t kind, uint64_t nodes, uint64_t frames,
-                       uint64_t samples) {
+                       uint64_t samples, uint64_t ticks) {
   cprof_profile_t *p = m->p = cprof__profile_new(kind);
   if (p == NULL) return CPROF_ENOMEM;
+  if (ticks > 0 && kind == CPROF_KIND_CPU &&
+      (ticks > SIZE_MAX / sizeof(*m->ticks) ||
+       !(m->ticks = malloc((size_t)ticks * sizeof(*m->ticks)))))
+    return CPROF_ENOMEM;
   p->nodes = malloc((size_t)nodes * sizeof(*p->nodes));
   m->last_child = malloc((size_t)nodes * sizeof(*m->last_child));
   m->self = malloc((size_t)nodes * sizeof(*m->self));
@@ -275,6 +356,7 @@ static void merger_free(merger_t *m) {
   free(m->node_slots);
   free(m->last_child);
   free(m->self);
+  free(m->ticks);
 }
 
 /* Gives back the room merging by call path saved: a ring keeps these. */
@@ -305,6 +387,7 @@ static int merge_all(merger_t *m, cprof_profile_t *const *in, size_t n, uint32_t
   for (size_t k = 0; k < n; k++) {
     const cprof_profile_t *q = in[k];
     if (merge_tree(m, q, map) != 0) return CPROF_ENOMEM;
+    if (m->ticks && merge_ticks(m, q, map) != CPROF_OK) return CPROF_ENOMEM;
     if (q->kind == CPROF_KIND_CPU)
       append_cpu(m->p, q, map, k, &tl);
     else
@@ -313,20 +396,21 @@ static int merge_all(merger_t *m, cprof_profile_t *const *in, size_t n, uint32_t
   }
   cprof__profile_set_dropped(m->p, dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)dropped);
   finish(m);
+  finish_ticks(m);
   return 0;
 }
 
 int cprof_profile_merge(cprof_profile_t *const *in, size_t n, cprof_profile_t **out) {
-  uint64_t nodes, frames, samples;
+  uint64_t nodes, frames, samples, ticks;
   merger_t m = {0};
   uint32_t *map = NULL, max_nodes = 0;
   if (out == NULL) return CPROF_EINVAL;
   *out = NULL;
-  int rc = check_inputs(in, n, &nodes, &frames, &samples);
+  int rc = check_inputs(in, n, &nodes, &frames, &samples, &ticks);
   if (rc != 0) return rc;
   for (size_t k = 0; k < n; k++)
     if (in[k]->nnodes > max_nodes) max_nodes = in[k]->nnodes;
-  rc = merger_init(&m, in[0]->kind, nodes, frames, samples);
+  rc = merger_init(&m, in[0]->kind, nodes, frames, samples, ticks);
   if (rc == 0) rc = (map = malloc((size_t)max_nodes * sizeof(*map))) == NULL ? CPROF_ENOMEM : 0;
   if (rc == 0) rc = merge_all(&m, in, n, map);
   free(map);

@@ -43,6 +43,8 @@ typedef struct {
   int32_t line;    /* 1-based, as V8 gives it (0: unknown) */
   uint32_t ticks;  /* samples of the node on that line */
   const char *url; /* NULL: the node's frame's url; else the line's own file (source maps) */
+  int64_t self;    /* merged profiles: the line's self time summed over the inputs (each
+                      input's split, lines.h), so a merge keeps it exact; 0: not known */
 } cprof_line_tick_t;
 
 typedef struct cprof_profile_s {

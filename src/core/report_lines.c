@@ -22,6 +22,7 @@ typedef struct {
   const cprof_profile_t *p;
   const cprof_flat_t *flat;
   const cprof_lines_t *lines;
+  const cprof_source_texts_t *texts;
 } lrep_t;
 
 /* Profile and file text for a terminal: controls as visible escapes
@@ -120,7 +121,7 @@ static void row(lrep_t *r, int64_t self, int64_t fself, int32_t line, int has_se
 static void one_file(lrep_t *r, uint32_t a, uint32_t b, int64_t fself, int own) {
   const cprof_line_t *L = r->lines->lines;
   cprof__source_t src;
-  int have = cprof__source_read(L[a].url, &src) == CPROF_OK;
+  int have = cprof__source_read(L[a].url, r->texts, &src) == CPROF_OK;
   if (!own) {
     putf(r, "  in ");
     put_text(r, cprof__short_url(L[a].url));
@@ -188,7 +189,7 @@ static void one_function(lrep_t *r, uint32_t fn) {
 
 int cprof__report_lines(FILE *f, const cprof_profile_t *p, const cprof_flat_t *flat,
                         const cprof_export_opts_t *o) {
-  lrep_t r = {f, 0, p, flat, NULL};
+  lrep_t r = {f, 0, p, flat, NULL, o->source_texts};
   uint32_t fns[MATCH_MAX > CPROF__LINES_TOP ? MATCH_MAX : CPROF__LINES_TOP];
   const char *name = o->lines_focus && o->lines_focus[0] ? o->lines_focus : NULL;
   if (p->kind != CPROF_KIND_CPU) {

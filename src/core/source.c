@@ -1,6 +1,6 @@
 /* Reading a source file for the line views (see source.h). */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* O_CLOEXEC */
+#define _GNU_SOURCE /* O_CLOEXEC, strdup */
 #endif
 #include <errno.h>
 #include <fcntl.h>
@@ -69,16 +69,73 @@ static int source_ext(const char *path) {
   return 0;
 }
 
-int cprof__source_read(const char *url, cprof__source_t *out) {
+int cprof__source_texts_add(cprof_source_texts_t *t, const char *key, const char *url,
+                            const char *text) {
+  for (uint32_t i = t->n; i-- > 0;) /* newest first: a map's sources come together */
+    if (t->key[i] == key) return CPROF_OK;
+  for (uint32_t i = 0; i < t->n; i++) /* the same file from another script's map */
+    if (strcmp(t->url[i], url) == 0) return CPROF_OK;
+  size_t len = strlen(text);
+  if (len > CPROF__SOURCE_MAX || len > CPROF__SOURCE_TEXTS_MAX - t->bytes) return CPROF_OK;
+  if (t->n == t->cap) {
+    uint32_t cap = t->cap ? t->cap * 2 : 8;
+    const char **k = realloc(t->key, cap * sizeof *k);
+    if (k) t->key = k;
+    char **u = k ? realloc(t->url, cap * sizeof *u) : NULL;
+    if (u) t->url = u;
+    char **x = u ? realloc(t->text, cap * sizeof *x) : NULL;
+    if (x) t->text = x;
+    size_t *l = x ? realloc(t->len, cap * sizeof *l) : NULL;
+    if (!l) return CPROF_ENOMEM;
+    t->len = l;
+    t->cap = cap;
+  }
+  char *u = strdup(url), *x = malloc(len + 1);
+  if (!u || !x) {
+    free(u);
+    free(x);
+    return CPROF_ENOMEM;
+  }
+  memcpy(x, text, len + 1);
+  t->key[t->n] = key, t->url[t->n] = u, t->text[t->n] = x, t->len[t->n] = len;
+  t->n++;
+  t->bytes += len;
+  return CPROF_OK;
+}
+
+void cprof__source_texts_free(cprof_source_texts_t *t) {
+  for (uint32_t i = 0; i < t->n; i++) {
+    free(t->url[i]);
+    free(t->text[i]);
+  }
+  free(t->key);
+  free(t->url);
+  free(t->text);
+  free(t->len);
+  *t = (cprof_source_texts_t){0};
+}
+
+/* url's text from a map's sourcesContent. */
+static int read_embedded(const char *url, const cprof_source_texts_t *t, cprof__source_t *out) {
+  for (uint32_t i = 0; t && i < t->n; i++) {
+    if (strcmp(t->url[i], url) != 0) continue;
+    if (!(out->text = malloc(t->len[i] + 1))) return CPROF_ENOMEM;
+    memcpy(out->text, t->text[i], t->len[i] + 1);
+    out->len = t->len[i];
+    return CPROF_OK;
+  }
+  return CPROF_EIO;
+}
+
+int cprof__source_read(const char *url, const cprof_source_texts_t *texts, cprof__source_t *out) {
   *out = (cprof__source_t){0};
   char *path = url ? cprof__sm_url_to_path(url) : NULL;
-  if (!path) return CPROF_EIO;
-  if (!source_ext(path)) {
-    free(path);
-    return CPROF_EIO;
-  }
-  int rc = read_regular(path, &out->text, &out->len);
+  int rc = CPROF_EIO;
+  if (path && source_ext(path)) rc = read_regular(path, &out->text, &out->len);
   free(path);
+  /* The file on disk first, as the page and report always did; a map's
+   * copy only for a file that is gone (or never shipped). */
+  if (rc == CPROF_EIO && url) rc = read_embedded(url, texts, out);
   if (rc == CPROF_OK) rc = index_lines(out);
   if (rc != CPROF_OK) cprof__source_free(out);
   return rc;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
+
 #define CPROF__SOURCE_MAX (8u << 20) /* bytes: larger files are not shown */
 
 typedef struct {
@@ -20,10 +22,31 @@ typedef struct {
   uint32_t nlines;
 } cprof__source_t;
 
-/* The file url names ("/abs/x.js" or a file: URL): CPROF_OK, or CPROF_EIO
- * when there is no such readable regular file under the size limit (or the
- * url names no file), CPROF_ENOMEM. */
-int cprof__source_read(const char *url, cprof__source_t *out);
+/* Texts from source maps' sourcesContent, for original files not on disk
+ * (a build that ships dist/ without src/): url as the mapped frames name
+ * it, and the text (copied; at most CPROF__SOURCE_TEXTS_MAX bytes in all). */
+#define CPROF__SOURCE_TEXTS_MAX (16u << 20)
+
+struct cprof_source_texts_s {
+  const char **key; /* the map's own text pointer, to find a source again cheaply */
+  char **url;
+  char **text;
+  size_t *len;
+  uint32_t n, cap;
+  size_t bytes;
+};
+
+/* Adds url's text (key: the map's pointer to it) unless url is there or
+ * the budget is spent. CPROF_OK or CPROF_ENOMEM. */
+int cprof__source_texts_add(cprof_source_texts_t *t, const char *key, const char *url,
+                            const char *text);
+void cprof__source_texts_free(cprof_source_texts_t *t);
+
+/* The file url names ("/abs/x.js" or a file: URL), or when it cannot be
+ * read, its text in texts (may be NULL): CPROF_OK, or CPROF_EIO when there
+ * is no such readable regular file under the size limit (or the url names
+ * no file) and no text, CPROF_ENOMEM. */
+int cprof__source_read(const char *url, const cprof_source_texts_t *texts, cprof__source_t *out);
 
 /* Line `line` (1-based) without its line break: 1 with *s and *n, 0 when
  * the file has no such line. */

@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "error.h"
 #include "internal.h"
@@ -31,6 +32,10 @@ typedef struct {
 struct cprof_sourcemap_s {
   char **sources;
   uint32_t nsources, sources_cap;
+  char **contents; /* sourcesContent of sources not on disk (NULL elsewhere), at most
+                      CPROF_SM_CONTENT_MAX bytes; for sources [0, ncontents) */
+  uint32_t ncontents;
+  size_t contents_bytes;
   char **names;
   uint32_t nnames, names_cap;
   seg_t *segs;
@@ -396,6 +401,38 @@ static int decode_sections(cprof_sourcemap_t *m, const cJSON *secs, const window
   return CPROF_OK;
 }
 
+/* Whether a resolved source is a regular file on disk (stat only). */
+static int on_disk(const char *src) {
+  struct stat st;
+  return src[0] == '/' && stat(src, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* sourcesContent, kept only where the line views could not read the
+ * source itself (a file not on disk, a webpack:// url) and within
+ * CPROF_SM_CONTENT_MAX bytes per map: most maps cost nothing more. */
+static int keep_contents(cprof_sourcemap_t *m, uint32_t src_base, const cJSON *list) {
+  const cJSON *it;
+  uint32_t i = src_base;
+  if (!cJSON_IsArray(list)) return CPROF_OK;
+  cJSON_ArrayForEach(it, list) {
+    if (i >= m->nsources) break;
+    uint32_t k = i++;
+    if (!cJSON_IsString(it) || on_disk(m->sources[k])) continue;
+    size_t n = strlen(it->valuestring);
+    if (n + 1 > CPROF_SM_CONTENT_MAX - m->contents_bytes) continue;
+    if (m->ncontents < m->nsources) { /* index maps add sources section by section */
+      char **c = realloc(m->contents, m->nsources * sizeof *c);
+      if (!c) return CPROF_ENOMEM;
+      memset(c + m->ncontents, 0, (m->nsources - m->ncontents) * sizeof *c);
+      m->contents = c;
+      m->ncontents = m->nsources;
+    }
+    if (!(m->contents[k] = strdup(it->valuestring))) return CPROF_ENOMEM;
+    m->contents_bytes += n + 1;
+  }
+  return CPROF_OK;
+}
+
 static int decode_map(cprof_sourcemap_t *m, const cJSON *o, const window_t *w, int depth,
                       const ctx_t *cx) {
   const cJSON *ver = cJSON_GetObjectItemCaseSensitive(o, "version");
@@ -411,6 +448,8 @@ static int decode_map(cprof_sourcemap_t *m, const cJSON *o, const window_t *w, i
   int rc = add_strings(&m->sources, &m->nsources, &m->sources_cap,
                        cJSON_GetObjectItemCaseSensitive(o, "sources"), "sources", cx,
                        cJSON_IsString(root) ? root->valuestring : NULL, 1);
+  if (rc == CPROF_OK)
+    rc = keep_contents(m, src_base, cJSON_GetObjectItemCaseSensitive(o, "sourcesContent"));
   if (rc == CPROF_OK)
     rc = add_strings(&m->names, &m->nnames, &m->names_cap,
                      cJSON_GetObjectItemCaseSensitive(o, "names"), "names", cx, NULL, 0);
@@ -454,7 +493,8 @@ int cprof_sourcemap_parse(const char *json, size_t len, const char *base, cprof_
     if (s) m->segs = s, m->segs_cap = m->nsegs;
   }
   m->bytes = sizeof *m + m->segs_cap * sizeof(seg_t) + (size_t)m->lines_cap * sizeof(uint32_t) +
-             strings_bytes(m->sources, m->nsources) + strings_bytes(m->names, m->nnames);
+             strings_bytes(m->sources, m->nsources) + strings_bytes(m->names, m->nnames) +
+             m->contents_bytes + (size_t)m->ncontents * sizeof(char *);
   *out = m;
   return CPROF_OK;
 }
@@ -463,6 +503,9 @@ void cprof_sourcemap_free(cprof_sourcemap_t *m) {
   if (!m) return;
   for (uint32_t i = 0; i < m->nsources; i++)
     free(m->sources[i]);
+  for (uint32_t i = 0; i < m->ncontents; i++)
+    free(m->contents[i]);
+  free(m->contents);
   for (uint32_t i = 0; i < m->nnames; i++)
     free(m->names[i]);
   free(m->sources);
@@ -507,6 +550,7 @@ int cprof_sourcemap_lookup(const cprof_sourcemap_t *m, int32_t line, int32_t col
   }
   if (s->src < 0) return 0;
   out->source = m->sources[s->src];
+  out->content = (uint32_t)s->src < m->ncontents ? m->contents[s->src] : NULL;
   out->name = s->name >= 0 ? m->names[s->name] : NULL;
   out->line = s->line;
   out->column = s->col;

@@ -39,11 +39,17 @@ void cprof_sourcemap_free(cprof_sourcemap_t *m);
 /* Bytes of memory the decoded map holds (for the cache's bound). */
 size_t cprof_sourcemap_bytes(const cprof_sourcemap_t *m);
 
-/* An original position. line and column are 0-based; source and name are
- * owned by the map (name NULL when the map names nothing there). */
+/* sourcesContent is kept only for sources not on disk when the map is
+ * decoded, and up to this many bytes per map (the first sources first). */
+#define CPROF_SM_CONTENT_MAX (8u << 20)
+
+/* An original position. line and column are 0-based; source, name and
+ * content are owned by the map (name NULL when the map names nothing there;
+ * content: the source's sourcesContent when kept, else NULL). */
 typedef struct {
   const char *source;
   const char *name;
+  const char *content;
   int32_t line;
   int32_t column;
 } cprof_sm_pos_t;

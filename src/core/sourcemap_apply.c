@@ -10,6 +10,7 @@
 #include "arena.h"
 #include "error.h"
 #include "internal.h"
+#include "source.h"
 #include "sourcemap.h"
 #include "sourcemap_apply.h"
 #include "sourcemap_find.h"
@@ -185,6 +186,7 @@ struct cprof_sm_frames_s {
   cprof_frame_t *held;           /* V8's frames after apply; the mapped ones after a swap */
   cprof_line_tick_t *held_ticks; /* the same for positionTicks' lines */
   cprof__arena_t strings;        /* the mapped frames' strings */
+  cprof_source_texts_t texts;    /* sourcesContent of the original files not on disk */
   int mapped_in;                 /* 1 while p->frames are the mapped ones */
 };
 
@@ -279,6 +281,8 @@ static int map_frame(cprof_sm_frames_t *f, const cprof_frame_t *fr, const slot_t
   const char *name =
       pos.name ? cprof__arena_strdup(&f->strings, pos.name, strlen(pos.name)) : fr->name;
   if (!url || !name) return CPROF_ENOMEM;
+  if (pos.content && cprof__source_texts_add(&f->texts, pos.content, url, pos.content) != CPROF_OK)
+    return CPROF_ENOMEM;
   *out = (cprof_frame_t){name, url, fr->script_id, pos.line, pos.column};
   st->mapped++;
   return CPROF_OK;
@@ -302,12 +306,16 @@ static int map_ticks(cprof_profile_t *p, cprof_sm_frames_t *f, scripts_t *t,
       continue;
     if (!(out[i].url = styled_source(f, fr->url, pos.source))) return CPROF_ENOMEM;
     out[i].line = pos.line + 1;
+    if (pos.content &&
+        cprof__source_texts_add(&f->texts, pos.content, out[i].url, pos.content) != CPROF_OK)
+      return CPROF_ENOMEM;
   }
   return CPROF_OK;
 }
 
 static void frames_free(cprof_sm_frames_t *f) {
   cprof__arena_free(&f->strings);
+  cprof__source_texts_free(&f->texts);
   free(f->held_ticks);
   free(f->held);
   free(f);
@@ -376,4 +384,8 @@ void cprof_sourcemap_release(cprof_profile_t *p, cprof_sm_frames_t *f) {
   if (!f) return;
   if (f->mapped_in) cprof_sourcemap_swap(p, f); /* p frees its own (V8's) array */
   frames_free(f);
+}
+
+const cprof_source_texts_t *cprof_sourcemap_texts(const cprof_sm_frames_t *f) {
+  return f && f->texts.n ? &f->texts : NULL;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "profile.h"
 #include "sourcemap_find.h"
 
@@ -53,6 +54,11 @@ int cprof_sourcemap_apply(cprof_profile_t *p, cprof_smcache_t *cache, const cpro
  * V8's frames back (to write the .cpuprofile / .heapprofile as V8 made it)
  * and a second one the mapped frames. */
 void cprof_sourcemap_swap(cprof_profile_t *p, cprof_sm_frames_t *f);
+
+/* The sourcesContent of the original files the mapped frames and lines
+ * name that were not on disk when their map was decoded, for the line
+ * views (cprof_export_opts_t.source_texts); NULL when none. Owned by f. */
+const cprof_source_texts_t *cprof_sourcemap_texts(const cprof_sm_frames_t *f);
 
 /* Puts V8's frames back in p if they are swapped out, and frees f. */
 void cprof_sourcemap_release(cprof_profile_t *p, cprof_sm_frames_t *f);

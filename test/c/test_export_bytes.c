@@ -1,6 +1,8 @@
 /* The exporters write exactly the bytes they wrote when every node was a
  * cJSON object printed by cJSON: the fixtures against files made by that
- * code (test/c/expected), and the writer's numbers and call frames against
+ * code (test/c/expected; since positionTicks are written, the same bytes
+ * with each node's "positionTicks" after its "children", as in the
+ * fixture), and the writer's numbers and call frames against
  * cJSON's own printing of the same values. */
 #include <errno.h>
 #include <limits.h>

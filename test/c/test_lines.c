@@ -127,20 +127,20 @@ static void source_reads_regular_files_only(void **state) {
   fputs("line one\r\nline two\n", f);
   fclose(f);
   cprof__source_t s;
-  assert_int_equal(cprof__source_read(fifo, &s), CPROF_EIO);
-  assert_int_equal(cprof__source_read("/dev/zero", &s), CPROF_EIO);
-  assert_int_equal(cprof__source_read("node:internal/x", &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read(fifo, NULL, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read("/dev/zero", NULL, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read("node:internal/x", NULL, &s), CPROF_EIO);
   /* Not named like source code: never read (a profile naming a secret). */
   char notsrc[80];
   snprintf(notsrc, sizeof notsrc, "%s/id_rsa", dir);
   FILE *k = fopen(notsrc, "w");
   fputs("secret\n", k);
   fclose(k);
-  assert_int_equal(cprof__source_read(notsrc, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read(notsrc, NULL, &s), CPROF_EIO);
   unlink(notsrc);
   char url[80];
   snprintf(url, sizeof url, "file://%s", file);
-  assert_int_equal(cprof__source_read(url, &s), CPROF_OK);
+  assert_int_equal(cprof__source_read(url, NULL, &s), CPROF_OK);
   const char *t;
   size_t n;
   assert_true(cprof__source_line(&s, 1, &t, &n));
@@ -155,12 +155,35 @@ static void source_reads_regular_files_only(void **state) {
   rmdir(dir);
 }
 
+/* A file not on disk reads from a map's sourcesContent; the file on disk,
+ * when there is one, wins; the texts' budget holds. */
+static void source_falls_back_to_map_texts(void **state) {
+  (void)state;
+  cprof_source_texts_t t = {0};
+  static const char K1[] = "k1", K2[] = "k2";
+  assert_int_equal(cprof__source_texts_add(&t, K1, "/no/such/gone.ts", "a\nb: number\n"), 0);
+  assert_int_equal(cprof__source_texts_add(&t, K2, "/no/such/gone.ts", "other"), 0);
+  assert_int_equal(t.n, 1); /* one text per url */
+  cprof__source_t s;
+  assert_int_equal(cprof__source_read("/no/such/gone.ts", NULL, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read("/no/such/gone.ts", &t, &s), CPROF_OK);
+  const char *line;
+  size_t n;
+  assert_true(cprof__source_line(&s, 2, &line, &n));
+  assert_int_equal(n, 9);
+  assert_memory_equal(line, "b: number", 9);
+  cprof__source_free(&s);
+  assert_int_equal(cprof__source_read("/no/such/other.ts", &t, &s), CPROF_EIO);
+  cprof__source_texts_free(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(split_adds_up),
       cmocka_unit_test(lines_per_function),
       cmocka_unit_test(split_is_of_time),
       cmocka_unit_test(source_reads_regular_files_only),
+      cmocka_unit_test(source_falls_back_to_map_texts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

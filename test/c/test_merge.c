@@ -1,6 +1,7 @@
 /* cprof_profile_merge and cprof_profile_bytes (merge.h). */
 #include "helpers.h"
 #include "internal.h"
+#include "lines.h"
 #include "merge.h"
 
 /* Two windows of one process: (root) > a > b, and (root) > c. Same clock:
@@ -413,6 +414,93 @@ static void bytes_counts_what_is_held(void **state) {
   cprof_profile_free(p);
 }
 
+/* CPU1 and CPU2 with positionTicks. b: 40 µs over ticks {6: 1, 7: 1} in
+ * the first (20 + 20), 15 µs over {6: 1, 7: 2} in the second (5 + 10); a:
+ * 20 µs on line 2; c has none (its 5 µs: line 0). */
+static char *with_ticks(const char *json, const char *node, const char *ticks) {
+  const char *at = strstr(json, node);
+  assert_non_null(at);
+  size_t n = strlen(json), k = (size_t)(at - json) + strlen(node);
+  char *out = malloc(n + strlen(ticks) + 1);
+  assert_non_null(out);
+  memcpy(out, json, k);
+  strcpy(out + k, ticks);
+  strcat(out, json + k);
+  return out;
+}
+
+/* The self time of name's line `line` in lines l (0 when absent). */
+static int64_t line_self(const cprof_profile_t *p, const cprof_flat_t *flat, const cprof_lines_t *l,
+                         const char *name, int32_t line) {
+  for (uint32_t f = 0; f < flat->nfuncs; f++) {
+    if (strcmp(p->frames[flat->funcs[f].frame].name, name) != 0) continue;
+    for (uint32_t i = l->first[f]; i < l->first[f + 1]; i++)
+      if (l->lines[i].line == line) return l->lines[i].self;
+  }
+  return 0;
+}
+
+static void merge_keeps_lines(void **state) {
+  (void)state;
+  char *x1 = with_ticks(CPU1, "'lineNumber':1,'columnNumber':2},'hitCount':1,",
+                        "'positionTicks':[{'line':2,'ticks':1}],");
+  char *x = with_ticks(x1, "'lineNumber':5,'columnNumber':2},'hitCount':2",
+                       ",'positionTicks':[{'line':6,'ticks':1},{'line':7,'ticks':1}]");
+  char *y = with_ticks(CPU2, "'lineNumber':5,'columnNumber':2},'hitCount':1",
+                       ",'positionTicks':[{'line':6,'ticks':1},{'line':7,'ticks':2}]");
+  cprof_profile_t *m = merge2(x, y);
+  assert_true(m->nline_ticks > 0);
+  cprof_flat_t flat;
+  cprof_lines_t l;
+  assert_int_equal(cprof_flat_build(m, &flat), CPROF_OK);
+  assert_int_equal(cprof_lines_build(m, &flat, NULL, &l), CPROF_OK);
+  /* Each line: the sum of the inputs' (not 55 split 2:3, which is 22 + 33). */
+  assert_int_equal(line_self(m, &flat, &l, "b", 6), 20 + 5);
+  assert_int_equal(line_self(m, &flat, &l, "b", 7), 20 + 10);
+  assert_int_equal(line_self(m, &flat, &l, "a", 2), 20);
+  assert_int_equal(line_self(m, &flat, &l, "c", 0), 5);
+  /* A function's lines add up to its self. */
+  for (uint32_t f = 0; f < flat.nfuncs; f++) {
+    int64_t sum = 0;
+    for (uint32_t i = l.first[f]; i < l.first[f + 1]; i++)
+      sum += l.lines[i].self;
+    assert_int_equal(sum, flat.funcs[f].self);
+  }
+  cprof_lines_free(&l);
+  cprof_flat_free(&flat);
+
+  /* The merged .cpuprofile carries them: b's ticks summed per line. */
+  cprof_profile_t *r = reread(m);
+  uint32_t b = CPROF_NONE;
+  for (uint32_t i = 0; i < r->nnodes; i++)
+    if (strcmp(node_name(r, i), "b") == 0) b = i;
+  assert_int_not_equal(b, CPROF_NONE);
+  uint32_t t6 = 0, t7 = 0, n = 0;
+  for (uint32_t i = 0; i < r->nline_ticks; i++) {
+    n++;
+    if (r->line_ticks[i].node != b) continue;
+    if (r->line_ticks[i].line == 6) t6 = r->line_ticks[i].ticks;
+    if (r->line_ticks[i].line == 7) t7 = r->line_ticks[i].ticks;
+  }
+  assert_int_equal(t6, 2);
+  assert_int_equal(t7, 3);
+  assert_int_equal(n, 3); /* a's line 2, b's 6 and 7; no line 0 written */
+  cprof_profile_free(r);
+  cprof_profile_free(m);
+  free(x1);
+  free(x);
+  free(y);
+}
+
+/* Inputs without positionTicks merge into a profile without them. */
+static void merge_without_ticks_has_none(void **state) {
+  (void)state;
+  cprof_profile_t *m = merge2(CPU1, CPU2);
+  assert_int_equal(m->nline_ticks, 0);
+  assert_null(m->line_ticks);
+  cprof_profile_free(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cpu_merges_by_call_path),
@@ -428,6 +516,8 @@ int main(void) {
       cmocka_unit_test(fixture_twice_exports),
       cmocka_unit_test(heap_fixture_exports),
       cmocka_unit_test(bytes_counts_what_is_held),
+      cmocka_unit_test(merge_keeps_lines),
+      cmocka_unit_test(merge_without_ticks_has_none),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

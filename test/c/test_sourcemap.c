@@ -57,6 +57,27 @@ static void expect_pos(const cprof_sourcemap_t *m, int32_t line, int32_t col, co
     assert_null(p.name);
 }
 
+/* sourcesContent is kept for a source that is not on disk, and only for
+ * it: a source that is (test/c/Makefile) costs
+ * nothing. "AAAA;ACAA": line 0 -> source 0, line 1 -> source 1. */
+static void contents_kept_only_for_sources_not_on_disk(void **state) {
+  (void)state;
+  char json[1024];
+  snprintf(json, sizeof json,
+           "{'version':3,'sources':['/no/such/dir/gone.ts','%s/c/Makefile'],"
+           "'sourcesContent':['let gone = 1\\nlet two = 2\\n','all:'],'mappings':'AAAA;ACAA'}",
+           CPROF_FIXTURES "/..");
+  cprof_sourcemap_t *m = map_ok(json, "/app/");
+  cprof_sm_pos_t p;
+  assert_true(cprof_sourcemap_lookup(m, 0, 0, &p));
+  assert_string_equal(p.source, "/no/such/dir/gone.ts");
+  assert_non_null(p.content);
+  assert_string_equal(p.content, "let gone = 1\nlet two = 2\n");
+  assert_true(cprof_sourcemap_lookup(m, 1, 0, &p));
+  assert_null(p.content); /* on disk: read from there */
+  cprof_sourcemap_free(m);
+}
+
 /* "AAAA,SAASA,IAAI;AACA": [0,0,0,0] [9,0,0,9,0] [13,0,0,13]; line 1:
  * [0,0,1,13] (every field but the generated column carries across lines). */
 static const char *const SIMPLE = "{'version':3,'sources':['a.ts'],'names':['foo'],"
@@ -469,6 +490,7 @@ static void cache_bound_evicts(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(decode_and_lookup),
+      cmocka_unit_test(contents_kept_only_for_sources_not_on_disk),
       cmocka_unit_test(column_before_first_mapping),
       cmocka_unit_test(segment_without_source_maps_nothing),
       cmocka_unit_test(unsorted_line_is_sorted_stably),

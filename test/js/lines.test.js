@@ -87,7 +87,19 @@ before(() => {
   const tsOut = path.join(dir, 'dist', 'two.js')
   // The loops sit on other lines in tsc's output: the map is what moves them.
   assert.notEqual(lineOf(fs.readFileSync(tsOut, 'utf8'), 'LOOP_THREE'), lineOf(TWO_TS, 'LOOP_THREE'))
-  work = { js, ts, tsOut }
+  // The same module built with its source inside the map (sourcesContent),
+  // then the .ts deleted, as a deploy that ships dist/ alone.
+  const gone = path.join(dir, 'shipped')
+  fs.mkdirSync(path.join(gone, 'src'), { recursive: true })
+  const goneTs = path.join(gone, 'src', 'two.ts')
+  fs.writeFileSync(goneTs, TWO_TS)
+  const r2 = spawnSync(process.execPath, [TSC, '--sourceMap', '--inlineSources', '--outDir', path.join(gone, 'dist'),
+    '--module', 'commonjs', '--target', 'es2020', '--strict', goneTs], { encoding: 'utf8', cwd: gone })
+  assert.equal(r2.status, 0, `tsc: ${r2.stdout}${r2.stderr}`)
+  fs.rmSync(goneTs)
+  const goneOut = path.join(gone, 'dist', 'two.js')
+  assert.match(fs.readFileSync(goneOut + '.map', 'utf8'), /"sourcesContent"/)
+  work = { js, ts, tsOut, goneOut }
 })
 
 function profile (mod, opts = {}) {
@@ -191,6 +203,62 @@ test('TypeScript through its source map: the .ts lines read 3:1', async () => {
   if (ratio !== null) assert.ok(within(ratio), `go tool pprof -lines on the .ts lines 3:1: ${ratio}`)
 })
 
+test('TypeScript whose .ts is gone: report --lines shows the .ts lines from the map\'s sourcesContent', async () => {
+  const one = lineOf(TWO_TS, 'LOOP_ONE')
+  const three = lineOf(TWO_TS, 'LOOP_THREE')
+  const result = taken.gone = profile(work.goneOut, { sourceMaps: true })
+  const fn = result.summary.top.find((f) => f.functionName === 'twoLoops')
+  assert.ok(fn && fn.url.endsWith('two.ts'), JSON.stringify(result.summary.top.slice(0, 3)))
+  assert.ok(!fs.existsSync(path.join(path.dirname(work.goneOut), '..', 'src', 'two.ts')), 'the .ts is not on disk')
+
+  const text = cli('report', result.files.cpuprofile, '--source-maps', '--lines', 'twoLoops')
+  assert.doesNotMatch(text, /source not readable/, text)
+  const rep = reportRatio(text, one, three)
+  assert.ok(within(rep.ratio), `report --lines 3:1 on the .ts lines: ${rep.ratio}\n${text}`)
+  assert.match(rep.a.source, /for \(let i: number = 0; i < n; i\+\+\)/, 'the .ts source from sourcesContent')
+  assert.match(rep.b.source, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/, 'the .ts source from sourcesContent')
+  // The txt written at stop (mapped there) has it too.
+  assert.match(fs.readFileSync(result.files.txt, 'utf8'), /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
+})
+
+// positionTicks of the nodes of function name in a .cpuprofile: { line: ticks }.
+function ticksOf (file, name) {
+  const out = {}
+  for (const n of JSON.parse(fs.readFileSync(file, 'utf8')).nodes) {
+    if (n.callFrame.functionName !== name) continue
+    for (const t of n.positionTicks || []) out[t.line] = (out[t.line] || 0) + t.ticks
+  }
+  return out
+}
+
+test('cprof merge keeps the lines: the merged file\'s positionTicks are the inputs\' summed; report --lines reads 3:1', async () => {
+  const one = lineOf(TWO_JS, 'LOOP_ONE')
+  const three = lineOf(TWO_JS, 'LOOP_THREE')
+  const a = (taken.js || (taken.js = profile(work.js))).files.cpuprofile
+  const b = profile(work.js).files.cpuprofile
+  const merged = path.join(makeTmpDir(), 'm.cpuprofile')
+  cli('merge', a, b, '-o', merged)
+  const ta = ticksOf(a, 'twoLoops')
+  const tb = ticksOf(b, 'twoLoops')
+  const tm = ticksOf(merged, 'twoLoops')
+  assert.ok(ta[three] > 0 && tb[three] > 0, `ticks in the inputs: ${JSON.stringify([ta, tb])}`)
+  const sum = {}
+  for (const t of [ta, tb]) for (const [line, n] of Object.entries(t)) sum[line] = (sum[line] || 0) + n
+  assert.deepEqual(tm, sum, 'the merged file\'s positionTicks are the inputs\' summed')
+
+  const [la, lb, lm] = await Promise.all([a, b, merged].map(async (f) =>
+    (await cprof.analyze(f, { lines: true })).summary.top.find((fn) => fn.functionName === 'twoLoops')))
+  assertLines(lm, one, three, `file://${work.js}`)
+  // Read back from the file, a line's time is split again by ticks: within 2% of the inputs' sum.
+  const at = (fn, line) => us(fn.lines.find((l) => l.line === line).self)
+  for (const line of [one, three]) {
+    const want = at(la, line) + at(lb, line)
+    assert.ok(Math.abs(at(lm, line) - want) <= want * 0.02, `line ${line}: ${at(lm, line)} vs ${want}`)
+  }
+  const rep = reportRatio(cli('report', merged, '--lines', 'twoLoops'), one, three)
+  assert.ok(within(rep.ratio), `report --lines of the merged file 3:1: ${rep.ratio}`)
+})
+
 test('report --lines: a name that matches nothing, and heap profiles, say so', () => {
   const heap = path.join(ROOT, 'test', 'fixtures', 'small.heapprofile')
   assert.match(cli('report', heap, '--lines'), /not in heap profiles \(V8's sampling heap profiler records no position/)
@@ -265,11 +333,19 @@ describe('the HTML viewer in Chromium', { skip: !haveChromium() && 'no chromium 
     assert.ok(within(v.ratio), `viewer 3:1 on the .ts lines: ${v.ratio}`)
     assert.match(v.b.src, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
   })
+
+  test('TypeScript whose .ts is gone: the pane shows the source from the map\'s sourcesContent', async () => {
+    const result = taken.gone || (taken.gone = profile(work.goneOut, { sourceMaps: true }))
+    const v = await viewerRatio(browser, result.files.html, lineOf(TWO_TS, 'LOOP_ONE'), lineOf(TWO_TS, 'LOOP_THREE'))
+    assert.ok(within(v.ratio), `viewer 3:1 on the .ts lines: ${v.ratio}`)
+    assert.match(v.b.src, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
+  })
 })
 
 test('recorder.start({ lines: true }): the store\'s pprof windows carry one Location per line', async () => {
   const store = makeTmpDir()
   const app = require(work.js)
+  let dumped
   cprof.recorder.start({ window: 400, interval: 500, lines: true, store: { dir: store, formats: ['pprof'] } })
   try {
     const end = Date.now() + 2000
@@ -277,17 +353,22 @@ test('recorder.start({ lines: true }): the store\'s pprof windows carry one Loca
       app.run(100)
       await new Promise((resolve) => setImmediate(resolve))
     }
-    await cprof.recorder.dump({ dir: makeTmpDir() }) // waits for the current window
+    dumped = await cprof.recorder.dump({ dir: makeTmpDir() }) // waits for the current window
   } finally {
     cprof.recorder.stop()
   }
+  // The dump merges the windows: its .cpuprofile keeps their lines, 3:1.
+  const one = lineOf(TWO_JS, 'LOOP_ONE')
+  const three = lineOf(TWO_JS, 'LOOP_THREE')
+  const dt = ticksOf(dumped.files.cpuprofile, 'twoLoops')
+  assert.ok(dt[one] > 0 && dt[three] > 0, `positionTicks in the dump: ${JSON.stringify(dt)}`)
+  const fn = (await cprof.analyze(dumped.files.cpuprofile, { lines: true })).summary.top.find((f) => f.functionName === 'twoLoops')
+  assertLines(fn, one, three, `file://${work.js}`)
   const files = fs.readdirSync(store).filter((f) => f.endsWith('.pb.gz')).map((f) => path.join(store, f))
   assert.ok(files.length >= 2, `windows stored: ${files}`)
   const go = spawnSync('go', ['tool', 'pprof', '-lines', '-top', ...files], { encoding: 'utf8', timeout: 60000 })
   if (go.error) return // no Go here
   assert.equal(go.status, 0, go.stderr)
-  const one = lineOf(TWO_JS, 'LOOP_ONE')
-  const three = lineOf(TWO_JS, 'LOOP_THREE')
   assert.match(go.stdout, new RegExp(`twoLoops \\S+two\\.js:${one}\\s*$`, 'm'))
   assert.match(go.stdout, new RegExp(`twoLoops \\S+two\\.js:${three}\\s*$`, 'm'))
 })
