@@ -18,7 +18,7 @@ const net = require('node:net')
 const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 
-const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
+const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv, cprofAsync } = require('./helpers/util.js')
 const { assertHeapProfileSchema } = require('./helpers/heap.js')
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
@@ -108,20 +108,7 @@ function load (port) {
   }
 }
 
-function cprof (args, timeout = 60000, env = {}) {
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, [CLI, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    c.stdout.on('data', (d) => { stdout += d })
-    c.stderr.on('data', (d) => { stderr += d })
-    const t = setTimeout(() => c.kill(), timeout)
-    c.on('close', (status) => {
-      clearTimeout(t)
-      resolve({ status, stdout, stderr, describe: () => `status=${status}\n${stdout}\n${stderr}` })
-    })
-  })
-}
+const cprof = (args, timeout = 60000, env = {}) => cprofAsync(args, { env, timeout })
 
 test('attach profiles a plain node server under load: the hot route on top, the port closed after, the app unchanged', { timeout: 90000 }, async () => {
   const inspectPort = await freePort()

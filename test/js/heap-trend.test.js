@@ -16,14 +16,13 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
-const { makeTmpDir, removeTmpDirs, startFixture, childEnv } = require('./helpers/util.js')
+const { makeTmpDir, removeTmpDirs, startFixture, childEnv, cprofAsync } = require('./helpers/util.js')
 const { incidentsOption, envIncidents } = require('../../lib/incidents/options')
 const { initConfig, envConfig } = require('../../lib/trigger-config')
 const { startOptions } = require('../../lib/recorder')
 const { haveChromium, launch, openPage } = require('./browser')
 
 const ROOT = path.join(__dirname, '..', '..')
-const CLI = path.join(ROOT, 'bin', 'cprof.js')
 const REGISTER = path.join(ROOT, 'register.js')
 const FIXTURE = path.join(__dirname, 'fixtures', 'heap-growth-app.js')
 const children = []
@@ -42,16 +41,7 @@ function run (mode, how, env = {}) {
   return f
 }
 
-function cprof (args, env) {
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, [CLI, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    c.stdout.on('data', (d) => { stdout += d })
-    c.stderr.on('data', (d) => { stderr += d })
-    c.on('close', (status) => resolve({ status, stdout, stderr }))
-  })
-}
+const cprof = (args, env) => cprofAsync(args, { env })
 
 describe('heap trend', { concurrency: true, timeout: WAIT_MS + 30_000 }, () => {
   test('a planted leak is the top growing site within 30 s of 1 s windows, with its growth and share', async () => {

@@ -14,7 +14,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 
-const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
+const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv, cprofAsync } = require('./helpers/util.js')
 const { haveChromium, launch, openPage } = require('./browser')
 const { termSafe } = require('../../lib/term')
 const { topLines } = require('../../lib/fleet/summary')
@@ -47,20 +47,7 @@ function cli (args, { maxBuffer = 16 * 1024 * 1024, env = {} } = {}) {
   return r
 }
 
-function cliAsync (args, env = {}) {
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, [CLI, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    c.stdout.on('data', (d) => { stdout += d })
-    c.stderr.on('data', (d) => { stderr += d })
-    const t = setTimeout(() => c.kill(), 120000)
-    c.on('close', (status) => {
-      clearTimeout(t)
-      resolve({ status, stdout, stderr, describe: () => `cprof ${args.join(' ')} → status ${status}\n${stdout}\n${stderr}` })
-    })
-  })
-}
+const cliAsync = (args, env = {}) => cprofAsync(args, { env, timeout: 120000 })
 
 // A .cpuprofile of one call chain depth frames deep under the root: f0..f6
 // over and over, then leaf with the only sample.

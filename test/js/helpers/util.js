@@ -123,6 +123,24 @@ function startFixture (name, args = [], { env } = {}) {
   return { child, exited, waitForLine, stdout: () => stdout }
 }
 
+// Runs bin/cprof.js without blocking this process (a test may need to serve
+// or load the target meanwhile); resolves { status, stdout, stderr,
+// describe() }. timeout (ms), if given, kills a CLI that hangs.
+function cprofAsync (args, { env = {}, timeout } = {}) {
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, [path.join(ROOT, 'bin', 'cprof.js'), ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    c.stdout.on('data', (d) => { stdout += d })
+    c.stderr.on('data', (d) => { stderr += d })
+    const t = timeout === undefined ? null : setTimeout(() => c.kill(), timeout)
+    c.on('close', (status) => {
+      clearTimeout(t)
+      resolve({ status, stdout, stderr, describe: () => `cprof ${args.join(' ')} → status ${status}\n${stdout}\n${stderr}` })
+    })
+  })
+}
+
 // Asserts that `err` is an Error with the given cprof code and a message.
 function assertCprofError (err, code) {
   assert.ok(err instanceof Error, `expected an Error, got ${String(err)}`)
@@ -163,6 +181,7 @@ module.exports = {
   childEnv,
   runFixture,
   startFixture,
+  cprofAsync,
   jsonLines,
   assertCprofError,
   assertCprofErrorInfo,
