@@ -10,37 +10,9 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "read_file.h"
 #include "source.h"
 #include "sourcemap_url.h"
-
-static int read_regular(const char *path, char **out, size_t *len) {
-  struct stat st;
-  /* O_NONBLOCK: a FIFO named in a profile must not block the thread. */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return CPROF_EIO;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-      (unsigned long long)st.st_size > CPROF__SOURCE_MAX) {
-    close(fd);
-    return CPROF_EIO;
-  }
-  size_t n = (size_t)st.st_size, got = 0;
-  char *buf = malloc(n + 1);
-  if (!buf) {
-    close(fd);
-    return CPROF_ENOMEM;
-  }
-  while (got < n) {
-    ssize_t r = read(fd, buf + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break; /* shrank while reading: use what is there */
-    got += (size_t)r;
-  }
-  close(fd);
-  buf[got] = '\0';
-  *out = buf;
-  *len = got;
-  return CPROF_OK;
-}
 
 static int index_lines(cprof__source_t *s) {
   uint32_t n = 1;
@@ -131,7 +103,9 @@ int cprof__source_read(const char *url, const cprof_source_texts_t *texts, cprof
   *out = (cprof__source_t){0};
   char *path = url ? cprof__sm_url_to_path(url) : NULL;
   int rc = CPROF_EIO;
-  if (path && source_ext(path)) rc = read_regular(path, &out->text, &out->len);
+  struct stat st;
+  if (path && source_ext(path))
+    rc = cprof__read_regular(path, CPROF__SOURCE_MAX, &out->text, &out->len, &st, NULL, 0);
   free(path);
   /* The file on disk first, as the page and report always did; a map's
    * copy only for a file that is gone (or never shipped). */

@@ -15,45 +15,10 @@
 
 #include "error.h"
 #include "internal.h"
+#include "read_file.h"
 #include "sourcemap.h"
 #include "sourcemap_find.h"
 #include "sourcemap_url.h"
-
-/* Reads a regular file of at most max bytes: CPROF_OK, CPROF_EIO (missing,
- * not a regular file, too large: errno-style reason in errbuf). */
-static int read_bounded(const char *path, size_t max, char **out, size_t *len, struct stat *st,
-                        char *errbuf, size_t errlen) {
-  /* O_NONBLOCK: a FIFO named as a map must not block the worker thread. */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return cprof__errf(errbuf, errlen, CPROF_EIO, "%s", strerror(errno));
-  if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-    int e = S_ISREG(st->st_mode) ? errno : 0;
-    close(fd);
-    return cprof__errf(errbuf, errlen, CPROF_EIO, "%s", e ? strerror(e) : "not a regular file");
-  }
-  if ((unsigned long long)st->st_size > max) {
-    close(fd);
-    return cprof__errf(errbuf, errlen, CPROF_EIO, "%lld bytes, over the %zu byte limit",
-                       (long long)st->st_size, max);
-  }
-  size_t n = (size_t)st->st_size, got = 0;
-  char *buf = malloc(n + 1);
-  if (!buf) {
-    close(fd);
-    return CPROF_ENOMEM;
-  }
-  while (got < n) {
-    ssize_t r = read(fd, buf + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break; /* shrank while reading: use what is there */
-    got += (size_t)r;
-  }
-  close(fd);
-  buf[got] = '\0';
-  *out = buf;
-  *len = got;
-  return CPROF_OK;
-}
 
 static int is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
@@ -182,7 +147,7 @@ static int external_map(find_t *f, char *map_path, int must_exist, cprof_sourcem
   char why[200] = "", *json = NULL, *base;
   size_t len;
   struct stat st;
-  int rc = read_bounded(map_path, f->lim->max_map_bytes, &json, &len, &st, why, sizeof why);
+  int rc = cprof__read_regular(map_path, f->lim->max_map_bytes, &json, &len, &st, why, sizeof why);
   if (rc != CPROF_OK) {
     if (!must_exist && rc == CPROF_EIO && access(map_path, F_OK) != 0) return CPROF_OK; /* none */
     return cprof__errf(f->errbuf, f->errlen, rc, "%s: cannot read its source map %s: %s", f->script,
@@ -279,7 +244,7 @@ int cprof_sourcemap_find(const char *path, const cprof_sm_limits_t *lim, cprof_s
   size_t n;
   memset(origin, 0, sizeof *origin);
   *out = NULL;
-  int rc = read_bounded(path, l.max_script_bytes, &src, &len, &st, why, sizeof why);
+  int rc = cprof__read_regular(path, l.max_script_bytes, &src, &len, &st, why, sizeof why);
   if (rc != CPROF_OK)
     return cprof__errf(errbuf, errlen, rc, "cannot read the script %s: %s", path,
                        rc == CPROF_EIO ? why : cprof_strerror(rc));
