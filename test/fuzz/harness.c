@@ -28,17 +28,7 @@
 #include <cjson/cJSON.h>
 
 #include "cprof.h"
-
-/* Stops the run: libFuzzer and cmocka both report an abort with the input. */
-#define FUZZ_CHECK(cond, ...)                                                                      \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "fuzz oracle failed: %s (%s:%d): ", #cond, __FILE__, __LINE__);              \
-      fprintf(stderr, __VA_ARGS__);                                                                \
-      fputc('\n', stderr);                                                                         \
-      abort();                                                                                     \
-    }                                                                                              \
-  } while (0)
+#include "fuzz_check.h"
 
 /* ---- the exporters: one line each ---- */
 

@@ -20,15 +20,15 @@
 #include <cjson/cJSON.h>
 
 #include "error.h"
+#include "fuzz_check.h"
 #include "heapsnapshot.h"
 #include "snapshot.h"
 
+/* #cond here: passed on to FUZZ_CHECK it would be macro-expanded first
+ * (CPROF_OK as 0) in the message. */
 #define SNAP_FUZZ_CHECK(cond)                                                                      \
   do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "fuzz oracle failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);              \
-      abort();                                                                                     \
-    }                                                                                              \
+    if (!(cond)) FUZZ_FAIL(#cond, "heap snapshot");                                                \
   } while (0)
 
 static void check_tree(const cprof__snap_t *s) {

@@ -17,17 +17,17 @@
 #include <string.h>
 
 #include "error.h"
+#include "fuzz_check.h"
 #include "sourcemap.h"
 #include "sourcemap_apply.h"
 #include "sourcemap_find.h"
 #include "sourcemap_url.h"
 
+/* #cond here: passed on to FUZZ_CHECK it would be macro-expanded first
+ * (CPROF_OK as 0) in the message. */
 #define SM_FUZZ_CHECK(cond)                                                                        \
   do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "fuzz oracle failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);              \
-      abort();                                                                                     \
-    }                                                                                              \
+    if (!(cond)) FUZZ_FAIL(#cond, "source map");                                                   \
   } while (0)
 
 static void lookups(const cprof_sourcemap_t *m, const uint8_t *data, size_t size) {
