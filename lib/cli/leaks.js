@@ -8,6 +8,7 @@ const { parseArgs } = require('node:util')
 const { discover, byApp } = require('../fleet/discover')
 const { bytes, perMinute, siteName, clock, combine } = require('../fleet/heap-trend')
 const { termSafe } = require('../term')
+const { columns } = require('./columns')
 
 const USAGE = `usage: cprof leaks <pid> | --app NAME [--json]
 
@@ -41,9 +42,7 @@ function siteTable (sites, cwd, withInstances) {
       s.share === null || s.share === undefined ? '-' : `${Math.round(s.share * 100)}%`,
       ...(withInstances ? [String(s.instances)] : []), siteName(s, cwd)].map(termSafe))
   }
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
-  return rows.map((r) => '  ' + r.map((cell, c) => c === r.length - 1 ? cell : cell.padEnd(widths[c])).join('  '))
-    .join('\n') + '\n'
+  return columns(rows).map((l) => '  ' + l).join('\n') + '\n'
 }
 
 async function run (argv, { out = process.stdout, err = process.stderr } = {}) {

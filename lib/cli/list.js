@@ -8,6 +8,7 @@ const { parseArgs } = require('node:util')
 const { parseWindowName } = require('./store')
 const { defaultDir } = require('../dirs')
 const { termSafe } = require('../term')
+const { columns } = require('./columns')
 
 const USAGE = `usage: cprof list [dir] [--json]
 
@@ -107,9 +108,7 @@ function table (rows) {
     r.why === 'incident' ? `incident ${r.incident}` : r.why || '-',
     termSafe(path.basename(r.file)) // a file name may hold anything but / and NUL
   ]))
-  const widths = cells[0].map((_, c) => Math.max(...cells.map((row) => row[c].length)))
-  return cells.map((row) => row.map((cell, c) =>
-    c === row.length - 1 ? cell : c === 3 ? cell.padStart(widths[c]) : cell.padEnd(widths[c])).join('  ')).join('\n') + '\n'
+  return columns(cells, { right: [3] }).join('\n') + '\n'
 }
 
 async function run (argv, { out = process.stdout, err = process.stderr } = {}) {

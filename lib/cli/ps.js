@@ -6,6 +6,7 @@ const { parseArgs } = require('node:util')
 const { discover, withUsage, byApp } = require('../fleet/discover')
 const rundir = require('../fleet/rundir')
 const { termSafe } = require('../term')
+const { columns } = require('./columns')
 const { psText } = require('../fleet/heap-trend')
 
 const WINDOW_MS = 250
@@ -69,10 +70,7 @@ function table (entries) {
       psText(e), signalText(e)
     ].map(termSafe))
   }
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
-  const right = new Set([0, 6, 7])
-  return rows.map((r) => r.map((cell, c) => right.has(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))
-    .join('  ').trimEnd()).join('\n') + '\n'
+  return columns(rows, { right: [0, 6, 7] }).map((l) => l.trimEnd()).join('\n') + '\n'
 }
 
 async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
