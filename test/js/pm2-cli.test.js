@@ -11,15 +11,14 @@
 //   cli-both  CPROF_PROFILING=1 beside CPROF_RECORDER=1, CPROF_HEAP_SIGNAL=SIGWINCH
 // Every process announces itself in a run directory of this file's own.
 
-const { test: nodeTest, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
-const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs, childEnv } = require('./helpers/util.js')
-const { PM2_BIN, NO_PM2, pm2Home, reapPm2 } = require('./helpers/pm2.js')
+const { ROOT, FIXTURES, makeTmpDir, childEnv } = require('./helpers/util.js')
+const { pm2Home, pm2Suite } = require('./helpers/pm2.js')
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
 const home = makeTmpDir('cprof-pm2cli-')
@@ -35,15 +34,10 @@ function env (extra = {}) {
 
 const { pm2, trigger: pm2Trigger } = pm2Home({ home, cwd: appDir, env: env(), keep: ['CPROF_RUN_DIR'] })
 
-let skip = NO_PM2
+// Under ASan on a loaded machine a PM2 cluster start takes a minute.
+const test = pm2Suite({ home, pm2, timeout: 240000, setUp })
 
-before(() => {
-  if (skip) return
-  const ping = pm2('ping')
-  if (ping.status !== 0) {
-    skip = `pm2 cannot run here: ${ping.describe()}`
-    return
-  }
+function setUp () {
   fs.mkdirSync(path.join(appDir, 'node_modules'))
   fs.symlinkSync(ROOT, path.join(appDir, 'node_modules', 'cprof'), 'dir')
   const app = (name, instances, vars) => ({
@@ -63,19 +57,8 @@ before(() => {
   }, null, 2)}\n`)
   const r = pm2('start', 'ecosystem.config.js')
   assert.equal(r.status, 0, r.describe())
-})
+}
 
-after(() => {
-  if (PM2_BIN && fs.existsSync(path.join(home, 'rpc.sock'))) pm2('kill')
-  reapPm2(home)
-  removeTmpDirs()
-})
-
-// Under ASan on a loaded machine a PM2 cluster start takes a minute.
-const test = (name, fn) => nodeTest(name, { timeout: 240000 }, (t) => {
-  if (skip) return t.skip(skip)
-  return fn(t)
-})
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function cprof (args, extra) {

@@ -4,29 +4,22 @@
 // an app preloads cprof/register with CPROF_RECORDER=1; `pm2 trigger <app>
 // cprof:dump [ms]` replies with the files and the summary.
 
-const { test: nodeTest, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
-const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs } = require('./helpers/util.js')
-const { PM2_BIN, NO_PM2, pm2Home, reapPm2 } = require('./helpers/pm2.js')
+const { ROOT, FIXTURES, makeTmpDir } = require('./helpers/util.js')
+const { pm2Home, pm2Suite } = require('./helpers/pm2.js')
 
 const home = makeTmpDir('cprof-pm2rec-')
 const appDir = makeTmpDir('cprof-pm2rec-app-')
 const outDir = makeTmpDir()
 const { pm2, trigger: pm2Trigger } = pm2Home({ home, cwd: appDir })
 
-let skip = NO_PM2
+const test = pm2Suite({ home, pm2, timeout: 240000, setUp })
 
-before(() => {
-  if (skip) return
-  const ping = pm2('ping')
-  if (ping.status !== 0) {
-    skip = `pm2 cannot run here: ${ping.describe()}`
-    return
-  }
+function setUp () {
   fs.writeFileSync(path.join(appDir, 'ecosystem.config.js'), `module.exports = ${JSON.stringify({
     apps: [{
       name: 'cprof-rec',
@@ -37,18 +30,8 @@ before(() => {
   }, null, 2)}\n`)
   const r = pm2('start', 'ecosystem.config.js')
   assert.equal(r.status, 0, r.describe())
-})
+}
 
-after(() => {
-  if (PM2_BIN && fs.existsSync(path.join(home, 'rpc.sock'))) pm2('kill')
-  reapPm2(home)
-  removeTmpDirs()
-})
-
-const test = (name, fn) => nodeTest(name, { timeout: 240000 }, (t) => {
-  if (skip) return t.skip(skip)
-  return fn(t)
-})
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 function actions () {

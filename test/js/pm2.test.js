@@ -7,29 +7,22 @@
 // (ecosystem.config.js); `pm2 trigger` drives cprof's actions and prints
 // their replies; `pm2 sendSignal` drives the signal trigger.
 
-const { test: nodeTest, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
-const { ROOT, FIXTURES, makeTmpDir, removeTmpDirs } = require('./helpers/util.js')
-const { PM2_BIN, NO_PM2, pm2Home, reapPm2 } = require('./helpers/pm2.js')
+const { ROOT, FIXTURES, makeTmpDir } = require('./helpers/util.js')
+const { pm2Home, pm2Suite } = require('./helpers/pm2.js')
 
 const home = makeTmpDir('cprof-pm2-')
 const appDir = makeTmpDir('cprof-pm2-app-')
 const dirs = { io: makeTmpDir(), env: makeTmpDir() }
 const { pm2, trigger: pm2Trigger, logs } = pm2Home({ home, cwd: appDir })
 
-let skip = NO_PM2
+const test = pm2Suite({ home, pm2, timeout: 120000, setUp })
 
-before(() => {
-  if (skip) return
-  const ping = pm2('ping')
-  if (ping.status !== 0) {
-    skip = `pm2 cannot run here: ${ping.describe()}`
-    return
-  }
+function setUp () {
   fs.mkdirSync(path.join(appDir, 'node_modules'))
   fs.symlinkSync(ROOT, path.join(appDir, 'node_modules', 'cprof'), 'dir')
   const script = path.join(FIXTURES, 'trigger-pm2-app.js')
@@ -56,18 +49,8 @@ before(() => {
     const r = pm2('start', file)
     assert.equal(r.status, 0, r.describe())
   }
-})
+}
 
-after(() => {
-  if (PM2_BIN && fs.existsSync(path.join(home, 'rpc.sock'))) pm2('kill')
-  reapPm2(home)
-  removeTmpDirs()
-})
-
-const test = (name, fn) => nodeTest(name, { timeout: 120000 }, (t) => {
-  if (skip) return t.skip(skip)
-  return fn(t)
-})
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function waitFor (what, fn, ms = 15000) {

@@ -7,7 +7,8 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
-const { ROOT, childEnv } = require('./util.js')
+const { test, before, after } = require('node:test')
+const { ROOT, childEnv, removeTmpDirs } = require('./util.js')
 
 let PM2_BIN = null
 try {
@@ -128,4 +129,32 @@ function reapPm2 (home) {
   }
 }
 
-module.exports = { PM2_BIN, NO_PM2, pm2Home, reapPm2 }
+/**
+ * The frame of a PM2 test file: before(), unless pm2 is missing or its
+ * `pm2 ping` fails, runs `setUp`; after() kills this PM2_HOME's daemon and
+ * its apps and removes the temp dirs. Returns test(name, fn), with
+ * `timeout` (ms), skipped when pm2 could not run.
+ */
+function pm2Suite ({ home, pm2, timeout, setUp }) {
+  let skip = NO_PM2
+  before(() => {
+    if (skip) return
+    const ping = pm2('ping')
+    if (ping.status !== 0) {
+      skip = `pm2 cannot run here: ${ping.describe()}`
+      return
+    }
+    setUp()
+  })
+  after(() => {
+    if (PM2_BIN && fs.existsSync(path.join(home, 'rpc.sock'))) pm2('kill')
+    reapPm2(home)
+    removeTmpDirs()
+  })
+  return (name, fn) => test(name, { timeout }, (t) => {
+    if (skip) return t.skip(skip)
+    return fn(t)
+  })
+}
+
+module.exports = { PM2_BIN, NO_PM2, pm2Home, pm2Suite, reapPm2 }
