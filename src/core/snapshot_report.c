@@ -66,6 +66,18 @@ static cJSON *path(const cprof__snap_t *s, uint32_t n) {
   return arr;
 }
 
+/* What an object and a class both give: self and retained size, distance,
+ * and the retaining path of `at` (the object; a class's largest). 1, or 0
+ * when out of memory. */
+static int add_sizes(cJSON *o, const cprof__snap_t *s, uint64_t self, uint64_t retained,
+                     int32_t distance, uint32_t at) {
+  cJSON *p;
+  return cJSON_AddNumberToObject(o, "selfSize", (double)self) &&
+         cJSON_AddNumberToObject(o, "retainedSize", (double)retained) &&
+         cJSON_AddNumberToObject(o, "distance", distance) && (p = path(s, at)) != NULL &&
+         cJSON_AddItemToObject(o, "path", p);
+}
+
 static int listed(const cprof__snap_t *s, uint32_t n) {
   return n != s->root && cprof__snap_ntype(s, n) != s->t_synthetic;
 }
@@ -92,12 +104,9 @@ static cJSON *objects(const cprof__snap_t *s, uint32_t top) {
   if (arr != NULL) largest(s, top, best, &k);
   for (uint32_t i = 0; arr != NULL && i < k; i++) {
     uint32_t n = best[i];
-    cJSON *o = cJSON_CreateObject(), *p;
+    cJSON *o = cJSON_CreateObject();
     if (o == NULL || !cJSON_AddItemToArray(arr, o) || add_node(o, s, n) != 0 ||
-        !cJSON_AddNumberToObject(o, "selfSize", (double)cprof__snap_self(s, n)) ||
-        !cJSON_AddNumberToObject(o, "retainedSize", (double)s->retained[n]) ||
-        !cJSON_AddNumberToObject(o, "distance", s->dist[n]) || (p = path(s, n)) == NULL ||
-        !cJSON_AddItemToObject(o, "path", p)) {
+        !add_sizes(o, s, cprof__snap_self(s, n), s->retained[n], s->dist[n], n)) {
       cJSON_Delete(arr);
       arr = NULL;
     }
@@ -114,14 +123,11 @@ static cJSON *classes(const cprof__snap_t *s, uint32_t top) {
   cJSON *arr = cJSON_CreateArray();
   for (uint32_t i = 0; arr != NULL && i < n && i < top; i++) {
     const cprof__snap_class_t *c = &cls[i];
-    cJSON *o = cJSON_CreateObject(), *p;
+    cJSON *o = cJSON_CreateObject();
     if (o == NULL || !cJSON_AddItemToArray(arr, o) ||
         !cJSON_AddStringToObject(o, "name", cprof__snap_class_name(s, c->key, buf, sizeof buf)) ||
         !cJSON_AddNumberToObject(o, "count", c->count) ||
-        !cJSON_AddNumberToObject(o, "selfSize", (double)c->self) ||
-        !cJSON_AddNumberToObject(o, "retainedSize", (double)c->retained) ||
-        !cJSON_AddNumberToObject(o, "distance", c->distance) || (p = path(s, c->largest)) == NULL ||
-        !cJSON_AddItemToObject(o, "path", p)) {
+        !add_sizes(o, s, c->self, c->retained, c->distance, c->largest)) {
       cJSON_Delete(arr);
       arr = NULL;
     }
