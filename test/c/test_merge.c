@@ -63,19 +63,24 @@ static cprof_profile_t *merge2(const char *x, const char *y) {
   return out;
 }
 
-/* The merged profile written as a .cpuprofile and read back: cprof's
- * parser sets each node's self from the samples and timeDeltas by DevTools'
- * rule (a sample lasts until the next one, the last until endTime). */
-static cprof_profile_t *reread(const cprof_profile_t *m) {
+/* The merged profile written by `exporter` and read back. */
+static cprof_profile_t *reread_as(const cprof_profile_t *m, cprof_exporter_fn exporter) {
   FILE *f = tmpfile();
   assert_non_null(f);
-  assert_int_equal(cprof_export_cpuprofile(m, f), CPROF_OK);
+  assert_int_equal(exporter(m, f), CPROF_OK);
   size_t n;
   char *json = slurp(f, &n);
   fclose(f);
   cprof_profile_t *r = parse_raw(json, n);
   free(json);
   return r;
+}
+
+/* As a .cpuprofile: cprof's parser sets each node's self from the samples
+ * and timeDeltas by DevTools' rule (a sample lasts until the next one, the
+ * last until endTime). */
+static cprof_profile_t *reread(const cprof_profile_t *m) {
+  return reread_as(m, cprof_export_cpuprofile);
 }
 
 /* Read back, every node's self is the merged one: the sum of the inputs'
@@ -372,14 +377,7 @@ static void heap_fixture_exports(void **state) {
   check_invariants(m);
   assert_int_equal(m->nsamples, 3 * p->nsamples);
   assert_int_equal(cprof_profile_total(m), 3 * cprof_profile_total(p));
-  FILE *f = tmpfile();
-  assert_non_null(f);
-  assert_int_equal(cprof_export_heapprofile(m, f), CPROF_OK);
-  size_t n;
-  char *json = slurp(f, &n);
-  fclose(f);
-  cprof_profile_t *r = parse_raw(json, n);
-  free(json);
+  cprof_profile_t *r = reread_as(m, cprof_export_heapprofile);
   assert_int_equal(r->nnodes, m->nnodes);
   assert_int_equal(r->nsamples, m->nsamples);
   assert_int_equal(cprof_profile_total(r), cprof_profile_total(m));
