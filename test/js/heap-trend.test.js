@@ -151,8 +151,14 @@ describe('heap trend', { concurrency: true, timeout: WAIT_MS + 30_000 }, () => {
       c.on('close', () => reject(new Error(`no profile event: ${out}`)))
     })
     const leaksFile = path.join(dir, path.basename(profile.files.heapprofile).replace(/\.heapprofile$/, '.leaks.json'))
-    for (let i = 0; i < 100 && !fs.existsSync(leaksFile); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    // The 'profile' event comes from the dump; the app then writes the
+    // .leaks.json and puts the trend into the page: wait for both before
+    // ending it (under ASan that can take seconds).
+    const html = profile.files.html
+    const written = () => fs.existsSync(leaksFile) && fs.readFileSync(html, 'utf8').includes('"top":[')
+    for (let i = 0; i < 600 && !written(); i++) await new Promise((resolve) => setTimeout(resolve, 100))
     c.kill()
+    assert.ok(written(), 'the .leaks.json and the page with its trend are written')
     assert.equal(profile.kind, 'heap')
     assert.equal(profile.reason.trigger, 'heapGrowth')
     assert.equal(profile.reason.threshold, 1024 * 1024)
@@ -166,9 +172,7 @@ describe('heap trend', { concurrency: true, timeout: WAIT_MS + 30_000 }, () => {
     assert.ok(report.trend.to - report.trend.since >= 12_000)
     assert.equal(fs.statSync(leaksFile).mode & 0o777, 0o600)
     // The viewer page of the live heap, with its "Heap trend" tab.
-    const html = profile.files.html
     assert.match(path.basename(html), /^heap-incident-heapGrowth-\d+-.*\.html$/)
-    for (let i = 0; i < 100 && !fs.readFileSync(html, 'utf8').includes('"top":['); i++) await new Promise((resolve) => setTimeout(resolve, 100))
     if (!haveChromium()) return
     const browser = await launch()
     try {
