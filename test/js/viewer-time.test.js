@@ -365,7 +365,7 @@ cprof.recorder.start({ heap: true, window: 400 })
 setTimeout(async () => {
   const r = await cprof.recorder.dump({ kind: 'heap', dir: process.argv[2], formats: ['html'] })
   const trend = cprof.recorder.status().heap.trend
-  process.stdout.write(JSON.stringify({ html: r.files.html, to: r.to, ends, times: trend.times, live: trend.heapSeries }) + '\\n')
+  process.stdout.write(JSON.stringify({ html: r.files.html, heapprofile: r.files.heapprofile, to: r.to, ends, times: trend.times, live: trend.heapSeries }) + '\\n')
   clearInterval(t)
   await cprof.recorder.stop()
 }, 2600)
@@ -395,6 +395,15 @@ setTimeout(async () => {
   await screenshot(page, 'viewer-time-heap.png')
   assert.deepEqual(problems, [])
   await page.close()
+  // cprof html of the .heapprofile alone, later: the same overview, from
+  // the marks kept beside it.
+  const later = path.join(dir, 'heap-later.html')
+  cli(['html', dump.heapprofile, '-o', later])
+  const again = await openPage(browser, pathToFileURL(later).href)
+  const barsLater = await again.page.$$eval('#heap-overview rect.hw-bar', (rs) => rs.map((b) => ({ end: Number(b.dataset.end), live: Number(b.dataset.live), h: Number(b.getAttribute('height')) })))
+  assert.deepEqual(barsLater, bars)
+  assert.deepEqual(again.problems, [])
+  await again.page.close()
 })
 
 test('cprof convert of a recorder store\'s heap windows: the page\'s overview is the live heap per window', { skip }, async () => {
