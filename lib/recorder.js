@@ -14,6 +14,7 @@ const { pushOptions, publicOptions } = require('./push/options')
 const { series } = require('./push/labels')
 const { createPusher } = require('./push/client')
 const { TEMPLATE_PATH } = require('./viewer')
+const { writeMarks } = require('./viewer/marks-file')
 const { timed } = require('./own-time')
 
 const WINDOW_DEFAULT_MS = 10_000
@@ -276,6 +277,7 @@ function createRecorder (hooks) {
     const stem = o.name || fileStem(o.kind, undefined, stamp).replace(/^(cpu|heap)-/, '$1-recording-')
     const ext = heap ? 'heapprofile' : 'cpuprofile'
     const fileName = `${stem}.${ext}`
+    const marks = heap ? viewerMarks(extra, stamp, null, heapWindows(stamp)) : viewerMarks(extra, stamp, windowEnds)
     const d = timed(() => native.recDump(o.last, o.dir, fileName, options.TOP_DEFAULT, {
       outs: options.formatNames(stem, o.formats),
       interval: heap ? heapIntervalBytes : intervalUs,
@@ -283,7 +285,7 @@ function createRecorder (hooks) {
       ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
       htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
       sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault(),
-      ...(heap ? viewerMarks(extra, stamp, null, heapWindows(stamp)) : viewerMarks(extra, stamp, windowEnds))
+      ...marks
     }, heap))
     let r
     try {
@@ -293,6 +295,7 @@ function createRecorder (hooks) {
       throw err
     }
     const result = { ...shape(r, d, heap), ...extra }
+    if (marks.viewerMarks && r.file) await keepMarks(result, r.file.path, marks.viewerMarks)
     hooks.emitProfile(result)
     return result
   }
@@ -307,6 +310,18 @@ function createRecorder (hooks) {
     if (ends && ends.length) marks.windowEnds = ends.filter((t) => t < endAt)
     if (heapWins) marks.heapWindows = heapWins
     return marks.reason || marks.windowEnds || marks.heapWindows ? { viewerMarks: JSON.stringify(marks) } : {}
+  }
+
+  // The marks beside the profile too (<stem>.marks.json), for a page made
+  // from it later (cprof html, cprof ui). The profile is written: a marks
+  // file that cannot be is reported, and the dump still resolves.
+  async function keepMarks (result, profile, text) {
+    try {
+      result.files.marks = await writeMarks(profile, text)
+    } catch (err) {
+      hooks.report(Object.assign(new Error(`cannot write the viewer marks beside ${profile}: ${err.message}; ` +
+        'the dump is written, its page made later shows no reason or window edges'), { code: 'ERR_CPROF_IO' }))
+    }
   }
 
   // A heap dump's history: the live bytes at the end of each of the last

@@ -7,6 +7,8 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
+const { readMarks } = require('../viewer/marks-file')
+const { termSafe } = require('../term')
 const { usageError, input, outputPath, claimOutputs, refused } = require('./profile-io')
 
 const USAGE = `usage: cprof html <file> [-o report.html] [--title TEXT] [--force] [--source-maps]
@@ -78,6 +80,10 @@ async function run (argv) {
     keepExisting: claim.keepExisting,
     sourceMaps: a.values['source-maps'] === true
   }
+  // A recorder dump's marks beside its profile: the page opens as the
+  // dump's own page did (docs/formats.md, "Viewer marks").
+  const marks = files.length === 1 ? readMarks(input(files[0]), (m) => process.stderr.write(`cprof html: ${termSafe(m)}\n`)) : undefined
+  if (marks) opts.viewerMarks = marks
   let r
   try {
     r = files.length === 1

@@ -24,10 +24,18 @@ const path = require('node:path')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
 const { mergeMarks } = require('../cli/merge-marks')
+const { readMarks } = require('../viewer/marks-file')
+const { termSafe } = require('../term')
 
 // A CPU merge's page shows where each file starts (docs/viewer.md).
 function mergeViewerMarks (files) {
   const marks = /\.cpuprofile$/i.test(files[0]) ? mergeMarks(files) : undefined
+  return marks ? { viewerMarks: marks } : {}
+}
+// A recorder dump's page shows its marks (<stem>.marks.json beside it), as
+// cprof html does; marks it cannot use are named on stderr and left out.
+function dumpViewerMarks (file) {
+  const marks = readMarks(file, (m) => process.stderr.write(`cprof ui: ${termSafe(m)}\n`))
   return marks ? { viewerMarks: marks } : {}
 }
 const { listProfiles } = require('../cli/list')
@@ -117,7 +125,7 @@ async function createUiServer ({ dir, port = 0 }) {
     const title = how === 'merge' ? `${files.length} merged profiles` : files.map((f) => path.basename(f)).join(' \u2192 ')
     const opts = { outs: { html: out }, htmlTemplate: TEMPLATE_PATH, needSamples: true, title }
     try {
-      if (how === 'view') await native.convert(files[0], work, 0, opts)
+      if (how === 'view') await native.convert(files[0], work, 0, { ...opts, ...dumpViewerMarks(files[0]) })
       else if (how === 'merge') await native.merge(files, work, merged, 0, { ...opts, ...mergeViewerMarks(files) })
       else await native.diff(files[0], files[1], work, 0, opts)
       const html = await fs.promises.readFile(path.join(work, out))

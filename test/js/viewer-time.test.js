@@ -8,7 +8,7 @@ const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawnSync } = require('node:child_process')
+const { spawn, spawnSync } = require('node:child_process')
 const { pathToFileURL } = require('node:url')
 const { makeTmpDir, removeTmpDirs } = require('./helpers/util')
 const { haveChromium, launch, openPage, screenshot } = require('./browser')
@@ -156,7 +156,10 @@ const t = setInterval(() => { if (++ticks === 150) stallInIncident(450) }, 10)
 setTimeout(() => clearInterval(t), 20000).unref()
 `
 
-test('an incident page opens on the stall: the range around the firing selected, the stall on top, the reason in the header', { skip }, async () => {
+// The incident app's run, once: { out (its directory), ev (the profile event) }.
+let incidentRun
+function incidentDump () {
+  if (incidentRun) return incidentRun
   const app = path.join(dir, 'incident-app.js')
   fs.writeFileSync(app, INCIDENT_APP)
   const out = path.join(dir, 'incident')
@@ -165,19 +168,117 @@ test('an incident page opens on the stall: the range around the firing selected,
   assert.equal(r.status, 0, r.stderr)
   const ev = JSON.parse(r.stdout.trim().split('\n')[0])
   assert.equal(ev.reason.trigger, 'eventLoopDelay')
-  assert.ok(ev.files.html, JSON.stringify(ev.files))
-  const { page, problems } = await openPage(browser, pathToFileURL(ev.files.html).href)
-  const reason = await page.$eval('#reason', (e) => e.textContent)
-  assert.match(reason, new RegExp(`eventLoopDelay ${ev.reason.value} ms \u2265 200 ms at \\d{4}-\\d\\d-\\d\\d `))
+  incidentRun = { out, ev }
+  return incidentRun
+}
+
+// What an incident page shows: the reason in the header, the range around
+// the firing selected, the stall on top of it.
+async function assertOpensOnStall (page, reason) {
+  const shown = await page.$eval('#reason', (e) => e.textContent)
+  assert.match(shown, new RegExp(`eventLoopDelay ${reason.value} ms \u2265 200 ms at \\d{4}-\\d\\d-\\d\\d `))
   const range = await page.evaluate(() => window.cprofViewer.time.range)
   assert.equal(range.from, 'incident')
   assert.ok(range.b - range.a < 2e6, JSON.stringify(range))
   // The whole file is mostly quiet; the selected range is the stall.
   const rows = await flatRows(page)
   assert.equal(rows[0].name, 'stallInIncident', JSON.stringify(rows.slice(0, 5)))
+}
+
+test('an incident page opens on the stall: the range around the firing selected, the stall on top, the reason in the header', { skip }, async () => {
+  const { ev } = incidentDump()
+  assert.ok(ev.files.html, JSON.stringify(ev.files))
+  const { page, problems } = await openPage(browser, pathToFileURL(ev.files.html).href)
+  await assertOpensOnStall(page, ev.reason)
   await screenshot(page, 'viewer-time-incident.png')
   assert.deepEqual(problems, [])
   await page.close()
+})
+
+test('cprof html of an incident\'s .cpuprofile alone opens as the dump\'s page did: its marks are kept beside it', { skip }, async () => {
+  const { out, ev } = incidentDump()
+  const stem = path.basename(ev.files.cpuprofile, '.cpuprofile')
+  // <stem>.marks.json beside the profile, private, the event names it;
+  // the .cpuprofile is V8's (no field added).
+  assert.equal(ev.files.marks, path.join(out, `${stem}.marks.json`))
+  assert.equal(fs.statSync(ev.files.marks).mode & 0o777, 0o600)
+  const marks = JSON.parse(fs.readFileSync(ev.files.marks, 'utf8'))
+  assert.deepEqual(marks.reason, ev.reason)
+  assert.ok(Number.isFinite(marks.endAt) && Array.isArray(marks.windowEnds), JSON.stringify(marks))
+  assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(ev.files.cpuprofile, 'utf8'))).sort(), ['endTime', 'nodes', 'samples', 'startTime', 'timeDeltas'])
+  // Only the .cpuprofile, later, as a user would.
+  const html = path.join(dir, 'incident-later.html')
+  const r = cli(['html', ev.files.cpuprofile, '-o', html])
+  assert.equal(r.stderr, '')
+  const { page, problems } = await openPage(browser, pathToFileURL(html).href)
+  await assertOpensOnStall(page, ev.reason)
+  assert.deepEqual(problems, [])
+  await page.close()
+  // cprof list shows the profile, not the marks, as a profile.
+  const listed = cli(['list', out, '--json']).stdout.trim().split('\n').map((l) => JSON.parse(l).file)
+  assert.ok(listed.includes(ev.files.cpuprofile), listed.join(', '))
+  assert.ok(!listed.some((f) => /marks/.test(f)), listed.join(', '))
+})
+
+test('cprof ui: an incident\'s profile opens on the stall, and its marks are not listed as a profile', { skip }, async () => {
+  const { out, ev } = incidentDump()
+  const runDir = path.join(makeTmpDir('cprof-viewer-time-run-'), 'run')
+  const ui = spawn(process.execPath, [CLI, 'ui', out], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CPROF_RUN_DIR: runDir } })
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let text = ''
+      const timer = setTimeout(() => reject(new Error(`cprof ui printed no URL: ${text}`)), 30000)
+      ui.stdout.setEncoding('utf8').on('data', (d) => {
+        text += d
+        const m = /^(http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/)$/m.exec(text)
+        if (m) { clearTimeout(timer); resolve(m[1]) }
+      })
+    })
+    const page = await browser.newPage()
+    await page.goto(url + 'api/files')
+    const names = JSON.parse(await page.$eval('body', (b) => b.textContent)).files.map((f) => f.name)
+    await page.close()
+    assert.ok(names.includes(path.basename(ev.files.cpuprofile)), names.join(', '))
+    assert.ok(!names.some((n) => /marks/.test(n)), names.join(', '))
+    const view = await openPage(browser, url + 'view?file=' + encodeURIComponent(path.basename(ev.files.cpuprofile)))
+    await assertOpensOnStall(view.page, ev.reason)
+    assert.deepEqual(view.problems, [])
+    await view.page.close()
+  } finally {
+    ui.kill('SIGINT')
+  }
+})
+
+test('a malformed marks file beside a profile: cprof html says so on one line and the page opens without marks', { skip }, async () => {
+  const { ev } = incidentDump()
+  const bad = makeTmpDir('cprof-viewer-time-bad-')
+  const profile = path.join(bad, 'incident.cpuprofile')
+  fs.copyFileSync(ev.files.cpuprofile, profile)
+  const cases = {
+    'not JSON': '{"reason": {"trigger": "eventLoopDelay"',
+    'not an object': '[1, 2, 3]',
+    'a heap dump\'s marks': JSON.stringify({ endAt: 1, heapWindows: { ends: [1], live: [2] } })
+  }
+  for (const [what, text] of Object.entries(cases)) {
+    fs.writeFileSync(path.join(bad, 'incident.marks.json'), text)
+    const html = path.join(bad, 'incident.html')
+    const r = cli(['html', profile, '-o', html])
+    const lines = r.stderr.trim().split('\n')
+    assert.equal(lines.length, 1, `${what}: ${r.stderr}`)
+    assert.match(lines[0], /^cprof html: ignoring .*incident\.marks\.json: .*the page opens without its marks$/, what)
+    const { page, problems } = await openPage(browser, pathToFileURL(html).href)
+    assert.equal(await page.$('#reason'), null, what)
+    const range = await page.evaluate(() => window.cprofViewer.time.range)
+    assert.ok(!range || range.from !== 'incident', `${what}: ${JSON.stringify(range)}`)
+    assert.equal(await page.$('#heap-overview'), null, what)
+    assert.deepEqual(problems, [], what)
+    await page.close()
+  }
+  // A symbolic link in its place is not followed.
+  fs.rmSync(path.join(bad, 'incident.marks.json'))
+  fs.symlinkSync(ev.files.marks, path.join(bad, 'incident.marks.json'))
+  const r = cli(['html', profile, '-o', path.join(bad, 'incident.html')])
+  assert.match(r.stderr, /ignoring .*a symbolic link/)
 })
 
 test('a merged profile of two instances shows where each starts, each one\'s work on its side', { skip }, async () => {
@@ -264,7 +365,7 @@ cprof.recorder.start({ heap: true, window: 400 })
 setTimeout(async () => {
   const r = await cprof.recorder.dump({ kind: 'heap', dir: process.argv[2], formats: ['html'] })
   const trend = cprof.recorder.status().heap.trend
-  process.stdout.write(JSON.stringify({ html: r.files.html, to: r.to, ends, times: trend.times, live: trend.heapSeries }) + '\\n')
+  process.stdout.write(JSON.stringify({ html: r.files.html, heapprofile: r.files.heapprofile, to: r.to, ends, times: trend.times, live: trend.heapSeries }) + '\\n')
   clearInterval(t)
   await cprof.recorder.stop()
 }, 2600)
@@ -294,6 +395,15 @@ setTimeout(async () => {
   await screenshot(page, 'viewer-time-heap.png')
   assert.deepEqual(problems, [])
   await page.close()
+  // cprof html of the .heapprofile alone, later: the same overview, from
+  // the marks kept beside it.
+  const later = path.join(dir, 'heap-later.html')
+  cli(['html', dump.heapprofile, '-o', later])
+  const again = await openPage(browser, pathToFileURL(later).href)
+  const barsLater = await again.page.$$eval('#heap-overview rect.hw-bar', (rs) => rs.map((b) => ({ end: Number(b.dataset.end), live: Number(b.dataset.live), h: Number(b.getAttribute('height')) })))
+  assert.deepEqual(barsLater, bars)
+  assert.deepEqual(again.problems, [])
+  await again.page.close()
 })
 
 test('cprof convert of a recorder store\'s heap windows: the page\'s overview is the live heap per window', { skip }, async () => {
