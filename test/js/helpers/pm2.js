@@ -112,7 +112,10 @@ function reapPm2 (home) {
   let pid
   try {
     pid = Number(fs.readFileSync(path.join(home, 'pm2.pid'), 'utf8'))
-    if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(home)) return
+    // The daemon of this home: its environment names it (its title,
+    // "PM2 … God Daemon (<home>)", is cut to the original argv's length,
+    // so a long home — a test's private TMPDIR — is not all in cmdline).
+    if (!fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`PM2_HOME=${home}`)) return
   } catch {
     return
   }
