@@ -19,7 +19,7 @@ const BIN = path.join(__dirname, '..', '..', 'bin', 'cprof.js')
 const N = 1500
 
 function cli (...args) {
-  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60000, env: childEnv() })
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 180000, env: childEnv() })
 }
 
 // Count and summed self size of the object nodes named `name`, straight
@@ -40,7 +40,7 @@ let snapshotFile
 function leakSnapshot () {
   if (snapshotFile) return snapshotFile
   const dir = makeTmpDir('cprof-snapshot-')
-  const r = runFixture('snapshot-leak.js', [path.join(dir, 'leak.heapsnapshot'), String(N)], { timeout: 60000 })
+  const r = runFixture('snapshot-leak.js', [path.join(dir, 'leak.heapsnapshot'), String(N)], { timeout: 180000 })
   assert.equal(r.status, 0, r.describe())
   assert.equal(r.json[0].sessions, N)
   snapshotFile = r.json[0].file
