@@ -126,10 +126,7 @@ function nodeArgs (cmd) {
 }
 
 function isNode (pid) {
-  const exe = procfs.exe(pid)
-  const cmd = procfs.cmdline(pid)
-  const base = exe ? path.basename(exe).replace(/ \(deleted\)$/, '') : null
-  return { node: base === 'node' || base === 'nodejs', exe, cmd }
+  return { node: procfs.isNode(pid) === true, exe: procfs.exe(pid), cmd: procfs.cmdline(pid) }
 }
 
 // GET http://host:port/json/list → the inspector's targets, or null

@@ -8,11 +8,11 @@
 // heap with a "Heap trend" tab (<stem>.html). Kept apart from the other
 // triggers (lib/incidents/index.js): they watch process measures, this one
 // reads the recorder's windows.
-const crypto = require('node:crypto')
 const fs = require('node:fs')
 const path = require('node:path')
 const { invalidArg } = require('../errors')
 const { withTrend } = require('../viewer')
+const { writeWhole } = require('../viewer/marks-file') // temp file + rename: never read half written
 
 const MIB = 1024 * 1024
 const MINUTES_DEFAULT = 10
@@ -99,20 +99,6 @@ async function writeHeapGrowth (recorder, dumpOpts, reason, trend) {
   r.files.leaks = file
   if (r.files.html) await addTrend(r.files.html, trend)
   return r
-}
-
-// A file written whole: a private temp file (0600, created exclusively)
-// renamed into place, so a reader never sees it empty or half written
-// (docs/reliability.md, files cprof creates).
-async function writeWhole (file, text) {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`)
-  await fs.promises.writeFile(tmp, text, { mode: 0o600, flag: 'wx' })
-  try {
-    await fs.promises.rename(tmp, file)
-  } catch (err) {
-    await fs.promises.rm(tmp, { force: true })
-    throw err
-  }
 }
 
 // The page gets its trend the same way, renamed over it.

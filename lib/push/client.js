@@ -191,7 +191,7 @@ function createPusher (o, series, hooks = {}) {
   function enqueue (info) {
     if (closed || !Array.isArray(info.push)) return
     for (const body of info.push) {
-      counts.dropped += queue.add({ kind: info.kind, seq: info.seq, from: info.from, to: info.to, body, bytes: body.length, attempts: 0 }).length
+      counts.dropped += queue.add({ kind: info.kind, seq: info.seq, from: info.from, to: info.to, body, bytes: body.length }).length
     }
     pump()
   }

@@ -97,4 +97,4 @@ function readSmallFile (file) {
   }
 }
 
-module.exports = { marksPath, writeMarks, readMarks, MAX_BYTES }
+module.exports = { writeWhole, marksPath, writeMarks, readMarks, MAX_BYTES }
