@@ -43,6 +43,25 @@ function install (major) {
   return bin
 }
 
+// Each top-level failure in TAP output: its name and the lines of its
+// diagnostics that say why (the error, expected/actual, location, the
+// first stack frames), so a CI log's summary shows the cause, not only
+// the name.
+const WHY = /^\s+(error|expected|actual|operator|location|code|failureType):|^\s{4}\S/
+function failures (tap) {
+  const lines = tap.split('\n')
+  const out = []
+  for (let i = 0; i < lines.length; i++) {
+    if (!/^not ok \d+ /.test(lines[i])) continue
+    const why = []
+    for (let j = i + 1; j < lines.length && !/^ {2}\.\.\.$/.test(lines[j]) && why.length < 24; j++) {
+      if (WHY.test(lines[j])) why.push(lines[j].slice(0, 300))
+    }
+    out.push({ name: lines[i].replace(/^not ok \d+ - /, ''), why })
+  }
+  return out
+}
+
 // Runs the suite with `node`; `node` on PATH is the same binary, for the
 // tests that start `node` by name (the CLI's shebang).
 function runSuite (node, files) {
@@ -61,7 +80,7 @@ function runSuite (node, files) {
     const m = new RegExp(`^# ${key} (\\d+)$`, 'm').exec(r.stdout || '')
     return m ? Number(m[1]) : NaN
   }
-  const failed = (r.stdout || '').split('\n').filter((l) => /^not ok \d+ /.test(l)).map((l) => l.replace(/^not ok \d+ - /, ''))
+  const failed = failures(r.stdout || '')
   return {
     status: r.status,
     tests: count('tests'),
@@ -112,7 +131,11 @@ function main () {
     const verdict = r.status === 0 ? 'ok  ' : 'FAIL'
     const counts = r.error ? r.error : `${r.pass} passed, ${r.fail} failed, ${r.skipped} skipped of ${r.tests} in ${r.seconds.toFixed(0)} s`
     log(`  ${verdict} node ${r.version.padEnd(9)} ${counts}`)
-    for (const name of (r.failed || []).slice(0, 20)) if (!r.error) log(`         not ok: ${name}`)
+    for (const f of (r.failed || []).slice(0, 20)) {
+      if (r.error) continue
+      log(`         not ok: ${f.name}`)
+      for (const line of f.why) log(`           ${line.trim()}`)
+    }
   }
   const bad = rows.filter((r) => r.status !== 0).length
   log(`${rows.length - bad} passed, ${bad} failed`)

@@ -157,11 +157,11 @@ test('a leak under --max-old-space-size=96: a complete .heapprofile with the lea
   const { reason, files: written, kind } = profiles[0].profile
   assert.equal(kind, 'heap')
   assertReason(reason, 'heapNearLimit', 75)
-  assert.deepEqual(files(dir, 'heapprofile'), [written.heapprofile])
+  assert.deepEqual(files(dir, 'heapprofile'), [written.heapprofile], r.describe())
   assert.match(path.basename(written.heapprofile), /^heap-incident-heapNearLimit-\d+-/)
   const profile = JSON.parse(fs.readFileSync(written.heapprofile, 'utf8'))
   assertHeapProfileSchema(profile)
-  assert.equal(heapTop(profile)[0], 'leakingFunction')
+  assert.equal(heapTop(profile)[0], 'leakingFunction', `top: ${heapTop(profile).slice(0, 5)}; ${r.describe()}`)
   assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('.')), [], 'no temporary file left')
 })
 

@@ -234,7 +234,9 @@ test('ps, trigger (a pid and --app) and attach print hostile app names, director
   fs.mkdirSync(dir, { mode: 0o700 })
   const env = { CPROF_RUN_DIR: runDir, CPROF_APP: HOSTILE_APP, CPROF_DIR: dir, CPROF_PROFILING: 'cpu', CPROF_INTERVAL: '1000' }
   const app = startTarget(['-r', REGISTER], env)
-  const plain = startTarget([], {})
+  // Its own inspector port (0: any free one), not 9229, which an attach
+  // test or a debugger in another test file may hold at the same time.
+  const plain = startTarget(['--inspect-port=0'], {})
   await Promise.all([app.ready, plain.ready])
 
   let ps
