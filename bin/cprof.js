@@ -2,15 +2,15 @@
 'use strict'
 // cprof CLI: one module per command under lib/cli/.
 const COMMANDS = {
-  report: 'report on a .cpuprofile/.heapprofile: top functions, top-down, bottom-up',
+  report: 'report on a profile (or a recorder store): top functions, the call tree, callers',
   flame: 'write an SVG flame graph of a profile',
-  convert: 'convert a profile to pprof, folded stacks or SVG',
+  convert: 'convert a profile to pprof, folded stacks, SVG, the text report or the HTML viewer',
   diff: 'compare two profiles: per-function deltas and a differential flame graph',
   merge: 'merge profiles of one kind into one (files, or a recorder store\'s windows)',
   snapshot: 'what holds the memory in a .heapsnapshot: largest objects, retainer paths, classes',
   html: 'write a self-contained HTML viewer of a profile (or of a diff of two)',
-  ui: 'serve a local dashboard of the profiles in a directory (127.0.0.1, token)',
-  trigger: 'signal a live process to start/stop profiling',
+  ui: 'serve a local dashboard of a directory\'s profiles and the live processes (127.0.0.1, token)',
+  trigger: 'signal a live process (or an app\'s instances) to start/stop profiling or dump its recorder',
   list: 'list profile files in a directory',
   ps: 'list the live processes that run cprof: app, instance, role, CPU %, RSS',
   leaks: 'the allocation sites whose live heap keeps growing in a process or app',

@@ -3,10 +3,13 @@
 // The docs: every relative link and #anchor in README.md and docs/ works
 // (and the checker does catch broken ones), every docs page is reachable
 // from the README, the README's setup line and commands are the ones CI
-// runs, and the bench has its table markers to write into.
+// runs, the source inventory is what its script makes, `cprof --help`
+// names what convert writes, and the bench has its table markers to write
+// into.
 
 const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
+const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -75,8 +78,10 @@ test('README: the setup line and the two commands are the ones .ci/run runs', ()
   assert.ok(apt.length >= 1, '.ci/run has no apt-get install line')
   // .ci/run updates the package lists first, as a fresh machine needs.
   assert.ok(/apt-get update/.test(ci.split('apt-get install')[0]), '.ci/run should run apt-get update before installing')
-  assert.ok(readme.includes(`sudo apt-get update && sudo apt-get install -y ${apt[0]}\n`),
-    `README.md should say: sudo apt-get update && sudo apt-get install -y ${apt[0]}`)
+  // One line that works as root without sudo installed and as a user with it.
+  const sudo = '$(command -v sudo)'
+  const line = `${sudo} apt-get update && ${sudo} apt-get install -y ${apt[0]}\n`
+  assert.ok(readme.includes(line), `README.md should say: ${line}`)
   // The sanitizer and fuzzing tools: in Reliability, where test:asan and fuzz are.
   const tools = apt.find((p) => /\bclang\b/.test(p))
   assert.ok(tools && read('docs/reliability.md').includes(`sudo apt-get install -y ${tools}\n`),
@@ -92,4 +97,58 @@ test('docs/benchmarks.md holds the table markers bench/run.js --docs writes betw
   const a = text.indexOf('<!-- bench:table:begin -->')
   const b = text.indexOf('<!-- bench:table:end -->')
   assert.ok(a >= 0 && b > a, 'both markers, in order')
+})
+
+// docs/inventory.md is made, not written: scripts/inventory.js lists every
+// file of src/, lib/, bin/, scripts/ with its opening comment's first
+// sentence, and a file without one fails here.
+const { inventory } = require(path.join(ROOT, 'scripts', 'inventory.js'))
+
+test('docs/inventory.md is what scripts/inventory.js prints; every file opens with a comment', () => {
+  const { text, missing } = inventory(ROOT)
+  assert.deepEqual(missing, [], 'open each of these files with a comment saying what it is for')
+  assert.ok(read('docs/inventory.md') === text, 'docs/inventory.md is stale: run node scripts/inventory.js --write')
+})
+
+test('the inventory lists a new file, pairs a C unit, and reports a file without a comment', () => {
+  tmp ??= fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-docs-'))
+  const root = path.join(tmp, 'inventory')
+  const put = (f, text) => {
+    fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true })
+    fs.writeFileSync(path.join(root, f), text)
+  }
+  put('src/core/tree.c', '#define _POSIX_C_SOURCE 200809L\n/* The tree (see tree.h). */\n')
+  put('src/core/tree.h', '/* The function tree: the call tree,\n * merged. More here. */\n')
+  put('lib/a.js', "'use strict'\n// npm run a [-- x]\n//\n// Does a, e.g. b. Then c.\n")
+  put('lib/bare.js', "'use strict'\nmodule.exports = 1\n")
+  put('bin/cprof.js', '#!/usr/bin/env node\n// The CLI.\n')
+  put('scripts/x.supp', '# Suppressions: none.\n')
+  put('register.js', '// The preload.\n')
+  const { text, missing } = inventory(root)
+  assert.deepEqual(missing, ['lib/bare.js'])
+  for (const line of [
+    'tree.c/h  The function tree: the call tree, merged.',
+    'a.js     npm run a [-- x] — Does a, e.g. b.',
+    'bare.js  (no opening comment)',
+    'cprof.js  The CLI.',
+    'x.supp  Suppressions: none.',
+    'register.js  The preload.'
+  ]) assert.ok(text.includes(`\n${line}\n`), `${line}\nin:\n${text}`)
+})
+
+// bin/cprof.js's one-line help of convert names every format convert writes
+// (the list its own usage line gives).
+test('cprof --help: the convert line names each format of cprof convert --to', () => {
+  const cprof = (...args) => spawnSync(process.execPath, [path.join(ROOT, 'bin', 'cprof.js'), ...args], { encoding: 'utf8' })
+  const help = cprof('--help')
+  const usage = cprof('convert', '--help')
+  assert.equal(help.status, 0, help.stderr)
+  const formats = /--to (\S+)/.exec(usage.stdout)[1].split('|')
+  assert.ok(formats.length >= 5, usage.stdout)
+  const line = help.stdout.split('\n').find((l) => /^ {2}convert /.test(l))
+  const words = { pprof: 'pprof', folded: 'folded', svg: 'SVG', txt: 'text', html: 'HTML' }
+  for (const f of formats) {
+    assert.ok(words[f], `add a word for --to ${f} here and in bin/cprof.js's help`)
+    assert.ok(line.includes(words[f]), `cprof --help's convert line should name ${words[f]}: ${line}`)
+  }
 })

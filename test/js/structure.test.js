@@ -106,8 +106,9 @@ test('lib/: a require back is a circle', () => {
   assert.match(r.stderr, /lib\/errors\.js -> lib\/options\.js: lib\/errors\.js requires \.\/options/)
 })
 
-// docs/architecture.md: the file-by-file trees and the dependency graph
-// are kept true by these tests, not by hand.
+// docs/architecture.md: the dependency graph is kept true by this test, not
+// by hand (the file inventory, docs/inventory.md, is made by
+// scripts/inventory.js and checked in test/js/docs.test.js).
 
 const ARCH = path.join(ROOT, 'docs', 'architecture.md')
 
@@ -120,71 +121,6 @@ function blockAfter (text, heading) {
   assert.ok(open >= 0 && close > open, `no code block after ${heading}`)
   return text.slice(open + 5, close + 1)
 }
-
-// The files a tree block names: a line at column 0 is a folder ("src/core/
-// ...") or a file at the root ("register.js ..."); a line indented by two
-// names a file of the current folder ("tree.c/h" is tree.c and tree.h);
-// deeper lines continue a description.
-function namedFiles (block) {
-  const files = []
-  let dir = ''
-  for (const line of block.split('\n')) {
-    let m
-    if ((m = /^(\S+)/.exec(line))) {
-      if (m[1].endsWith('/')) dir = m[1]
-      else files.push(m[1])
-    } else if ((m = /^ {2}(\S+)/.exec(line))) {
-      const name = dir + m[1]
-      if (name.endsWith('.c/h')) files.push(name.slice(0, -2), name.slice(0, -4) + '.h')
-      else files.push(name)
-    }
-  }
-  return files
-}
-
-function filesUnder (root, rel) {
-  const out = []
-  for (const e of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-    const p = `${rel}/${e.name}`
-    if (e.isDirectory()) out.push(...filesUnder(root, p))
-    else out.push(p)
-  }
-  return out
-}
-
-// Every file of src/, lib/, bin/ and scripts/ and register.js, against the
-// two trees: [files without a line, lines naming no file].
-function treeMismatch (root, text) {
-  const named = [
-    ...namedFiles(blockAfter(text, '### `src/`, file by file')),
-    ...namedFiles(blockAfter(text, '### `lib/`, file by file'))
-  ]
-  const actual = ['src', 'lib', 'bin', 'scripts'].flatMap((d) => filesUnder(root, d))
-  actual.push('register.js')
-  const seen = new Set(named)
-  return [
-    actual.filter((f) => !seen.has(f)).sort(),
-    named.filter((f) => !fs.existsSync(path.join(root, f))).sort()
-  ]
-}
-
-test('docs/architecture.md: the file-by-file trees name every file of src/, lib/, bin/, scripts/', () => {
-  const [missing, extra] = treeMismatch(ROOT, fs.readFileSync(ARCH, 'utf8'))
-  assert.deepEqual(missing, [], 'files without a line in docs/architecture.md\'s trees: add one each')
-  assert.deepEqual(extra, [], 'lines in docs/architecture.md\'s trees naming no file: remove or rename them')
-})
-
-test('the tree check notices a new file, a removed one, and a .c/h pair', () => {
-  const dir = copyTree()
-  for (const d of ['bin', 'scripts']) fs.cpSync(path.join(ROOT, d), path.join(dir, d), { recursive: true })
-  fs.copyFileSync(path.join(ROOT, 'register.js'), path.join(dir, 'register.js'))
-  const text = fs.readFileSync(ARCH, 'utf8')
-  assert.deepEqual(treeMismatch(dir, text), [[], []])
-  fs.writeFileSync(path.join(dir, 'lib', 'fleet', 'new.js'), '')
-  fs.rmSync(path.join(dir, 'src', 'core', 'tree.h'))
-  fs.rmSync(path.join(dir, 'scripts', 'fuzz.js'))
-  assert.deepEqual(treeMismatch(dir, text), [['lib/fleet/new.js'], ['scripts/fuzz.js', 'src/core/tree.h']])
-})
 
 test('docs/architecture.md: the dependency graph is what check-cycles.js --graph prints', () => {
   const r = check('--graph')
