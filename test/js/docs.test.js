@@ -28,6 +28,15 @@ test('docs: every relative link, image, #anchor and code path in README.md and d
   assert.deepEqual(problems, [], `broken links:\n${problems.join('\n')}`)
 })
 
+// The benchmarks' history pages (docs/benchmarks.md points at them).
+test('docs: the links of bench/results/*.md resolve', () => {
+  const dir = path.join(ROOT, 'bench', 'results')
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => `bench/results/${f}`)
+  assert.ok(files.length > 0, 'bench/results/ holds the history pages')
+  const problems = docs.check(ROOT, files)
+  assert.deepEqual(problems, [], `broken links:\n${problems.join('\n')}`)
+})
+
 test('docs: every page under docs/ is linked from the README', () => {
   const { links } = docs.scan(read('README.md'))
   const linked = new Set(links.map((l) => path.posix.normalize(l.href.split('#')[0])))
