@@ -15,6 +15,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const util = require('node:util')
 
 const FOLDERS = ['src', 'lib', 'bin', 'scripts']
 const ROOT_FILES = ['register.js']
@@ -29,19 +30,6 @@ const DESCRIBED_HERE = {
   'lib/viewer/assets/shell.html': 'The viewer page\'s markup, with markers for the CSS and JS that lib/viewer/build.js inlines.',
   'lib/ui/dashboard.html': 'The cprof ui dashboard\'s markup, with markers for its CSS and JS that lib/ui/server.js fills in.',
   'lib/ui/dashboard.css': 'The cprof ui dashboard\'s styles.'
-}
-
-function parseArgs (argv) {
-  const opts = { root: path.join(__dirname, '..'), write: false }
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--write') opts.write = true
-    else if (argv[i] === '--root' && i + 1 < argv.length) opts.root = path.resolve(argv[++i])
-    else {
-      process.stderr.write('usage: inventory.js [--root DIR] [--write]\n')
-      process.exit(2)
-    }
-  }
-  return opts
 }
 
 function walk (root, rel) {
@@ -195,13 +183,22 @@ function inventory (root) {
   return { text: `${head}\n${body}`, missing }
 }
 
-if (require.main === module) {
-  const opts = parseArgs(process.argv.slice(2))
-  const { text, missing } = inventory(opts.root)
-  if (opts.write) fs.writeFileSync(path.join(opts.root, 'docs', 'inventory.md'), text)
+function main () {
+  let opts
+  try {
+    opts = util.parseArgs({ options: { root: { type: 'string' }, write: { type: 'boolean' } } }).values
+  } catch (err) {
+    process.stderr.write(`inventory: ${err.message}\nusage: inventory.js [--root DIR] [--write]\n`)
+    process.exit(2)
+  }
+  const root = path.resolve(opts.root ?? path.join(__dirname, '..'))
+  const { text, missing } = inventory(root)
+  if (opts.write) fs.writeFileSync(path.join(root, 'docs', 'inventory.md'), text)
   else process.stdout.write(text)
   for (const f of missing) process.stderr.write(`inventory: ${f} has no opening comment\n`)
   process.exitCode = missing.length ? 1 : 0
 }
+
+if (require.main === module) main()
 
 module.exports = { inventory, openingComment, firstSentence }
