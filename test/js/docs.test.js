@@ -93,8 +93,8 @@ test('README: the setup line and the two commands are the ones .ci/run runs', ()
   assert.ok(readme.includes(line), `README.md should say: ${line}`)
   // The sanitizer and fuzzing tools: in Reliability, where test:asan and fuzz are.
   const tools = apt.find((p) => /\bclang\b/.test(p))
-  assert.ok(tools && read('docs/reliability.md').includes(`sudo apt-get install -y ${tools}\n`),
-    `docs/reliability.md should say: sudo apt-get install -y ${tools}`)
+  assert.ok(tools && read('docs/reliability.md').includes(`${sudo} apt-get install -y ${tools}\n`),
+    `docs/reliability.md should say: ${sudo} apt-get install -y ${tools}`)
   for (const cmd of ['npm install', 'npm run demo', 'npm test']) {
     assert.match(ci, new RegExp(`^${cmd}\\b`, 'm'), `.ci/run runs ${cmd}`)
     assert.match(readme, new RegExp(`^${cmd}\\b`, 'm'), `README.md shows ${cmd}`)
