@@ -82,22 +82,10 @@ static int top_arg(napi_env env, napi_value v, snap_job_t *j) {
   return 0;
 }
 
-napi_value cprof__snapshot_report(napi_env env, napi_callback_info info) {
-  napi_value argv[2];
-  snap_job_t *j = calloc(1, sizeof *j);
-  if (j == NULL) {
-    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory queueing the snapshot analysis");
-    return NULL;
-  }
+/* snapshotReport's one path. */
+static int path_arg(napi_env env, napi_value v, snap_job_t *j) {
   j->n = 1;
-  if (cprof__args(env, info, 2, argv) != 0 ||
-      cprof__arg_string(env, argv[0], "path", &j->paths[0]) != 0 || j->paths[0] == NULL ||
-      top_arg(env, argv[1], j) != 0) {
-    snap_free(j);
-    cprof__throw(env, "ERR_CPROF_INVALID_ARG", "snapshotReport(path, top): top is 1 to 1000");
-    return NULL;
-  }
-  return queue(env, j);
+  return cprof__arg_string(env, v, "path", &j->paths[0]) != 0 || j->paths[0] == NULL ? -1 : 0;
 }
 
 /* The paths array: two or three strings. */
@@ -116,19 +104,29 @@ static int paths_arg(napi_env env, napi_value v, snap_job_t *j) {
   return 0;
 }
 
-napi_value cprof__snapshot_diff(napi_env env, napi_callback_info info) {
+/* (paths, top): the job queued, its promise returned; or a throw with
+ * usage. */
+static napi_value start(napi_env env, napi_callback_info info,
+                        int (*paths)(napi_env, napi_value, snap_job_t *), const char *usage) {
   napi_value argv[2];
   snap_job_t *j = calloc(1, sizeof *j);
   if (j == NULL) {
-    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory queueing the snapshot diff");
+    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory queueing the snapshot analysis");
     return NULL;
   }
-  if (cprof__args(env, info, 2, argv) != 0 || paths_arg(env, argv[0], j) != 0 ||
+  if (cprof__args(env, info, 2, argv) != 0 || paths(env, argv[0], j) != 0 ||
       top_arg(env, argv[1], j) != 0) {
     snap_free(j);
-    cprof__throw(env, "ERR_CPROF_INVALID_ARG",
-                 "snapshotDiff(paths, top): two or three paths, top 1 to 1000");
+    cprof__throw(env, "ERR_CPROF_INVALID_ARG", usage);
     return NULL;
   }
   return queue(env, j);
+}
+
+napi_value cprof__snapshot_report(napi_env env, napi_callback_info info) {
+  return start(env, info, path_arg, "snapshotReport(path, top): top is 1 to 1000");
+}
+
+napi_value cprof__snapshot_diff(napi_env env, napi_callback_info info) {
+  return start(env, info, paths_arg, "snapshotDiff(paths, top): two or three paths, top 1 to 1000");
 }
