@@ -143,6 +143,43 @@ static void ids_not_lined_up(void **state) {
   cJSON_Delete(doc);
 }
 
+/* A list: Global -head-> Node -next-> Node -next-> Node -next-> Node, and
+ * an object nothing holds. The links after the first share one path (the
+ * repeated step folded); the lost object has none. */
+static void list_and_lost(void **state) {
+  (void)state;
+  static const char *B =
+      "{'snapshot':{'meta':{'node_fields':['type','name','id','self_size','edge_count'],"
+      "'node_types':[['hidden','array','string','object','code','closure','regexp','number',"
+      "'native','synthetic'],'string','number','number','number'],'edge_fields':['type',"
+      "'name_or_index','to_node'],'edge_types':[['context','element','property','internal',"
+      "'hidden','shortcut','weak'],'string_or_number','node']}},"
+      "'nodes':[9,0,1,0,1, 3,2,3,10,1, 3,4,7,16,1, 3,4,9,16,1, 3,4,11,16,1, 3,4,13,16,0, "
+      "3,6,15,8,0],'edges':[5,1,5, 2,3,10, 2,5,15, 2,5,20, 2,5,25],"
+      "'strings':['','g','Global','head','Node','next','Lost']}";
+  char *texts[2] = {make(NULL, 0, "Map"), dq(B)};
+  cJSON *doc = diff(texts, 2);
+  assert_int_equal(warnings(doc), 0);
+  const cJSON *added = cJSON_GetObjectItem(doc, "added");
+  assert_int_equal(num(added, "count"), 5);
+  assert_int_equal(num(added, "paths"), 3);
+  static const struct {
+    const char *path;
+    int count, self, retained;
+  } want[] = {{"Global → head → Node", 1, 16, 64},
+              {"Global → head → Node → next → Node", 3, 48, 48},
+              {"(no path from a root)", 1, 8, 8}};
+  for (int i = 0; i < 3; i++) {
+    const cJSON *g = group(doc, "added", i);
+    assert_non_null(g);
+    assert_string_equal(cJSON_GetObjectItem(g, "path")->valuestring, want[i].path);
+    assert_int_equal(num(g, "count"), want[i].count);
+    assert_int_equal(num(g, "selfSize"), want[i].self);
+    assert_int_equal(num(g, "retainedSize"), want[i].retained);
+  }
+  cJSON_Delete(doc);
+}
+
 static void refused(char **texts, unsigned n, unsigned top, int code, const char *msg) {
   size_t lens[3];
   for (unsigned i = 0; i < n; i++)
@@ -184,9 +221,8 @@ static void broken_input(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(added_and_leaked),
-      cmocka_unit_test(repeated_ids),
-      cmocka_unit_test(ids_not_lined_up),
+      cmocka_unit_test(added_and_leaked), cmocka_unit_test(repeated_ids),
+      cmocka_unit_test(ids_not_lined_up), cmocka_unit_test(list_and_lost),
       cmocka_unit_test(broken_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
