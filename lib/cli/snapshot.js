@@ -35,8 +35,8 @@ alive in C, grouped by their path in C, name the leak by what holds it.
 const DIFF_USAGE = `usage: cprof snapshot diff <A> <B> [<C>] [--top N] [--json]
 
 Compares heap snapshots of one process taken one after another (V8 keeps an
-object's id across them): the classes that grew from A to B (count, shallow and
-retained size), and the objects new in B (their id is not in A) grouped by their
+object's id across them): the classes that changed from A to B (count, shallow
+and retained size), and the objects new in B (their id is not in A) grouped by their
 shortest retainer path from a root, indexes as [] (one group for the entries of
 one Map). With a third snapshot C, memlab's method: the objects new in B that
 are still alive in C, grouped by their path in C, largest retained size first:
