@@ -30,4 +30,12 @@ async function snapshotReport (file, top) {
   return JSON.parse(await native.snapshotReport(file, n))
 }
 
-module.exports = { isHeapSnapshot, snapshotReport, SNAPSHOT_TOP_MAX }
+// cprof snapshot diff: { snapshots, classes, added, leaked (with a third
+// file), warnings } for two or three snapshots of one process, analysed one
+// after another (src/core/heapsnapshot.h: cprof_snapshot_diff).
+async function snapshotDiff (files, top) {
+  const n = Math.min(SNAPSHOT_TOP_MAX, Math.max(1, top))
+  return JSON.parse(await native.snapshotDiff(files, n))
+}
+
+module.exports = { isHeapSnapshot, snapshotReport, snapshotDiff, SNAPSHOT_TOP_MAX }

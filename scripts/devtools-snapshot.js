@@ -174,4 +174,9 @@ async function main () {
   return bad.length ? 1 : 0
 }
 
-main().then((code) => { process.exitCode = code }, (err) => { process.stderr.write(`${err.stack}\n`); process.exitCode = 2 })
+if (require.main === module) {
+  main().then((code) => { process.exitCode = code }, (err) => { process.stderr.write(`${err.stack}\n`); process.exitCode = 2 })
+}
+
+// For test/js/snapshot.test.js (cprof snapshot diff's classes of A and B).
+module.exports = { devtools, FRONTEND }

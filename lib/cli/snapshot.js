@@ -5,13 +5,16 @@
 // file only renders it (the call: lib/snapshot-report.js). It runs in the
 // CLI process, never in a profiled app: an analysis costs memory in
 // proportion to the snapshot.
+const { parseArgs } = require('node:util')
 const { parseCommand, usageError, intArg, input } = require('./profile-io')
-const { snapshotReport, SNAPSHOT_TOP_MAX: TOP_MAX } = require('../snapshot-report')
+const { snapshotReport, snapshotDiff, SNAPSHOT_TOP_MAX: TOP_MAX } = require('../snapshot-report')
+const { termSafe } = require('../term')
 
 const TOP_DEFAULT = 20
 const PATHS_MAX = 10 // classes whose retainer path the text report shows
 
 const USAGE = `usage: cprof snapshot <file.heapsnapshot> [--top N] [--json]
+       cprof snapshot diff <A> <B> [<C>] [--top N] [--json]
 
 Reads a V8 heap snapshot (cprof's heap.snapshot(), v8.writeHeapSnapshot(),
 node --heapsnapshot-signal, Chrome DevTools' Memory panel) and reports what holds
@@ -22,6 +25,26 @@ Retained sizes follow DevTools' rules: weak edges do not retain (docs/cli.md).
 
   --top N    objects and classes to list (default ${TOP_DEFAULT}, at most ${TOP_MAX})
   --json     print the report as JSON (the same rows, sizes in bytes)
+
+cprof snapshot diff A B: what grew between two snapshots of one process: the
+classes by shallow size growth, and the objects new in B (their id is not in A)
+grouped by retainer path. With C, memlab's method: the objects new in B still
+alive in C, grouped by their path in C, name the leak by what holds it.
+`
+
+const DIFF_USAGE = `usage: cprof snapshot diff <A> <B> [<C>] [--top N] [--json]
+
+Compares heap snapshots of one process taken one after another (V8 keeps an
+object's id across them): the classes that changed from A to B (count, shallow
+and retained size), and the objects new in B (their id is not in A) grouped by their
+shortest retainer path from a root, indexes as [] (one group for the entries of
+one Map). With a third snapshot C, memlab's method: the objects new in B that
+are still alive in C, grouped by their path in C, largest retained size first:
+what leaked, named by what holds it. Sizes in bytes (B, KiB, MiB); the rules:
+docs/cli.md.
+
+  --top N    classes and paths to list (default ${TOP_DEFAULT}, at most ${TOP_MAX})
+  --json     print the diff as JSON (the same rows, sizes in bytes)
 `
 
 const OPTIONS = {
@@ -84,7 +107,63 @@ function render (file, r) {
   return out
 }
 
+const count = (n) => n.toLocaleString('en-US')
+const signed = (n, fmt) => n > 0 ? `+${fmt(n)}` : n < 0 ? `-${fmt(-n)}` : fmt(0)
+
+function groupTable (groups) {
+  return table(groups.map((g) => [count(g.count), fmtBytes(g.selfSize), fmtBytes(g.retainedSize), termSafe(g.path)]),
+    ['count', 'shallow', 'retained', 'retainer path'])
+}
+
+function renderDiff (files, r) {
+  const names = ['A', 'B', 'C']
+  let out = 'Heap snapshot diff\n'
+  r.snapshots.forEach((s, i) => {
+    out += `  ${names[i]} ${termSafe(files[i])}: ${count(s.objects)} objects, ${fmtBytes(s.selfSize)}\n`
+  })
+  out += '\nClasses that changed from A to B, by shallow size growth\n'
+  out += table(r.classes.map((c) => [count(c.a.count), count(c.b.count), signed(c.countDelta, count),
+    signed(c.selfSizeDelta, fmtBytes), signed(c.retainedSizeDelta, fmtBytes), termSafe(c.name)]),
+  ['A', 'B', 'count', 'shallow', 'retained', 'class'])
+  const a = r.added
+  out += `\nNew in B (id not in A): ${count(a.count)} objects, ${fmtBytes(a.selfSize)}, ` +
+    `on ${count(a.paths)} retainer paths; the largest by retained size\n`
+  out += groupTable(a.groups)
+  if (r.leaked) {
+    const l = r.leaked
+    out += `\nLeaked (memlab's method): new in B and still alive in C: ${count(l.count)} objects, ` +
+      `${fmtBytes(l.selfSize)}, on ${count(l.paths)} retainer paths in C\n`
+    out += groupTable(l.groups)
+  }
+  return out
+}
+
+// The number of positionals, to pick the usage's two or three files
+// before parseCommand checks them.
+function positionals (argv) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false }).positionals.length
+  } catch {
+    return 2
+  }
+}
+
+async function runDiff (argv) {
+  const names = positionals(argv) >= 3 ? ['A', 'B', 'C'] : ['A', 'B']
+  const a = parseCommand('snapshot diff', argv, DIFF_USAGE, OPTIONS, names)
+  if (a.exit !== undefined) return a.exit
+  const top = intArg('snapshot diff', 'top', a.values.top, 1, TOP_MAX)
+  if (top.error) return usageError('snapshot diff', DIFF_USAGE, top.error).exit
+  const files = a.positionals
+  const r = await snapshotDiff(files.map(input), top.value ?? TOP_DEFAULT)
+  for (const w of r.warnings) process.stderr.write(`cprof snapshot diff: warning: ${termSafe(w)}\n`)
+  if (a.values.json) process.stdout.write(JSON.stringify({ files, ...r }, null, 2) + '\n')
+  else process.stdout.write(renderDiff(files, r))
+  return 0
+}
+
 async function run (argv) {
+  if (argv[0] === 'diff') return runDiff(argv.slice(1))
   const a = parseCommand('snapshot', argv, USAGE, OPTIONS, ['file'])
   if (a.exit !== undefined) return a.exit
   const top = intArg('snapshot', 'top', a.values.top, 1, TOP_MAX)

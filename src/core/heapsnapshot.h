@@ -31,4 +31,27 @@ int cprof_snapshot_report(const char *json, size_t len, unsigned top, char **out
 int cprof_snapshot_report_file(const char *path, unsigned top, char **out, char *errbuf,
                                size_t errlen);
 
+/* `cprof snapshot diff A B [C]`: what grew between snapshots A and B of one
+ * process (V8's object ids are stable across them), and with C, memlab's
+ * method: the objects new in B (their id is not in A) still alive in C,
+ * grouped by retainer path. The snapshots are analysed one after another,
+ * keeping between them only A's (then B's) ids and the class tables, so
+ * the peak memory is about one analysis's. JSON text in *out:
+ *   { snapshots: [{ nodes, edges, totalSize, objects, selfSize }],
+ *     classes: [{ name, a: { count, selfSize, retainedSize }, b: {…},
+ *                 countDelta, selfSizeDelta, retainedSizeDelta }],
+ *     added:  { count, selfSize, groups: [GROUP] },   new in B, B's paths
+ *     leaked: { count, selfSize, groups: [GROUP] },   with C: C's paths
+ *     warnings: [string] }
+ *   GROUP: { path, count, selfSize, retainedSize,
+ *            example: { id, selfSize, retainedSize, path: [step] } }
+ * classes: those that changed, by shallow size growth (then count growth,
+ * then name), at most `top`; groups by retained size, at most `top`.
+ * The rules: docs/cli.md, `cprof snapshot diff`. n is 2 or 3; errors as
+ * cprof_snapshot_report's, messages naming the file. */
+int cprof_snapshot_diff(const char *const *texts, const size_t *lens, unsigned n, unsigned top,
+                        char **out, char *errbuf, size_t errlen);
+int cprof_snapshot_diff_files(const char *const *paths, unsigned n, unsigned top, char **out,
+                              char *errbuf, size_t errlen);
+
 #endif

@@ -13,7 +13,9 @@
  * table), snapshot_check.c (every index checked), snapshot_graph.c (edge and
  * retainer indexes, essential edges, distances), snapshot_shallow.c (owned
  * arrays' sizes), snapshot_dom.c (dominator tree, retained sizes),
- * snapshot_class.c (classes), snapshot_report.c (the JSON report). */
+ * snapshot_class.c (classes), snapshot_report.c (the JSON report),
+ * snapshot_paths.c (objects grouped by retainer path), snapshot_diff.c
+ * (cprof snapshot diff), snapshot_file.c (files mapped). */
 #ifndef CPROF_SNAPSHOT_H
 #define CPROF_SNAPSHOT_H
 
@@ -101,6 +103,35 @@ int cprof__snap_report(const char *json, size_t len, unsigned top,
                        void (*release)(const char *json, size_t upto), char **out, char *errbuf,
                        size_t errlen);
 
+/* The whole analysis cprof__snap_report runs before its report: parse,
+ * release (may be NULL), graph, detachedness, shallow sizes, dominators.
+ * Free s with cprof__snap_free, also after an error. */
+int cprof__snap_analyse(const char *json, size_t len,
+                        void (*release)(const char *json, size_t upto), cprof__snap_t *s,
+                        char *errbuf, size_t errlen);
+
+/* A snapshot file mapped read-only (snapshot_file.c), and the release hook
+ * that gives the pages before the strings back once read. */
+typedef struct {
+  void *map;
+  size_t len;
+} cprof__snap_map_t;
+int cprof__snap_map(const char *path, cprof__snap_map_t *m, char *errbuf, size_t errlen);
+void cprof__snap_unmap(cprof__snap_map_t *m);
+void cprof__snap_release(const char *text, size_t upto);
+
+/* How cprof_snapshot_diff gets snapshot i (0 A, 1 B, 2 C) analysed into s:
+ * load, then done once s is freed (a file is unmapped). label names it in
+ * messages ("snapshot B", a path). */
+typedef struct {
+  int (*load)(void *ctx, unsigned i, cprof__snap_t *s, char *errbuf, size_t errlen);
+  void (*done)(void *ctx, unsigned i);
+  const char *(*label)(void *ctx, unsigned i);
+  void *ctx;
+} cprof__snap_source_t;
+int cprof__snap_diff(const cprof__snap_source_t *src, unsigned n, unsigned top, char **out,
+                     char *errbuf, size_t errlen);
+
 /* The strings table (snapshot_string.c). init/free: its decode buffers
  * and offsets. */
 #define CPROF__SNAP_STR_SLOTS 4
@@ -157,6 +188,52 @@ int cprof__snap_shallow(cprof__snap_t *s);
 
 /* The node an edge leaves from (binary search over first_edge). */
 uint32_t cprof__snap_edge_source(const cprof__snap_t *s, uint32_t edge);
+
+/* Sums of retained sizes by bucket (bucket(ctx, node): an index below
+ * buckets, or CPROF__SNAP_NONE for a node in none) that never count a byte
+ * twice: a node adds its retained size only when no ancestor of the same
+ * bucket in the dominator tree did (DevTools' rule for a class's retained
+ * size; snapshot_class.c). sums[0..buckets) must be zeroed. CPROF_OK or
+ * CPROF_ENOMEM. */
+typedef uint32_t (*cprof__snap_bucket_fn)(const void *ctx, uint32_t node);
+int cprof__snap_bucket_retained(const cprof__snap_t *s, cprof__snap_bucket_fn bucket,
+                                const void *ctx, uint64_t *sums, uint32_t buckets);
+
+/* Objects as DevTools counts them in its Summary (classes) and as the diff
+ * counts them: shallow size above 0 once owned arrays gave theirs to their
+ * owner (so the root, synthetic nodes and owned stores are not objects). */
+static inline int cprof__snap_counted(const cprof__snap_t *s, uint32_t node) {
+  return cprof__snap_self(s, node) != 0;
+}
+
+/* One shortest retainer path to n as the report prints it (JSON steps
+ * { edge, edgeType, id, name, class, type }, root end first; at most 64,
+ * cut from the root end), or NULL out of memory (snapshot_report.c). */
+struct cJSON *cprof__snap_path_json(const cprof__snap_t *s, uint32_t n);
+
+/* Retainer paths as keys (snapshot_paths.c): a node's path from the root
+ * (parent_edge) with each step an edge label and a node label, indexes
+ * (element and hidden edges, names of digits) as "[]", a step equal to
+ * the one before it folded into it. Keys are small integers, equal for
+ * equal paths, interned in a trie of the paths' prefixes. */
+typedef struct cprof__snap_paths cprof__snap_paths_t;
+cprof__snap_paths_t *cprof__snap_paths_new(const cprof__snap_t *s);
+void cprof__snap_paths_free(cprof__snap_paths_t *p);
+/* n's key, or CPROF__SNAP_NONE out of memory. Nodes the distance search
+ * did not reach share one key, "(no path from a root)". */
+uint32_t cprof__snap_path_key(cprof__snap_paths_t *p, uint32_t n);
+uint32_t cprof__snap_path_keys(const cprof__snap_paths_t *p); /* keys made so far */
+/* Key k as text, "sessionCache → Map → table → (array) → [] → Session",
+ * malloc'd (NULL out of memory). */
+char *cprof__snap_path_text(const cprof__snap_paths_t *p, uint32_t k);
+
+/* The nodes with group_of[n] != CPROF__SNAP_NONE (the caller marks them,
+ * any other value) grouped by their path key: { count, selfSize, paths,
+ * groups: [{ path, count, selfSize, retainedSize, example: { id,
+ * selfSize, retainedSize, path } }] }, the `top` groups by retained size
+ * (cprof__snap_bucket_retained's sums: no byte counted twice in a group).
+ * group_of is overwritten. NULL out of memory. */
+struct cJSON *cprof__snap_groups_json(const cprof__snap_t *s, uint32_t *group_of, unsigned top);
 
 /* Classes (snapshot_class.c): DevTools' class of a node, as an id: the
  * name string for object and native nodes (a detached native node's is

@@ -23,10 +23,6 @@ uint32_t cprof__snap_class_key(const cprof__snap_t *s, uint32_t n) {
   return s->str_count + t;
 }
 
-static int counted(const cprof__snap_t *s, uint32_t n) {
-  return cprof__snap_self(s, n) != 0;
-}
-
 const char *cprof__snap_class_name(const cprof__snap_t *s, uint32_t key, char *buf, size_t len) {
   if (key < s->str_count) return cprof__snap_str(s, key);
   if (key - s->str_count >= s->ntypes.count) {
@@ -47,7 +43,7 @@ const char *cprof__snap_class_name(const cprof__snap_t *s, uint32_t key, char *b
 static uint32_t aggregate(const cprof__snap_t *s, uint32_t *ids, cprof__snap_class_t *cls) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < s->node_count; i++) {
-    if (!counted(s, i)) continue;
+    if (!cprof__snap_counted(s, i)) continue;
     uint32_t key = cprof__snap_class_key(s, i);
     if (ids[key] == CPROF__SNAP_NONE) {
       ids[key] = n;
@@ -62,14 +58,27 @@ static uint32_t aggregate(const cprof__snap_t *s, uint32_t *ids, cprof__snap_cla
   return n;
 }
 
-/* Depth first down the dominator tree, with on_path[class] set while an
- * object of that class is an ancestor: its retained size already holds
+/* The class of each counted node, as a bucket for
+ * cprof__snap_bucket_retained. */
+typedef struct {
+  const cprof__snap_t *s;
+  const uint32_t *ids;
+} class_ctx_t;
+
+static uint32_t class_bucket(const void *ctx, uint32_t n) {
+  const class_ctx_t *c = ctx;
+  return cprof__snap_counted(c->s, n) ? c->ids[cprof__snap_class_key(c->s, n)] : CPROF__SNAP_NONE;
+}
+
+/* Depth first down the dominator tree, with on_path[bucket] set while an
+ * object of that bucket is an ancestor: its retained size already holds
  * the descendant's. */
-static int class_retained(const cprof__snap_t *s, const uint32_t *ids, cprof__snap_class_t *cls) {
+int cprof__snap_bucket_retained(const cprof__snap_t *s, cprof__snap_bucket_fn bucket,
+                                const void *ctx, uint64_t *sums, uint32_t buckets) {
   uint32_t *stack = malloc((size_t)s->node_count * sizeof *stack);
   uint32_t *cursor = malloc((size_t)s->node_count * sizeof *cursor);
   uint8_t *setter = calloc(s->node_count, 1);
-  uint8_t *on_path = calloc(s->node_count, 1); /* classes <= counted nodes <= node_count */
+  uint8_t *on_path = calloc(buckets ? buckets : 1, 1);
   if (!stack || !cursor || !setter || !on_path) {
     free(stack), free(cursor), free(setter), free(on_path);
     return CPROF_ENOMEM;
@@ -79,9 +88,9 @@ static int class_retained(const cprof__snap_t *s, const uint32_t *ids, cprof__sn
   cursor[top++] = s->first_dom[s->root];
   for (int pre = 1; top > 0;) {
     uint32_t n = stack[top - 1];
-    uint32_t c = counted(s, n) ? ids[cprof__snap_class_key(s, n)] : CPROF__SNAP_NONE;
+    uint32_t c = bucket(ctx, n);
     if (pre && c != CPROF__SNAP_NONE && !on_path[c]) {
-      cls[c].retained += s->retained[n];
+      sums[c] += s->retained[n];
       if (s->first_dom[n] != s->first_dom[n + 1]) on_path[c] = setter[n] = 1;
     }
     if (cursor[top - 1] < s->first_dom[n + 1]) {
@@ -97,6 +106,18 @@ static int class_retained(const cprof__snap_t *s, const uint32_t *ids, cprof__sn
   }
   free(stack), free(cursor), free(setter), free(on_path);
   return CPROF_OK;
+}
+
+static int class_retained(const cprof__snap_t *s, const uint32_t *ids, cprof__snap_class_t *cls,
+                          uint32_t n) {
+  uint64_t *sums = calloc(n ? n : 1, sizeof *sums);
+  if (sums == NULL) return CPROF_ENOMEM;
+  class_ctx_t ctx = {s, ids};
+  int rc = cprof__snap_bucket_retained(s, class_bucket, &ctx, sums, n);
+  for (uint32_t i = 0; i < n; i++)
+    cls[i].retained = sums[i];
+  free(sums);
+  return rc;
 }
 
 static int by_retained(const void *a, const void *b) {
@@ -118,7 +139,7 @@ int cprof__snap_classes(const cprof__snap_t *s, cprof__snap_class_t **out, uint3
   }
   memset(ids, 0xff, (size_t)keys * sizeof *ids);
   uint32_t n = aggregate(s, ids, cls);
-  int rc = class_retained(s, ids, cls);
+  int rc = class_retained(s, ids, cls, n);
   free(ids);
   if (rc != CPROF_OK) {
     free(cls);

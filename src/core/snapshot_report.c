@@ -41,7 +41,7 @@ static int add_node(cJSON *obj, const cprof__snap_t *s, uint32_t n) {
 }
 
 /* The BFS's first edges from the root to n, root end first. */
-static cJSON *path(const cprof__snap_t *s, uint32_t n) {
+cJSON *cprof__snap_path_json(const cprof__snap_t *s, uint32_t n) {
   uint32_t steps[PATH_MAX_STEPS], count = 0;
   for (uint32_t guard = 0;
        n != s->root && s->parent_edge[n] != CPROF__SNAP_NONE && guard < s->node_count; guard++) {
@@ -74,8 +74,8 @@ static int add_sizes(cJSON *o, const cprof__snap_t *s, uint64_t self, uint64_t r
   cJSON *p;
   return cJSON_AddNumberToObject(o, "selfSize", (double)self) &&
          cJSON_AddNumberToObject(o, "retainedSize", (double)retained) &&
-         cJSON_AddNumberToObject(o, "distance", distance) && (p = path(s, at)) != NULL &&
-         cJSON_AddItemToObject(o, "path", p);
+         cJSON_AddNumberToObject(o, "distance", distance) &&
+         (p = cprof__snap_path_json(s, at)) != NULL && cJSON_AddItemToObject(o, "path", p);
 }
 
 static int listed(const cprof__snap_t *s, uint32_t n) {
@@ -157,6 +157,18 @@ int cprof_snapshot_report(const char *json, size_t len, unsigned top, char **out
   return cprof__snap_report(json, len, top, NULL, out, errbuf, errlen);
 }
 
+int cprof__snap_analyse(const char *json, size_t len,
+                        void (*release)(const char *json, size_t upto), cprof__snap_t *s,
+                        char *errbuf, size_t errlen) {
+  int rc = cprof__snap_parse(json, len, s, errbuf, errlen);
+  if (rc == CPROF_OK && release != NULL) release(json, (size_t)s->strings_from);
+  if (rc == CPROF_OK) rc = cprof__snap_graph(s, errbuf, errlen);
+  if (rc == CPROF_OK && (cprof__snap_detached(s) != CPROF_OK || cprof__snap_shallow(s) != CPROF_OK))
+    rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory analysing the heap snapshot");
+  if (rc == CPROF_OK) rc = cprof__snap_dominators(s, errbuf, errlen);
+  return rc;
+}
+
 int cprof__snap_report(const char *json, size_t len, unsigned top,
                        void (*release)(const char *json, size_t upto), char **out, char *errbuf,
                        size_t errlen) {
@@ -164,13 +176,7 @@ int cprof__snap_report(const char *json, size_t len, unsigned top,
   *out = NULL;
   if (top == 0 || top > CPROF_SNAPSHOT_TOP_MAX)
     return cprof__errf(errbuf, errlen, CPROF_EINVAL, "top must be 1 to %d", CPROF_SNAPSHOT_TOP_MAX);
-  int rc = cprof__snap_parse(json, len, &s, errbuf, errlen);
-  if (rc == CPROF_OK && release != NULL) release(json, (size_t)s.strings_from);
-  if (rc == CPROF_OK) rc = cprof__snap_graph(&s, errbuf, errlen);
-  if (rc == CPROF_OK &&
-      (cprof__snap_detached(&s) != CPROF_OK || cprof__snap_shallow(&s) != CPROF_OK))
-    rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory analysing the heap snapshot");
-  if (rc == CPROF_OK) rc = cprof__snap_dominators(&s, errbuf, errlen);
+  int rc = cprof__snap_analyse(json, len, release, &s, errbuf, errlen);
   if (rc == CPROF_OK && (*out = render(&s, top)) == NULL)
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory writing the snapshot report");
   cprof__snap_free(&s);

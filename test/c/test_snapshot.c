@@ -31,12 +31,7 @@ static const char *TINY =
 
 /* The analysis as cprof_snapshot_report runs it. */
 static int analyse_len(const char *text, size_t len, cprof__snap_t *s, char *err, size_t errlen) {
-  int rc = cprof__snap_parse(text, len, s, err, errlen);
-  if (rc == CPROF_OK) rc = cprof__snap_graph(s, err, errlen);
-  if (rc == CPROF_OK && (cprof__snap_detached(s) != CPROF_OK || cprof__snap_shallow(s) != CPROF_OK))
-    rc = CPROF_ENOMEM;
-  if (rc == CPROF_OK) rc = cprof__snap_dominators(s, err, errlen);
-  return rc;
+  return cprof__snap_analyse(text, len, NULL, s, err, errlen);
 }
 
 static int analyse(const char *text, cprof__snap_t *s, char *err, size_t errlen) {

@@ -2,15 +2,17 @@
  * the libFuzzer target (fuzz_snapshot.c) and the cmocka replay of its
  * corpus and regressions (test/c/test_fuzz_replay_snapshot.c):
  *
- *   bytes → cprof__snap_parse → graph, detachedness, shallow sizes,
- *           dominators → classes
+ *   bytes → cprof__snap_analyse (parse, graph, detachedness, shallow
+ *           sizes, dominators) → classes
  *   bytes → cprof_snapshot_report (the JSON report)
+ *   bytes → cprof_snapshot_diff: the input cut at its NUL bytes into up to
+ *           three snapshots A, B, C (no NUL: the input three times)
  *
  * Oracles besides the sanitizers: a parse either succeeds or fails with
  * EPARSE/ESCHEMA and a message; every dominator is a node; a node's
  * retained size is at least its own size and at most its dominator's; the
  * root retains the sum of all shallow sizes it dominates; the report, when
- * made, is valid JSON. */
+ * made, is valid JSON; a snapshot diffed with itself has nothing new. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -55,14 +57,11 @@ static void check_tree(const cprof__snap_t *s) {
 static void analyse(const char *text, size_t len) {
   cprof__snap_t s;
   char err[256] = "";
-  int rc = cprof__snap_parse(text, len, &s, err, sizeof err);
+  int rc = cprof__snap_analyse(text, len, NULL, &s, err, sizeof err);
   SNAP_FUZZ_CHECK(rc == CPROF_OK || rc == CPROF_EPARSE || rc == CPROF_ESCHEMA ||
                   rc == CPROF_ENOMEM);
   SNAP_FUZZ_CHECK(rc == CPROF_OK || err[0] != '\0');
-  if (rc == CPROF_OK && cprof__snap_graph(&s, err, sizeof err) == CPROF_OK &&
-      cprof__snap_detached(&s) == CPROF_OK && cprof__snap_shallow(&s) == CPROF_OK &&
-      cprof__snap_dominators(&s, err, sizeof err) == CPROF_OK)
-    check_tree(&s);
+  if (rc == CPROF_OK) check_tree(&s);
   cprof__snap_free(&s);
 }
 
@@ -78,6 +77,39 @@ static void report(const char *text, size_t len) {
   free(out);
 }
 
+static double count_of(const cJSON *doc, const char *which) {
+  const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, which), "count");
+  return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void diff(const char *text, size_t len) {
+  const char *texts[3] = {text, text, text};
+  size_t lens[3] = {len, len, len};
+  unsigned n = 0;
+  for (const char *p = text, *end = text + len; n < 3;) {
+    const char *nul = memchr(p, '\0', (size_t)(end - p));
+    texts[n] = p;
+    lens[n++] = (size_t)((nul ? nul : end) - p);
+    if (nul == NULL) break;
+    p = nul + 1;
+  }
+  int itself = n == 1;
+  if (itself) n = 3, lens[1] = lens[2] = len; /* no NUL: the input against itself */
+  char *out = NULL, err[512] = "";
+  int rc = cprof_snapshot_diff(texts, lens, n, 3, &out, err, sizeof err);
+  SNAP_FUZZ_CHECK(rc == CPROF_OK || rc == CPROF_EPARSE || rc == CPROF_ESCHEMA ||
+                  rc == CPROF_ENOMEM);
+  if (rc != CPROF_OK) {
+    SNAP_FUZZ_CHECK(out == NULL && err[0] != '\0');
+    return;
+  }
+  cJSON *doc = cJSON_Parse(out);
+  SNAP_FUZZ_CHECK(doc != NULL);
+  if (itself) SNAP_FUZZ_CHECK(count_of(doc, "added") == 0 && count_of(doc, "leaked") == 0);
+  cJSON_Delete(doc);
+  free(out);
+}
+
 int cprof_fuzz_snapshot_one(const uint8_t *data, size_t size) {
   /* an exact-size copy, so ASan sees any read past the end */
   char *text = malloc(size ? size : 1);
@@ -85,6 +117,7 @@ int cprof_fuzz_snapshot_one(const uint8_t *data, size_t size) {
   memcpy(text, data, size);
   analyse(text, size);
   report(text, size);
+  diff(text, size);
   free(text);
   return 0;
 }
