@@ -88,21 +88,21 @@ function table (rows, header) {
 }
 
 function render (file, r) {
-  let out = `Heap snapshot ${file}: ${r.nodes.toLocaleString('en-US')} objects, ` +
+  let out = `Heap snapshot ${termSafe(file)}: ${r.nodes.toLocaleString('en-US')} objects, ` +
     `${r.edges.toLocaleString('en-US')} references, ${fmtBytes(r.totalSize)} reachable`
   if (r.unreachable) out += ` (${r.unreachable.toLocaleString('en-US')} objects unreachable from the roots)`
   out += '\n\nLargest objects by retained size\n'
-  out += table(r.objects.map((o) => [fmtBytes(o.retainedSize), fmtBytes(o.selfSize), `${o.class} @${o.id}: ${formatPath(o.path)}`]),
+  out += table(r.objects.map((o) => [fmtBytes(o.retainedSize), fmtBytes(o.selfSize), termSafe(`${o.class} @${o.id}: ${formatPath(o.path)}`)]),
     ['retained', 'self', 'object: retainer path'])
   out += '\nClasses by retained size\n'
-  out += table(r.classes.map((c) => [c.count.toLocaleString('en-US'), fmtBytes(c.selfSize), fmtBytes(c.retainedSize), c.name]),
+  out += table(r.classes.map((c) => [c.count.toLocaleString('en-US'), fmtBytes(c.selfSize), fmtBytes(c.retainedSize), termSafe(c.name)]),
     ['count', 'shallow', 'retained', 'class'])
   // Where the user's classes are held: V8's own groups ("(array)", "system /
   // Context") say little by themselves.
   const held = r.classes.filter((c) => !/^\(|^system \//.test(c.name) && c.path.length > 0).slice(0, PATHS_MAX)
   if (held.length) {
     out += '\nWhere the largest classes are held (the path to each one\'s largest object)\n'
-    for (const c of held) out += `  ${c.name}: ${formatPath(c.path)}\n`
+    for (const c of held) out += `  ${termSafe(`${c.name}: ${formatPath(c.path)}`)}\n`
   }
   return out
 }

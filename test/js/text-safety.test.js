@@ -323,3 +323,27 @@ test('trigger (a pid and --app) escapes an announced dump signal; merge, list an
   assertNoRawControl(said, 'ui')
   assert.ok(said.startsWith('cprof ui: serving ') && said.includes('dir\\x1b[2J\\x07'), said)
 })
+
+// A heap snapshot's property names (on retainer paths) and its file name
+// come from the app: cprof snapshot and cprof snapshot diff print them escaped.
+test('snapshot and snapshot diff print hostile property names and file names escaped', () => {
+  const dir = makeTmpDir('cprof-hostile-snap-')
+  const files = ['a', 'b'].map((n) => path.join(dir, `${n}\x1b[2J.heapsnapshot`))
+  const src = `const v8 = require('node:v8')
+const Evil = { ['Evil\\x1b]0;pwned\\x07'] : class { constructor (i) { this.payload = 'x'.repeat(64) + i } } }['Evil\\x1b]0;pwned\\x07']
+globalThis['held\\x1b[2J'] = []
+v8.writeHeapSnapshot(${JSON.stringify(files[0])})
+for (let i = 0; i < 2000; i++) globalThis['held\\x1b[2J'].push(new Evil(i))
+v8.writeHeapSnapshot(${JSON.stringify(files[1])})`
+  const made = spawnSync(process.execPath, ['-e', src], { encoding: 'utf8', env: childEnv() })
+  assert.equal(made.status, 0, made.stderr)
+  const one = cli(['snapshot', files[1]])
+  assert.equal(one.status, 0, one.stderr)
+  assertNoRawControl(one.stdout + one.stderr, 'snapshot')
+  assert.ok(one.stdout.includes('held\\x1b[2J'), one.stdout)
+  assert.ok(one.stdout.includes('b\\x1b[2J.heapsnapshot'), 'the file name escaped')
+  const diff = cli(['snapshot', 'diff', ...files])
+  assert.equal(diff.status, 0, diff.stderr)
+  assertNoRawControl(diff.stdout + diff.stderr, 'snapshot diff')
+  assert.ok(diff.stdout.includes('held\\x1b[2J'), diff.stdout)
+})
