@@ -4,6 +4,8 @@
 // PM2's `io` variable). Wrong type or range → ERR_CPROF_INVALID_ARG.
 const os = require('node:os')
 const { invalidArg } = require('./errors')
+const { describe, invalid, isObject, validateKeys, validateBoolean, validateString, validateMs, validateInteger, envNumber } = require('./validate')
+const { startOptions: recorderStartOptions } = require('./recorder/options')
 const { CPU_INTERVAL_RANGE_US, HEAP_INTERVAL_RANGE_BYTES, FORMAT_EXT } = require('./options')
 const { incidentsOption, envIncidents } = require('./incidents/options')
 
@@ -27,17 +29,10 @@ refuse(['SIGPIPE'], 'Node.js ignores it: writes to closed sockets raise it')
 refuse(['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL', 'SIGABRT', 'SIGTRAP', 'SIGSYS'],
   'it reports a fault and cannot be handled later on the event loop')
 
-function describe (v) {
-  if (v === null) return 'null'
-  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
-  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
-  return Array.isArray(v) ? 'array' : typeof v
-}
-
 /** 'SIGUSR2', 'sigusr2' or 'USR2' → { name: 'SIGUSR2', number: 12 }. */
 function parseSignal (value, what = 'signal') {
   if (typeof value !== 'string' || value === '') {
-    throw invalidArg(`${what} must be a signal name such as "SIGUSR2", got ${describe(value)}`)
+    throw invalid(`${what} must be a signal name such as "SIGUSR2"`, value)
   }
   const upper = value.toUpperCase()
   const name = upper.startsWith('SIG') ? upper : `SIG${upper}`
@@ -52,40 +47,12 @@ function parseSignal (value, what = 'signal') {
   return { name, number }
 }
 
-function msOption (value, name, fallback, { positive = false } = {}) {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
-    throw invalidArg(`${name} must be a finite number of milliseconds ${positive ? '> 0' : '>= 0'}, ` +
-      `got ${describe(value)}`)
-  }
-  return value
-}
-
-function intOption (value, name, [min, max], unit) {
-  if (value === undefined) return undefined
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw invalidArg(`${name} must be an integer from ${min} to ${max} ${unit}, got ${describe(value)}`)
-  }
-  return value
-}
-
 function profilingOption (value) {
   if (value === undefined || value === true) return { cpu: true, heap: true }
   if (value === false) return { cpu: false, heap: false }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalidArg(`profiling must be a boolean or { cpu, heap }, got ${describe(value)}`)
-  }
-  for (const key of Object.keys(value)) {
-    if (key !== 'cpu' && key !== 'heap') {
-      throw invalidArg(`unknown key "${key}" in profiling; known keys: cpu, heap`)
-    }
-  }
-  for (const key of ['cpu', 'heap']) {
-    if (value[key] !== undefined && typeof value[key] !== 'boolean') {
-      throw invalidArg(`profiling.${key} must be a boolean, got ${describe(value[key])}`)
-    }
-  }
-  return { cpu: value.cpu === true, heap: value.heap === true }
+  if (!isObject(value)) throw invalid('profiling must be a boolean or { cpu, heap }', value)
+  validateKeys(value, ['cpu', 'heap'], 'in profiling', 'key')
+  return { cpu: validateBoolean(value.cpu, 'profiling.cpu', false), heap: validateBoolean(value.heap, 'profiling.heap', false) }
 }
 
 /**
@@ -102,14 +69,8 @@ function profilingOption (value) {
  */
 function initConfig (config) {
   if (config === undefined || config === null) config = {}
-  if (typeof config !== 'object' || Array.isArray(config)) {
-    throw invalidArg(`init() takes a config object, got ${describe(config)}`)
-  }
-  for (const key of Object.keys(config)) {
-    if (!INIT_KEYS.includes(key)) {
-      throw invalidArg(`unknown option "${key}" for init(); known options: ${INIT_KEYS.join(', ')}`)
-    }
-  }
+  if (!isObject(config)) throw invalid('init() takes a config object', config)
+  validateKeys(config, INIT_KEYS, 'for init()')
   const incidents = incidentsOption(config.incidents)
   if (incidents && config.recorder === false) {
     throw invalidArg('incidents need the flight recorder (they write its last seconds): ' +
@@ -149,40 +110,30 @@ function initConfig (config) {
   if (heapSignal && !heap) {
     throw invalidArg('heapSignal is set but heap profiling is off (profiling.heap is not true)')
   }
-  if (config.dir !== undefined && (typeof config.dir !== 'string' || config.dir === '')) {
-    throw invalidArg(`dir must be a non-empty string (a directory path), got ${describe(config.dir)}`)
-  }
   return {
     cpu,
     heap,
     signal,
     heapSignal,
-    dir: config.dir,
-    timeout: msOption(config.timeout, 'timeout', 0),
-    maxDuration: msOption(config.maxDuration, 'maxDuration', MAX_DURATION_DEFAULT_MS, { positive: true }),
-    interval: intOption(config.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs'),
-    heapInterval: intOption(config.heapInterval, 'heapInterval', HEAP_INTERVAL_RANGE_BYTES, 'bytes'),
+    dir: validateString(config.dir, 'dir', undefined, 'a directory path'),
+    timeout: validateMs(config.timeout, 'timeout', 0),
+    maxDuration: validateMs(config.maxDuration, 'maxDuration', MAX_DURATION_DEFAULT_MS, { positive: true }),
+    interval: validateInteger(config.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs'),
+    heapInterval: validateInteger(config.heapInterval, 'heapInterval', HEAP_INTERVAL_RANGE_BYTES, 'bytes'),
     formats: initFormats(config.formats),
     recorder,
     dumpSignal,
-    sourceMaps: sourceMapsOption(config.sourceMaps),
+    sourceMaps: validateBoolean(config.sourceMaps, 'sourceMaps'), // undefined: start()'s default
     incidents
   }
-}
-
-function sourceMapsOption (value) {
-  if (value === undefined || typeof value === 'boolean') return value
-  throw invalidArg(`sourceMaps must be a boolean, got ${describe(value)}`)
 }
 
 // recorder: true | false | recorder.start() options (checked there).
 function recorderOption (value) {
   if (value === undefined || value === false) return null
   if (value === true) return {}
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalidArg(`recorder must be a boolean or recorder.start() options, got ${describe(value)}`)
-  }
-  require('./recorder').startOptions(value) // throws on a bad option, naming it
+  if (!isObject(value)) throw invalid('recorder must be a boolean or recorder.start() options', value)
+  recorderStartOptions(value) // throws on a bad option, naming it
   return value
 }
 
@@ -289,7 +240,7 @@ function envRecorder (env) {
     }
   }
   try {
-    require('./recorder').startOptions(rec)
+    recorderStartOptions(rec)
   } catch (err) {
     const entry = RECORDER_VARS.find(([, key]) => err.message.startsWith(key))
     if (entry) err.message = `${entry[0]}: ${err.message}`
@@ -308,11 +259,6 @@ function envProfiling (text) {
     return { cpu: parts.includes('cpu'), heap: parts.includes('heap') }
   }
   throw new Error('must be 1 or 0 (true/false, on/off, yes/no), or a list of cpu and heap such as "cpu,heap"')
-}
-
-function envNumber (text) {
-  if (text.trim() === '' || !Number.isFinite(Number(text))) throw new Error('must be a number')
-  return Number(text)
 }
 
 /**

@@ -18,7 +18,7 @@ const { watchSignal } = require('./signal-watch')
 
 /**
  * ctl: { cpu, heap } controllers (start, stop, isRunning), recorder
- * (lib/recorder.js), incidents (lib/incidents/index.js); snapshot(opts);
+ * (lib/recorder/index.js), incidents (lib/incidents/index.js); snapshot(opts);
  * hooks: { report(err), announcer (lib/fleet/announce.js) }.
  */
 function createTriggers (ctl, snapshot, hooks) {

@@ -5,7 +5,8 @@
 // file only renders it (the call: lib/snapshot-report.js). It runs in the
 // CLI process, never in a profiled app: an analysis costs memory in
 // proportion to the snapshot.
-const { parseCommand, usageError, intArg, input } = require('./profile-io')
+const { parseCommand, intArg, input } = require('./profile-io')
+const { usageError } = require('./usage')
 const { snapshotReport, SNAPSHOT_TOP_MAX: TOP_MAX } = require('../snapshot-report')
 
 const TOP_DEFAULT = 20

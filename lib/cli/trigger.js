@@ -15,6 +15,7 @@ const dumpRequest = require('../dump-request')
 const rundir = require('../fleet/rundir')
 const { FORMAT_EXT } = require('../options')
 const { termSafe } = require('../term')
+const { UsageError, usageError } = require('./usage')
 const { discover } = require('../fleet/discover')
 const procfs = require('../fleet/procfs')
 const { startEnv: unpackPm2 } = require('../pm2')
@@ -71,8 +72,6 @@ Fan-out (the processes that announced themselves; see \`cprof ps\`):
   --top N           functions in the printed summary (default 10)
   --json            print the merged result as JSON
 `
-
-class UsageError extends Error {}
 
 function options (argv) {
   let parsed
@@ -323,8 +322,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     o = options(argv)
   } catch (e) {
     if (!(e instanceof UsageError)) throw e
-    err.write(`cprof trigger: ${e.message}\n\n${USAGE}`)
-    return 2
+    return usageError('trigger', USAGE, e.message, err).exit
   }
   if (o.help) {
     out.write(USAGE)

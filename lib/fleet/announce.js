@@ -143,7 +143,7 @@ function createAnnouncer (hooks) {
     flush()
   }
 
-  // The flight recorder's state (lib/recorder.js status()), rewritten when
+  // The flight recorder's state (lib/recorder/index.js status()), rewritten when
   // it starts, stops, and at each window it adds to its ring. heapTrend:
   // status().heap.trend with heap windows (the top growing sites, at most
   // 10), read by cprof ps and cprof leaks (docs/recorder.md, Heap trend).

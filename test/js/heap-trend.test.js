@@ -19,7 +19,7 @@ const { spawn } = require('node:child_process')
 const { makeTmpDir, removeTmpDirs, startFixture, childEnv, cprofAsync } = require('./helpers/util.js')
 const { incidentsOption, envIncidents } = require('../../lib/incidents/options')
 const { initConfig, envConfig } = require('../../lib/trigger-config')
-const { startOptions } = require('../../lib/recorder')
+const { startOptions } = require('../../lib/recorder/options')
 const { haveChromium, launch, openPage } = require('./browser')
 
 const ROOT = path.join(__dirname, '..', '..')

@@ -5,148 +5,17 @@
 // dump() writes the last seconds as one ordinary profile, merged off the
 // main thread. With store, every window is also written to a directory
 // (continuous profiling) with retention by age and bytes.
-const native = require('./native')
-const { invalidArg } = require('./errors')
-const { prepareDirSync } = require('./dirs')
-const options = require('./options')
-const { fileStem } = require('./controller')
-const { pushOptions, publicOptions } = require('./push/options')
-const { series } = require('./push/labels')
-const { createPusher } = require('./push/client')
-const { TEMPLATE_PATH } = require('./viewer')
-const { writeMarks } = require('./viewer/marks-file')
-const { timed } = require('./own-time')
-
-const WINDOW_DEFAULT_MS = 10_000
-const WINDOW_RANGE_MS = [100, 3_600_000]
-const KEEP_DEFAULT_MS = 60_000
-const MAX_BYTES_DEFAULT = 16 * 1024 * 1024
-const STORE_MAX_BYTES_DEFAULT = 256 * 1024 * 1024
-const STORE_MAX_AGE_DEFAULT_MS = 24 * 3600 * 1000
-const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'trendWindows', 'store', 'sourceMaps', 'push', 'lines']
-// The heap trend's length in heap windows (src/core/trend.h): 60 is 10
-// minutes of the default 10 s windows; at least the trend's 8 to judge.
-const TREND_WINDOWS_DEFAULT = 60
-const TREND_WINDOWS_RANGE = [8, 10_000]
-const STORE_KEYS = ['dir', 'maxBytes', 'maxAge', 'formats']
-const STORE_FORMATS = ['cpuprofile', 'pprof']
-const DUMP_KEYS = ['kind', 'last', 'formats', 'dir', 'name', 'sourceMaps']
-
-function describe (v) {
-  if (v === null) return 'null'
-  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
-  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
-  return Array.isArray(v) ? 'array' : typeof v
-}
-
-function objectOption (value, keys, where) {
-  if (value === undefined || value === null) return {}
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw invalidArg(`${where} takes an options object, got ${describe(value)}`)
-  }
-  for (const key of Object.keys(value)) {
-    if (!keys.includes(key)) {
-      throw invalidArg(`unknown option "${key}" for ${where}; known options: ${keys.join(', ')}`)
-    }
-  }
-  return value
-}
-
-function numberOption (value, name, [min, max], unit, fallback) {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw invalidArg(`${name} must be a number of ${unit} from ${min} to ${max}, got ${describe(value)}`)
-  }
-  return value
-}
-
-function storeOption (value) {
-  if (value === undefined || value === null || value === false) return null
-  const s = objectOption(value, STORE_KEYS, 'recorder.start() store')
-  if (typeof s.dir !== 'string' || s.dir === '') {
-    throw invalidArg(`store.dir must be a non-empty string (a directory path), got ${describe(s.dir)}`)
-  }
-  let formats = ['cpuprofile']
-  if (s.formats !== undefined) {
-    if (!Array.isArray(s.formats) || s.formats.length === 0 || !s.formats.every((f) => STORE_FORMATS.includes(f))) {
-      throw invalidArg(`store.formats must be a non-empty array of 'cpuprofile', 'pprof', got ${
-        Array.isArray(s.formats) ? JSON.stringify(s.formats) : describe(s.formats)}`)
-    }
-    formats = [...new Set(s.formats)]
-  }
-  return {
-    dir: require('node:path').resolve(s.dir),
-    maxBytes: numberOption(s.maxBytes, 'store.maxBytes', [0, Number.MAX_SAFE_INTEGER], 'bytes', STORE_MAX_BYTES_DEFAULT),
-    maxAge: numberOption(s.maxAge, 'store.maxAge', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', STORE_MAX_AGE_DEFAULT_MS),
-    formats
-  }
-}
-
-function heapIntervalOption (value) {
-  if (value === undefined) return options.HEAP_INTERVAL_DEFAULT_BYTES
-  const [min, max] = options.HEAP_INTERVAL_RANGE_BYTES
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw invalidArg(`heapInterval must be an integer from ${min} to ${max} bytes, got ${describe(value)}`)
-  }
-  return value
-}
-
-function trendWindowsOption (value) {
-  if (value === undefined) return TREND_WINDOWS_DEFAULT
-  const [min, max] = TREND_WINDOWS_RANGE
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw invalidArg(`trendWindows must be an integer from ${min} to ${max} (heap windows), got ${describe(value)}`)
-  }
-  return value
-}
-
-/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval,
- * trendWindows, store, sourceMaps, push } */
-function startOptions (arg) {
-  const o = objectOption(arg, START_KEYS, 'recorder.start()')
-  if (o.heap !== undefined && typeof o.heap !== 'boolean') {
-    throw invalidArg(`heap must be a boolean, got ${describe(o.heap)}`)
-  }
-  const interval = o.interval === undefined ? options.CPU_INTERVAL_DEFAULT_US : o.interval
-  if (!Number.isInteger(interval) || interval < options.CPU_INTERVAL_RANGE_US[0] || interval > options.CPU_INTERVAL_RANGE_US[1]) {
-    throw invalidArg(`interval must be an integer from ${options.CPU_INTERVAL_RANGE_US.join(' to ')} µs, got ${describe(o.interval)}`)
-  }
-  return {
-    window: numberOption(o.window, 'window', WINDOW_RANGE_MS, 'milliseconds', WINDOW_DEFAULT_MS),
-    keep: numberOption(o.keep, 'keep', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', KEEP_DEFAULT_MS),
-    maxBytes: numberOption(o.maxBytes, 'maxBytes', [0, Number.MAX_SAFE_INTEGER], 'bytes', MAX_BYTES_DEFAULT),
-    interval,
-    heap: o.heap === true,
-    heapInterval: heapIntervalOption(o.heapInterval),
-    trendWindows: trendWindowsOption(o.trendWindows),
-    store: storeOption(o.store),
-    sourceMaps: options.sourceMapsOption(o.sourceMaps), // start()'s default: on under --enable-source-maps
-    push: pushOptions(o.push), // Grafana Pyroscope (lib/push, docs/pyroscope.md)
-    lines: options.boolOption(o.lines, 'lines', false) // CPU windows' pprof: one Location per line
-  }
-}
-
-/** recorder.dump() options → { kind, last, formats, dir, ownDir, name, sourceMaps }
- * (sourceMaps undefined: recorder.start()'s; ownDir: dir is cprof's default,
- * which the native writer checks is the user's private directory) */
-function dumpOptions (arg) {
-  const o = typeof arg === 'number' ? { last: arg } : objectOption(arg, DUMP_KEYS, 'recorder.dump()')
-  if (o.kind !== undefined && o.kind !== 'cpu' && o.kind !== 'heap') {
-    throw invalidArg(`kind must be 'cpu' or 'heap', got ${describe(o.kind)}`)
-  }
-  const kind = o.kind || 'cpu'
-  const startLike = (kind === 'heap' ? options.heapStartOptions : options.cpuStartOptions)(
-    { dir: o.dir, name: o.name, formats: o.formats }, 'recorder.dump()')
-  return {
-    kind,
-    last: numberOption(o.last, 'last', [0, Number.MAX_SAFE_INTEGER], 'milliseconds', 0),
-    dir: startLike.dir,
-    ownDir: startLike.ownDir,
-    name: startLike.name,
-    formats: startLike.formats,
-    sourceMaps: o.sourceMaps === undefined ? undefined : options.sourceMapsOption(o.sourceMaps)
-  }
-}
+const native = require('../native')
+const { prepareDirSync } = require('../dirs')
+const options = require('../options')
+const { startOptions, dumpOptions } = require('./options')
+const { fileStem } = require('../controller')
+const { publicOptions } = require('../push/options')
+const { series } = require('../push/labels')
+const { createPusher } = require('../push/client')
+const { TEMPLATE_PATH } = require('../viewer')
+const { writeMarks } = require('../viewer/marks-file')
+const { timed } = require('../own-time')
 
 /** hooks: { report(err), emitProfile(result), emit(event, value), changed() (status() changed) } */
 function createRecorder (hooks) {
@@ -369,14 +238,4 @@ function createRecorder (hooks) {
   }
 }
 
-module.exports = {
-  createRecorder,
-  startOptions,
-  dumpOptions,
-  WINDOW_DEFAULT_MS,
-  KEEP_DEFAULT_MS,
-  MAX_BYTES_DEFAULT,
-  STORE_MAX_BYTES_DEFAULT,
-  STORE_MAX_AGE_DEFAULT_MS,
-  TREND_WINDOWS_DEFAULT
-}
+module.exports = { createRecorder }
