@@ -10,15 +10,15 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { parseSignal, DEFAULT_SIGNAL } = require('../trigger-config')
-const dumpRequest = require('../dump-request')
+const { parseSignal, DEFAULT_SIGNAL } = require('../triggers/signals')
+const dumpRequest = require('../triggers/dump-request')
 const rundir = require('../fleet/rundir')
 const { FORMAT_EXT } = require('../options')
 const { termSafe } = require('../term')
 const { UsageError, usageError } = require('./usage')
 const { discover } = require('../fleet/discover')
 const procfs = require('../fleet/procfs')
-const { startEnv: unpackPm2 } = require('../pm2')
+const { startEnv: unpackPm2 } = require('../triggers/pm2')
 
 // How long --duration waits for the app to write its profile after the
 // second signal: the app may be in long synchronous work.
@@ -425,7 +425,7 @@ async function report (o, kind, dir, since, { out, err }) {
 }
 
 // --dump --last S: the request goes into the process's own run directory
-// (lib/dump-request.js), then cprof waits for the dump its entry reports,
+// (lib/triggers/dump-request.js), then cprof waits for the dump its entry reports,
 // so what it prints is what happened; a request not taken is removed.
 async function dumpLast (o, sig, { out, err }) {
   const owner = rundir.processOwner(o.pid)

@@ -187,7 +187,7 @@ function createAnnouncer (hooks) {
     flush()
   }
 
-  // The run directory this process announces itself in (lib/dump-request.js
+  // The run directory this process announces itself in (lib/triggers/dump-request.js
   // takes a --last request from there), or null before start().
   const dir = () => (state ? state.dir : null)
 

@@ -10,7 +10,7 @@
 //
 // Over the IPC channel node:cluster already has; the worker's 'message'
 // listener does not keep it alive (the channel's count is taken back, as in
-// lib/pm2.js).
+// lib/triggers/pm2.js).
 const { identity, clusterWorkers, loadedCluster } = require('./identity')
 const { mergeSet } = require('./merge-set')
 

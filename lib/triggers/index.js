@@ -1,16 +1,16 @@
 'use strict'
 // cprof.init(config) / cprof.destroy(): profiles started and stopped from
 // outside the app, by a signal (src/addon/signal.c) or a PM2 action
-// (lib/pm2.js). Every trigger goes through the same controllers as the API,
+// (lib/triggers/pm2.js). Every trigger goes through the same controllers as the API,
 // so results go to 'profile' and failures to report(); nothing throws into
 // the app.
-const { invalidArg } = require('./errors')
-const { initConfig } = require('./trigger-config')
-const { TRIGGERS } = require('./incidents/options')
+const { invalidArg } = require('../errors')
+const { initConfig } = require('./config')
+const { TRIGGERS } = require('../incidents/options')
 const pm2 = require('./pm2')
-const { cpuStartOptions } = require('./options')
-const { identity } = require('./fleet/identity')
-const { installWorker, createPrimary } = require('./fleet/cluster')
+const { cpuStartOptions } = require('../options')
+const { identity } = require('../fleet/identity')
+const { installWorker, createPrimary } = require('../fleet/cluster')
 
 const SLOT = { cpu: 0, heap: 1, dump: 2 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
 const dumpRequest = require('./dump-request')
@@ -73,7 +73,7 @@ function createTriggers (ctl, snapshot, hooks) {
 
   // The dump signal: `cprof trigger <pid> --dump --last S` leaves the
   // seconds in a request file in this process's run directory first
-  // (lib/dump-request.js). A request that is there but refused makes no
+  // (lib/triggers/dump-request.js). A request that is there but refused makes no
   // dump: all the recorder holds is not what was asked; the failure goes
   // into the run-directory entry, where the CLI reads it.
   function onDumpSignal (c) {
