@@ -40,7 +40,7 @@ function dumpViewerMarks (file) {
 }
 const { listProfiles } = require('../cli/list')
 const { discover } = require('../fleet/discover')
-const trigger = require('../cli/trigger')
+const { signalProfile } = require('../fleet/signal-profile')
 
 const PROFILE_EXTS = /\.(cpuprofile|heapprofile)$/
 const MAX_MERGE = 200
@@ -162,12 +162,10 @@ async function createUiServer ({ dir, port = 0 }) {
     jobs.push(job)
     if (jobs.length > 50) jobs.shift()
     const sink = { write: (s) => { job.log += s } }
-    // --dir: the dashboard shows this directory, so that is where the
-    // trigger waits for the file (it says so when the app writes elsewhere).
-    const args = [String(pid), '--duration', String(seconds), '--dir', dir]
-    if (kind === 'heap') args.push('--heap')
-    if (signal) args.push('--signal', signal)
-    trigger.run(args, { out: sink, err: sink }).then(
+    // dir: the dashboard shows this directory, so that is where the job
+    // waits for the file (it says so when the app writes elsewhere).
+    const o = { pid, heap: kind === 'heap', signal, duration: seconds, dir, force: false }
+    signalProfile(o, { out: sink, err: sink, who: 'cprof ui' }).then(
       (code) => { job.state = code === 0 ? 'done' : 'failed' },
       (err) => { job.state = 'failed'; job.log += String(err && err.message) })
     return { id: job.id }
