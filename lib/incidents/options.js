@@ -3,7 +3,7 @@
 // Every threshold is off unless given; a wrong type, range or an unknown
 // key → ERR_CPROF_INVALID_ARG naming the option.
 const { invalidArg } = require('../errors')
-const { invalid, isObject, validateKeys, envNumber } = require('../validate')
+const { invalid, isObject, validateKeys, validateNumber, envNumber } = require('../validate')
 const { heapGrowthOption, envHeapGrowth } = require('./heap-growth')
 
 const COOLDOWN_DEFAULT_MS = 5 * 60 * 1000
