@@ -16,6 +16,7 @@ const { createPusher } = require('../push/client')
 const { TEMPLATE_PATH } = require('../viewer')
 const { writeMarks } = require('../viewer/marks-file')
 const { timed } = require('../own-time')
+const { shapeResult } = require('../result')
 
 /** hooks: { report(err), emitProfile(result), emit(event, value), changed() (status() changed) } */
 function createRecorder (hooks) {
@@ -208,24 +209,13 @@ function createRecorder (hooks) {
     return ends.length ? { ends, live } : null
   }
 
+  // The result of a dump (lib/result.js): a profile's, plus the recording
+  // it covers (from, to: ms since the epoch; windows).
   function shape (r, d, heap) {
-    const files = {}
-    if (r.file) files[heap ? 'heapprofile' : 'cpuprofile'] = r.file.path
-    for (const [format, out] of Object.entries(r.outputs || {})) files[format] = out.path
     const fields = heap
       ? { durationMs: d.to - d.from, samples: r.samples, intervalBytes: heapIntervalBytes, includeCollected: false }
       : { durationMs: r.durationMs, samples: r.samples, intervalUs }
-    return {
-      kind: heap ? 'heap' : 'cpu',
-      files,
-      startTime: d.from,
-      ...fields,
-      summary: r.summary,
-      ...(r.sourceMaps ? { sourceMaps: r.sourceMaps } : {}),
-      from: d.from,
-      to: d.to,
-      windows: d.windows
-    }
+    return shapeResult(heap ? 'heap' : 'cpu', r, { startTime: d.from, ...fields }, { from: d.from, to: d.to, windows: d.windows })
   }
 
   return {
