@@ -154,7 +154,7 @@ function stampTime (stamp) {
 // - startTime); a heap profile does not, so: from its start stamp to when
 // the file was written (which also counts the write, a few ms).
 async function realDurationMs (found, kind) {
-  if (kind === 'cpu') return (await native.analyze(path.resolve(found.file), 0, false, false)).durationMs
+  if (kind === 'cpu') return (await native.analyze({ path: path.resolve(found.file), top: 0, nodes: false, lines: false })).durationMs
   return fs.statSync(found.file).mtimeMs - found.startMs
 }
 

@@ -94,8 +94,16 @@ function createRecorder (hooks) {
     if (store) prepareDirSync(store.dir, false, 'pass store.dir a directory you own')
     // cwd: pushed frames name their files relative to it ("./lib/a.js:fib:3", docs/pyroscope.md)
     const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes, cwd: process.cwd(), lines: o.lines }
-    const transport = timed(() => native.recStart(o.interval, o.keep, o.maxBytes, store, onWindow, o.heap ? o.heapInterval : 0, push,
-      o.trendWindows))
+    const transport = timed(() => native.recStart({
+      intervalUs: o.interval,
+      keepMs: o.keep,
+      maxBytes: o.maxBytes,
+      store,
+      onWindow,
+      heapIntervalBytes: o.heap ? o.heapInterval : 0,
+      push,
+      trendWindows: o.trendWindows
+    }))
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
     if (pusher) pusher.close() // the previous recording's: what it still held is dropped
@@ -148,15 +156,22 @@ function createRecorder (hooks) {
     const ext = heap ? 'heapprofile' : 'cpuprofile'
     const fileName = `${stem}.${ext}`
     const marks = heap ? viewerMarks(extra, stamp, null, heapWindows(stamp)) : viewerMarks(extra, stamp, windowEnds)
-    const d = timed(() => native.recDump(o.last, o.dir, fileName, options.TOP_DEFAULT, {
-      outs: options.formatNames(stem, o.formats),
-      interval: heap ? heapIntervalBytes : intervalUs,
-      title: fileName,
-      ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
-      htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
-      sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault(),
-      ...marks
-    }, heap))
+    const d = timed(() => native.recDump({
+      lastMs: o.last,
+      dir: o.dir,
+      name: fileName,
+      top: options.TOP_DEFAULT,
+      exportOptions: {
+        outs: options.formatNames(stem, o.formats),
+        interval: heap ? heapIntervalBytes : intervalUs,
+        title: fileName,
+        ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
+        htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
+        sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault(),
+        ...marks
+      },
+      heap
+    }))
     let r
     try {
       r = await d.promise

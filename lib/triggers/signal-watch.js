@@ -15,7 +15,7 @@ const native = require('../native')
 
 /** Watches sig ({ name, number }) in slot; returns the function that undoes it. */
 function watchSignal (slot, sig, fn) {
-  native.signalWatch(slot, sig.number, fn)
+  native.signalWatch({ slot, signal: sig.number, onSignal: fn })
   const cprofSignalGuard = () => {} // the work runs in the native watcher
   process.on(sig.name, cprofSignalGuard)
   return () => {
