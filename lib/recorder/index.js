@@ -14,7 +14,7 @@ const { publicOptions } = require('../push/options')
 const { series } = require('../push/labels')
 const { createPusher } = require('../push/client')
 const { TEMPLATE_PATH } = require('../viewer')
-const { writeMarks } = require('../viewer/marks-file')
+const { viewerMarks, heapWindows, keepMarks } = require('./marks')
 const { timed } = require('../own-time')
 const { shapeResult } = require('../result')
 
@@ -81,29 +81,10 @@ function createRecorder (hooks) {
    */
   function start (arg) {
     const o = startOptions(arg)
-    const store = o.store && {
-      dir: o.store.dir,
-      cpuprofile: o.store.formats.includes('cpuprofile'),
-      pprof: o.store.formats.includes('pprof'),
-      maxAge: o.store.maxAge,
-      maxBytes: o.store.maxBytes,
-      lines: o.lines
-    }
     // store.dir is the user's: created 0700, must be a directory (the rule
     // for dir, docs/reliability.md); checked here so start() throws at once.
-    if (store) prepareDirSync(store.dir, false, 'pass store.dir a directory you own')
-    // cwd: pushed frames name their files relative to it ("./lib/a.js:fib:3", docs/pyroscope.md)
-    const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes, cwd: process.cwd(), lines: o.lines }
-    const transport = timed(() => native.recStart({
-      intervalUs: o.interval,
-      keepMs: o.keep,
-      maxBytes: o.maxBytes,
-      store,
-      onWindow,
-      heapIntervalBytes: o.heap ? o.heapInterval : 0,
-      push,
-      trendWindows: o.trendWindows
-    }))
+    if (o.store) prepareDirSync(o.store.dir, false, 'pass store.dir a directory you own')
+    const transport = timed(() => native.recStart(nativeStart(o, onWindow)))
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
     if (pusher) pusher.close() // the previous recording's: what it still held is dropped
@@ -156,6 +137,7 @@ function createRecorder (hooks) {
     const ext = heap ? 'heapprofile' : 'cpuprofile'
     const fileName = `${stem}.${ext}`
     const marks = heap ? viewerMarks(extra, stamp, null, heapWindows(stamp)) : viewerMarks(extra, stamp, windowEnds)
+    const interval = heap ? heapIntervalBytes : intervalUs
     const d = timed(() => native.recDump({
       lastMs: o.last,
       dir: o.dir,
@@ -163,7 +145,7 @@ function createRecorder (hooks) {
       top: options.TOP_DEFAULT,
       exportOptions: {
         outs: options.formatNames(stem, o.formats),
-        interval: heap ? heapIntervalBytes : intervalUs,
+        interval,
         title: fileName,
         ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
         htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
@@ -176,61 +158,13 @@ function createRecorder (hooks) {
     try {
       r = await d.promise
     } catch (err) {
-      if (err.result) err.result = shape(err.result, d, heap)
+      if (err.result) err.result = shape(err.result, d, heap, interval)
       throw err
     }
-    const result = { ...shape(r, d, heap), ...extra }
-    if (marks.viewerMarks && r.file) await keepMarks(result, r.file.path, marks.viewerMarks)
+    const result = { ...shape(r, d, heap, interval), ...extra }
+    if (marks.viewerMarks && r.file) await keepMarks(result, r.file.path, marks.viewerMarks, hooks.report)
     hooks.emitProfile(result)
     return result
-  }
-
-  // Facts for the html viewer (docs/formats.md, "Viewer marks"): the wall
-  // clock at the profile's end (the window rotated just now), which places
-  // the rest on its timeline; an incident's reason; the windows' edges (the
-  // page keeps those inside the profile).
-  function viewerMarks (extra, endAt, ends, heapWins) {
-    const marks = { endAt }
-    if (extra && extra.reason) marks.reason = extra.reason
-    if (ends && ends.length) marks.windowEnds = ends.filter((t) => t < endAt)
-    if (heapWins) marks.heapWindows = heapWins
-    return marks.reason || marks.windowEnds || marks.heapWindows ? { viewerMarks: JSON.stringify(marks) } : {}
-  }
-
-  // The marks beside the profile too (<stem>.marks.json), for a page made
-  // from it later (cprof html, cprof ui). The profile is written: a marks
-  // file that cannot be is reported, and the dump still resolves.
-  async function keepMarks (result, profile, text) {
-    try {
-      result.files.marks = await writeMarks(profile, text)
-    } catch (err) {
-      hooks.report(Object.assign(new Error(`cannot write the viewer marks beside ${profile}: ${err.message}; ` +
-        'the dump is written, its page made later shows no reason or window edges'), { code: 'ERR_CPROF_IO' }))
-    }
-  }
-
-  // A heap dump's history: the live bytes at the end of each of the last
-  // heap windows (the heap trend's series, up to trendWindows of them, the
-  // dumped window last), which the page draws as its overview. V8's
-  // .heapprofile has no time order; this is the heap's over time.
-  function heapWindows (endAt) {
-    const s = native.recStatus()
-    const t = s && s.heap && s.heap.trend
-    if (!t || !Array.isArray(t.times) || !Array.isArray(t.heapSeries)) return null
-    const ends = []; const live = []
-    t.times.forEach((end, i) => {
-      if (end <= endAt && Number.isFinite(t.heapSeries[i])) { ends.push(end); live.push(t.heapSeries[i]) }
-    })
-    return ends.length ? { ends, live } : null
-  }
-
-  // The result of a dump (lib/result.js): a profile's, plus the recording
-  // it covers (from, to: ms since the epoch; windows).
-  function shape (r, d, heap) {
-    const fields = heap
-      ? { durationMs: d.to - d.from, samples: r.samples, intervalBytes: heapIntervalBytes, includeCollected: false }
-      : { durationMs: r.durationMs, samples: r.samples, intervalUs }
-    return shapeResult(heap ? 'heap' : 'cpu', r, { startTime: d.from, ...fields }, { from: d.from, to: d.to, windows: d.windows })
   }
 
   return {
@@ -241,6 +175,40 @@ function createRecorder (hooks) {
     isRunning: () => native.recStatus()?.running === true,
     recordsHeap: () => Boolean(run && run.o.heap && native.recStatus()?.running)
   }
+}
+
+// startOptions' o as native.recStart takes it.
+function nativeStart (o, onWindow) {
+  const store = o.store && {
+    dir: o.store.dir,
+    cpuprofile: o.store.formats.includes('cpuprofile'),
+    pprof: o.store.formats.includes('pprof'),
+    maxAge: o.store.maxAge,
+    maxBytes: o.store.maxBytes,
+    lines: o.lines
+  }
+  // cwd: pushed frames name their files relative to it ("./lib/a.js:fib:3", docs/pyroscope.md)
+  const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes, cwd: process.cwd(), lines: o.lines }
+  return {
+    intervalUs: o.interval,
+    keepMs: o.keep,
+    maxBytes: o.maxBytes,
+    store,
+    onWindow,
+    heapIntervalBytes: o.heap ? o.heapInterval : 0,
+    push,
+    trendWindows: o.trendWindows
+  }
+}
+
+// The result of a dump (lib/result.js): a profile's, plus the recording it
+// covers (from, to: ms since the epoch; windows). interval: the recording's
+// (µs, or bytes for heap).
+function shape (r, d, heap, interval) {
+  const fields = heap
+    ? { durationMs: d.to - d.from, samples: r.samples, intervalBytes: interval, includeCollected: false }
+    : { durationMs: r.durationMs, samples: r.samples, intervalUs: interval }
+  return shapeResult(heap ? 'heap' : 'cpu', r, { startTime: d.from, ...fields }, { from: d.from, to: d.to, windows: d.windows })
 }
 
 module.exports = { createRecorder }
