@@ -5,7 +5,7 @@
 // one the process catches: an uncaught SIGUSR2 would terminate it), sent;
 // with a duration, sent again after it, then the profile file it wrote is
 // awaited and its real duration read. `cprof trigger <pid>` (lib/cli/
-// trigger.js) and the dashboard's jobs (lib/ui/server.js) both run this;
+// trigger.js) and the dashboard's jobs (lib/ui/jobs.js) both run this;
 // ctx: { out, err, who }: where the lines go, and whose they are.
 const fs = require('node:fs')
 const path = require('node:path')
