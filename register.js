@@ -13,8 +13,8 @@
 const { isMainThread } = require('node:worker_threads')
 
 function preload () {
-  const { envConfig } = require('./lib/trigger-config')
-  const { startEnv } = require('./lib/pm2')
+  const { envConfig } = require('./lib/triggers/env')
+  const { startEnv } = require('./lib/triggers/pm2')
   const config = envConfig(startEnv(process.env))
   if (!config) return
   const cprof = require('./lib/index')
@@ -35,8 +35,8 @@ function preload () {
 // signal: the CPU toggle then has no signal. Under PM2 its actions reach the
 // toggle; elsewhere nothing outside the app can, and silence would hide it.
 function noSignalNote (config) {
-  const { initConfig } = require('./lib/trigger-config')
-  const { underPm2 } = require('./lib/pm2')
+  const { initConfig } = require('./lib/triggers/config')
+  const { underPm2 } = require('./lib/triggers/pm2')
   const c = initConfig(config)
   if (!c.cpu || !c.recorder || c.signal || underPm2()) return
   const sig = c.dumpSignal.name

@@ -8,6 +8,7 @@
 const { cprofError } = require('./errors')
 const { formatNames } = require('./options')
 const { timed } = require('./own-time')
+const { shapeResult } = require('./result')
 
 // <kind>-<pid>-<20261122T082325.123Z>; worker threads add -w<threadId>; an
 // instance of a PM2 app or a node:cluster worker/primary puts
@@ -34,30 +35,18 @@ function deferred () {
 
 /**
  * spec: {
- *   kind: 'cpu' | 'heap', label: 'CPU' | 'heap', ext, file key,
+ *   kind: 'cpu' | 'heap', label: 'CPU' | 'heap', ext (the file's extension),
  *   startOptions(arg) → { timeout, dir, name, ... },
  *   profileOptions(arg) → { duration, start },
  *   nativeStart(o, onTimeout), nativeStop(run) → Promise<native result>,
- *   resultFields(run, r) → kind-specific fields
+ *   resultFields(run, r) → kind-specific fields of the result (lib/result.js)
  * }
  * hooks: { emitProfile(result), report(err) }
  */
 function createController (spec, hooks) {
   let current = null
 
-  function shape (run, r) {
-    const files = {}
-    if (r.file) files[spec.ext] = r.file.path
-    for (const [format, out] of Object.entries(r.outputs || {})) files[format] = out.path
-    return {
-      kind: spec.kind,
-      files,
-      startTime: run.startTime,
-      ...spec.resultFields(run, r),
-      summary: r.summary,
-      ...(r.sourceMaps ? { sourceMaps: r.sourceMaps } : {})
-    }
-  }
+  const shape = (run, r) => shapeResult(spec.kind, r, { startTime: run.startTime, ...spec.resultFields(run, r) })
 
   async function start (arg) {
     const o = spec.startOptions(arg)

@@ -88,14 +88,19 @@ const cpu = createController({
   ext: 'cpuprofile',
   startOptions: options.cpuStartOptions,
   profileOptions: (arg) => options.profileOptions(arg, options.cpuStartOptions),
-  nativeStart: (o, onTimeout) => native.cpuStart(o.interval, o.timeout, onTimeout),
-  nativeStop: (run) => native.cpuStop(run.o.dir, run.fileName, options.TOP_DEFAULT, {
-    outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL,
-    ownDir: run.o.ownDir,
-    sourceMaps: run.o.sourceMaps,
-    htmlTemplate: TEMPLATE_PATH,
-    lines: run.o.lines,
-    pprofLines: run.o.lines
+  nativeStart: (o, onTimeout) => native.cpuStart({ intervalUs: o.interval, timeoutMs: o.timeout, onTimeout }),
+  nativeStop: (run) => native.cpuStop({
+    dir: run.o.dir,
+    name: run.fileName,
+    top: options.TOP_DEFAULT,
+    exportOptions: {
+      outs: run.outs, interval: run.o.interval, startTime: run.startTime, title: run.fileName, main: mainScript(), ownUrl: OWN_URL,
+      ownDir: run.o.ownDir,
+      sourceMaps: run.o.sourceMaps,
+      htmlTemplate: TEMPLATE_PATH,
+      lines: run.o.lines,
+      pprofLines: run.o.lines
+    }
   }),
   resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval, transport: run.transport })
 }, hooks)
@@ -106,19 +111,26 @@ const heap = createController({
   ext: 'heapprofile',
   startOptions: options.heapStartOptions,
   profileOptions: (arg) => options.profileOptions(arg, options.heapStartOptions),
-  nativeStart: (o, onTimeout) =>
-    native.heapStart(o.interval, o.stackDepth, o.includeCollected, o.forceGC, o.timeout, onTimeout),
-  nativeStop: (run) => native.heapStop(run.o.dir, run.fileName, options.TOP_DEFAULT, run.o.stackDepth, {
-    outs: run.outs,
-    interval: run.o.interval,
-    startTime: run.startTime,
-    duration: Math.round((run.stoppedAt - run.startedAt) * 1000),
-    includeCollected: run.o.includeCollected,
-    title: run.fileName,
-    main: mainScript(),
-    ownDir: run.o.ownDir,
-    sourceMaps: run.o.sourceMaps,
-    htmlTemplate: TEMPLATE_PATH
+  nativeStart: (o, onTimeout) => native.heapStart({
+    intervalBytes: o.interval, stackDepth: o.stackDepth, includeCollected: o.includeCollected, forceGC: o.forceGC, timeoutMs: o.timeout, onTimeout
+  }),
+  nativeStop: (run) => native.heapStop({
+    dir: run.o.dir,
+    name: run.fileName,
+    top: options.TOP_DEFAULT,
+    stackDepth: run.o.stackDepth,
+    exportOptions: {
+      outs: run.outs,
+      interval: run.o.interval,
+      startTime: run.startTime,
+      duration: Math.round((run.stoppedAt - run.startedAt) * 1000),
+      includeCollected: run.o.includeCollected,
+      title: run.fileName,
+      main: mainScript(),
+      ownDir: run.o.ownDir,
+      sourceMaps: run.o.sourceMaps,
+      htmlTemplate: TEMPLATE_PATH
+    }
   }),
   resultFields: (run, r) => ({
     durationMs: run.stoppedAt - run.startedAt,
@@ -135,7 +147,7 @@ const heap = createController({
 async function analyze (file, opts) {
   const o = options.analyzeOptions(file, opts)
   if (await isHeapSnapshot(o.path)) return { kind: 'snapshot', ...await snapshotReport(o.path, o.top) }
-  return native.analyze(o.path, o.top, o.nodes, o.lines)
+  return native.analyze(o)
 }
 
 // Incident triggers (init({ incidents })): the recorder's last seconds, or a

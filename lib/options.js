@@ -2,6 +2,7 @@
 // Option checking for the public API: wrong type or range → ERR_CPROF_INVALID_ARG.
 const path = require('node:path')
 const { invalidArg } = require('./errors')
+const { describe, invalid, validateOptions, validateBoolean, validateString, validateMs, validateInteger } = require('./validate')
 const { defaultDir } = require('./dirs')
 
 const CPU_INTERVAL_DEFAULT_US = 10000 // 10 ms: ~1–2% overhead, 3,000 samples in 30 s
@@ -17,40 +18,9 @@ const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'for
 // their file extensions; every file of a profile shares the same stem.
 const FORMAT_EXT = { pprof: 'pb.gz', folded: 'folded', svg: 'svg', txt: 'txt', html: 'html' }
 
-function checkKeys (opts, allowed, where) {
-  if (opts === undefined || opts === null) return {}
-  if (typeof opts !== 'object' || Array.isArray(opts)) {
-    throw invalidArg(`${where} options must be an object, got ${describe(opts)}`)
-  }
-  for (const key of Object.keys(opts)) {
-    if (!allowed.includes(key)) {
-      throw invalidArg(`unknown option "${key}" for ${where}; known options: ${allowed.join(', ')}`)
-    }
-  }
-  return opts
-}
-
-function describe (v) {
-  if (v === null) return 'null'
-  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
-  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
-  return typeof v
-}
-
-function msOption (value, name, fallback) {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw invalidArg(`${name} must be a finite number of milliseconds >= 0, got ${describe(value)}`)
-  }
-  return value
-}
-
-function intOption (value, name, [min, max], unit, fallback) {
-  if (value === undefined) return fallback
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw invalidArg(`${name} must be an integer from ${min} to ${max} ${unit}, got ${describe(value)}`)
-  }
-  return value
+// An API call's options object: its keys checked (undefined or null: {}).
+function options (arg, keys, where) {
+  return validateOptions(arg, keys, where, `${where} options must be an object`)
 }
 
 // { dir, ownDir }: ownDir when dir is cprof's default, <os.tmpdir()>/cprof-<uid>,
@@ -61,25 +31,15 @@ function dirOption (value) {
     const env = process.env.CPROF_DIR
     return env ? { dir: path.resolve(env), ownDir: false } : { dir: defaultDir(), ownDir: true }
   }
-  if (typeof value !== 'string' || value === '') {
-    throw invalidArg(`dir must be a non-empty string (a directory path), got ${describe(value)}`)
-  }
-  return { dir: path.resolve(value), ownDir: false }
+  return { dir: path.resolve(validateString(value, 'dir', undefined, 'a directory path')), ownDir: false }
 }
 
 function nameOption (value) {
   if (value === undefined) return undefined
   if (typeof value !== 'string' || value === '' || value.length > 200 ||
       /[/\\\0]/.test(value) || value === '.' || value === '..') {
-    throw invalidArg('name must be a file name stem (1–200 characters, no "/", "\\" or NUL), ' +
-      `got ${describe(value)}`)
+    throw invalid('name must be a file name stem (1–200 characters, no "/", "\\" or NUL)', value)
   }
-  return value
-}
-
-function boolOption (value, name, fallback) {
-  if (value === undefined) return fallback
-  if (typeof value !== 'boolean') throw invalidArg(`${name} must be a boolean, got ${describe(value)}`)
   return value
 }
 
@@ -93,7 +53,7 @@ function sourceMapsDefault () {
 }
 
 function sourceMapsOption (value) {
-  return boolOption(value, 'sourceMaps', sourceMapsDefault())
+  return validateBoolean(value, 'sourceMaps', sourceMapsDefault())
 }
 
 // formats: [own, 'pprof', 'folded', 'svg', 'txt', 'html'] in any order; the kind's
@@ -103,7 +63,7 @@ function formatsOption (value, own) {
   const known = [own, ...Object.keys(FORMAT_EXT)]
   if (value === undefined) return []
   if (!Array.isArray(value)) {
-    throw invalidArg(`formats must be an array of ${known.map((f) => `'${f}'`).join(', ')}, got ${describe(value)}`)
+    throw invalid(`formats must be an array of ${known.map((f) => `'${f}'`).join(', ')}`, value)
   }
   const out = []
   for (const f of value) {
@@ -117,29 +77,29 @@ function formatsOption (value, own) {
 
 // start(opts) / start(timeoutMs)
 function cpuStartOptions (arg, where = 'start()') {
-  const opts = typeof arg === 'number' ? { timeout: arg } : checkKeys(arg, CPU_KEYS, where)
+  const opts = typeof arg === 'number' ? { timeout: arg } : options(arg, CPU_KEYS, where)
   return {
-    timeout: msOption(opts.timeout, 'timeout', 0),
-    interval: intOption(opts.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs', CPU_INTERVAL_DEFAULT_US),
+    timeout: validateMs(opts.timeout, 'timeout', 0),
+    interval: validateInteger(opts.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs', CPU_INTERVAL_DEFAULT_US),
     ...dirOption(opts.dir),
     name: nameOption(opts.name),
     formats: formatsOption(opts.formats, 'cpuprofile'),
     sourceMaps: sourceMapsOption(opts.sourceMaps),
     // Self time per line (V8's positionTicks): in the summary, the txt and
     // html files, and one pprof Location per line.
-    lines: boolOption(opts.lines, 'lines', false)
+    lines: validateBoolean(opts.lines, 'lines', false)
   }
 }
 
 // heap.start(opts) / heap.start(timeoutMs)
 function heapStartOptions (arg, where = 'heap.start()') {
-  const opts = typeof arg === 'number' ? { timeout: arg } : checkKeys(arg, HEAP_KEYS, where)
+  const opts = typeof arg === 'number' ? { timeout: arg } : options(arg, HEAP_KEYS, where)
   return {
-    timeout: msOption(opts.timeout, 'timeout', 0),
-    interval: intOption(opts.interval, 'interval', HEAP_INTERVAL_RANGE_BYTES, 'bytes', HEAP_INTERVAL_DEFAULT_BYTES),
-    stackDepth: intOption(opts.stackDepth, 'stackDepth', HEAP_STACK_DEPTH_RANGE, 'frames', HEAP_STACK_DEPTH_DEFAULT),
-    includeCollected: boolOption(opts.includeCollected, 'includeCollected', false),
-    forceGC: boolOption(opts.forceGC, 'forceGC', false),
+    timeout: validateMs(opts.timeout, 'timeout', 0),
+    interval: validateInteger(opts.interval, 'interval', HEAP_INTERVAL_RANGE_BYTES, 'bytes', HEAP_INTERVAL_DEFAULT_BYTES),
+    stackDepth: validateInteger(opts.stackDepth, 'stackDepth', HEAP_STACK_DEPTH_RANGE, 'frames', HEAP_STACK_DEPTH_DEFAULT),
+    includeCollected: validateBoolean(opts.includeCollected, 'includeCollected', false),
+    forceGC: validateBoolean(opts.forceGC, 'forceGC', false),
     ...dirOption(opts.dir),
     name: nameOption(opts.name),
     formats: formatsOption(opts.formats, 'heapprofile'),
@@ -150,41 +110,38 @@ function heapStartOptions (arg, where = 'heap.start()') {
 // stop({ dir }) / heap.stop({ dir }): where this profile's files go, in
 // place of the directory its start() chose. {} when not given.
 function stopOptions (arg, where) {
-  const opts = checkKeys(arg, ['dir'], where)
+  const opts = options(arg, ['dir'], where)
   return opts.dir === undefined ? {} : dirOption(opts.dir)
 }
 
 // profile({ duration, ...start options }): startOptions checks the rest.
 function profileOptions (arg, startOptions) {
   if (arg === undefined || arg === null || typeof arg !== 'object' || Array.isArray(arg)) {
-    throw invalidArg(`profile() takes an options object with duration (ms), got ${describe(arg)}`)
+    throw invalid('profile() takes an options object with duration (ms)', arg)
   }
   const { duration: ms, ...rest } = arg
   startOptions(rest, 'profile()')
   if (ms === undefined) throw invalidArg('profile() needs duration (ms)')
-  const duration = msOption(ms, 'duration')
+  const duration = validateMs(ms, 'duration')
   if (duration === 0) throw invalidArg('duration must be more than 0 ms')
   return { duration, start: rest }
 }
 
 function snapshotOptions (arg) {
-  const opts = checkKeys(arg, ['dir', 'name'], 'heap.snapshot()')
+  const opts = options(arg, ['dir', 'name'], 'heap.snapshot()')
   return { ...dirOption(opts.dir), name: nameOption(opts.name) }
 }
 
 function analyzeOptions (file, arg) {
   if (typeof file !== 'string' || file === '') {
-    throw invalidArg(`the profile path must be a non-empty string, got ${describe(file)}`)
+    throw invalid('the profile path must be a non-empty string', file)
   }
-  const opts = checkKeys(arg, ['top', 'nodes', 'lines'], 'analyze()')
-  if (opts.nodes !== undefined && typeof opts.nodes !== 'boolean') {
-    throw invalidArg(`nodes must be a boolean, got ${describe(opts.nodes)}`)
-  }
+  const opts = options(arg, ['top', 'nodes', 'lines'], 'analyze()')
   return {
     path: path.resolve(file),
-    top: intOption(opts.top, 'top', [0, 100000], 'functions', TOP_DEFAULT),
-    nodes: opts.nodes === true,
-    lines: boolOption(opts.lines, 'lines', false)
+    top: validateInteger(opts.top, 'top', [0, 100000], 'functions', TOP_DEFAULT),
+    nodes: validateBoolean(opts.nodes, 'nodes', false),
+    lines: validateBoolean(opts.lines, 'lines', false)
   }
 }
 
@@ -213,6 +170,5 @@ module.exports = {
   formatNames,
   formatsOption,
   sourceMapsDefault,
-  sourceMapsOption,
-  boolOption
+  sourceMapsOption
 }

@@ -15,6 +15,7 @@ const { prepareDir } = require('../dirs')
 const { attach, hostPort, GRACE_MS } = require('../fleet/attach')
 const { topLines } = require('../fleet/summary')
 const { termSafe } = require('../term')
+const { UsageError, usageError } = require('./usage')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
@@ -68,8 +69,6 @@ the signal and no inspector opens: attach says so after --wait seconds (exit 1).
   --force           attach even when the inspector opens on an address other than
                     loopback (as configured by the process's --inspect-port)
 `
-
-class UsageError extends Error {}
 
 function parse (argv) {
   let a
@@ -141,8 +140,7 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     o = parse(argv)
   } catch (e) {
     if (!(e instanceof UsageError)) throw e
-    err.write(`cprof attach: ${e.message}\n\n${USAGE}`)
-    return 2
+    return usageError('attach', USAGE, e.message, err).exit
   }
   if (o.help) {
     out.write(USAGE)

@@ -4,7 +4,8 @@
 const path = require('node:path')
 const { FORMAT_EXT } = require('../options')
 const { TEMPLATE_PATH } = require('../viewer')
-const { parseCommand, usageError, intArg, input, outputPath, claimOutputs, refused } = require('./profile-io')
+const { parseCommand, intArg, input, outputPath, claimOutputs, refused } = require('./profile-io')
+const { usageError } = require('./usage')
 const { storeHeapMarks } = require('./heap-marks')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, parseTime, profileJob, storeOutputPath, storeTitle } = require('./store')
 

@@ -4,7 +4,8 @@
 // by the native core.
 const path = require('node:path')
 const native = require('../native')
-const { parseCommand, usageError, intArg, input, claimOutputs, refused } = require('./profile-io')
+const { parseCommand, intArg, input, claimOutputs, refused } = require('./profile-io')
+const { usageError } = require('./usage')
 
 const USAGE = `usage: cprof diff <before> <after> [--top N] [-o diff.svg] [--force] [--source-maps]
 

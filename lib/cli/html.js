@@ -9,7 +9,8 @@ const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
 const { readMarks } = require('../viewer/marks-file')
 const { termSafe } = require('../term')
-const { usageError, input, outputPath, claimOutputs, refused } = require('./profile-io')
+const { input, outputPath, claimOutputs, refused } = require('./profile-io')
+const { usageError } = require('./usage')
 
 const USAGE = `usage: cprof html <file> [-o report.html] [--title TEXT] [--force] [--source-maps]
        cprof html <before> <after> [-o diff.html] [--title TEXT] [--force] [--source-maps]

@@ -7,6 +7,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { termSafe } = require('../term')
+const { usageError } = require('./usage')
 
 // Parses argv for `cprof <cmd>`. Returns { values, positionals } or
 // { exit } when the command is done: --help (0) or a usage error (2).
@@ -32,11 +33,6 @@ function parseCommand (cmd, argv, usage, options, positionals) {
     return usageError(cmd, usage, n < positionals.length ? `missing ${want}` : `too many arguments: ${parsed.positionals.slice(positionals.length).join(' ')}`)
   }
   return parsed
-}
-
-function usageError (cmd, usage, message) {
-  process.stderr.write(`cprof ${cmd}: ${termSafe(message)}\n${usage.split('\n')[0]}\nrun \`cprof ${cmd} --help\` for the options\n`)
-  return { exit: 2 }
 }
 
 // A positive integer option given as text; undefined stays undefined.
@@ -119,4 +115,4 @@ function refused (cmd, err) {
   return 1
 }
 
-module.exports = { parseCommand, usageError, intArg, percentArg, input, outputPath, claimOutputs, refused }
+module.exports = { parseCommand, intArg, percentArg, input, outputPath, claimOutputs, refused }

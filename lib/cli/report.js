@@ -4,7 +4,8 @@
 // function), or the summary object as JSON. Rendered by the native core.
 const { parseArgs } = require('node:util')
 const { TOP_DEFAULT } = require('../options')
-const { parseCommand, usageError, intArg, percentArg } = require('./profile-io')
+const { parseCommand, intArg, percentArg } = require('./profile-io')
+const { usageError } = require('./usage')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, profileJob, storeTitle } = require('./store')
 const { termSafe } = require('../term')
 

@@ -6,7 +6,8 @@
 // CLI process, never in a profiled app: an analysis costs memory in
 // proportion to the snapshot.
 const { parseArgs } = require('node:util')
-const { parseCommand, usageError, intArg, input } = require('./profile-io')
+const { parseCommand, intArg, input } = require('./profile-io')
+const { usageError } = require('./usage')
 const { snapshotReport, snapshotDiff, SNAPSHOT_TOP_MAX: TOP_MAX } = require('../snapshot-report')
 const { termSafe } = require('../term')
 

@@ -13,7 +13,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { cprofError } = require('../errors')
-const { usageError } = require('./profile-io')
+const { usageError } = require('./usage')
 const { termSafe } = require('../term')
 
 const WINDOW_RE = /^(cpu|heap)-(\d+)-(\d+)-(\d+)\.(cpuprofile|heapprofile|pb\.gz)$/

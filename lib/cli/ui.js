@@ -4,7 +4,8 @@
 const path = require('node:path')
 const fs = require('node:fs')
 const { parseArgs } = require('node:util')
-const { usageError, intArg } = require('./profile-io')
+const { intArg } = require('./profile-io')
+const { usageError } = require('./usage')
 const { defaultDir, unsafeOwn } = require('../dirs')
 const { termSafe } = require('../term')
 

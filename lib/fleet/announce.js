@@ -143,7 +143,7 @@ function createAnnouncer (hooks) {
     flush()
   }
 
-  // The flight recorder's state (lib/recorder.js status()), rewritten when
+  // The flight recorder's state (lib/recorder/index.js status()), rewritten when
   // it starts, stops, and at each window it adds to its ring. heapTrend:
   // status().heap.trend with heap windows (the top growing sites, at most
   // 10), read by cprof ps and cprof leaks (docs/recorder.md, Heap trend).
@@ -187,7 +187,7 @@ function createAnnouncer (hooks) {
     flush()
   }
 
-  // The run directory this process announces itself in (lib/dump-request.js
+  // The run directory this process announces itself in (lib/triggers/dump-request.js
   // takes a --last request from there), or null before start().
   const dir = () => (state ? state.dir : null)
 

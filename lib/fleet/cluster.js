@@ -10,9 +10,10 @@
 //
 // Over the IPC channel node:cluster already has; the worker's 'message'
 // listener does not keep it alive (the channel's count is taken back, as in
-// lib/pm2.js).
+// lib/triggers/pm2.js).
 const { identity, clusterWorkers, loadedCluster } = require('./identity')
 const { mergeSet } = require('./merge-set')
+const { shapeResult } = require('../result')
 
 const ANSWER_MS = 30000
 
@@ -173,17 +174,10 @@ function createPrimary (hooks) {
     const merged = await mergeSet(members, {
       kind: g.kind, app: me.app, startTime: g.startTime, formats: g.opts.formats, dir: own.error ? undefined : g.opts.dir
     })
-    hooks.emitProfile({
-      kind: g.kind,
-      merged: true,
-      files: { [g.kind === 'cpu' ? 'cpuprofile' : 'heapprofile']: merged.file, ...merged.outputs },
-      startTime: g.startTime,
-      samples: merged.samples,
-      durationMs: merged.durationMs,
-      summary: merged.summary,
-      instances: merged.instances,
-      missing: merged.missing
-    })
+    const files = { [g.kind === 'cpu' ? 'cpuprofile' : 'heapprofile']: merged.file, ...merged.outputs }
+    hooks.emitProfile(shapeResult(g.kind, { files, summary: merged.summary },
+      { startTime: g.startTime, samples: merged.samples, durationMs: merged.durationMs },
+      { merged: true, instances: merged.instances, missing: merged.missing }))
   }
 
   /** Toggles kind in this primary and its workers; false when it has none (a plain toggle then). */

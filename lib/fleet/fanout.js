@@ -12,10 +12,10 @@ const native = require('../native')
 const { formatNames } = require('../options')
 const procfs = require('./procfs')
 const rundir = require('./rundir')
-const { parseSignal } = require('../trigger-config')
+const { parseSignal } = require('../triggers/signals')
 const { discover } = require('./discover')
 const { mergeSet, label, viewerOpts } = require('./merge-set')
-const dumpRequest = require('../dump-request')
+const dumpRequest = require('../triggers/dump-request')
 
 const POLL_MS = 100
 
@@ -74,7 +74,7 @@ function checkedSignal (m, kind) {
  * not be signalled, with the reason (a heap profile without a heapSignal, a
  * process gone, no recorder running for a dump, a signal that fails the
  * checks of checkedSignal). last (ms, dump only): the dump covers only the
- * last that many ms (lib/dump-request.js); a request that cannot be passed
+ * last that many ms (lib/triggers/dump-request.js); a request that cannot be passed
  * is a failure, and that process is not signalled.
  */
 function signalAll (members, kind, last) {

@@ -10,7 +10,7 @@
 // reads the recorder's windows.
 const fs = require('node:fs')
 const path = require('node:path')
-const { invalidArg } = require('../errors')
+const { invalid, isObject, validateKeys, validateNumber } = require('../validate')
 const { withTrend } = require('../viewer')
 const { writeWhole } = require('../viewer/marks-file') // temp file + rename: never read half written
 
@@ -18,18 +18,8 @@ const MIB = 1024 * 1024
 const MINUTES_DEFAULT = 10
 const CHECK_MS = 1000
 
-function describe (v) {
-  if (v === null) return 'null'
-  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
-  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
-  return Array.isArray(v) ? 'array' : typeof v
-}
-
 function positive (value, name, max) {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > max) {
-    throw invalidArg(`incidents.heapGrowth.${name} must be a number > 0 and <= ${max}, got ${describe(value)}`)
-  }
-  return value
+  return validateNumber(value, `incidents.heapGrowth.${name}`, { min: 0, max, above: true })
 }
 
 /** incidents.heapGrowth → null (off) or { mbPerMinute, minutes }. true:
@@ -37,14 +27,8 @@ function positive (value, name, max) {
 function heapGrowthOption (value) {
   if (value === undefined || value === null || value === false) return null
   if (value === true) return { mbPerMinute: 0, minutes: MINUTES_DEFAULT }
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw invalidArg(`incidents.heapGrowth must be { mbPerMinute, minutes }, got ${describe(value)}`)
-  }
-  for (const key of Object.keys(value)) {
-    if (key !== 'mbPerMinute' && key !== 'minutes') {
-      throw invalidArg(`unknown option "${key}" in incidents.heapGrowth; known options: mbPerMinute, minutes`)
-    }
-  }
+  if (!isObject(value)) throw invalid('incidents.heapGrowth must be { mbPerMinute, minutes }', value)
+  validateKeys(value, ['mbPerMinute', 'minutes'], 'in incidents.heapGrowth')
   return {
     mbPerMinute: value.mbPerMinute === undefined ? 0 : positive(value.mbPerMinute, 'mbPerMinute', 1e6),
     minutes: value.minutes === undefined ? MINUTES_DEFAULT : positive(value.minutes, 'minutes', 10_000)

@@ -17,7 +17,7 @@ const { ownMs, ownCpuMicros } = require('../own-time')
 const HOUR_MS = 3600 * 1000
 
 /**
- * deps: { recorder (lib/recorder.js), heap (the heap controller),
+ * deps: { recorder (lib/recorder/index.js), heap (the heap controller),
  * report(err), changed() (the counters changed: optional) }.
  */
 function createIncidents (deps) {

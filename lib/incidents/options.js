@@ -3,6 +3,7 @@
 // Every threshold is off unless given; a wrong type, range or an unknown
 // key → ERR_CPROF_INVALID_ARG naming the option.
 const { invalidArg } = require('../errors')
+const { invalid, isObject, validateKeys, validateNumber, envNumber } = require('../validate')
 const { heapGrowthOption, envHeapGrowth } = require('./heap-growth')
 
 const COOLDOWN_DEFAULT_MS = 5 * 60 * 1000
@@ -28,23 +29,9 @@ const ENV_VARS = [
   ['CPROF_ON_LAST', 'last', envNumber]
 ]
 
-function describe (v) {
-  if (v === null) return 'null'
-  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
-  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
-  return Array.isArray(v) ? 'array' : typeof v
-}
-
-// A number in (min, max] (exclusive: > min) or [min, max].
+// A number in (min, max] (above: > min) or [min, max].
 function number (value, name, unit, min, max, { above = false, integer = false } = {}) {
-  const ok = typeof value === 'number' && Number.isFinite(value) &&
-    (above ? value > min : value >= min) && value <= max && (!integer || Number.isInteger(value))
-  if (!ok) {
-    const range = `${above ? '>' : '>='} ${min}${max < Infinity ? ` and <= ${max}` : ''}`
-    throw invalidArg(`incidents.${name} must be ${integer ? 'an integer' : 'a number'} of ${unit} ${range}, ` +
-      `got ${describe(value)}`)
-  }
-  return value
+  return validateNumber(value, `incidents.${name}`, { min, max, above, integer, unit })
 }
 
 // A threshold: undefined, null or false → off.
@@ -62,14 +49,8 @@ function threshold (value, name, unit, min, max, fallback) {
  */
 function incidentsOption (value) {
   if (value === undefined || value === null || value === false) return null
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw invalidArg(`incidents must be an object such as { eventLoopDelay: 200 }, got ${describe(value)}`)
-  }
-  for (const key of Object.keys(value)) {
-    if (!KEYS.includes(key)) {
-      throw invalidArg(`unknown option "${key}" in incidents; known options: ${KEYS.join(', ')}`)
-    }
-  }
+  if (!isObject(value)) throw invalid('incidents must be an object such as { eventLoopDelay: 200 }', value)
+  validateKeys(value, KEYS, 'in incidents')
   const v = value
   const o = {
     eventLoopDelay: threshold(v.eventLoopDelay, 'eventLoopDelay', 'milliseconds', 0, 3_600_000),
@@ -104,11 +85,6 @@ function incidentsOption (value) {
     throw invalidArg(`incidents sets no trigger: give at least one of ${TRIGGERS.join(', ')}`)
   }
   return o
-}
-
-function envNumber (text) {
-  if (text.trim() === '' || !Number.isFinite(Number(text))) throw new Error('must be a number')
-  return Number(text)
 }
 
 // Bytes, or a number with a binary unit: 512M, 1.5GiB, 800k.

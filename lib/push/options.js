@@ -3,6 +3,7 @@
 // to a Grafana Pyroscope server (docs/pyroscope.md). Checked at start(), so
 // a bad URL or label is ERR_CPROF_INVALID_ARG there, never a failure later.
 const { invalidArg } = require('../errors')
+const { invalid, isObject, validateKeys, validateString, validateNumber } = require('../validate')
 
 const KEYS = ['url', 'app', 'labels', 'token', 'user', 'password', 'tenant', 'timeout', 'queueBytes',
   'maxSamples', 'maxProfileBytes']
@@ -26,33 +27,19 @@ const MAX_VALUE_LENGTH = 2048
 // Set by cprof (labels.js) or by the server; a user label cannot replace them.
 const RESERVED = ['service_name', 'app_name', 'pyroscope_spy', 'profile_id']
 
-function describe (v) {
-  if (v === null) return 'null'
-  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
-  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
-  return Array.isArray(v) ? 'array' : typeof v
-}
-
 function stringOption (value, name) {
-  if (value === undefined) return undefined
-  if (typeof value !== 'string' || value === '') {
-    throw invalidArg(`push.${name} must be a non-empty string, got ${describe(value)}`)
-  }
-  return value
+  return validateString(value, `push.${name}`)
 }
 
-function numberOption (value, name, min, fallback, unit) {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw invalidArg(`push.${name} must be a number of ${unit} >= ${min}, got ${describe(value)}`)
-  }
-  return value
+// A number of unit >= min.
+function numberOption (value, name, min, unit, fallback) {
+  return validateNumber(value, `push.${name}`, { min, unit }, fallback)
 }
 
 /** The server's base URL (credentials taken out) and the credentials it held. */
 function urlOption (value) {
   if (typeof value !== 'string' || value === '') {
-    throw invalidArg(`push.url must be the Pyroscope server's URL such as "http://localhost:4040", got ${describe(value)}`)
+    throw invalid('push.url must be the Pyroscope server\'s URL such as "http://localhost:4040"', value)
   }
   let u
   try {
@@ -84,16 +71,14 @@ function labelName (name) {
 
 function labelValue (name, value) {
   if (typeof value !== 'string' || value === '' || value.length > MAX_VALUE_LENGTH || VALUE_FORBIDDEN.test(value)) {
-    throw invalidArg(`push.labels.${name} must be a non-empty string of at most ${MAX_VALUE_LENGTH} characters ` +
-      `without , { or } (Pyroscope's name syntax cannot carry them), got ${describe(value)}`)
+    throw invalid(`push.labels.${name} must be a non-empty string of at most ${MAX_VALUE_LENGTH} characters ` +
+      'without , { or } (Pyroscope\'s name syntax cannot carry them)', value)
   }
 }
 
 function labelsOption (value) {
   if (value === undefined) return {}
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalidArg(`push.labels must be an object of label names to string values, got ${describe(value)}`)
-  }
+  if (!isObject(value)) throw invalid('push.labels must be an object of label names to string values', value)
   const entries = Object.entries(value)
   if (entries.length > MAX_LABELS) throw invalidArg(`push.labels: at most ${MAX_LABELS} labels, got ${entries.length}`)
   for (const [k, v] of entries) {
@@ -121,12 +106,8 @@ function parseLabels (text) {
 function pushOptions (value) {
   if (value === undefined || value === null || value === false) return null
   if (typeof value === 'string') value = { url: value }
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw invalidArg(`push must be the server's URL or { url, app, labels, … }, got ${describe(value)}`)
-  }
-  for (const key of Object.keys(value)) {
-    if (!KEYS.includes(key)) throw invalidArg(`unknown option "${key}" for push; known options: ${KEYS.join(', ')}`)
-  }
+  if (!isObject(value)) throw invalid('push must be the server\'s URL or { url, app, labels, … }', value)
+  validateKeys(value, KEYS, 'for push')
   const { url, user: urlUser, password: urlPassword } = urlOption(value.url)
   const app = stringOption(value.app, 'app')
   if (app !== undefined && (!APP_NAME.test(app) || app.length > MAX_VALUE_LENGTH)) {
@@ -149,10 +130,10 @@ function pushOptions (value) {
     user,
     password: user === undefined ? undefined : password ?? token,
     tenant: stringOption(value.tenant, 'tenant'),
-    timeout: numberOption(value.timeout, 'timeout', 1, TIMEOUT_DEFAULT_MS, 'milliseconds'),
-    queueBytes: numberOption(value.queueBytes, 'queueBytes', 0, QUEUE_BYTES_DEFAULT, 'bytes'),
-    maxSamples: Math.floor(numberOption(value.maxSamples, 'maxSamples', 1, MAX_SAMPLES_DEFAULT, 'samples')),
-    maxProfileBytes: numberOption(value.maxProfileBytes, 'maxProfileBytes', 1024, MAX_PROFILE_BYTES_DEFAULT, 'bytes')
+    timeout: numberOption(value.timeout, 'timeout', 1, 'milliseconds', TIMEOUT_DEFAULT_MS),
+    queueBytes: numberOption(value.queueBytes, 'queueBytes', 0, 'bytes', QUEUE_BYTES_DEFAULT),
+    maxSamples: Math.floor(numberOption(value.maxSamples, 'maxSamples', 1, 'samples', MAX_SAMPLES_DEFAULT)),
+    maxProfileBytes: numberOption(value.maxProfileBytes, 'maxProfileBytes', 1024, 'bytes', MAX_PROFILE_BYTES_DEFAULT)
   }
 }
 

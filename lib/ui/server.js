@@ -40,7 +40,7 @@ function dumpViewerMarks (file) {
 }
 const { listProfiles } = require('../cli/list')
 const { discover } = require('../fleet/discover')
-const trigger = require('../cli/trigger')
+const { createJobs } = require('./jobs')
 
 const PROFILE_EXTS = /\.(cpuprofile|heapprofile)$/
 const MAX_MERGE = 200
@@ -92,6 +92,20 @@ function readBody (req, limit = 4096) {
   })
 }
 
+// The live processes that run cprof, as cprof ps lists them.
+function processes () {
+  return discover({ prune: false }).entries.map((e) => ({
+    pid: e.pid,
+    app: e.app,
+    pm2Id: e.pm2Id ?? null,
+    instance: e.instance ?? null,
+    role: e.role ?? null,
+    running: ['cpu', 'heap'].filter((k) => e.running && e.running[k]),
+    signal: (e.triggers && e.triggers.signal) || null,
+    heapSignal: (e.triggers && e.triggers.heapSignal) || null
+  }))
+}
+
 /**
  * createUiServer({ dir, port = 0 }) → Promise<{ url, token, port, server, close() }>
  */
@@ -99,7 +113,7 @@ async function createUiServer ({ dir, port = 0 }) {
   const token = crypto.randomBytes(24).toString('base64url')
   const page = dashboardPage()
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-ui-'))
-  const jobs = []
+  const jobs = createJobs(dir)
   let seq = 0
   let actualPort = port
 
@@ -138,41 +152,6 @@ async function createUiServer ({ dir, port = 0 }) {
     }
   }
 
-  // The live processes that run cprof, as cprof ps lists them.
-  function processes () {
-    return discover({ prune: false }).entries.map((e) => ({
-      pid: e.pid,
-      app: e.app,
-      pm2Id: e.pm2Id ?? null,
-      instance: e.instance ?? null,
-      role: e.role ?? null,
-      running: ['cpu', 'heap'].filter((k) => e.running && e.running[k]),
-      signal: (e.triggers && e.triggers.signal) || null,
-      heapSignal: (e.triggers && e.triggers.heapSignal) || null
-    }))
-  }
-
-  function startJob (body) {
-    const { pid, kind, seconds, signal } = body || {}
-    if (!Number.isSafeInteger(pid) || pid < 1) return { error: 'pid must be a process id' }
-    if (kind !== 'cpu' && kind !== 'heap') return { error: "kind must be 'cpu' or 'heap'" }
-    if (typeof seconds !== 'number' || !(seconds >= 0.1 && seconds <= 600)) return { error: 'seconds must be from 0.1 to 600' }
-    if (signal !== undefined && (typeof signal !== 'string' || !/^(SIG)?[A-Z0-9+]+$/i.test(signal))) return { error: 'signal must be a signal name' }
-    const job = { id: ++seq, pid, kind, seconds, state: 'running', log: '' }
-    jobs.push(job)
-    if (jobs.length > 50) jobs.shift()
-    const sink = { write: (s) => { job.log += s } }
-    // --dir: the dashboard shows this directory, so that is where the
-    // trigger waits for the file (it says so when the app writes elsewhere).
-    const args = [String(pid), '--duration', String(seconds), '--dir', dir]
-    if (kind === 'heap') args.push('--heap')
-    if (signal) args.push('--signal', signal)
-    trigger.run(args, { out: sink, err: sink }).then(
-      (code) => { job.state = code === 0 ? 'done' : 'failed' },
-      (err) => { job.state = 'failed'; job.log += String(err && err.message) })
-    return { id: job.id }
-  }
-
   async function route (req, res, rest, query) {
     if (req.method === 'GET' && rest === '') return send(res, 200, 'text/html; charset=utf-8', page)
     if (req.method === 'GET' && rest === 'api/files') {
@@ -185,7 +164,7 @@ async function createUiServer ({ dir, port = 0 }) {
       }
       return json(res, 200, { dir, files })
     }
-    if (req.method === 'GET' && rest === 'api/jobs') return json(res, 200, { jobs })
+    if (req.method === 'GET' && rest === 'api/jobs') return json(res, 200, { jobs: jobs.list })
     if (req.method === 'GET' && rest === 'api/processes') return json(res, 200, { processes: processes() })
     if (req.method === 'GET' && rest === 'view') {
       const file = profileFile(query.get('file'))
@@ -218,7 +197,7 @@ async function createUiServer ({ dir, port = 0 }) {
       } catch (err) {
         return json(res, err.status || 400, { error: err.status ? err.message : 'the body is not JSON' })
       }
-      const r = startJob(body)
+      const r = jobs.start(body)
       return json(res, r.error ? 400 : 202, r)
     }
     return send(res, 404, 'text/plain; charset=utf-8', 'not found\n')

@@ -13,7 +13,7 @@ const { spawnSync } = require('node:child_process')
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { assertHeapProfileSchema } = require('./helpers/heap.js')
 const { ROOT, makeTmpDir, removeTmpDirs, runFixture, startFixture, assertCprofError } = require('./helpers/util.js')
-const { envConfig } = require('../../lib/trigger-config.js')
+const { envConfig } = require('../../lib/triggers/env.js')
 const { cpuQuota, oldGenerationLimit } = require('../../lib/incidents/limits.js')
 
 after(removeTmpDirs)

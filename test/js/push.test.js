@@ -19,7 +19,7 @@ const { pushOptions, publicOptions, parseLabels } = require('../../lib/push/opti
 const { seriesName, series } = require('../../lib/push/labels')
 const { createQueue } = require('../../lib/push/queue')
 const { backoff, retryAfterMs, createPusher } = require('../../lib/push/client')
-const { envConfig } = require('../../lib/trigger-config')
+const { envConfig } = require('../../lib/triggers/env')
 const cprof = require('../../lib/index')
 
 after(removeTmpDirs)

@@ -12,7 +12,7 @@ const { spawn, spawnSync } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('./helpers/schema.js')
 const { ROOT, makeTmpDir, removeTmpDirs, runFixture, startFixture } = require('./helpers/util.js')
-const { envConfig } = require('../../lib/trigger-config.js')
+const { envConfig } = require('../../lib/triggers/env.js')
 
 after(removeTmpDirs)
 
@@ -146,7 +146,7 @@ test('envConfig: CPROF_RECORDER and its options; bad values name the variable', 
 })
 
 test('CPROF_PROFILING=1 beside the recorder or incidents keeps the CPU toggle; the dump keeps the shared signal', () => {
-  const { initConfig } = require('../../lib/trigger-config')
+  const { initConfig } = require('../../lib/triggers/config')
   for (const env of [{ CPROF_RECORDER: '1' }, { CPROF_ON_EVENT_LOOP_DELAY: '200' }]) {
     const c = initConfig(envConfig({ CPROF_PROFILING: '1', ...env }))
     assert.equal(c.cpu, true, JSON.stringify(env))

@@ -502,7 +502,7 @@ nodeTest('heap snapshot: its private directory swapped for a symlink just before
 nodeTest('dump request (<run dir>/dump-<pid>.json): a symlink at its name is never written through nor read; a run directory not private is refused', {
   skip: process.platform !== 'linux' && 'the run directory is read through /proc/self/fd (Linux)'
 }, () => {
-  const dumpRequest = require('../../lib/dump-request.js')
+  const dumpRequest = require('../../lib/triggers/dump-request.js')
   const me = process.geteuid()
   const dir = path.join(makeTmpDir(), `cprof-${me}`, 'run')
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 })

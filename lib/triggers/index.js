@@ -1,41 +1,104 @@
 'use strict'
 // cprof.init(config) / cprof.destroy(): profiles started and stopped from
 // outside the app, by a signal (src/addon/signal.c) or a PM2 action
-// (lib/pm2.js). Every trigger goes through the same controllers as the API,
+// (lib/triggers/pm2.js). Every trigger goes through the same controllers as the API,
 // so results go to 'profile' and failures to report(); nothing throws into
 // the app.
-const { invalidArg } = require('./errors')
-const { initConfig } = require('./trigger-config')
-const { TRIGGERS } = require('./incidents/options')
+const { invalidArg } = require('../errors')
+const { initConfig } = require('./config')
+const { TRIGGERS } = require('../incidents/options')
 const pm2 = require('./pm2')
-const { cpuStartOptions } = require('./options')
-const { identity } = require('./fleet/identity')
-const { installWorker, createPrimary } = require('./fleet/cluster')
+const { cpuStartOptions } = require('../options')
+const { identity } = require('../fleet/identity')
+const { installWorker, createPrimary } = require('../fleet/cluster')
 
 const SLOT = { cpu: 0, heap: 1, dump: 2 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
 const dumpRequest = require('./dump-request')
 const { watchSignal } = require('./signal-watch')
 
+// The profile's timer: the trigger's timeout (or the configured one),
+// never longer than maxDuration.
+function startOptions (c, kind, timeout) {
+  const t = timeout !== undefined ? timeout : c.timeout
+  const o = { timeout: t > 0 ? Math.min(t, c.maxDuration) : c.maxDuration }
+  const interval = kind === 'cpu' ? c.interval : c.heapInterval
+  if (interval !== undefined) o.interval = interval
+  if (c.dir !== undefined) o.dir = c.dir
+  if (c.formats.length) o.formats = c.formats
+  if (c.sourceMaps !== undefined) o.sourceMaps = c.sourceMaps
+  return o
+}
+
+// A PM2 action's parameter: a timeout in ms, or none (undefined).
+function timeoutParam (param) {
+  if (param === undefined || param === null || param === '') return undefined
+  const ms = Number(param)
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw invalidArg(`the parameter is a timeout in milliseconds >= 0, got ${JSON.stringify(param)}`)
+  }
+  return ms
+}
+
+// A dump of the recorder, as its triggers ask: into the configured dir,
+// in the configured formats, the last `last` ms (undefined: all kept).
+function dumpOptions (c, last) {
+  const o = {}
+  if (last !== undefined && last > 0) o.last = last
+  if (c.dir !== undefined) o.dir = c.dir
+  if (c.formats.length) o.formats = c.formats
+  return o
+}
+
+// The PM2 actions c asks for, over the controllers ctl (lib/triggers/pm2.js).
+function pm2Actions (c, ctl, snapshot) {
+  const actions = {}
+  if (c.recorder) {
+    actions['cprof:dump'] = async (param) => ({ ok: true, ...(await ctl.recorder.dump(dumpOptions(c, timeoutParam(param)))) })
+    if (c.recorder.heap === true) {
+      actions['cprof:dump:heap'] = async (param) =>
+        ({ ok: true, ...(await ctl.recorder.dump({ ...dumpOptions(c, timeoutParam(param)), kind: 'heap' })) })
+    }
+  }
+  for (const kind of ['cpu', 'heap']) {
+    if (!c[kind]) continue
+    actions[`cprof:${kind}:start`] = async (param) => {
+      const o = startOptions(c, kind, timeoutParam(param))
+      await ctl[kind].start(o)
+      return { ok: true, kind, started: true, pid: process.pid, stopsAfterMs: o.timeout }
+    }
+    actions[`cprof:${kind}:stop`] = async () => ({ ok: true, ...(await ctl[kind].stop()) })
+  }
+  if (c.heap) {
+    actions['cprof:heap:snapshot'] = async () => {
+      const file = await snapshot(c.dir !== undefined ? { dir: c.dir } : undefined)
+      return { ok: true, kind: 'heapsnapshot', files: { heapsnapshot: file } }
+    }
+  }
+  return actions
+}
+
+// What init() returns (and announces): what is installed.
+function describe (c, actions) {
+  return {
+    cpu: Boolean(c && c.cpu),
+    heap: Boolean(c && c.heap),
+    signal: c && c.signal ? c.signal.name : null,
+    heapSignal: c && c.heapSignal ? c.heapSignal.name : null,
+    recorder: Boolean(c && c.recorder),
+    dumpSignal: c && c.dumpSignal ? c.dumpSignal.name : null,
+    incidents: c && c.incidents ? TRIGGERS.filter((t) => c.incidents[t] !== null) : [],
+    maxDuration: c ? c.maxDuration : null,
+    pm2Actions: actions ? Object.keys(actions) : []
+  }
+}
+
 /**
  * ctl: { cpu, heap } controllers (start, stop, isRunning), recorder
- * (lib/recorder.js), incidents (lib/incidents/index.js); snapshot(opts);
+ * (lib/recorder/index.js), incidents (lib/incidents/index.js); snapshot(opts);
  * hooks: { report(err), announcer (lib/fleet/announce.js) }.
  */
 function createTriggers (ctl, snapshot, hooks) {
   let active = null // { c, uninstall: [] }
-
-  // The profile's timer: the trigger's timeout (or the configured one),
-  // never longer than maxDuration.
-  function startOptions (c, kind, timeout) {
-    const t = timeout !== undefined ? timeout : c.timeout
-    const o = { timeout: t > 0 ? Math.min(t, c.maxDuration) : c.maxDuration }
-    const interval = kind === 'cpu' ? c.interval : c.heapInterval
-    if (interval !== undefined) o.interval = interval
-    if (c.dir !== undefined) o.dir = c.dir
-    if (c.formats.length) o.formats = c.formats
-    if (c.sourceMaps !== undefined) o.sourceMaps = c.sourceMaps
-    return o
-  }
 
   // A node:cluster primary passes the toggle on to its workers (lib/fleet/cluster.js).
   const primary = createPrimary(hooks)
@@ -52,28 +115,9 @@ function createTriggers (ctl, snapshot, hooks) {
     p.catch(hooks.report)
   }
 
-  function timeoutParam (param) {
-    if (param === undefined || param === null || param === '') return undefined
-    const ms = Number(param)
-    if (!Number.isFinite(ms) || ms < 0) {
-      throw invalidArg(`the parameter is a timeout in milliseconds >= 0, got ${JSON.stringify(param)}`)
-    }
-    return ms
-  }
-
-  // A dump of the recorder, as its triggers ask: into the configured dir,
-  // in the configured formats, the last `last` ms (undefined: all kept).
-  function dumpOptions (c, last) {
-    const o = {}
-    if (last !== undefined && last > 0) o.last = last
-    if (c.dir !== undefined) o.dir = c.dir
-    if (c.formats.length) o.formats = c.formats
-    return o
-  }
-
   // The dump signal: `cprof trigger <pid> --dump --last S` leaves the
   // seconds in a request file in this process's run directory first
-  // (lib/dump-request.js). A request that is there but refused makes no
+  // (lib/triggers/dump-request.js). A request that is there but refused makes no
   // dump: all the recorder holds is not what was asked; the failure goes
   // into the run-directory entry, where the CLI reads it.
   function onDumpSignal (c) {
@@ -90,47 +134,6 @@ function createTriggers (ctl, snapshot, hooks) {
       hooks.report(err)
     })
     if (ctl.recorder.recordsHeap()) ctl.recorder.dump({ ...dumpOptions(c, last), kind: 'heap' }).catch(hooks.report)
-  }
-
-  function pm2Actions (c) {
-    const actions = {}
-    if (c.recorder) {
-      actions['cprof:dump'] = async (param) => ({ ok: true, ...(await ctl.recorder.dump(dumpOptions(c, timeoutParam(param)))) })
-      if (c.recorder.heap === true) {
-        actions['cprof:dump:heap'] = async (param) =>
-          ({ ok: true, ...(await ctl.recorder.dump({ ...dumpOptions(c, timeoutParam(param)), kind: 'heap' })) })
-      }
-    }
-    for (const kind of ['cpu', 'heap']) {
-      if (!c[kind]) continue
-      actions[`cprof:${kind}:start`] = async (param) => {
-        const o = startOptions(c, kind, timeoutParam(param))
-        await ctl[kind].start(o)
-        return { ok: true, kind, started: true, pid: process.pid, stopsAfterMs: o.timeout }
-      }
-      actions[`cprof:${kind}:stop`] = async () => ({ ok: true, ...(await ctl[kind].stop()) })
-    }
-    if (c.heap) {
-      actions['cprof:heap:snapshot'] = async () => {
-        const file = await snapshot(c.dir !== undefined ? { dir: c.dir } : undefined)
-        return { ok: true, kind: 'heapsnapshot', files: { heapsnapshot: file } }
-      }
-    }
-    return actions
-  }
-
-  function describe (c, actions) {
-    return {
-      cpu: Boolean(c && c.cpu),
-      heap: Boolean(c && c.heap),
-      signal: c && c.signal ? c.signal.name : null,
-      heapSignal: c && c.heapSignal ? c.heapSignal.name : null,
-      recorder: Boolean(c && c.recorder),
-      dumpSignal: c && c.dumpSignal ? c.dumpSignal.name : null,
-      incidents: c && c.incidents ? TRIGGERS.filter((t) => c.incidents[t] !== null) : [],
-      maxDuration: c ? c.maxDuration : null,
-      pm2Actions: actions ? Object.keys(actions) : []
-    }
   }
 
   /**
@@ -171,7 +174,7 @@ function createTriggers (ctl, snapshot, hooks) {
       }
       let actions = null
       if (pm2.underPm2()) {
-        actions = pm2Actions(c)
+        actions = pm2Actions(c, ctl, snapshot)
         state.uninstall.push(pm2.installActions(actions, hooks.report))
       }
       active = state

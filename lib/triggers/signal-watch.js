@@ -11,11 +11,11 @@
 // profiles) were all lost after an app signalled itself. Node counts only
 // its own signal listeners, so a JS listener is the one way to say "this
 // signal is handled".
-const native = require('./native')
+const native = require('../native')
 
 /** Watches sig ({ name, number }) in slot; returns the function that undoes it. */
 function watchSignal (slot, sig, fn) {
-  native.signalWatch(slot, sig.number, fn)
+  native.signalWatch({ slot, signal: sig.number, onSignal: fn })
   const cprofSignalGuard = () => {} // the work runs in the native watcher
   process.on(sig.name, cprofSignalGuard)
   return () => {

@@ -18,8 +18,8 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
-const { invalidArg, cprofError } = require('./errors')
-const rundir = require('./fleet/rundir')
+const { invalidArg, cprofError } = require('../errors')
+const rundir = require('../fleet/rundir')
 
 const { O_WRONLY, O_RDONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants
 

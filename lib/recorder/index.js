@@ -1,0 +1,214 @@
+'use strict'
+// cprof.recorder: the flight recorder. CPU sampling runs all the time in
+// windows (src/addon/recorder.c); finished windows live in a ring in C
+// (src/core/ring.c), evicted whole by age (keep) and bytes (maxBytes);
+// dump() writes the last seconds as one ordinary profile, merged off the
+// main thread. With store, every window is also written to a directory
+// (continuous profiling) with retention by age and bytes.
+const native = require('../native')
+const { prepareDirSync } = require('../dirs')
+const options = require('../options')
+const { startOptions, dumpOptions } = require('./options')
+const { fileStem } = require('../controller')
+const { publicOptions } = require('../push/options')
+const { series } = require('../push/labels')
+const { createPusher } = require('../push/client')
+const { TEMPLATE_PATH } = require('../viewer')
+const { viewerMarks, heapWindows, keepMarks } = require('./marks')
+const { timed } = require('../own-time')
+const { shapeResult } = require('../result')
+
+/** hooks: { report(err), emitProfile(result), emit(event, value), changed() (status() changed) } */
+function createRecorder (hooks) {
+  let run = null // { o, timer, transport, waiters: Map<'<kind>:<seq>', resolve> }
+  let intervalUs = options.CPU_INTERVAL_DEFAULT_US
+  let heapIntervalBytes = options.HEAP_INTERVAL_DEFAULT_BYTES
+  let sourceMaps = null // the last start()'s; null: start()'s default at dump time
+  let pusher = null // the last start()'s push client; its counts stay after stop()
+
+  // The ends of the last CPU windows (ms since the epoch), for the
+  // viewer's window edges (viewerMarks); bounded, a few KB in a page.
+  const windowEnds = []
+  function onWindow (info) {
+    const r = run
+    if (!info.error && info.kind === 'cpu' && info.to > 0) {
+      windowEnds.push(info.to)
+      if (windowEnds.length > 512) windowEnds.splice(0, windowEnds.length - 512)
+    }
+    if (info.push) {
+      if (r && r.pusher) r.pusher.enqueue(info)
+      delete info.push // the event's listeners get no copy of the bytes
+    }
+    if (info.error) hooks.report(info.error)
+    else hooks.emit('window', info)
+    if (hooks.changed) hooks.changed()
+    const key = `${info.kind}:${info.seq}`
+    if (r && r.waiters.has(key)) {
+      r.waiters.get(key)(info)
+      r.waiters.delete(key)
+    }
+  }
+
+  // Resolves once window seq (CPU, and heap when recorded) is in its ring.
+  function waitFor (r, seq) {
+    const kinds = r.o.heap ? ['cpu', 'heap'] : ['cpu']
+    return Promise.all(kinds.map((k) => new Promise((resolve) => r.waiters.set(`${k}:${seq}`, resolve))))
+  }
+
+  // Ends the current window (the next one has already started) and
+  // resolves once it is in the ring.
+  function rotate () {
+    const r = run
+    const seq = timed(() => native.recRotate())
+    if (seq === 0) return Promise.resolve(null) // lost: someone ended our profile
+    return waitFor(r, seq)
+  }
+
+  function tick () {
+    try {
+      rotate()
+    } catch (err) {
+      hooks.report(err)
+    }
+  }
+
+  /**
+   * Starts recording: { window (ms, 10000), keep (ms, 60000), maxBytes
+   * (bytes, 16 MiB), interval (µs, 10000), heap (false), heapInterval
+   * (bytes, 32768), store: { dir, maxBytes (256 MiB), maxAge (ms, 24 h),
+   * formats (['cpuprofile']) }, sourceMaps (on under --enable-source-maps:
+   * dumps' derived outputs and summary map frames through source maps) }. Returns { transport, ...those options }.
+   */
+  function start (arg) {
+    const o = startOptions(arg)
+    // store.dir is the user's: created 0700, must be a directory (the rule
+    // for dir, docs/reliability.md); checked here so start() throws at once.
+    if (o.store) prepareDirSync(o.store.dir, false, 'pass store.dir a directory you own')
+    const transport = timed(() => native.recStart(nativeStart(o, onWindow)))
+    const timer = setInterval(tick, o.window)
+    timer.unref() // recording never keeps the process alive
+    if (pusher) pusher.close() // the previous recording's: what it still held is dropped
+    pusher = o.push ? createPusher(o.push, series(o.push), hooks) : null
+    run = { o, timer, transport, waiters: new Map(), pusher }
+    intervalUs = o.interval
+    heapIntervalBytes = o.heapInterval
+    sourceMaps = o.sourceMaps
+    if (hooks.changed) hooks.changed()
+    return { transport, ...o, push: publicOptions(o.push) } // never the token or password
+  }
+
+  /** Stops recording; the ring stays for a last dump() until the next start().
+   * With push, waits (at most push.timeout ms) for the queued windows'
+   * uploads, retries included; what is left then is dropped (counted). */
+  async function stop () {
+    const r = run
+    if (r) clearInterval(r.timer)
+    const seq = timed(() => native.recStop()) // throws ERR_CPROF_NOT_STARTED when not running
+    if (seq !== 0) await waitFor(r, seq)
+    if (r && r.pusher) {
+      await r.pusher.flush(r.o.push.timeout)
+      r.pusher.close()
+    }
+    if (hooks.changed) hooks.changed()
+    return status()
+  }
+
+  /** { running, windows, bytes, from, to (ms since the epoch), evicted, lost, ... } */
+  function status () {
+    const s = native.recStatus()
+    if (!s) return { running: false, windows: 0, bytes: 0, from: null, to: null }
+    if (s.windows === 0) { s.from = null; s.to = null }
+    if (pusher) s.push = pusher.status()
+    return s
+  }
+
+  /**
+   * Writes the recorded CPU profile of the last `last` ms (default: all
+   * kept), the current window included up to now. Recording goes on.
+   * Resolves with stop()'s result shape plus from, to (ms since the epoch)
+   * and windows. extra: fields added to the result (an incident's reason).
+   */
+  async function dump (arg, extra) {
+    const o = dumpOptions(arg)
+    if (run && native.recStatus().running) await rotate()
+    const heap = o.kind === 'heap'
+    const stamp = Date.now()
+    const stem = o.name || fileStem(o.kind, undefined, stamp).replace(/^(cpu|heap)-/, '$1-recording-')
+    const ext = heap ? 'heapprofile' : 'cpuprofile'
+    const fileName = `${stem}.${ext}`
+    const marks = heap ? viewerMarks(extra, stamp, null, heapWindows(stamp)) : viewerMarks(extra, stamp, windowEnds)
+    const interval = heap ? heapIntervalBytes : intervalUs
+    const d = timed(() => native.recDump({
+      lastMs: o.last,
+      dir: o.dir,
+      name: fileName,
+      top: options.TOP_DEFAULT,
+      exportOptions: {
+        outs: options.formatNames(stem, o.formats),
+        interval,
+        title: fileName,
+        ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
+        htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
+        sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault(),
+        ...marks
+      },
+      heap
+    }))
+    let r
+    try {
+      r = await d.promise
+    } catch (err) {
+      if (err.result) err.result = shape(err.result, d, heap, interval)
+      throw err
+    }
+    const result = { ...shape(r, d, heap, interval), ...extra }
+    if (marks.viewerMarks && r.file) await keepMarks(result, r.file.path, marks.viewerMarks, hooks.report)
+    hooks.emitProfile(result)
+    return result
+  }
+
+  return {
+    start,
+    stop,
+    status,
+    dump,
+    isRunning: () => native.recStatus()?.running === true,
+    recordsHeap: () => Boolean(run && run.o.heap && native.recStatus()?.running)
+  }
+}
+
+// startOptions' o as native.recStart takes it.
+function nativeStart (o, onWindow) {
+  const store = o.store && {
+    dir: o.store.dir,
+    cpuprofile: o.store.formats.includes('cpuprofile'),
+    pprof: o.store.formats.includes('pprof'),
+    maxAge: o.store.maxAge,
+    maxBytes: o.store.maxBytes,
+    lines: o.lines
+  }
+  // cwd: pushed frames name their files relative to it ("./lib/a.js:fib:3", docs/pyroscope.md)
+  const push = o.push && { maxSamples: o.push.maxSamples, maxBytes: o.push.maxProfileBytes, cwd: process.cwd(), lines: o.lines }
+  return {
+    intervalUs: o.interval,
+    keepMs: o.keep,
+    maxBytes: o.maxBytes,
+    store,
+    onWindow,
+    heapIntervalBytes: o.heap ? o.heapInterval : 0,
+    push,
+    trendWindows: o.trendWindows
+  }
+}
+
+// The result of a dump (lib/result.js): a profile's, plus the recording it
+// covers (from, to: ms since the epoch; windows). interval: the recording's
+// (µs, or bytes for heap).
+function shape (r, d, heap, interval) {
+  const fields = heap
+    ? { durationMs: d.to - d.from, samples: r.samples, intervalBytes: interval, includeCollected: false }
+    : { durationMs: r.durationMs, samples: r.samples, intervalUs: interval }
+  return shapeResult(heap ? 'heap' : 'cpu', r, { startTime: d.from, ...fields }, { from: d.from, to: d.to, windows: d.windows })
+}
+
+module.exports = { createRecorder }

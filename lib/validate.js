@@ -1,0 +1,115 @@
+'use strict'
+// The one vocabulary for checking options, as Node's own
+// lib/internal/validators.js is for Node's API: every option module of lib/
+// (options.js, recorder/options.js, triggers/config.js, push/options.js,
+// incidents/options.js) checks with these. A wrong value throws a typed
+// error, code ERR_CPROF_INVALID_ARG (lib/errors.js), whose message names
+// the option and shows what was given ("…, got number -5"). Every check
+// takes (value, name, what the value must be, fallback): undefined is the
+// fallback, so a caller's default sits beside the check.
+const { invalidArg } = require('./errors')
+
+/** A value as a message shows it: 'null', 'number 5', 'boolean true',
+ * 'string "x"' (40 characters at most), 'array', 'object', 'function'. */
+function describe (v) {
+  if (v === null) return 'null'
+  if (typeof v === 'number' || typeof v === 'boolean') return `${typeof v} ${v}`
+  if (typeof v === 'string') return `string ${JSON.stringify(v.slice(0, 40))}`
+  return Array.isArray(v) ? 'array' : typeof v
+}
+
+/** The error for value: `${mustBe}, got ${describe(value)}`. */
+function invalid (mustBe, value) {
+  return invalidArg(`${mustBe}, got ${describe(value)}`)
+}
+
+/** A plain object: not null, not an array. */
+function isObject (v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
+}
+
+/** Throws on a key of obj not in keys: `unknown option "k" for init();
+ * known options: …` (where: 'for init()', 'in incidents'; noun: 'option', 'key'). */
+function validateKeys (obj, keys, where, noun = 'option') {
+  for (const key of Object.keys(obj)) {
+    if (!keys.includes(key)) {
+      throw invalidArg(`unknown ${noun} "${key}" ${where}; known ${noun}s: ${keys.join(', ')}`)
+    }
+  }
+  return obj
+}
+
+/** An options object of `where` (undefined or null: {}): a plain object
+ * (else `${mustBe}, got …`) with only the known keys. */
+function validateOptions (value, keys, where, mustBe) {
+  if (value === undefined || value === null) return {}
+  if (!isObject(value)) throw invalid(mustBe, value)
+  return validateKeys(value, keys, `for ${where}`)
+}
+
+function validateBoolean (value, name, fallback) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'boolean') throw invalid(`${name} must be a boolean`, value)
+  return value
+}
+
+/** A non-empty string; hint says what it is ('a directory path'). */
+function validateString (value, name, fallback, hint) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'string' || value === '') {
+    throw invalid(`${name} must be a non-empty string${hint ? ` (${hint})` : ''}`, value)
+  }
+  return value
+}
+
+/** A duration: a finite number of milliseconds >= 0 (> 0 with positive). */
+function validateMs (value, name, fallback, { positive = false } = {}) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
+    throw invalid(`${name} must be a finite number of milliseconds ${positive ? '> 0' : '>= 0'}`, value)
+  }
+  return value
+}
+
+/** An integer in [min, max], in unit ('µs', 'bytes', 'frames'). */
+function validateInteger (value, name, [min, max], unit, fallback) {
+  if (value === undefined) return fallback
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw invalid(`${name} must be an integer from ${min} to ${max} ${unit}`, value)
+  }
+  return value
+}
+
+/** A finite number >= min (> min with above), <= max; integer: whole
+ * only. The message: `${name} must be a number of ${unit} >= min and <= max`. */
+function validateNumber (value, name, { min, max = Infinity, above = false, integer = false, unit }, fallback) {
+  if (value === undefined) return fallback
+  const ok = typeof value === 'number' && Number.isFinite(value) &&
+    (above ? value > min : value >= min) && value <= max && (!integer || Number.isInteger(value))
+  if (!ok) {
+    const range = `${above ? '>' : '>='} ${min}${max < Infinity ? ` and <= ${max}` : ''}`
+    throw invalid(`${name} must be ${integer ? 'an integer' : 'a number'}${unit ? ` of ${unit}` : ''} ${range}`, value)
+  }
+  return value
+}
+
+/** The text of a numeric environment variable ("30000") as a number;
+ * throws a plain Error the caller prefixes with the variable's name. */
+function envNumber (text) {
+  if (text.trim() === '' || !Number.isFinite(Number(text))) throw new Error('must be a number')
+  return Number(text)
+}
+
+module.exports = {
+  describe,
+  invalid,
+  isObject,
+  validateKeys,
+  validateOptions,
+  validateBoolean,
+  validateString,
+  validateMs,
+  validateInteger,
+  validateNumber,
+  envNumber
+}
