@@ -1,11 +1,10 @@
 /* The heap controller's commands (V8 HeapProfiler domain, sampling). */
-#include <stdio.h>
-
 #include "addon.h"
 #include "args.h"
 #include "ctl.h"
 #include "entry.h"
 #include "errors.h"
+#include "inspector.h"
 #include "job.h"
 #include "recorder.h"
 #include "v8heap.h"
@@ -35,11 +34,7 @@ napi_value cprof__heap_start(napi_env env, napi_callback_info info) {
   if (cprof__v8heap_usable(env))
     return cprof__ctl_start_v8heap(env, &addon->heap, interval, depth, collected, force_gc, timeout,
                                    argv[5]);
-  const char *inc = collected ? "true" : "false";
-  snprintf(params, sizeof params,
-           "{\"samplingInterval\":%.0f,\"stackDepth\":%.0f,"
-           "\"includeObjectsCollectedByMajorGC\":%s,\"includeObjectsCollectedByMinorGC\":%s}",
-           interval, depth, inc, inc);
+  cprof__insp_heap_params(params, sizeof params, interval, depth, collected);
   const cprof_cmd_t cmds[] = {{"HeapProfiler.enable", NULL},
                               {"HeapProfiler.startSampling", params}};
   return cprof__ctl_start(env, &addon->heap, "heap", cmds, 2, timeout, argv[5]);

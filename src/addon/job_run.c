@@ -104,13 +104,6 @@ static int load_one(void *ctx, const char *path, cprof_profile_t **out) {
   return rc;
 }
 
-static char *join_path(const char *dir, const char *name) {
-  size_t n = strlen(dir) + strlen(name) + 2;
-  char *s = malloc(n);
-  if (s) snprintf(s, n, "%s/%s", dir, name);
-  return s;
-}
-
 /* The HTML viewer's page, read here on the worker thread. */
 static int read_html_template(job_t *job) {
   size_t len = 0;
@@ -139,7 +132,7 @@ static int write_formats(job_t *job) {
       rc = cprof_write_format(job->in.dir, job->in.outs[i], (cprof_format_t)i, job->profile,
                               &job->in.opts, &job->out_sizes[i], job->errbuf, sizeof job->errbuf);
     if (rc != CPROF_OK) return rc;
-    if (!(job->out_paths[i] = join_path(job->in.dir, job->in.outs[i]))) return CPROF_ENOMEM;
+    if (!(job->out_paths[i] = cprof_path_join(job->in.dir, job->in.outs[i]))) return CPROF_ENOMEM;
   }
   return CPROF_OK;
 }
@@ -199,7 +192,8 @@ static int write_raw(job_t *job, uint32_t drop, int *done) {
   if (rc == CPROF_OK)
     rc = cprof_write_atomic_fn(job->in.dir, job->in.name, write_span, &s, &job->size, job->errbuf,
                                sizeof job->errbuf);
-  if (rc == CPROF_OK && !(job->file = join_path(job->in.dir, job->in.name))) rc = CPROF_ENOMEM;
+  if (rc == CPROF_OK && !(job->file = cprof_path_join(job->in.dir, job->in.name)))
+    rc = CPROF_ENOMEM;
   *done = rc == CPROF_OK;
   return rc;
 }
@@ -222,7 +216,7 @@ static int write_output(job_t *job) {
       sizeof job->errbuf);
   if (job->sm) cprof_sourcemap_swap(job->profile, job->sm);
   if (rc != CPROF_OK) return rc;
-  if (!(job->file = join_path(job->in.dir, job->in.name))) return CPROF_ENOMEM;
+  if (!(job->file = cprof_path_join(job->in.dir, job->in.name))) return CPROF_ENOMEM;
   return CPROF_OK;
 }
 

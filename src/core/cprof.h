@@ -16,6 +16,8 @@
  *   ring.h       the flight recorder's ring of windows (evicted by age and
  *                bytes, reference counted), overlap trimming
  *   store.h      the recorder store's file names and retention
+ *   window.h     one recorder window's conversion: parsed, kept in the
+ *                ring, added to the trend, stored and encoded for push
  *   trend.h      the live heap's trend by allocation site (Theil–Sen,
  *                Mann–Kendall): which sites keep growing
  *   note.h       the profile inside a Profiler.consoleProfileFinished
@@ -53,6 +55,7 @@
 #include "ring.h"
 #include "store.h"
 #include "trend.h"
+#include "window.h"
 #include "sourcemap_apply.h"
 #include "heapsnapshot.h"
 
