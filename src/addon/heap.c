@@ -43,13 +43,13 @@ napi_value cprof__heap_start(napi_env env, napi_callback_info info) {
 /* heapStop(dir, name, top, stackDepth, exportOpts?) → Promise<job result> */
 napi_value cprof__heap_stop(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
-  cprof_job_in_t in = {0};
+  cprof_job_in_t in = {.kind = CPROF_JOB_STOP_HEAP};
   napi_value argv[5];
   double depth;
   if (!addon || cprof__args(env, info, 5, argv) != 0 ||
       cprof__arg_double(env, argv[3], "stackDepth", &depth) != 0 ||
       cprof__job_args(env, argv, &in) != 0 || cprof__job_export_args(env, argv[4], &in) != 0)
     return NULL;
-  in.max_depth = depth > 0 ? (unsigned)depth : 0;
+  in.want.max_depth = depth > 0 ? (unsigned)depth : 0;
   return cprof__ctl_stop(env, &addon->heap, "heap", "HeapProfiler.stopSampling", &in);
 }

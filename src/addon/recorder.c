@@ -522,9 +522,10 @@ int cprof__rec_select(napi_env env, cprof_rec_t *rec, double last, bool heap, cp
   }
   if (heap) newest_only(s);
   *span = (cprof_rec_span_t){s->w[0]->from_ms, s->w[s->n - 1]->to_ms, s->n};
-  in->produce = produce_merge;
-  in->produce_free = produce_free;
-  in->produce_ctx = s;
+  in->kind = CPROF_JOB_PRODUCE;
+  in->src.produce = produce_merge;
+  in->src.produce_free = produce_free;
+  in->src.produce_ctx = s;
   return 0;
 }
 
