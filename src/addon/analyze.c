@@ -5,7 +5,8 @@
 #include "args.h"
 #include "entry.h"
 #include "errors.h"
-#include "job.h"
+#include "job_args.h"
+#include "job_run.h"
 #include "macros.h"
 
 /* analyze(path, top, wantNodes, wantLines?) → Promise<job result>: the

@@ -6,7 +6,7 @@
 #include "ctl.h"
 #include "entry.h"
 #include "errors.h"
-#include "job.h"
+#include "job_args.h"
 #include "v8cpu.h"
 
 /* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name: "v8"

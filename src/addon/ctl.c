@@ -6,7 +6,8 @@
 
 #include "ctl.h"
 #include "errors.h"
-#include "job.h"
+#include "job_args.h"
+#include "job_run.h"
 #include "macros.h"
 #include "v8cpu.h"
 #include "v8heap.h"

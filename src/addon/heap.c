@@ -5,7 +5,7 @@
 #include "entry.h"
 #include "errors.h"
 #include "inspector.h"
-#include "job.h"
+#include "job_args.h"
 #include "recorder.h"
 #include "v8heap.h"
 

@@ -2,9 +2,10 @@
  * that loads a profile (parses the inspector's JSON text, reads profile
  * files, or has the recorder's windows merged), aggregates, writes the
  * output files atomically, and settles a promise with the summary.
- * The interface of three units: job_args.c reads a job's input from JS
- * values, job_run.c queues and runs it (the worker thread: one loader per
- * kind, then one shared tail), job_result.c builds its JS result.
+ * This header is the job's input, shared by three units: job_args.c
+ * (job_args.h) reads it from JS values, job_run.c (job_run.h) queues and
+ * runs it (the worker thread: one loader per kind, then one shared tail),
+ * job_result.c builds its JS result.
  * (snapshot.c's `cprof snapshot` analysis is a job of its own: its result is
  * a report's JSON text, not a profile, and it shares nothing of the tail.) */
 #ifndef CPROF_JOB_H
@@ -78,38 +79,5 @@ typedef struct {
   char *own_url; /* STOP_CPU: the url prefix of cprof's own code; leading samples in
                     it are its start call, dropped (own_start.c); NULL: none */
 } cprof_job_in_t;
-
-/* Queues the job and returns its promise. Takes ownership of in's buffers,
- * also on failure (then it throws and returns NULL). The promise resolves
- * with { kind, samples, durationMs, summary, file?: { path, size },
- * outputs?: { pprof|folded|svg|txt|html: { path, size } }, text?, nodes?,
- * sourceMaps?: { frames, mapped, unmapped, scripts, scriptsWithMap, errors } } and
- * rejects with an ERR_CPROF_* error; an ERR_CPROF_IO error carries
- * err.result, the same object with only the files written before. */
-napi_value cprof__job_queue(napi_env env, cprof_job_in_t *in);
-
-/* Reads (dir, name, top) from argv[0..2] into in. 0, or -1 with a throw. */
-int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
-
-/* Reads an export options object (undefined: none) into in:
- *   { outs: { pprof?, folded?, svg?, txt?, html?: file name }, interval, startTime,
- *     duration (µs), includeCollected, title, top (text rows), cut (%), focus,
- *     text (bool), needSamples (bool), keepExisting (bool: never replace a
- *     file, ERR_CPROF_EXISTS instead), main (pprof: the main script),
- *     ownUrl (CPU: drop the leading samples in code under this url),
- *     ownDir (bool: dir is cprof's default, checked with CPROF_DIR_OWN),
- *     sourceMaps (bool: map frames for every derived output),
- *     htmlTemplate (html: the viewer page's file, read on the worker),
- *     lines (bool: self time per line in the summary, the text report and
- *     the HTML viewer), linesFocus (text: the functions listed by line),
- *     pprofLines (bool: pprof with one Location per line) }
- * 0, or -1 with a throw (in is then freed). */
-int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
-
-/* The JS name of a derived format ("pprof", "folded", "svg", "txt", "html"). */
-const char *cprof__format_name(cprof_format_t fmt);
-
-/* Frees in's buffers (for callers that fail before queueing). */
-void cprof__job_in_free(cprof_job_in_t *in);
 
 #endif

@@ -1,11 +1,12 @@
 /* Reading a job's input from JS values (see job.h): the stop functions'
  * (dir, name, top) and the export options object. */
+#include "job_args.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 #include "errors.h"
-#include "job.h"
 #include "macros.h"
 
 static const char *const FORMAT_NAMES[CPROF_FORMAT_COUNT] = {"pprof", "folded", "svg", "txt",

@@ -5,7 +5,7 @@
 
 #include "../core/cprof.h"
 #include "errors.h"
-#include "job.h"
+#include "job_args.h"
 #include "jsutil.h"
 #include "macros.h"
 #include "sourcemaps.h"

@@ -1,7 +1,7 @@
 /* A job's life (see job.h): queued on the main thread, run on a libuv
  * worker thread (its kind's loader, then the shared tail: aggregate, render,
  * write), settled on the main thread with the value job_result.c builds. */
-#include "job.h"
+#include "job_run.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 
 #include "../core/cprof.h"
 #include "errors.h"
+#include "job_args.h"
 #include "job_merge.h"
 #include "job_result.h"
 #include "job_state.h"

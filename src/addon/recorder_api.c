@@ -12,6 +12,8 @@
 #include "args.h"
 #include "entry.h"
 #include "errors.h"
+#include "job_args.h"
+#include "job_run.h"
 #include "jsutil.h"
 #include "macros.h"
 #include "recorder.h"

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "format.h"
 #include "fsutil.h"
 #include "merge.h"
 #include "note.h"
