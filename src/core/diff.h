@@ -25,4 +25,9 @@ int cprof_write_diff_html(const char *dir, const char *name, const cprof_profile
                           const cprof_profile_t *after, const cprof_export_opts_t *o,
                           long long *size_out, char *errbuf, size_t errlen);
 
+/* cprof_diff_svg to dir/name atomically (the same rule). */
+int cprof_write_diff_svg(const char *dir, const char *name, const cprof_profile_t *before,
+                         const cprof_profile_t *after, const cprof_export_opts_t *o,
+                         long long *size_out, char *errbuf, size_t errlen);
+
 #endif

@@ -97,9 +97,4 @@ void cprof_blobs_free(cprof_blob_t *parts, size_t n);
 int cprof_diff_html(const cprof_profile_t *before, const cprof_profile_t *after,
                     const cprof_export_opts_t *o, FILE *f);
 
-/* cprof_diff_svg to dir/name atomically (keep_existing as above). */
-int cprof_write_diff_svg(const char *dir, const char *name, const cprof_profile_t *before,
-                         const cprof_profile_t *after, const cprof_export_opts_t *o,
-                         long long *size_out, char *errbuf, size_t errlen);
-
 #endif

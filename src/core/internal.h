@@ -20,43 +20,6 @@
 #define CPROF__PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define CPROF__PRINTF(f, a)
-/* Model construction (profile.c). A profile under construction owns an
- * arena for its strings and a frame table; cprof__profile_finish drops the
- * table so a parsed profile keeps only what it returns. */
-cprof_profile_t *cprof__profile_new(cprof_kind_t kind);
-
-/* Interns a frame; NULL strings read as "". Returns 0 or CPROF_ENOMEM. */
-int cprof__profile_intern_frame(cprof_profile_t *p, const char *name, const char *url,
-                                const char *script_id, int32_t line, int32_t column,
-                                uint32_t *index_out);
-
-/* The parts of cprof__profile_intern_frame, for a parser that meets a
- * frame's strings one by one: a string of len bytes (no NUL inside) interned
- * into the profile (NULL when out of memory), and a frame whose strings were
- * all interned so. */
-const char *cprof__profile_intern_str(cprof_profile_t *p, const char *s, size_t len);
-int cprof__profile_add_frame(cprof_profile_t *p, const cprof_frame_t *f, uint32_t *index_out);
-
-/* Records how many heap samples the parser dropped (their node does not
- * exist); read back by cprof_profile_dropped_samples. */
-void cprof__profile_set_dropped(cprof_profile_t *p, uint32_t dropped);
-
-/* Frees parse-time tables, shrinks frames, and fills self (CPU, from the
- * sample weights) and total for every node. Needs nodes in parent-first
- * order; heap selfs must already be set. */
-void cprof__profile_finish(cprof_profile_t *p);
-
-/* The value part of finish: self (CPU, from the sample weights) and total
- * summed again, after samples changed. */
-void cprof__profile_fill_values(cprof_profile_t *p);
-
-/* CPROF_EINVAL unless the model is what profile.h promises: nodes[0] the
- * root, parents before children, every other node on exactly one sibling
- * chain, frames and sampled nodes in range. Walkers call it first on models
- * they did not build, so a bad model cannot make them loop or read out of
- * bounds. */
-int cprof__check_model(const cprof_profile_t *p);
-
 #endif
 
 /* Formats into errbuf when there is one; returns err so callers can

@@ -6,17 +6,9 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "note_fixture.h"
 #include "rmtree.h"
 #include "window.h"
-
-/* A CPU window as the session catches it: its notification. */
-static const char NOTE[] =
-    "{'method':'Profiler.consoleProfileFinished','params':{'id':'3','location':{'scriptId':'1',"
-    "'lineNumber':0,'columnNumber':0},'profile':{'nodes':[{'id':1,'callFrame':{'functionName':"
-    "'(root)','scriptId':'0','url':'','lineNumber':-1,'columnNumber':-1},'hitCount':0,'children':"
-    "[2]},{'id':2,'callFrame':{'functionName':'a','scriptId':'1','url':'file:///a.js',"
-    "'lineNumber':1,'columnNumber':1},'hitCount':2}],'startTime':100,'endTime':140,'samples':[2,2],"
-    "'timeDeltas':[10,10]},'title':'cprof-recorder-1-2'}}";
 
 static cprof_window_text_t cpu_text(int64_t from, int64_t to, uint64_t seq) {
   char *json = dq(NOTE);
