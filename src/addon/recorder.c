@@ -354,12 +354,12 @@ void cprof__rec_release(napi_env env, cprof_rec_t *rec) {
 static cprof_rec_t *rec_new(cprof_rec_opts_t *o) {
   cprof_rec_t *rec = calloc(1, sizeof *rec);
   double heap_interval = o->cfg.heap_interval;
-  if (rec)
-    rec->cfg = o->cfg;
-  else
+  if (!rec) {
     cprof_window_cfg_free(&o->cfg);
+    return NULL;
+  }
+  rec->cfg = o->cfg; /* its strings are the recorder's now */
   o->cfg.store.dir = o->cfg.push.cwd = NULL;
-  if (!rec) return NULL;
   atomic_init(&rec->refs, 1);
   if (!(rec->ring = cprof_ring_new((int64_t)o->keep_ms, (size_t)o->max_bytes)) ||
       !(rec->heap_ring = cprof_ring_new((int64_t)o->keep_ms, (size_t)o->max_bytes)) ||
