@@ -6,7 +6,7 @@
 #include "ctl.h"
 #include "entry.h"
 #include "errors.h"
-#include "job.h"
+#include "job_args.h"
 #include "v8cpu.h"
 
 /* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name: "v8"
@@ -35,12 +35,11 @@ napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
 /* cpuStop(dir, name, top, exportOpts?) → Promise<job result> */
 napi_value cprof__cpu_stop(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
-  cprof_job_in_t in = {0};
+  cprof_job_in_t in = {.kind = CPROF_JOB_STOP_CPU};
   napi_value argv[4];
   if (!addon || cprof__args(env, info, 4, argv) != 0 || cprof__job_args(env, argv, &in) != 0 ||
       cprof__job_export_args(env, argv[3], &in) != 0)
     return NULL;
-  in.raw_reply = 1;
-  in.v8_text = addon->cpu.v8heap != NULL; /* v8.startCpuProfile's: repaired first */
+  in.src.v8_text = addon->cpu.v8_handle != NULL; /* v8.startCpuProfile's: repaired first */
   return cprof__ctl_stop(env, &addon->cpu, "CPU", "Profiler.stop", &in);
 }

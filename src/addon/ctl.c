@@ -6,7 +6,8 @@
 
 #include "ctl.h"
 #include "errors.h"
-#include "job.h"
+#include "job_args.h"
+#include "job_run.h"
 #include "macros.h"
 #include "v8cpu.h"
 #include "v8heap.h"
@@ -14,7 +15,7 @@
 void cprof__ctl_reset(napi_env env, cprof_ctl_t *ctl) {
   cprof__timer_stop(ctl->timer);
   cprof__insp_close(env, ctl->insp);
-  cprof__v8heap_discard(env, ctl->v8heap);
+  cprof__v8heap_discard(env, ctl->v8_handle);
   *ctl = (cprof_ctl_t){0};
 }
 
@@ -63,14 +64,15 @@ napi_value cprof__ctl_start_v8heap(napi_env env, cprof_ctl_t *ctl, double interv
                                    bool collected, bool force_gc, double timeout_ms,
                                    napi_value on_timeout) {
   if (busy(env, ctl, "heap") ||
-      cprof__v8heap_start(env, interval, depth, collected, force_gc, &ctl->v8heap) != 0)
+      cprof__v8heap_start(env, interval, depth, collected, force_gc, &ctl->v8_handle) != 0)
     return NULL;
   return armed(env, ctl, timeout_ms, on_timeout, "v8");
 }
 
 napi_value cprof__ctl_start_v8cpu(napi_env env, cprof_ctl_t *ctl, double interval_us,
                                   double timeout_ms, napi_value on_timeout) {
-  if (busy(env, ctl, "CPU") || cprof__v8cpu_start(env, interval_us, &ctl->v8heap) != 0) return NULL;
+  if (busy(env, ctl, "CPU") || cprof__v8cpu_start(env, interval_us, &ctl->v8_handle) != 0)
+    return NULL;
   return armed(env, ctl, timeout_ms, on_timeout, "v8");
 }
 
@@ -84,11 +86,11 @@ napi_value cprof__ctl_stop(napi_env env, cprof_ctl_t *ctl, const char *what,
     cprof__throw(env, "ERR_CPROF_NOT_STARTED", msg);
     return NULL;
   }
-  if (ctl->v8heap) {
-    rc = cprof__v8heap_stop(env, ctl->v8heap, &in->json, &in->len);
-    ctl->v8heap = NULL; /* stopped and freed either way */
+  if (ctl->v8_handle) {
+    rc = cprof__v8heap_stop(env, ctl->v8_handle, &in->src.json, &in->src.len);
+    ctl->v8_handle = NULL; /* stopped and freed either way */
   } else {
-    rc = cprof__insp_call(env, ctl->insp, stop_method, NULL, &in->json, &in->len);
+    rc = cprof__insp_call(env, ctl->insp, stop_method, NULL, &in->src.json, &in->src.len);
   }
   cprof__ctl_reset(env, ctl); /* disconnecting also disables the domain */
   if (rc != 0) {

@@ -16,14 +16,14 @@
  * once. */
 typedef struct {
   cprof_insp_t *insp;   /* open while a profile runs through the inspector */
-  napi_ref v8heap;      /* or the handle of v8.startHeapProfile (v8heap.h), or for CPU of
-                           v8.startCpuProfile (v8cpu.h): both stop() to JSON text */
+  napi_ref v8_handle;   /* or the profile handle of v8.startHeapProfile (heap, v8heap.h) or
+                           v8.startCpuProfile (CPU, v8cpu.h): both stop() to JSON text */
   cprof_timer_t *timer; /* the timeout, if any */
 } cprof_ctl_t;
 
 /* Whether a profile runs, through either path. */
 static inline int cprof__ctl_running(const cprof_ctl_t *ctl) {
-  return ctl->insp != NULL || ctl->v8heap != NULL;
+  return ctl->insp != NULL || ctl->v8_handle != NULL;
 }
 
 /* An inspector command and its params (JSON text or NULL). */

@@ -1,12 +1,11 @@
 /* The heap controller's commands (V8 HeapProfiler domain, sampling). */
-#include <stdio.h>
-
 #include "addon.h"
 #include "args.h"
 #include "ctl.h"
 #include "entry.h"
 #include "errors.h"
-#include "job.h"
+#include "inspector.h"
+#include "job_args.h"
 #include "recorder.h"
 #include "v8heap.h"
 
@@ -35,11 +34,7 @@ napi_value cprof__heap_start(napi_env env, napi_callback_info info) {
   if (cprof__v8heap_usable(env))
     return cprof__ctl_start_v8heap(env, &addon->heap, interval, depth, collected, force_gc, timeout,
                                    argv[5]);
-  const char *inc = collected ? "true" : "false";
-  snprintf(params, sizeof params,
-           "{\"samplingInterval\":%.0f,\"stackDepth\":%.0f,"
-           "\"includeObjectsCollectedByMajorGC\":%s,\"includeObjectsCollectedByMinorGC\":%s}",
-           interval, depth, inc, inc);
+  cprof__insp_heap_params(params, sizeof params, interval, depth, collected);
   const cprof_cmd_t cmds[] = {{"HeapProfiler.enable", NULL},
                               {"HeapProfiler.startSampling", params}};
   return cprof__ctl_start(env, &addon->heap, "heap", cmds, 2, timeout, argv[5]);
@@ -48,13 +43,13 @@ napi_value cprof__heap_start(napi_env env, napi_callback_info info) {
 /* heapStop(dir, name, top, stackDepth, exportOpts?) → Promise<job result> */
 napi_value cprof__heap_stop(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
-  cprof_job_in_t in = {0};
+  cprof_job_in_t in = {.kind = CPROF_JOB_STOP_HEAP};
   napi_value argv[5];
   double depth;
   if (!addon || cprof__args(env, info, 5, argv) != 0 ||
       cprof__arg_double(env, argv[3], "stackDepth", &depth) != 0 ||
       cprof__job_args(env, argv, &in) != 0 || cprof__job_export_args(env, argv[4], &in) != 0)
     return NULL;
-  in.max_depth = depth > 0 ? (unsigned)depth : 0;
+  in.want.max_depth = depth > 0 ? (unsigned)depth : 0;
   return cprof__ctl_stop(env, &addon->heap, "heap", "HeapProfiler.stopSampling", &in);
 }

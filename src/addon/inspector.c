@@ -320,3 +320,11 @@ int cprof__insp_on_note(napi_env env, cprof_insp_t *insp, cprof_insp_note_fn fn,
 const char *cprof__insp_transport(const cprof_insp_t *insp) {
   return insp->raw ? "connection" : "session";
 }
+
+void cprof__insp_heap_params(char *buf, size_t len, double interval, double depth, int collected) {
+  const char *inc = collected ? "true" : "false";
+  snprintf(buf, len,
+           "{\"samplingInterval\":%.0f,\"stackDepth\":%.0f,"
+           "\"includeObjectsCollectedByMajorGC\":%s,\"includeObjectsCollectedByMinorGC\":%s}",
+           interval, depth, inc, inc);
+}

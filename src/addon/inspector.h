@@ -43,6 +43,11 @@ void cprof__insp_abandon(napi_env env, cprof_insp_t *insp);
 typedef void (*cprof_insp_note_fn)(void *ctx, char *json, size_t len);
 int cprof__insp_on_note(napi_env env, cprof_insp_t *insp, cprof_insp_note_fn fn, void *ctx);
 
+/* HeapProfiler.startSampling's params into buf: interval bytes, depth
+ * frames per stack, collected: keep objects GC has collected (both kinds).
+ * heap.start() through the inspector and the recorder's heap windows. */
+void cprof__insp_heap_params(char *buf, size_t len, double interval, double depth, int collected);
+
 /* "connection" or "session": which transport this session uses. */
 const char *cprof__insp_transport(const cprof_insp_t *insp);
 

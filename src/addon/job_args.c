@@ -1,11 +1,12 @@
 /* Reading a job's input from JS values (see job.h): the stop functions'
  * (dir, name, top) and the export options object. */
+#include "job_args.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
 #include "errors.h"
-#include "job.h"
 #include "macros.h"
 
 static const char *const FORMAT_NAMES[CPROF_FORMAT_COUNT] = {"pprof", "folded", "svg", "txt",
@@ -16,24 +17,25 @@ const char *cprof__format_name(cprof_format_t fmt) {
 }
 
 void cprof__job_in_free(cprof_job_in_t *in) {
-  free(in->json);
-  free(in->path);
-  free(in->path_b);
-  for (size_t i = 0; i < in->npaths; i++)
-    free(in->paths[i]);
-  free(in->paths);
-  free(in->dir);
-  free(in->name);
+  cprof_job_src_t *src = &in->src;
+  free(src->json);
+  free(src->path);
+  free(src->path_b);
+  for (size_t i = 0; i < src->npaths; i++)
+    free(src->paths[i]);
+  free(src->paths);
+  if (src->produce_free) src->produce_free(src->produce_ctx);
+  free(in->out.dir);
+  free(in->out.name);
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
-    free(in->outs[i]);
+    free(in->out.outs[i]);
+  free(in->out.html_path);
   free(in->title);
   free(in->focus);
   free(in->lines_focus);
   free(in->marks);
   free(in->main);
   free(in->own_url);
-  if (in->produce_free) in->produce_free(in->produce_ctx);
-  free(in->html_path);
   memset(in, 0, sizeof *in);
 }
 
@@ -76,27 +78,27 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
   int has;
   if ((has = opt_prop(env, obj, "outs", &outs)) < 0) return -1;
   for (int i = 0; has && i < CPROF_FORMAT_COUNT; i++)
-    if (opt_string(env, outs, FORMAT_NAMES[i], &in->outs[i]) != 0) return -1;
+    if (opt_string(env, outs, FORMAT_NAMES[i], &in->out.outs[i]) != 0) return -1;
   if (opt_double(env, obj, "interval", &interval) != 0 ||
       opt_double(env, obj, "startTime", &start) != 0 ||
       opt_double(env, obj, "duration", &duration) != 0 ||
       opt_bool(env, obj, "includeCollected", &in->opts.include_collected) != 0 ||
       opt_string(env, obj, "title", &in->title) != 0 || opt_double(env, obj, "top", &top) != 0 ||
       opt_double(env, obj, "cut", &cut) != 0 || opt_string(env, obj, "focus", &in->focus) != 0 ||
-      opt_bool(env, obj, "text", &in->want_text) != 0 ||
-      opt_bool(env, obj, "needSamples", &in->need_samples) != 0 ||
+      opt_bool(env, obj, "text", &in->want.text) != 0 ||
+      opt_bool(env, obj, "needSamples", &in->want.need_samples) != 0 ||
       opt_bool(env, obj, "keepExisting", &in->opts.keep_existing) != 0 ||
       opt_string(env, obj, "main", &in->main) != 0 ||
       opt_string(env, obj, "ownUrl", &in->own_url) != 0 ||
-      opt_bool(env, obj, "ownDir", &in->own_dir) != 0 ||
-      opt_bool(env, obj, "sourceMaps", &in->source_maps) != 0 ||
-      opt_string(env, obj, "htmlTemplate", &in->html_path) != 0 ||
+      opt_bool(env, obj, "ownDir", &in->out.own_dir) != 0 ||
+      opt_bool(env, obj, "sourceMaps", &in->want.source_maps) != 0 ||
+      opt_string(env, obj, "htmlTemplate", &in->out.html_path) != 0 ||
       opt_bool(env, obj, "lines", &in->opts.lines) != 0 ||
       opt_string(env, obj, "linesFocus", &in->lines_focus) != 0 ||
       opt_bool(env, obj, "pprofLines", &in->opts.pprof_lines) != 0 ||
       opt_string(env, obj, "viewerMarks", &in->marks) != 0)
     return -1;
-  in->want_lines = in->opts.lines;
+  in->want.lines = in->opts.lines;
   in->opts.lines_focus = in->lines_focus;
   in->opts.interval = interval > 0 ? (int64_t)interval : 0;
   in->opts.start_time_ms = start > 0 ? (int64_t)start : 0;
@@ -132,12 +134,12 @@ int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
 
 int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in) {
   double top;
-  if (cprof__arg_string(env, argv[0], "dir", &in->dir) != 0 ||
-      cprof__arg_string(env, argv[1], "name", &in->name) != 0 ||
+  if (cprof__arg_string(env, argv[0], "dir", &in->out.dir) != 0 ||
+      cprof__arg_string(env, argv[1], "name", &in->out.name) != 0 ||
       cprof__arg_double(env, argv[2], "top", &top) != 0) {
     cprof__job_in_free(in);
     return -1;
   }
-  in->top = top > 0 ? (unsigned)top : 0;
+  in->want.top = top > 0 ? (unsigned)top : 0;
   return 0;
 }

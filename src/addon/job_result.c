@@ -5,7 +5,7 @@
 
 #include "../core/cprof.h"
 #include "errors.h"
-#include "job.h"
+#include "job_args.h"
 #include "jsutil.h"
 #include "macros.h"
 #include "sourcemaps.h"
@@ -57,7 +57,7 @@ static napi_value make_func(napi_env env, const job_t *job, const cprof_func_t *
       cprof__js_set_num(env, o, "total", unit_value(job, fn->total)) ||
       cprof__js_set_num(env, o, "totalPercent", percent(fn->total, total)))
     return NULL;
-  if (job->in.want_lines && set_lines(env, job, fn, o) != 0) return NULL;
+  if (job->in.want.lines && set_lines(env, job, fn, o) != 0) return NULL;
   return o;
 }
 
@@ -167,7 +167,7 @@ napi_value cprof__job_result(napi_env env, const job_t *job) {
     return NULL;
   if (!(summary = make_summary(env, job))) return NULL;
   NAPI_CALL(env, napi_set_named_property(env, r, "summary", summary));
-  if (job->in.want_nodes) {
+  if (job->in.want.nodes) {
     if (!(nodes = make_nodes(env, job))) return NULL;
     NAPI_CALL(env, napi_set_named_property(env, r, "nodes", nodes));
   }
@@ -179,7 +179,7 @@ napi_value cprof__job_result(napi_env env, const job_t *job) {
     NAPI_CALL(env, napi_set_named_property(env, r, "file", file));
   }
   if (make_outputs(env, job, r) != 0) return NULL;
-  if (job->in.source_maps && make_sm_stats(env, job, r) != 0) return NULL;
+  if (job->in.want.source_maps && make_sm_stats(env, job, r) != 0) return NULL;
   if (job->text) {
     napi_value text;
     NAPI_CALL(env, napi_create_string_utf8(env, job->text, job->text_len, &text));
@@ -189,10 +189,10 @@ napi_value cprof__job_result(napi_env env, const job_t *job) {
 }
 
 napi_value cprof__job_failure(napi_env env, const job_t *job) {
-  const char *msg = job->errbuf[0] ? job->errbuf : cprof_strerror(job->err);
-  napi_value err = cprof__make_error(env, cprof__js_code(job->err), msg), partial;
+  const char *msg = job->err.msg[0] ? job->err.msg : cprof_strerror(job->err.code);
+  napi_value err = cprof__make_error(env, cprof__js_code(job->err.code), msg), partial;
   /* Nothing the profile said is lost when only the write failed. */
-  if (err && job->err == CPROF_EIO && job->profile && (partial = cprof__job_result(env, job)))
+  if (err && job->err.code == CPROF_EIO && job->profile && (partial = cprof__job_result(env, job)))
     napi_set_named_property(env, err, "result", partial);
   return err;
 }

@@ -11,6 +11,12 @@
 #include "job.h"
 #include "sourcemaps.h"
 
+/* A job's error: a core code (CPROF_E*) and its message. */
+typedef struct {
+  int code; /* CPROF_OK: none */
+  char msg[1024];
+} cprof_job_err_t;
+
 typedef struct {
   cprof_job_in_t in;
   napi_async_work work;
@@ -22,10 +28,12 @@ typedef struct {
   size_t ntop;
   cprof_lines_t lines;        /* in.want_lines: the top functions' lines */
   cprof_profile_t *profile_b; /* diff: the "after" profile */
-  int err;
-  int v8_failed; /* in.v8_text: the repair refused the text */
-  char errbuf[1024];
-  char *file; /* dir/name once written */
+  cprof_job_err_t err;        /* the job's: what its promise rejects with */
+  cprof_job_err_t write_err;  /* STOP_CPU: writing V8's text failed; reported after the
+                                 parse, so that err.result still has the summary */
+  int v8_failed;              /* src.v8_text: the repair refused the text */
+  char *file;                 /* dir/name once written */
+  int raw;                    /* STOP_CPU: file is V8's own text, written before the parse */
   long long size;
   char *out_paths[CPROF_FORMAT_COUNT]; /* dir/outs[f] once written */
   long long out_sizes[CPROF_FORMAT_COUNT];

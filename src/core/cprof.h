@@ -3,19 +3,30 @@
  *
  * What it declares, by the header that holds it:
  *   error.h      CPROF_E* codes (negative ints) and cprof_strerror
- *   profile.h    the profile model; cprof_profile_parse (.cpuprofile,
- *                .heapprofile, inspector replies), totals, depth limit
+ *   model.h      the profile model's types (frames, nodes, samples)
+ *   profile.h    cprof_profile_parse (.cpuprofile, .heapprofile, inspector
+ *                replies), free, totals, sizes
+ *   reply.h      the profile's span in an inspector reply, without a parse
+ *   depth.h      the heap profile's stack depth limit
+ *   own_start.h  cprof's own start call dropped from a CPU profile (the
+ *                model, or V8's text as it is written)
+ *   repair.h     v8.startCpuProfile's text made JSON
  *   aggregate.h  the flat profile (self/total by function) and top-N
  *   lines.h      self time per source line of each function (positionTicks)
- *   export.h     the writers: .cpuprofile, .heapprofile, pprof, folded
- *                stacks, SVG flame graph, text report, HTML viewer, diff;
- *                dispatch by cprof_format_t
+ *   export.h     the export options and the writers (export_*.c):
+ *                .cpuprofile, .heapprofile, pprof (and push parts), folded
+ *                stacks, SVG flame graph, HTML viewer
+ *   format.h     dispatch by cprof_format_t; a profile written to a file
+ *   report_text.h  the text report
+ *   diff.h       the diff of two profiles: table, flame graph, files
  *   fsutil.h     atomic file writes (temp file + rename, mode 0600), mkdir -p
  *   merge.h      cprof_profile_merge: profiles of one kind into one, by call
  *                path (cprof merge, the flight recorder's windows)
  *   ring.h       the flight recorder's ring of windows (evicted by age and
  *                bytes, reference counted), overlap trimming
  *   store.h      the recorder store's file names and retention
+ *   window.h     one recorder window's conversion: parsed, kept in the
+ *                ring, added to the trend, stored and encoded for push
  *   trend.h      the live heap's trend by allocation site (Theil–Sen,
  *                Mann–Kendall): which sites keep growing
  *   note.h       the profile inside a Profiler.consoleProfileFinished
@@ -31,7 +42,8 @@
  * The addon (src/addon) includes the core only through this header.
  *
  * Every other header in src/core is internal: its names are cprof__ and
- * may change. They are internal.h, arena.h, reader.h, parse_cpu.h, parse_heap.h,
+ * may change. They are internal.h (the shared internals: the profile
+ * builder, cprof__errf), arena.h, reader.h, parse_cpu.h, parse_heap.h,
  * parse_value.h, idmap.h, out.h, pb.h, xml.h, label.h, tree.h,
  * export_folded.h, export_svg.h, snapshot.h and sourcemap_url.h (file URLs to paths,
  * percent-decoding: only the source-map units need it). Who may
@@ -44,15 +56,23 @@
 
 #include "error.h"
 #include "profile.h"
+#include "reply.h"
+#include "depth.h"
+#include "own_start.h"
+#include "repair.h"
 #include "aggregate.h"
 #include "lines.h"
 #include "export.h"
+#include "format.h"
+#include "report_text.h"
+#include "diff.h"
 #include "fsutil.h"
 #include "merge.h"
 #include "note.h"
 #include "ring.h"
 #include "store.h"
 #include "trend.h"
+#include "window.h"
 #include "sourcemap_apply.h"
 #include "heapsnapshot.h"
 

@@ -12,6 +12,8 @@
  * were leaves before (not ours to drop). Everything is built aside and only
  * swapped in at the end: on failure the profile is untouched. No recursion;
  * O(nodes * max_depth) at worst. */
+#include "depth.h"
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,6 +3,8 @@
  * shares: each function's self (or total) as a percentage of its own
  * profile's total, so a 10 s profile and a 30 s one compare fairly. The
  * file writers of every diff output (the HTML one included) are here too. */
+#include "diff.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>

@@ -1,7 +1,4 @@
 /* Error codes to text. */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "error.h"
 
 const char *cprof_strerror(int err) {
@@ -25,14 +22,4 @@ const char *cprof_strerror(int err) {
   default:
     return "unknown error";
   }
-}
-
-int cprof__errf(char *errbuf, size_t errlen, int err, const char *fmt, ...) {
-  if (errbuf != NULL && errlen > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(errbuf, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return err;
 }

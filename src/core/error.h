@@ -18,16 +18,4 @@
 /* A short constant description of a code, e.g. "not a V8 profile". */
 const char *cprof_strerror(int err);
 
-/* For the core's own files (internal, as every cprof__ name is). */
-
-#if defined(__GNUC__) || defined(__clang__)
-#define CPROF__PRINTF(f, a) __attribute__((format(printf, f, a)))
-#else
-#define CPROF__PRINTF(f, a)
-#endif
-
-/* Formats into errbuf when there is one; returns err so callers can
- * `return cprof__errf(...)`. */
-int cprof__errf(char *errbuf, size_t errlen, int err, const char *fmt, ...) CPROF__PRINTF(4, 5);
-
 #endif

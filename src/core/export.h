@@ -68,7 +68,6 @@ typedef struct {
 int cprof_export_pprof(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
 int cprof_export_folded(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
 int cprof_export_svg(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
-int cprof_report_text(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
 
 /* The self-contained HTML viewer: o->html_template with the profile's
  * function tree, as JSON, in place of its first CPROF_HTML_MARKER. */
@@ -94,65 +93,8 @@ int cprof_export_pprof_parts(const cprof_profile_t *p, const cprof_export_opts_t
                              size_t *nparts);
 void cprof_blobs_free(cprof_blob_t *parts, size_t n);
 
-/* Dispatch by format. */
-int cprof_export_format(cprof_format_t fmt, const cprof_profile_t *p, const cprof_export_opts_t *o,
-                        FILE *f);
-
-/* The file extension of a format, without the dot: "pb.gz", "folded",
- * "svg", "txt", "html". */
-const char *cprof_format_ext(cprof_format_t fmt);
-
-/* Writes p in fmt to dir/name atomically (cprof_write_atomic; with
- * o->keep_existing, cprof_write_new_fn). */
-int cprof_write_format(const char *dir, const char *name, cprof_format_t fmt,
-                       const cprof_profile_t *p, const cprof_export_opts_t *o, long long *size_out,
-                       char *errbuf, size_t errlen);
-
-/* How many functions the text report's focus name matches (0: the report
- * would have no bottom-up section for it). */
-unsigned cprof_report_matches(const cprof_profile_t *p, const char *name);
-
-/* ---- diff of two profiles of the same kind ---- */
-
-/* Per-function table: self and total before and after, as shares of each
- * profile's total and in the unit, sorted by the change of self share. */
-int cprof_diff_text(const cprof_profile_t *before, const cprof_profile_t *after,
-                    const cprof_export_opts_t *o, FILE *f);
-
-/* Differential flame graph: the shape of after, each frame coloured by the
- * change of its self share: red grew, blue shrank. */
-int cprof_diff_svg(const cprof_profile_t *before, const cprof_profile_t *after,
-                   const cprof_export_opts_t *o, FILE *f);
-
 /* The HTML viewer of a diff: both profiles in one function tree. */
 int cprof_diff_html(const cprof_profile_t *before, const cprof_profile_t *after,
                     const cprof_export_opts_t *o, FILE *f);
-
-/* cprof_diff_html to dir/name atomically (keep_existing as above). */
-int cprof_write_diff_html(const char *dir, const char *name, const cprof_profile_t *before,
-                          const cprof_profile_t *after, const cprof_export_opts_t *o,
-                          long long *size_out, char *errbuf, size_t errlen);
-
-/* cprof_diff_svg to dir/name atomically (keep_existing as above). */
-int cprof_write_diff_svg(const char *dir, const char *name, const cprof_profile_t *before,
-                         const cprof_profile_t *after, const cprof_export_opts_t *o,
-                         long long *size_out, char *errbuf, size_t errlen);
-
-/* cprof_profile_drop_leading (profile.h) on a .cpuprofile's JSON text (V8's profile object): the
- * text is written to f byte for byte except the first k elements of
- * samples and the first k + 1 of timeDeltas, which become their sum.
- * CPROF_OK; CPROF_EPARSE or CPROF_ESCHEMA when the text is not JSON or has
- * no such arrays (with more than k elements); CPROF_EIO when f fails. */
-int cprof_write_text_drop_leading(const char *text, size_t len, uint32_t k, FILE *f);
-
-/* The CPU profile text of v8.startCpuProfile().stop() on Node 24.x-26.x,
- * whose callFrame functionName and url values V8 writes unescaped, with
- * both escaped (src/core/repair.c). *out is malloc'd and NUL-terminated
- * (*out_len leaves the NUL out); *nframes (may be NULL) counts the frames.
- * CPROF_OK; CPROF_EPARSE when a frame's values cannot be cut (the caller
- * falls back); CPROF_ENOMEM; CPROF_EINVAL. The result can still fail to
- * parse (a name holding a whole fake tail): parse it. */
-int cprof_cpu_text_repair(const char *text, size_t len, char **out, size_t *out_len,
-                          size_t *nframes);
 
 #endif

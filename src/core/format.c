@@ -1,12 +1,15 @@
 /* Dispatch by derived format (declared in export.h): a cprof_format_t to
  * its writer, its file extension, and an atomic file. The one place that
  * depends on every derived-format writer; none depends back on it. */
+#include "format.h"
+
 #include <stdio.h>
 
 #include "error.h"
 #include "export.h"
 #include "fsutil.h"
 #include "internal.h"
+#include "report_text.h"
 
 /* ---- formats ---- */
 

@@ -52,6 +52,10 @@ static char *join(const char *a, const char *b, const char *c, const char *d) {
   return s;
 }
 
+char *cprof_path_join(const char *dir, const char *name) {
+  return join(dir, "/", name, "");
+}
+
 /* One path component: fine if it ends up a directory, however it got so. */
 static int mkdir_one(const char *path, mode_t mode) {
   struct stat st;

@@ -56,6 +56,9 @@ int cprof_write_atomic_fn(const char *dir, const char *name, cprof_write_fn fn, 
 int cprof_write_new_fn(const char *dir, const char *name, cprof_write_fn fn, void *ctx,
                        long long *size_out, char *errbuf, size_t errlen);
 
+/* dir/name, malloc'd; NULL when out of memory. */
+char *cprof_path_join(const char *dir, const char *name);
+
 int cprof_write_atomic(const char *dir, const char *name, cprof_exporter_fn fn,
                        const cprof_profile_t *p, long long *size_out, char *errbuf, size_t errlen);
 

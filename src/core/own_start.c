@@ -12,6 +12,8 @@
  * startTime, endTime stay. The time a dropped sample stood for (up to the
  * first kept sample) is then counted nowhere, like the gap between
  * startTime and the first sample already is. */
+#include "own_start.h"
+
 #include <stdio.h>
 #include <string.h>
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "internal.h"
 #include "read_file.h"
 
 int cprof__read_regular(const char *path, size_t max, char **out, size_t *len, struct stat *st,

@@ -19,11 +19,12 @@
  * The callFrame's members after functionName are taken in any order, and
  * the node's optional ones too (deoptReason included), so the same code
  * reads Node 24's order. */
+#include "repair.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
-#include "export.h"
 #include "internal.h"
 
 /* How many candidate ends one raw value may try: bounds the work on hostile

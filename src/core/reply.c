@@ -1,5 +1,7 @@
 /* Finding the profile inside an inspector reply without parsing it, so the
  * .cpuprofile can be written byte for byte as V8 made it, before the parse. */
+#include "reply.h"
+
 #include <string.h>
 
 #include "profile.h"

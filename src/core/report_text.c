@@ -9,6 +9,8 @@
  * what lies deeper) and draw at most INDENT_LEVELS levels of guides, so a
  * line is never longer than its name plus a constant and the report is
  * linear in the profile, however deep its call chains. */
+#include "report_text.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>

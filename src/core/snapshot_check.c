@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "internal.h"
 #include "snapshot.h"
 
 #define FAIL(...)                                                                                  \

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "internal.h"
 #include "snapshot.h"
 
 #define NOMEM()                                                                                    \

@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "heapsnapshot.h"
+#include "internal.h"
 #include "snapshot.h"
 
 /* Once read, the text before the strings array (the nodes and edges, most

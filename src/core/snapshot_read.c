@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "internal.h"
 #include "reader.h"
 #include "snapshot.h"
 

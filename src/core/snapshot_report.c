@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "heapsnapshot.h"
+#include "internal.h"
 #include "snapshot.h"
 
 /* Retainer paths longer than this are cut (from the root's end). */

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "cprof.h"
+#include "internal.h" /* the model builder, for hand-made profiles */
 
 /* Test JSON is written with single quotes for readability; this turns
  * them into double quotes. Caller frees. */

@@ -5,16 +5,9 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "note_fixture.h"
 #include "note.h"
 #include "store.h"
-
-static const char NOTE[] =
-    "{'method':'Profiler.consoleProfileFinished','params':{'id':'3','location':{'scriptId':'1',"
-    "'lineNumber':0,'columnNumber':0},'profile':{'nodes':[{'id':1,'callFrame':{'functionName':"
-    "'(root)','scriptId':'0','url':'','lineNumber':-1,'columnNumber':-1},'hitCount':0,'children':"
-    "[2]},{'id':2,'callFrame':{'functionName':'a','scriptId':'1','url':'file:///a.js',"
-    "'lineNumber':1,'columnNumber':1},'hitCount':2}],'startTime':100,'endTime':140,'samples':[2,2],"
-    "'timeDeltas':[10,10]},'title':'cprof-recorder-1-2'}}";
 
 static void note_span_parses(void **state) {
   (void)state;

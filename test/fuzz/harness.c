@@ -310,6 +310,7 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
     }
   }
   fuzz_recorder_note(json, size);
+  fuzz_recorder_window(json, size, knob(data, size, 10));
   fuzz_recorder_name(data, size);
   fuzz_recorder_series(data, size);
   /* The v8.startCpuProfile text's repair: stays inside the input, gives a

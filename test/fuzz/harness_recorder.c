@@ -12,13 +12,18 @@
  *     a trend of 4 windows, at most 1 + knob % 8 sites, six times: the same
  *     live heap each time, so nothing grows, the result's counts stay in
  *     their bounds and its live heap is the profile's total; and the input's
- *     bytes, read as a series of values, go through the series test. */
+ *     bytes, read as a series of values, go through the series test;
+ *   - cprof_window_convert (window.h) on the input as a CPU window (a
+ *     notification) and as a heap window (a reply or profile text), into a
+ *     ring and a trend, encoded for push when the knob is odd: a window it
+ *     keeps is in the ring with its samples, a failure says why. */
 #include <math.h>
 
 #include "note.h"
 #include "ring.h"
 #include "store.h"
 #include "trend.h"
+#include "window.h"
 
 static void fuzz_recorder_note(const char *json, size_t size) {
   size_t off = 0, n = 0, tlen = 0;
@@ -33,6 +38,37 @@ static void fuzz_recorder_note(const char *json, size_t size) {
              "note title outside the input");
   cprof_profile_t *q = NULL;
   if (cprof_profile_parse(json + off, n, &q, NULL, 0) == CPROF_OK) cprof_profile_free(q);
+}
+
+static void fuzz_recorder_window(const char *json, size_t size, uint8_t knob_value) {
+  cprof_window_cfg_t cfg = {.interval_us = 1000,
+                            .heap_interval = 1024,
+                            .push = {.on = knob_value & 1, .max_samples = 1u + knob_value / 2}};
+  cprof_trend_t *trend = cprof_trend_new(4, 4);
+  for (int heap = 0; trend && heap < 2; heap++) {
+    cprof_ring_t *ring = cprof_ring_new(0, 1); /* one window: the newest is always kept */
+    cprof_window_text_t t = {.len = size, .from_ms = 1000, .to_ms = 2000, .seq = 1, .heap = heap};
+    cprof_window_made_t m;
+    cprof_ring_stats_t s;
+    char err[256];
+    if (!ring || !(t.json = malloc(size + 1))) {
+      cprof_ring_free(ring);
+      break;
+    }
+    memcpy(t.json, json, size);
+    t.json[size] = '\0';
+    int rc = cprof_window_convert(&cfg, &t, ring, trend, &m, err, sizeof err);
+    FUZZ_CHECK(t.json == NULL, "the window's text was kept");
+    FUZZ_CHECK(rc == CPROF_OK || err[0], "window error %d without a message", rc);
+    cprof_ring_stats(ring, &s);
+    if (rc == CPROF_OK)
+      FUZZ_CHECK(s.windows == 1 && s.to_ms == m.to_ms && m.bytes > 0,
+                 "kept window not in the ring");
+    FUZZ_CHECK(!m.nparts || cfg.push.on, "push parts without push");
+    cprof_window_made_free(&m);
+    cprof_ring_free(ring);
+  }
+  cprof_trend_free(trend);
 }
 
 static void fuzz_recorder_name(const uint8_t *data, size_t size) {

@@ -1,0 +1,19 @@
+/* Running a job (job_run.c): queued on the main thread, loaded, summarised
+ * and written on a libuv worker thread, settled on the main thread. */
+#ifndef CPROF_JOB_RUN_H
+#define CPROF_JOB_RUN_H
+
+#include <node_api.h>
+
+#include "job.h"
+
+/* Queues the job and returns its promise. Takes ownership of in's buffers,
+ * also on failure (then it throws and returns NULL). The promise resolves
+ * with { kind, samples, durationMs, summary, file?: { path, size },
+ * outputs?: { pprof|folded|svg|txt|html: { path, size } }, text?, nodes?,
+ * sourceMaps?: { frames, mapped, unmapped, scripts, scriptsWithMap, errors } } and
+ * rejects with an ERR_CPROF_* error; an ERR_CPROF_IO error carries
+ * err.result, the same object with only the files written before. */
+napi_value cprof__job_queue(napi_env env, cprof_job_in_t *in);
+
+#endif
