@@ -210,6 +210,19 @@ cpu.recorder = {
   }
 }
 
+// The recorder with heap windows too (issue 30's cost: the live heap by site
+// at every window's end, V8's sampler at the default heapInterval, and the
+// heap trend): recorder.start({ heap: true }), the rest as above.
+cpu.recorderHeap = {
+  ...cpu.recorder,
+  about: 'cprof.recorder.start({ heap: true }) / recorder.dump() (bench/recorder.js --heap)',
+  start ({ interval, dir }) {
+    const cprof = require(CPROF)
+    cprof.recorder.start(interval ? { interval, heap: true } : { heap: true })
+    return { cprof, dir }
+  }
+}
+
 // --- heap ---------------------------------------------------------------
 
 const heap = {

@@ -19,7 +19,9 @@
 //   node bench/recorder.js [--quick] [--nodes 24,26] [--sections rotation,http,rss]
 //        [--rotations N] [--window-ms MS] [--rounds N] [--http-seconds S]
 //        [--http-target PCT] [--http-budget MIN] [--warmup N] [--no-pin]
-//        [--rss-minutes M] [--out FILE]
+//        [--rss-minutes M] [--heap] [--out FILE]
+//   --heap: the recorder with heap windows too (recorder: { heap: true }),
+//           in the http and rss sections: issue 30's cost of the heap trend
 const fs = require('node:fs')
 const path = require('node:path')
 const { execFile, fork } = require('node:child_process')
@@ -42,6 +44,7 @@ const { values: opt } = parseArgs({
     'http-budget': { type: 'string' },
     warmup: { type: 'string' },
     'no-pin': { type: 'boolean', default: false },
+    heap: { type: 'boolean', default: false },
     out: { type: 'string' }
   }
 })
@@ -104,7 +107,7 @@ async function sectionHttp (node, out) {
   const runOne = async (c) => {
     try {
       const m = await HTTP.httpRun(node, c)
-      if (c.approach === 'recorder' && !(m.samples > 0)) throw new Error('the recorder dumped no samples')
+      if (c === recorder && !(m.samples > 0)) throw new Error('the recorder dumped no samples')
       results.push({ c, m })
       log(`  [${node.version}] http ${results.length} ${c.approach}: ${m.rps.toFixed(0)} req/s, ${m.cpuUsPerReq.toFixed(1)} µs CPU/req, warm-up ${m.warmups} s`)
     } catch (err) {
@@ -113,7 +116,8 @@ async function sectionHttp (node, out) {
       log(`  [${node.version}] http ${c.approach} FAILED: ${err.message}`)
     }
   }
-  const recorder = { kind: 'cpu', approach: 'recorder', interval: null, settle: 1 }
+  // --heap: the recorder with heap windows as well (issue 30's cost).
+  const recorder = { kind: 'cpu', approach: opt.heap ? 'recorderHeap' : 'recorder', interval: null, settle: 1 }
   const stop = await HTTP.rounds({
     label: node.version, log, groups: [[recorder]], results, runOne, rounds: O.rounds, target: O.httpTarget, budgetMs: O.httpBudgetMs
   })
@@ -140,7 +144,7 @@ async function sectionHttp (node, out) {
 
 // One long HTTP run: the server child under continuous load for --rss-minutes.
 async function rssRun (node, recorder) {
-  const c = fork(path.join(__dirname, 'recorder-child.js'), [JSON.stringify({ mode: 'rss', minutes: O.rssMinutes, recorder })],
+  const c = fork(path.join(__dirname, 'recorder-child.js'), [JSON.stringify({ mode: 'rss', minutes: O.rssMinutes, recorder, heap: opt.heap })],
     { execPath: node.bin, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
   let stdout = ''
   c.stdout.on('data', (d) => { stdout += d })
