@@ -400,10 +400,7 @@ test('heap windows over a ~320 MiB heap: each rotation\'s full GC holds the even
 })
 
 test('heap windows\' full GCs are cprof\'s CPU, not the app\'s: an idle app does not cross cpu: 25; a busy one still does', {
-  skip: NOT_ON_26,
-  // Seen on a quiet machine: the busy half fired with cprofOnMessage on top and the app
-  // at 0 % (cprof's inspector replies of the heap windows are not all in own-time yet).
-  todo: 'cprof\'s own CPU outside its timed calls (the heap windows\' replies) still counts as the app\'s'
+  skip: NOT_ON_26
 }, (t) => {
   const r = runHeapWindows()
   assert.equal(r.status, 0, r.describe())
