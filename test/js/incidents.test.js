@@ -399,6 +399,15 @@ test('heap windows\' full GCs are cprof\'s CPU, not the app\'s: an idle app does
   const idle = r.json.find((m) => m.idle)
   assert.deepEqual(idle.idle, { fired: 0, suppressed: 0, failed: 0, last: null },
     `cprof's own ${idle.ownMs} ms of rotations in 7 s idle fired: ${r.describe()}`)
+  // What the trigger measured for the idle app (its timers, the recorder's
+  // windows): all of cprof's own CPU taken out, the GCs' helper threads
+  // after each call too (left in before: ~13 % of a core), and never more
+  // than the process used (counting a call's wall time, as before, read a
+  // loaded machine's idle app at -7 to -43 %).
+  const { wallMs, processMs, ownMs } = idle.idleCpu
+  const appPct = (processMs - ownMs) / wallMs * 100
+  assert.ok(appPct >= -1 && appPct <= 8, `the idle app read ${appPct.toFixed(1)} % of a core: ` +
+    `the process used ${Math.round(processMs)} ms in ${Math.round(wallMs)} ms, cprof's own ${Math.round(ownMs)} ms`)
   const cpu = r.json.filter((m) => m.profile && m.profile.reason.trigger === 'cpu')
   const { maxAppCpu } = r.json.find((m) => m.maxAppCpu !== undefined)
   if (cpu.length === 0 && maxAppCpu < 30) {
