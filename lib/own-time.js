@@ -133,7 +133,8 @@ function perThreadStart () {
 
 function perThreadEnd (c0, ms) {
   const c = { self: threadNs(self), helpers: helpersNs() }
-  cpuTotal += (c.self.cpu - c0.self.cpu + c.helpers.cpu - c0.helpers.cpu) / 1000
+  const selfNs = c.self && c0.self ? c.self.cpu - c0.self.cpu : 0 // procfs gone: never throws into a call
+  cpuTotal += (selfNs + c.helpers.cpu - c0.helpers.cpu) / 1000
   startTail(c.helpers, ms)
 }
 
