@@ -16,6 +16,7 @@
 // threads (workers, libuv's pool) are never counted. See docs/incidents.md
 // (cpu) for the measures behind the rule.
 const fs = require('node:fs')
+const os = require('node:os')
 
 // A tail is followed in steps of TAIL_STEP_MS; it ends at the first step in
 // which the helper threads together used under a tenth of one core (their
@@ -53,10 +54,8 @@ function taskField (tid, file) {
  * V8's helper threads (its platform's worker pool, which runs parallel and
  * concurrent GC work), once: on Node >= 22 the threads named V8Worker
  * (node-V8Worker on 26); Node 20 names every thread "node", and there they
- * are the first threads started after the main one (the platform starts its
- * pool at once, before V8 itself; the inspector's thread, libuv's pool and
- * the app's workers start later). null where procfs does not tell
- * per-thread CPU.
+ * are the first threads started after the main one (firstStarted()). null
+ * where procfs does not tell per-thread CPU.
  */
 function helperThreads () {
   if (helpers !== undefined) return helpers
@@ -74,15 +73,31 @@ function helperThreads () {
   return helpers
 }
 
-// The threads started within one clock tick (stat's 22nd field) of the
-// first one: the pool's loop may cross a tick boundary on a loaded machine.
+// Node's platform starts, before V8 itself, its delayed-task thread (idle:
+// counting it is harmless) and then its pool of --v8-pool-size threads; the
+// inspector's thread, libuv's pool and the app's workers start later. So the
+// pool is the 1 + size threads started first, in the order of their start
+// (stat's 22nd field, clock ticks; ties by thread id). Not by the tick
+// alone: on a loaded machine the pool may start ticks after the first one.
 function firstStarted (tids) {
-  const start = new Map(tids.map((t) => {
+  const start = (t) => {
     const stat = taskField(t, 'stat') || ''
-    return [t, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])]
-  }))
-  const first = Math.min(...[...start.values()].filter(Number.isFinite))
-  return tids.filter((t) => start.get(t) <= first + 1)
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
+  }
+  const order = tids.map((t) => ({ t, at: start(t) })).sort((a, b) => a.at - b.at || a.t - b.t)
+  return order.slice(0, 1 + poolSize()).map((o) => o.t)
+}
+
+// --v8-pool-size from the command line or NODE_OPTIONS: 4 unless given,
+// and below 1 the available parallelism less one (node_platform.cc).
+function poolSize () {
+  const args = [...process.execArgv, ...(process.env.NODE_OPTIONS || '').split(/\s+/)]
+  let size = 4
+  args.forEach((a, i) => {
+    const m = /^--v8-pool-size(?:=(.*))?$/.exec(a)
+    if (m) size = Number(m[1] !== undefined ? m[1] : args[i + 1])
+  })
+  return size >= 1 ? Math.floor(size) : Math.max(os.availableParallelism() - 1, 1)
 }
 
 /** The helper threads' time so far, in ns: { cpu, busy (on a CPU or waiting for one) }. */
@@ -171,4 +186,4 @@ function ownCpuMicros () {
   return cpuTotal
 }
 
-module.exports = { timed, ownMs, ownCpuMicros }
+module.exports = { timed, ownMs, ownCpuMicros, helperThreads }

@@ -420,6 +420,20 @@ test('heap windows\' full GCs are cprof\'s CPU, not the app\'s: an idle app does
   assert.equal(cpuTop(JSON.parse(fs.readFileSync(cpu[0].profile.files.cpuprofile, 'utf8')))[0], 'busyFunction', r.describe())
 })
 
+test('own time: a full GC in a timed call is cprof\'s CPU with its helper threads\' work after the call, never more than the process used; the helpers are V8\'s pool, not the app\'s threads', () => {
+  const r = runFixture('incident-app.js', ['owntime'], { execArgv: ['--expose-gc', '--v8-pool-size=2'], timeout: 60000 })
+  assert.equal(r.status, 0, r.describe())
+  const o = r.json.find((m) => m.helpers)
+  assert.ok(!o.helpers.includes(o.main) && !o.helpers.includes(o.worker), r.describe())
+  // Node 22+ names the pool's threads; Node 20 names none, and there the
+  // platform's delayed-task thread, started just before the pool, comes too.
+  if (o.names.every((n) => /V8Worker$/.test(n))) assert.equal(o.helpers.length, 2, r.describe())
+  else assert.deepEqual(o.names, ['node', 'node', 'node'], r.describe())
+  // The process did nothing else in that second but its timers.
+  assert.ok(o.ownMs <= o.processMs + 1 && o.ownMs >= 0.85 * o.processMs,
+    `cprof's own ${o.ownMs} ms of the process's ${o.processMs} ms`)
+})
+
 test('a crossing the cooldown suppresses is told: in the next firing\'s reason and stderr line, and in cprof ps', async () => {
   const runDir = makeTmpDir()
   let c, out, lines, dir
