@@ -55,8 +55,9 @@ function watchLoopDelay (thresholdMs, measure, ownMs = () => 0, startup = () => 
  * percentage of one core, or of the cgroup quota when that is below one
  * core. Reports nothing until a whole window has been seen.
  * ownCpu() is cprof's own CPU time so far, in µs (lib/own-time.js: its
- * synchronous calls, such as the full GC of each heap window's rotation),
- * taken out: cprof's work is not the app's load.
+ * synchronous calls, such as the full GC of each heap window's rotation,
+ * with the GC work they leave on V8's helper threads after them), taken
+ * out: cprof's work is not the app's load.
  */
 function watchCpu (windowMs, measure, ownCpu = () => 0, quota = limits.cpuQuota()) {
   const cores = quota !== null && quota < 1 ? quota : 1
