@@ -13,7 +13,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const { launch } = require('../test/js/browser')
+const { launch } = require('../test/js/helpers/browser')
 
 const NODES = Number(process.argv[2] || 50000)
 const RUNS = Number(process.argv[3] || 5)

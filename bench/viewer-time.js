@@ -19,7 +19,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const { launch } = require('../test/js/browser')
+const { launch } = require('../test/js/helpers/browser')
 
 const SAMPLES = Number(process.argv[2] || 1000000)
 const FRAMES = Number(process.argv[3] || 120)

@@ -2,7 +2,7 @@
 'use strict'
 // Fails when the source tree has a circle: two units that depend on each
 // other, directly or through others. Run by `make -C test/c check` and by
-// test/js/structure.test.js.
+// test/js/project/structure.test.js.
 //
 //   node scripts/check-cycles.js [--root DIR] [--graph]
 //
@@ -16,7 +16,7 @@
 //
 // --graph prints every unit's dependencies (the include and call graph),
 // by layer: a unit depends only on units of lower layers. docs/architecture.md
-// shows that output verbatim (test/js/structure.test.js compares them).
+// shows that output verbatim (test/js/project/structure.test.js compares them).
 // Exit status: 0 without circles, 1 with (each one printed, with the
 // includes and functions that make its edges), 2 on usage errors.
 

@@ -10,7 +10,7 @@
 //    load; both are inherited by child processes and worker threads).
 //    LeakSanitizer is on; scripts/lsan.supp lists the only leaks it may
 //    ignore (Node's own, each entry commented).
-//    test/js/leak.test.js runs its full soak here: 1,000 CPU and 1,000 heap
+//    test/js/api/leak.test.js runs its full soak here: 1,000 CPU and 1,000 heap
 //    start/stop cycles (CPROF_LEAK_CYCLES), its child checked by LSan.
 //
 // Any sanitizer report fails the run: ASan and UBSan abort the process
@@ -18,6 +18,7 @@
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
+const { testFiles } = require('../test/js/helpers/test-files.js')
 
 const ROOT = path.resolve(__dirname, '..')
 const CACHE = path.join(ROOT, '.cache', 'asan')
@@ -89,7 +90,7 @@ function sanitizerEnv (addon) {
     ].join(':'),
     LSAN_OPTIONS: `suppressions=${supp}:print_suppressions=0:exitcode=23`,
     UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
-    // test/js/leak.test.js: the full soak, its child checked by LSan at exit.
+    // test/js/api/leak.test.js: the full soak, its child checked by LSan at exit.
     CPROF_LEAK_CYCLES: process.env.CPROF_LEAK_CYCLES || '1000'
   }
 }
@@ -116,14 +117,12 @@ function main () {
   step('addon built with ASan+UBSan (.cache/asan)', () => { addon = buildAddon(); return 0 })
   if (addon) {
     const env = sanitizerEnv(addon)
-    // pm2.test.js drives a real PM2 daemon whose apps start too slowly under
+    // triggers/pm2.test.js drives a real PM2 daemon whose apps start too slowly under
     // ASan on 2 cores for its waits; it tests PM2's protocol, not memory
     // safety, and runs in npm test and test:matrix. Every other file runs here.
     const files = argv.length > 0
       ? argv
-      : fs.readdirSync(path.join(ROOT, 'test', 'js'))
-        .filter((f) => f.endsWith('.test.js') && f !== 'pm2.test.js')
-        .map((f) => path.join('test', 'js', f))
+      : testFiles().filter((f) => path.basename(f) !== 'pm2.test.js')
     step(`JS test suite against the ASan addon (${files.join(' ')}; leak.test.js: 1,000 CPU + 1,000 heap cycles)`,
       () => run(process.execPath, ['--test', '--test-concurrency=2', ...files], { env }))
   }

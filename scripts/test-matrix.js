@@ -9,10 +9,11 @@
 // non-zero if any version failed. --skip-system leaves out the system's node
 // (CI, where npm test has just run the suite on it).
 //
-// CPROF_MATRIX_FILES: test files to run (default test/js/*.test.js).
+// CPROF_MATRIX_FILES: test files to run (default test/js/*/*.test.js).
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
+const { testFiles } = require('../test/js/helpers/test-files.js')
 
 const ROOT = path.resolve(__dirname, '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -101,8 +102,7 @@ function main () {
   // files or globs only, Node 20 has no globs.
   const files = process.env.CPROF_MATRIX_FILES
     ? process.env.CPROF_MATRIX_FILES.split(/\s+/).filter(Boolean)
-    : fs.readdirSync(path.join(ROOT, 'test', 'js')).filter((f) => f.endsWith('.test.js')).sort()
-      .map((f) => path.join('test', 'js', f))
+    : testFiles()
   const addon = path.join(ROOT, 'build', 'Release', 'cprof.node')
   if (!fs.existsSync(addon)) {
     log('build/Release/cprof.node is missing: run npm install (or npm run build) first')

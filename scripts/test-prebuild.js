@@ -33,6 +33,7 @@ const os = require('node:os')
 const path = require('node:path')
 const zlib = require('node:zlib')
 const { TARGETS, ensurePackages, prebuildPath } = require('./prebuild')
+const { testFiles } = require('../test/js/helpers/test-files.js')
 
 const ROOT = path.resolve(__dirname, '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -327,8 +328,7 @@ function main () {
   if (runSuite) {
     const addon = path.join(ROOT, 'prebuilds', prebuildPath(TARGETS['linux-x64-glibc']))
     step('the whole JS suite against the x64 glibc prebuild (CPROF_ADDON)', () => {
-      const files = fs.readdirSync(path.join(ROOT, 'test', 'js')).filter((f) => f.endsWith('.test.js')).sort()
-        .map((f) => path.join('test', 'js', f))
+      const files = testFiles()
       const suiteEnv = { ...process.env, CPROF_ADDON: addon }
       delete suiteEnv.NODE_TEST_CONTEXT
       const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { cwd: ROOT, env: suiteEnv, stdio: 'inherit' })

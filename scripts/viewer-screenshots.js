@@ -14,7 +14,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { pathToFileURL } = require('node:url')
-const { launch } = require('../test/js/browser')
+const { launch } = require('../test/js/helpers/browser')
 
 const ROOT = path.resolve(__dirname, '..')
 const CLI = path.join(ROOT, 'bin', 'cprof.js')

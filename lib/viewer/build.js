@@ -5,7 +5,7 @@
 // inline blocks (by hash) and nothing else: no network, nothing fetched.
 // The native exporter (src/core/export_html.c) puts the profile's JSON in
 // place of the marker. The template is generated (`npm run build:viewer`)
-// and committed; test/js/viewer.test.js checks it is up to date.
+// and committed; test/js/viewer/viewer.test.js checks it is up to date.
 // Run: node lib/viewer/build.js (npm run build:viewer).
 const crypto = require('node:crypto')
 const fs = require('node:fs')

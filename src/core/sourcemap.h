@@ -11,7 +11,7 @@
  * would cost a second isolate and a round trip C job → JS → C job in the
  * middle of the export. Decoding here keeps the pause unchanged and the
  * whole stop one job. Agreement with trace-mapping is tested
- * (test/js/sourcemaps.test.js).
+ * (test/js/api/sourcemaps.test.js).
  *
  * Pure C11 over cJSON and POSIX file reads; no Node-API. */
 #ifndef CPROF_SOURCEMAP_H

@@ -1,7 +1,7 @@
 /* The HTML viewer's exporter: the template around the data, the data as
  * JSON (read back with cJSON, a parser we did not write), its escaping
  * against names that try to end the script, and the diff's two slots. The
- * browser tests (test/js/viewer.test.js) check what the page shows. */
+ * browser tests (test/js/viewer/viewer.test.js) check what the page shows. */
 #define _GNU_SOURCE /* open_memstream, memmem */
 #include <cjson/cJSON.h>
 

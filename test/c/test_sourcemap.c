@@ -1,7 +1,7 @@
 /* Source maps: VLQ decoding, lookup (trace-mapping's rules), source
  * resolution, index maps, malformed maps, finding a script's map on disk,
  * and mapping a profile's frames through the cache. The agreement with a
- * decoder someone else wrote is in test/js/sourcemaps.test.js. */
+ * decoder someone else wrote is in test/js/api/sourcemaps.test.js. */
 #define _XOPEN_SOURCE 700
 
 #include <fcntl.h>

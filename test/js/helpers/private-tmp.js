@@ -23,7 +23,7 @@ const os = require('node:os')
 const path = require('node:path')
 
 const ROOT = path.resolve(__dirname, '..', '..', '..')
-const FIXTURES = path.join(ROOT, 'test', 'js', 'fixtures')
+const TEST_JS = path.join(ROOT, 'test', 'js')
 const MARK = 'CPROF_TEST_TMPDIR'
 const MAX_READ = 32 * 1024 * 1024 // a profile bigger than this is not read
 
@@ -60,6 +60,11 @@ function defaultPlaces () {
 
 function inside (file, dir) {
   return typeof file === 'string' && (file === dir || file.startsWith(dir + path.sep))
+}
+
+// A fixture: a script in test/js/fixtures/ or test/js/<folder>/fixtures/.
+function isFixture (file) {
+  return inside(file, TEST_JS) && path.basename(path.dirname(file)) === 'fixtures'
 }
 
 function listFiles (dir) {
@@ -130,7 +135,7 @@ function removePrivate () {
 function setUp () {
   // A process a test started (a fixture loads these helpers too): it keeps
   // the environment its test gave it.
-  if (process.env[MARK] || (require.main && inside(require.main.filename, FIXTURES))) return null
+  if (process.env[MARK] || (require.main && isFixture(require.main.filename))) return null
   startMs = Date.now() - 1000 // mtimes may be rounded down to the second
   startTicksSelf = startTicks(process.pid)
   privateDir = fs.mkdtempSync(path.join(real.tmp, 'cprof-test-run-'))

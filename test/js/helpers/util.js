@@ -14,6 +14,8 @@ const { spawn, spawnSync } = require('node:child_process')
 require('./private-tmp.js').setUp()
 
 const ROOT = path.resolve(__dirname, '..', '..', '..')
+// The fixtures no one folder owns (test/js/README.md); each folder's own
+// are in <folder>/fixtures/ (fixturesIn).
 const FIXTURES = path.resolve(__dirname, '..', 'fixtures')
 
 // cpu-<pid>-<YYYYMMDDTHHMMSS.mmmZ>.cpuprofile
@@ -67,9 +69,10 @@ function describeRun (r) {
   return `status=${r.status} signal=${r.signal}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`
 }
 
-// Runs test/js/fixtures/<name> in a child node and waits for it.
+// Runs test/js/fixtures/<name> (or the fixture at an absolute path) in a
+// child node and waits for it.
 function runFixture (name, args = [], { env, timeout = 20000, execArgv = [], shell } = {}) {
-  const script = path.join(FIXTURES, name)
+  const script = path.resolve(FIXTURES, name)
   let r
   if (shell) {
     // `shell` is a prefix run by /bin/sh before exec'ing node (e.g. 'ulimit -f 1').
@@ -95,7 +98,7 @@ function runFixture (name, args = [], { env, timeout = 20000, execArgv = [], she
 // Starts a fixture without waiting; returns { child, exited, waitForLine, stdout() }.
 // exited resolves { status, signal, stdout, stderr, json } at the child's end.
 function startFixture (name, args = [], { env } = {}) {
-  const child = spawn(process.execPath, [path.join(FIXTURES, name), ...args], {
+  const child = spawn(process.execPath, [path.resolve(FIXTURES, name), ...args], {
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe']
   })
@@ -161,6 +164,17 @@ function fileMode (file) {
   return fs.statSync(file).mode & 0o777
 }
 
+// The fixtures of the test files in dir, beside them in <dir>/fixtures/:
+// its FIXTURES, and runFixture and startFixture taking a name there.
+function fixturesIn (dir) {
+  const own = path.join(dir, 'fixtures')
+  return {
+    FIXTURES: own,
+    runFixture: (name, ...rest) => runFixture(path.resolve(own, name), ...rest),
+    startFixture: (name, ...rest) => startFixture(path.resolve(own, name), ...rest)
+  }
+}
+
 // Whether a value the C core printed as "<ms> ms" to 2 decimals is `ms`:
 // C's printf rounds an exact half to even, toFixed() rounds it up, so the
 // numbers are compared, not the strings.
@@ -181,6 +195,7 @@ module.exports = {
   childEnv,
   runFixture,
   startFixture,
+  fixturesIn,
   cprofAsync,
   jsonLines,
   assertCprofError,

@@ -1,0 +1,163 @@
+'use strict'
+
+// The docs: every relative link and #anchor in README.md and docs/ works
+// (and the checker does catch broken ones), every docs page is reachable
+// from the README, the README's setup line and commands are the ones CI
+// runs, the source inventory is what its script makes, `cprof --help`
+// names what convert writes, and the bench has its table markers to write
+// into.
+
+const { test, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const { ROOT } = require('../helpers/util.js')
+const docs = require('../helpers/docs-links.js')
+
+before(docs.load)
+
+const read = (f) => fs.readFileSync(path.join(ROOT, f), 'utf8')
+
+test('docs: every relative link, image, #anchor and code path in README.md and docs/ resolves', () => {
+  const files = docs.docFiles(ROOT)
+  assert.ok(files.includes('docs/api.md'), `found: ${files.join(', ')}`)
+  const problems = docs.check(ROOT, files)
+  assert.deepEqual(problems, [], `broken links:\n${problems.join('\n')}`)
+})
+
+// The benchmarks' history pages (docs/benchmarks.md points at them).
+test('docs: the links of bench/results/*.md resolve', () => {
+  const dir = path.join(ROOT, 'bench', 'results')
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.md')).map((f) => `bench/results/${f}`)
+  assert.ok(files.length > 0, 'bench/results/ holds the history pages')
+  const problems = docs.check(ROOT, files)
+  assert.deepEqual(problems, [], `broken links:\n${problems.join('\n')}`)
+})
+
+test('docs: every page under docs/ is linked from the README', () => {
+  const { links } = docs.scan(read('README.md'))
+  const linked = new Set(links.map((l) => path.posix.normalize(l.href.split('#')[0])))
+  const orphans = docs.docFiles(ROOT).filter((f) => f !== 'README.md' && !linked.has(f))
+  assert.deepEqual(orphans, [], 'add a link to each in README.md, "Documentation"')
+})
+
+// A checker that accepts everything would pass the test above: feed it
+// every kind of break, and one of each kind that works.
+let tmp
+after(() => tmp && fs.rmSync(tmp, { recursive: true, force: true }))
+
+test('docs checker: reports each kind of broken link and accepts the working ones', () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-docs-'))
+  fs.mkdirSync(path.join(tmp, 'docs'))
+  fs.mkdirSync(path.join(tmp, 'src'))
+  fs.writeFileSync(path.join(tmp, 'src', 'real.c'), '')
+  fs.writeFileSync(path.join(tmp, 'docs', 'a.md'), [
+    '# Page A',
+    '## `cprof.stop()` → `Promise<result>`',
+    '## Repeated', '## Repeated',
+    '<a id="custom"></a>',
+    'Back to [the README](../README.md#intro).'
+  ].join('\n\n'))
+  fs.writeFileSync(path.join(tmp, 'README.md'), [
+    '# Intro',
+    'ok: [a](docs/a.md), [stop](docs/a.md#cprofstop--promiseresult), [2nd](docs/a.md#repeated-1),',
+    '[id](docs/a.md#custom), [self](#intro), [web](https://example.com/x#y), `src/real.c`',
+    'broken: [file](docs/missing.md), [anchor](docs/a.md#nope), [self](#nowhere),',
+    '![img](docs/img/none.png), [up](../outside.md), `src/gone.c`, <a href="docs/b.md">b</a>'
+  ].join('\n\n'))
+  const problems = docs.check(tmp, docs.docFiles(tmp))
+  assert.deepEqual(problems, [
+    'README.md:7: docs/missing.md: no such file docs/missing.md',
+    'README.md:7: docs/a.md#nope: docs/a.md has no heading or id "nope"',
+    'README.md:7: #nowhere: README.md has no heading or id "nowhere"',
+    'README.md:9: docs/img/none.png: no such file docs/img/none.png',
+    'README.md:9: ../outside.md: leaves the repository',
+    'README.md:9: docs/b.md: no such file docs/b.md',
+    'README.md:9: `src/gone.c`: no such file'
+  ])
+})
+
+test('README: the setup line and the two commands are the ones .ci/run runs', () => {
+  const ci = read('.ci/run')
+  const readme = read('README.md')
+  const apt = [...ci.matchAll(/apt-get install -y -qq ([^>\n]+)/g)].map((m) => m[1].trim())
+  assert.ok(apt.length >= 1, '.ci/run has no apt-get install line')
+  // .ci/run updates the package lists first, as a fresh machine needs.
+  assert.ok(/apt-get update/.test(ci.split('apt-get install')[0]), '.ci/run should run apt-get update before installing')
+  // One line that works as root without sudo installed and as a user with it.
+  const sudo = '$(command -v sudo)'
+  const line = `${sudo} apt-get update && ${sudo} apt-get install -y ${apt[0]}\n`
+  assert.ok(readme.includes(line), `README.md should say: ${line}`)
+  // The sanitizer and fuzzing tools: in Reliability, where test:asan and fuzz are.
+  const tools = apt.find((p) => /\bclang\b/.test(p))
+  assert.ok(tools && read('docs/reliability.md').includes(`${sudo} apt-get install -y ${tools}\n`),
+    `docs/reliability.md should say: ${sudo} apt-get install -y ${tools}`)
+  for (const cmd of ['npm install', 'npm run demo', 'npm test']) {
+    assert.match(ci, new RegExp(`^${cmd}\\b`, 'm'), `.ci/run runs ${cmd}`)
+    assert.match(readme, new RegExp(`^${cmd}\\b`, 'm'), `README.md shows ${cmd}`)
+  }
+})
+
+test('docs/benchmarks.md holds the table markers bench/run.js --docs writes between', () => {
+  const text = read('docs/benchmarks.md')
+  const a = text.indexOf('<!-- bench:table:begin -->')
+  const b = text.indexOf('<!-- bench:table:end -->')
+  assert.ok(a >= 0 && b > a, 'both markers, in order')
+})
+
+// docs/inventory.md is made, not written: scripts/inventory.js lists every
+// file of src/, lib/, bin/, scripts/ with its opening comment's first
+// sentence, and a file without one fails here.
+const { inventory } = require(path.join(ROOT, 'scripts', 'inventory.js'))
+
+test('docs/inventory.md is what scripts/inventory.js prints; every file opens with a comment', () => {
+  const { text, missing } = inventory(ROOT)
+  assert.deepEqual(missing, [], 'open each of these files with a comment saying what it is for')
+  assert.ok(read('docs/inventory.md') === text, 'docs/inventory.md is stale: run node scripts/inventory.js --write')
+})
+
+test('the inventory lists a new file, pairs a C unit, and reports a file without a comment', () => {
+  tmp ??= fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-docs-'))
+  const root = path.join(tmp, 'inventory')
+  const put = (f, text) => {
+    fs.mkdirSync(path.dirname(path.join(root, f)), { recursive: true })
+    fs.writeFileSync(path.join(root, f), text)
+  }
+  put('src/core/tree.c', '#define _POSIX_C_SOURCE 200809L\n/* The tree (see tree.h). */\n')
+  put('src/core/tree.h', '/* The function tree: the call tree,\n * merged. More here. */\n')
+  put('lib/a.js', "'use strict'\n// npm run a [-- x]\n//\n// Does a, e.g. b. Then c.\n")
+  put('lib/bare.js', "'use strict'\nmodule.exports = 1\n")
+  put('bin/cprof.js', '#!/usr/bin/env node\n// The CLI.\n')
+  put('scripts/x.supp', '# Suppressions: none.\n')
+  put('register.js', '// The preload.\n')
+  const { text, missing } = inventory(root)
+  assert.deepEqual(missing, ['lib/bare.js'])
+  for (const line of [
+    'tree.c/h  The function tree: the call tree, merged.',
+    'a.js     npm run a [-- x] — Does a, e.g. b.',
+    'bare.js  (no opening comment)',
+    'cprof.js  The CLI.',
+    'x.supp  Suppressions: none.',
+    'register.js  The preload.'
+  ]) assert.ok(text.includes(`\n${line}\n`), `${line}\nin:\n${text}`)
+})
+
+// bin/cprof.js's one-line help of convert names every format convert writes
+// (the list its own usage line gives).
+test('cprof --help: the convert line names each format of cprof convert --to', () => {
+  const cprof = (...args) => spawnSync(process.execPath, [path.join(ROOT, 'bin', 'cprof.js'), ...args], { encoding: 'utf8' })
+  const help = cprof('--help')
+  const usage = cprof('convert', '--help')
+  assert.equal(help.status, 0, help.stderr)
+  const formats = /--to (\S+)/.exec(usage.stdout)[1].split('|')
+  assert.ok(formats.length >= 5, usage.stdout)
+  const line = help.stdout.split('\n').find((l) => /^ {2}convert /.test(l))
+  const words = { pprof: 'pprof', folded: 'folded', svg: 'SVG', txt: 'text', html: 'HTML' }
+  for (const f of formats) {
+    assert.ok(words[f], `add a word for --to ${f} here and in bin/cprof.js's help`)
+    assert.ok(line.includes(words[f]), `cprof --help's convert line should name ${words[f]}: ${line}`)
+  }
+})

@@ -1,0 +1,143 @@
+'use strict'
+
+// scripts/check-cycles.js: the tree has no circles (src/: includes and
+// function calls between units; lib/: require), and the check does fail
+// when one is made, on a copy of the tree. Needs no addon.
+
+const { test, after } = require('node:test')
+const assert = require('node:assert/strict')
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const { makeTmpDir, removeTmpDirs } = require('../helpers/util.js')
+
+after(removeTmpDirs)
+
+const ROOT = path.join(__dirname, '..', '..', '..')
+const SCRIPT = path.join(ROOT, 'scripts', 'check-cycles.js')
+
+function check (...args) {
+  return spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8' })
+}
+
+// A copy of src/ and lib/ to break on purpose.
+function copyTree () {
+  const dir = makeTmpDir('cprof-cycles-')
+  for (const d of ['src', 'lib']) fs.cpSync(path.join(ROOT, d), path.join(dir, d), { recursive: true })
+  return dir
+}
+
+function edit (dir, file, from, to) {
+  const p = path.join(dir, file)
+  const text = fs.readFileSync(p, 'utf8')
+  assert.ok(text.includes(from), `${file} no longer contains ${JSON.stringify(from)}`)
+  fs.writeFileSync(p, text.replace(from, to))
+}
+
+test('the tree has no circles', () => {
+  const r = check()
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stdout, /no circles among \d+ units/)
+})
+
+test('--graph lists each unit with what it depends on', () => {
+  const r = check('--graph')
+  assert.equal(r.status, 0, r.stderr)
+  // The format dispatch depends on the writers; no writer depends back.
+  // A dependency in the unit's own folder is named without it; lib/'s
+  // names are under lib/.
+  const line = (unit) => r.stdout.split('\n').find((l) => l.includes(' ' + unit + ' -> '))
+  assert.match(line('core/format'), / -> .*\bexport_pprof\b/)
+  assert.doesNotMatch(line('core/export_pprof'), /\bformat\b/)
+  assert.match(line('addon/binding'), / -> addon,/)
+  assert.match(line('addon/errors'), / -> core\/cprof$/)
+  assert.match(line('index.js'), / -> .*\bcontroller\.js\b/)
+})
+
+test('a function call back into a unit is a circle', () => {
+  const dir = copyTree()
+  // tree.c uses label.c; make label.c call into tree.c.
+  edit(dir, 'src/core/label.c', 'double cprof__pct(int64_t part, int64_t whole) {',
+    'double cprof__pct(int64_t part, int64_t whole) {\n  cprof__tree_free(NULL);')
+  const r = check('--root', dir)
+  assert.equal(r.status, 1)
+  assert.match(r.stderr, /circle: core\/label <-> core\/tree/)
+  assert.match(r.stderr, /core\/label -> core\/tree: core\/label\.c calls cprof__tree_free\(\)/)
+})
+
+test('headers that include each other are a circle', () => {
+  const dir = copyTree()
+  edit(dir, 'src/core/xml.h', '#include <stdio.h>\n', '#include <stdio.h>\n\n#include "pb.h"\n')
+  edit(dir, 'src/core/pb.h', '#include <stdint.h>\n', '#include <stdint.h>\n\n#include "xml.h"\n')
+  const r = check('--root', dir)
+  assert.equal(r.status, 1)
+  assert.match(r.stderr, /circle: core\/pb <-> core\/xml/)
+})
+
+test('a longer circle through several units is found', () => {
+  const dir = copyTree()
+  // errors -> (nothing in addon); make it call the controller, which
+  // reaches errors through its own calls.
+  edit(dir, 'src/addon/errors.c', 'const char *cprof__js_code(int core_err) {',
+    'const char *cprof__js_code(int core_err) {\n  cprof__ctl_reset(NULL, NULL);')
+  const r = check('--root', dir)
+  assert.equal(r.status, 1)
+  assert.match(r.stderr, /circle: .*addon\/ctl.*addon\/errors/)
+})
+
+test('a prototype, a comment or a string naming a function is not a use', () => {
+  const dir = copyTree()
+  edit(dir, 'src/core/label.c', '#include "label.h"\n',
+    '#include "label.h"\n\n/* cprof__tree_free() is not called here */\n' +
+    'void cprof__tree_free(void *t);\n' +
+    'static const char *name_only = "cprof__tree_free()";\n')
+  const r = check('--root', dir)
+  assert.equal(r.status, 0, r.stderr)
+})
+
+test('lib/: a require back is a circle', () => {
+  const dir = copyTree()
+  edit(dir, 'lib/errors.js', "'use strict'", "'use strict'\nrequire('./options')")
+  const r = check('--root', dir)
+  assert.equal(r.status, 1)
+  // Every unit on the circle is named: options.js also reaches errors.js through dirs.js.
+  assert.match(r.stderr, /circle: (\S+ <-> )*lib\/errors\.js <-> (\S+ <-> )*lib\/options\.js\b/)
+  assert.match(r.stderr, /lib\/errors\.js -> lib\/options\.js: lib\/errors\.js requires \.\/options/)
+})
+
+// docs/architecture.md: the dependency graph is kept true by this test, not
+// by hand (the file inventory, docs/inventory.md, is made by
+// scripts/inventory.js and checked in test/js/docs.test.js).
+
+const ARCH = path.join(ROOT, 'docs', 'architecture.md')
+
+// The code block that follows a heading of docs/architecture.md.
+function blockAfter (text, heading) {
+  const at = text.indexOf(`\n${heading}\n`)
+  assert.ok(at >= 0, `docs/architecture.md has no heading ${heading}`)
+  const open = text.indexOf('\n```\n', at)
+  const close = text.indexOf('\n```\n', open + 1)
+  assert.ok(open >= 0 && close > open, `no code block after ${heading}`)
+  return text.slice(open + 5, close + 1)
+}
+
+test('docs/architecture.md: the dependency graph is what check-cycles.js --graph prints', () => {
+  const r = check('--graph')
+  assert.equal(r.status, 0, r.stderr)
+  const printed = r.stdout.split('\n').filter((l) => !l.startsWith('check-cycles:')).join('\n')
+  const shown = blockAfter(fs.readFileSync(ARCH, 'utf8'), '### Dependencies between units')
+  assert.equal(shown, printed,
+    'paste the output of `node scripts/check-cycles.js --graph` (without its last line) into the doc')
+})
+
+test('the addon includes the core only through src/core/cprof.h', () => {
+  const addon = path.join(ROOT, 'src', 'addon')
+  const bad = []
+  for (const f of fs.readdirSync(addon)) {
+    const text = fs.readFileSync(path.join(addon, f), 'utf8')
+    for (const m of text.matchAll(/^\s*#\s*include\s+"(\.\.\/core\/[^"]+)"/gm))
+      if (m[1] !== '../core/cprof.h') bad.push(`src/addon/${f} includes ${m[1]}`)
+  }
+  assert.deepEqual(bad, [], 'include ../core/cprof.h, or add the header to cprof.h\'s public list')
+})
