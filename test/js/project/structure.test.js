@@ -141,3 +141,17 @@ test('the addon includes the core only through src/core/cprof.h', () => {
   }
   assert.deepEqual(bad, [], 'include ../core/cprof.h, or add the header to cprof.h\'s public list')
 })
+
+// test/js/README.md: every test file sits in the folder of the part of lib/
+// it covers; `npm run test:js` (test/js/*/*.test.js) and the suite runners
+// (helpers/test-files.js) find no test file anywhere else.
+test('every JS test file is in a folder of test/js, where the runners look', () => {
+  const js = path.join(ROOT, 'test', 'js')
+  const stray = fs.readdirSync(js).filter((f) => f.endsWith('.test.js'))
+  assert.deepEqual(stray, [], 'test files directly under test/js/ are never run: move them into a folder')
+  const folders = fs.readdirSync(js, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+  for (const f of folders) {
+    const deeper = fs.readdirSync(path.join(js, f), { recursive: true }).filter((p) => p.includes(path.sep) && p.endsWith('.test.js'))
+    assert.deepEqual(deeper, [], `test files below test/js/${f}/ are never run`)
+  }
+})

@@ -5,7 +5,7 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { shapeResult, resultFiles } = require('../../lib/result')
+const { shapeResult, resultFiles } = require('../../../lib/result')
 
 test('resultFiles: the kind\'s own file first, then each output by format', () => {
   const r = { file: { path: '/d/a.cpuprofile' }, outputs: { svg: { path: '/d/a.svg' }, pprof: { path: '/d/a.pb.gz' } } }

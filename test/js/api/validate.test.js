@@ -6,7 +6,7 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const v = require('../../lib/validate')
+const v = require('../../../lib/validate')
 
 const invalid = (message) => ({ code: 'ERR_CPROF_INVALID_ARG', message })
 
