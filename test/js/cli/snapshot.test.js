@@ -224,7 +224,7 @@ test('cprof snapshot diff A B C: exactly the N leaked Sessions under sessionCach
 })
 
 test('cprof snapshot diff: the classes of A and B are the ones DevTools\' worker computes', async (t) => {
-  const { devtools, FRONTEND } = require('../../scripts/devtools-snapshot.js')
+  const { devtools, FRONTEND } = require('../../../scripts/devtools-snapshot.js')
   if (!fs.existsSync(path.join(FRONTEND, 'front_end'))) {
     t.skip(`no chrome-devtools-frontend package at ${FRONTEND} (see scripts/devtools-snapshot.js)`)
     return
