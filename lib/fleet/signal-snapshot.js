@@ -94,7 +94,7 @@ async function requestSnapshot (pid, { force = false, dir } = {}) {
   try {
     id = dumpRequest.putSnapshot(found.dir, pid, found.owner, dir !== undefined ? path.resolve(dir) : undefined)
   } catch (e) {
-    return { why: e.message }
+    return { why: e.code === 'ERR_CPROF_BUSY' ? `${e.code}: ${e.message}` : e.message }
   }
   try {
     send(pid, sig)

@@ -56,8 +56,10 @@ function put (dir, pid, lastMs, owner) {
   return putRequest(dir, pid, 'dump', { last: lastMs }, owner)
 }
 
-// Writes the request body of kind ('dump', 'snapshot') for pid, as put() says.
-function putRequest (dir, pid, kind, body, owner) {
+// Writes the request body of kind ('dump', 'snapshot') for pid, as put()
+// says; exclusive: a fresh request already there (another CLI's, not yet
+// taken) is kept and this one refused, ERR_CPROF_BUSY.
+function putRequest (dir, pid, kind, body, owner, exclusive = false) {
   const handle = open(dir, owner)
   const tmp = path.join(handle.at, `.${kind}-${pid}.${crypto.randomBytes(6).toString('hex')}.tmp`)
   try {
@@ -68,14 +70,50 @@ function putRequest (dir, pid, kind, body, owner) {
     } finally {
       fs.closeSync(fd)
     }
-    fs.renameSync(tmp, path.join(handle.at, requestName(pid, kind)))
+    place(tmp, path.join(handle.at, requestName(pid, kind)), exclusive)
   } catch (err) {
     try { fs.unlinkSync(tmp) } catch {}
+    if (err.code === 'ERR_CPROF_BUSY') throw err
     throw cprofError('ERR_CPROF_IO', `cannot write the ${kind} request into ${dir}: ${err.message}`, { cause: err })
   } finally {
     rundir.closeDir(handle)
   }
   return path.join(dir, requestName(pid, kind))
+}
+
+// Moves the written tmp to final, replacing a stale request (rename never
+// writes through a symlink); with exclusive, link() first, which fails on
+// any entry there: one that is fresh stays.
+function place (tmp, final, exclusive) {
+  if (exclusive) {
+    try {
+      fs.linkSync(tmp, final)
+      fs.unlinkSync(tmp)
+      return
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err
+    }
+    if (fresh(final)) {
+      throw cprofError('ERR_CPROF_BUSY', 'another heap snapshot request for this process is pending (not yet ' +
+        'taken): one at a time, each pauses the app; ask again once it is written')
+    }
+  }
+  fs.renameSync(tmp, final)
+}
+
+// Whether file is a request younger than MAX_AGE_MS (read without following a link).
+function fresh (file, now = Date.now()) {
+  let fd
+  try {
+    fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+    if (!fs.fstatSync(fd).isFile()) return false
+    const req = JSON.parse(fs.readFileSync(fd, 'utf8'))
+    return typeof req.at === 'number' && Math.abs(now - req.at) <= MAX_AGE_MS
+  } catch {
+    return false
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
 }
 
 /** The CLI side: removes pid's request if it is still there; true if it was (not taken). */
@@ -154,10 +192,11 @@ function takeRequest (dir, pid, kind, now) {
  * process's configured directory (it checks it as heap.snapshot() does).
  * Returns the request's id, which the process's entry names beside the
  * snapshot it wrote (or why it refused), so a CLI reads its own outcome.
+ * Throws ERR_CPROF_BUSY when another CLI's request waits there untaken.
  */
 function putSnapshot (dir, pid, owner, target) {
   const id = crypto.randomBytes(8).toString('hex')
-  putRequest(dir, pid, 'snapshot', target !== undefined ? { id, dir: target } : { id }, owner)
+  putRequest(dir, pid, 'snapshot', target !== undefined ? { id, dir: target } : { id }, owner, true)
   return id
 }
 
