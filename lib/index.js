@@ -161,7 +161,18 @@ function recorderStatus () {
   return inc ? { ...s, incidents: inc } : s
 }
 
-const triggers = createTriggers({ cpu, heap, recorder, incidents }, snapshot, { ...hooks, announcer })
+// A snapshot a trigger took (lib/triggers/snapshot-trigger.js): into the
+// entry with its request's id and size, and to 'profile' like the others.
+function emitSnapshot (result, extra) {
+  announcer.finished('snapshot', result, extra)
+  try {
+    cprof.emit('profile', result)
+  } catch (err) {
+    report(err)
+  }
+}
+
+const triggers = createTriggers({ cpu, heap, recorder, incidents }, snapshot, { ...hooks, announcer, emitSnapshot })
 
 Object.assign(cprof, {
   init: triggers.init,

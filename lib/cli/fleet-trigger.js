@@ -8,6 +8,8 @@ const { discover, byApp, tree } = require('../fleet/discover')
 const fanout = require('../fleet/fanout')
 const { topLines, fmt } = require('../fleet/summary')
 const { termSafe } = require('../term')
+const { requestSnapshot, warning, wroteLine } = require('../fleet/signal-snapshot')
+const { label: labelOf } = require('../fleet/merge-set')
 
 const WAIT_MS = 30000
 const TOP = 10
@@ -160,4 +162,29 @@ async function finish (members, o, { kind, since, failed }, { out, err }) {
   return 0
 }
 
-module.exports = { runFleet, WAIT_MS }
+// --app NAME --snapshot: every process of the app writes a heap snapshot,
+// one after the other, so that the app's instances are never all paused at
+// once; each line says what one wrote, or why not.
+async function snapshotAll (o, { out, err }) {
+  const found = discover()
+  for (const w of found.warnings) err.write(`cprof trigger: ${termSafe(w)}\n`)
+  const members = byApp(found.entries, o.app)
+  if (members.length === 0) {
+    err.write(`cprof trigger: no process of ${describeSet(o)} runs cprof (see \`cprof ps\`)\n`)
+    return 1
+  }
+  err.write(warning('cprof trigger', `each of the ${members.length} process${members.length === 1 ? '' : 'es'} of ${describeSet(o)}, one at a time,`))
+  const results = []
+  for (const m of members) {
+    const r = await requestSnapshot(m.pid)
+    const label = labelOf(m)
+    results.push(r.why ? { pid: m.pid, label, reason: r.why } : { pid: m.pid, label, file: r.file, bytes: r.bytes, durationMs: r.durationMs })
+    if (o.json) continue
+    if (r.why) err.write(`cprof trigger: ${termSafe(label)} (pid ${m.pid}): no snapshot: ${termSafe(r.why)}\n`)
+    else out.write(`${termSafe(label).padEnd(16)} pid ${String(m.pid).padEnd(8)} ${wroteLine(r)}\n`)
+  }
+  if (o.json) out.write(JSON.stringify(results, null, 2) + '\n')
+  return results.some((r) => r.reason) ? 1 : 0
+}
+
+module.exports = { runFleet, snapshotAll, WAIT_MS }

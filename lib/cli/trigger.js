@@ -16,9 +16,12 @@ const { termSafe } = require('../term')
 const { UsageError, usageError } = require('./usage')
 // signal a process, wait for its file: shared with cprof ui's jobs
 const { WAIT_S, kindName, target, profileFor, send, startEnv, profileDir, catches } = require('../fleet/signal-profile')
+const { snapshotOne, WRITE_WAIT_S } = require('../fleet/signal-snapshot')
 
 const USAGE = `usage: cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--dir <dir>] [--force]
        cprof trigger <pid> --dump [--last <s>] [--signal <name>] [--force]
+       cprof trigger <pid> --snapshot [--dir <dir>] [--force]
+       cprof trigger --app NAME --snapshot [--json]
        cprof trigger --app NAME | <pid> --tree [--heap] [--duration <s>] [--formats LIST] [--json]
        cprof trigger --app NAME | <pid> --tree --dump [--last <s>] [--formats LIST] [--json]
 
@@ -46,6 +49,15 @@ profile, the second stops it and writes the file into the app's directory
   --last <s>        with --dump: only the last <s> seconds (default: all the recorder keeps);
                     passed in the process's run directory, then cprof waits (up to ${WAIT_S} s)
                     for the dump and prints the file, or why there is none (exit 1)
+  --snapshot        ask the process for a full heap snapshot (.heapsnapshot, heap.snapshot()):
+                    the request goes into its run directory with the signal it announced,
+                    then cprof waits (up to ${WAIT_S} s for it to be taken, ${WRITE_WAIT_S} s for
+                    the file) and prints the file's path, size (MB) and how long it took (s),
+                    or why there is none (exit 1: ERR_CPROF_BUSY, one is being written;
+                    ERR_CPROF_NO_SPACE, the heap is larger than the free disk). It PAUSES
+                    the app while V8 writes it and needs memory beside the heap (said on
+                    stderr before it is sent). --dir <dir>: write it there instead of the
+                    app's directory (the app checks it as heap.snapshot() does)
 
 Fan-out (the processes that announced themselves; see \`cprof ps\`):
   --app NAME        every process of app NAME (PM2 name, CPROF_APP, title or script)
@@ -61,6 +73,9 @@ Fan-out (the processes that announced themselves; see \`cprof ps\`):
   (each gets its dump signal, a cluster primary's workers too), and the dumps
   are merged the same way (cpu-<app>.merged-...); a process running no
   recorder is named as missing.
+  With --snapshot (--app only): every process of the app writes a heap snapshot,
+  one process after the other (each pauses its own process); exit 1 when any
+  wrote none. --json prints [{ pid, label, file, bytes, durationMs } | { pid, label, reason }].
   --formats LIST    also write the merged profile as: pprof, folded, svg, txt
   --top N           functions in the printed summary (default 10)
   --json            print the merged result as JSON
@@ -80,6 +95,7 @@ function options (argv) {
         force: { type: 'boolean' },
         dump: { type: 'boolean' },
         last: { type: 'string' },
+        snapshot: { type: 'boolean' },
         app: { type: 'string' },
         tree: { type: 'boolean' },
         formats: { type: 'string', multiple: true },
@@ -101,6 +117,7 @@ function options (argv) {
     throw new UsageError('--formats, --top and --json go with --app or --tree')
   }
   if (values.app === '') throw new UsageError('--app must name an app')
+  if (values.snapshot) snapshotConflicts(values)
   if (values.app !== undefined) positionals.push('0') // no pid: the app names the set
   const pid = Number(positionals[0])
   if (!/^\d+$/.test(positionals[0]) || !Number.isSafeInteger(pid) || (pid < 1 && values.app === undefined)) {
@@ -127,7 +144,7 @@ function options (argv) {
   if (values.dir === '') throw new UsageError('--dir must name a directory')
   let formats
   let top
-  if (fleet) {
+  if (fleet && !values.snapshot) {
     if (values.signal !== undefined || values.dir !== undefined || values.force) {
       throw new UsageError('--signal, --dir and --force act on one process: the fan-out uses what each process announced')
     }
@@ -148,11 +165,21 @@ function options (argv) {
     force: Boolean(values.force),
     dump: Boolean(values.dump),
     last,
+    snapshot: Boolean(values.snapshot),
     fleet,
     app: values.app,
     formats,
     top,
     json: Boolean(values.json)
+  }
+}
+
+// --snapshot asks for one thing with the signal the process announced.
+function snapshotConflicts (values) {
+  const other = ['heap', 'dump', 'duration', 'last', 'signal', 'tree', 'formats', 'top'].find((k) => values[k] !== undefined && values[k] !== false)
+  if (other) throw new UsageError(`--snapshot does not go with --${other}`)
+  if (values.app !== undefined && (values.dir !== undefined || values.force)) {
+    throw new UsageError('--dir and --force act on one process: with --app each writes into its own directory')
   }
 }
 
@@ -168,8 +195,10 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     out.write(USAGE)
     return 0
   }
+  if (o.snapshot && o.fleet) return require('./fleet-trigger').snapshotAll(o, { out, err })
   if (o.fleet) return require('./fleet-trigger').runFleet(o, { out, err })
   const ctx = { out, err, who: 'cprof trigger' }
+  if (o.snapshot) return snapshotOne(o, ctx)
   const t = target(o, ctx)
   if (t.exit !== undefined) return t.exit
   if (o.duration !== undefined) return profileFor(o, t, ctx)

@@ -180,10 +180,11 @@ function createAnnouncer (hooks) {
     flush()
   }
 
-  function failed (kind, err) {
+  // extra: what names the request (a snapshot's id).
+  function failed (kind, err, extra) {
     if (!state) return
     if (kind in state.running) state.running[kind] = null
-    state.errors[kind] = { code: err && err.code, message: err && err.message ? err.message : String(err), at: Date.now() }
+    state.errors[kind] = { code: err && err.code, message: err && err.message ? err.message : String(err), at: Date.now(), ...extra }
     flush()
   }
 

@@ -15,6 +15,11 @@
 // ("at", ms since the epoch): the process ignores (and deletes) one older
 // than MAX_AGE_MS, the CLI's own wait, so a later plain --dump is not cut
 // to a stale --last.
+//
+// `cprof trigger <pid> --snapshot` asks for a heap snapshot the same way:
+// snapshot-<pid>.json, { "at": ms }, under the same rules (putSnapshot,
+// takeSnapshot, removeSnapshot); it rides on whichever cprof signal the
+// process installed (lib/triggers/index.js).
 const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
@@ -27,8 +32,8 @@ const { O_WRONLY, O_RDONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = 
 // (lib/cli/trigger.js), then removes what was not taken.
 const MAX_AGE_MS = 30000
 
-function requestName (pid) {
-  return `dump-${pid}.json`
+function requestName (pid, kind = 'dump') {
+  return `${kind}-${pid}.json`
 }
 
 // The run directory dir of a process of user owner, opened and checked;
@@ -48,28 +53,71 @@ function open (dir, owner) {
  * ERR_CPROF_IO (the directory refused, or not writable: another user's).
  */
 function put (dir, pid, lastMs, owner) {
+  return putRequest(dir, pid, 'dump', { last: lastMs }, owner)
+}
+
+// Writes the request body of kind ('dump', 'snapshot') for pid, as put()
+// says; exclusive: a fresh request already there (another CLI's, not yet
+// taken) is kept and this one refused, ERR_CPROF_BUSY.
+function putRequest (dir, pid, kind, body, owner, exclusive = false) {
   const handle = open(dir, owner)
-  const tmp = path.join(handle.at, `.dump-${pid}.${crypto.randomBytes(6).toString('hex')}.tmp`)
+  const tmp = path.join(handle.at, `.${kind}-${pid}.${crypto.randomBytes(6).toString('hex')}.tmp`)
   try {
     const fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
     try {
-      fs.writeFileSync(fd, JSON.stringify({ last: lastMs, at: Date.now() }) + '\n')
+      fs.writeFileSync(fd, JSON.stringify({ ...body, at: Date.now() }) + '\n')
       if (typeof process.geteuid === 'function' && process.geteuid() === 0 && owner !== 0) fs.fchownSync(fd, owner, -1)
     } finally {
       fs.closeSync(fd)
     }
-    fs.renameSync(tmp, path.join(handle.at, requestName(pid)))
+    place(tmp, path.join(handle.at, requestName(pid, kind)), exclusive)
   } catch (err) {
     try { fs.unlinkSync(tmp) } catch {}
-    throw cprofError('ERR_CPROF_IO', `cannot write the dump request into ${dir}: ${err.message}`, { cause: err })
+    if (err.code === 'ERR_CPROF_BUSY') throw err
+    throw cprofError('ERR_CPROF_IO', `cannot write the ${kind} request into ${dir}: ${err.message}`, { cause: err })
   } finally {
     rundir.closeDir(handle)
   }
-  return path.join(dir, requestName(pid))
+  return path.join(dir, requestName(pid, kind))
+}
+
+// Moves the written tmp to final, replacing a stale request (rename never
+// writes through a symlink); with exclusive, link() first, which fails on
+// any entry there: one that is fresh stays.
+function place (tmp, final, exclusive) {
+  if (exclusive) {
+    try {
+      fs.linkSync(tmp, final)
+      fs.unlinkSync(tmp)
+      return
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err
+    }
+    if (fresh(final)) {
+      throw cprofError('ERR_CPROF_BUSY', 'another heap snapshot request for this process is pending (not yet ' +
+        'taken): one at a time, each pauses the app; ask again once it is written')
+    }
+  }
+  fs.renameSync(tmp, final)
+}
+
+// Whether file is a request younger than MAX_AGE_MS (read without following a link).
+function fresh (file, now = Date.now()) {
+  let fd
+  try {
+    fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+    if (!fs.fstatSync(fd).isFile()) return false
+    const req = JSON.parse(fs.readFileSync(fd, 'utf8'))
+    return typeof req.at === 'number' && Math.abs(now - req.at) <= MAX_AGE_MS
+  } catch {
+    return false
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
 }
 
 /** The CLI side: removes pid's request if it is still there; true if it was (not taken). */
-function remove (dir, pid, owner) {
+function remove (dir, pid, owner, kind = 'dump') {
   let handle
   try {
     handle = open(dir, owner)
@@ -77,7 +125,7 @@ function remove (dir, pid, owner) {
     return false
   }
   try {
-    fs.unlinkSync(path.join(handle.at, requestName(pid)))
+    fs.unlinkSync(path.join(handle.at, requestName(pid, kind)))
     return true
   } catch {
     return false
@@ -96,33 +144,41 @@ function remove (dir, pid, owner) {
  * an older CLI) is stale, left by a CLI that died: deleted, undefined.
  */
 function take (dir, pid = process.pid, now = Date.now()) {
+  const req = takeRequest(dir, pid, 'dump', now)
+  if (req === undefined) return undefined
+  const last = req.last
+  if (typeof last !== 'number' || !Number.isFinite(last) || last < 0) {
+    throw invalidArg(`refusing the dump request ${path.join(dir, requestName(pid))}: "last" must be a number of ms >= 0`)
+  }
+  return last
+}
+
+// The fresh request of kind for pid, parsed (undefined: none, or stale),
+// deleted; throws for one it refuses (take()).
+function takeRequest (dir, pid, kind, now) {
   if (!dir) return undefined
   const handle = rundir.openDir(dir)
   if (handle.why) return undefined // no run directory of ours: nobody could put a request
-  const file = path.join(handle.at, requestName(pid))
-  const shown = path.join(dir, requestName(pid))
+  const file = path.join(handle.at, requestName(pid, kind))
+  const shown = path.join(dir, requestName(pid, kind))
   let fd
   try {
     try {
       fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
     } catch (err) {
       if (err.code === 'ENOENT') return undefined
-      throw invalidArg(`refusing the dump request ${shown}: not a regular file of this process's user (${err.code})`)
+      throw invalidArg(`refusing the ${kind} request ${shown}: not a regular file of this process's user (${err.code})`)
     }
     const st = fs.fstatSync(fd)
     if (!st.isFile() || (typeof process.geteuid === 'function' && st.uid !== process.geteuid())) {
-      throw invalidArg(`refusing the dump request ${shown}: not a regular file of this process's user`)
+      throw invalidArg(`refusing the ${kind} request ${shown}: not a regular file of this process's user`)
     }
     let req
     try {
       req = JSON.parse(fs.readFileSync(fd, 'utf8'))
     } catch {}
     if (!req || typeof req.at !== 'number' || !(Math.abs(now - req.at) <= MAX_AGE_MS)) return undefined
-    const last = req.last
-    if (typeof last !== 'number' || !Number.isFinite(last) || last < 0) {
-      throw invalidArg(`refusing the dump request ${shown}: "last" must be a number of ms >= 0`)
-    }
-    return last
+    return req
   } finally {
     if (fd !== undefined) fs.closeSync(fd)
     try { fs.unlinkSync(file) } catch {}
@@ -130,4 +186,41 @@ function take (dir, pid = process.pid, now = Date.now()) {
   }
 }
 
-module.exports = { requestName, put, remove, take, MAX_AGE_MS }
+/**
+ * The CLI side of --snapshot: as put(), for snapshot-<pid>.json; dir (an
+ * absolute path, optional): where the snapshot goes instead of the
+ * process's configured directory (it checks it as heap.snapshot() does).
+ * Returns the request's id, which the process's entry names beside the
+ * snapshot it wrote (or why it refused), so a CLI reads its own outcome.
+ * Throws ERR_CPROF_BUSY when another CLI's request waits there untaken.
+ */
+function putSnapshot (dir, pid, owner, target) {
+  const id = crypto.randomBytes(8).toString('hex')
+  putRequest(dir, pid, 'snapshot', target !== undefined ? { id, dir: target } : { id }, owner, true)
+  return id
+}
+
+/** The CLI side: removes pid's snapshot request if still there; true if it was. */
+function removeSnapshot (dir, pid, owner) {
+  return remove(dir, pid, owner, 'snapshot')
+}
+
+/**
+ * The app side of --snapshot: { id, dir? } when a fresh snapshot request
+ * was there (deleted); undefined when none or a stale one. Throws
+ * ERR_CPROF_INVALID_ARG for one it refuses (a symlink, another user's
+ * file, a dir that is not an absolute path), as take().
+ */
+function takeSnapshot (dir, pid = process.pid, now = Date.now()) {
+  const req = takeRequest(dir, pid, 'snapshot', now)
+  if (req === undefined) return undefined
+  const id = typeof req.id === 'string' ? req.id.slice(0, 64) : null
+  if (req.dir === undefined) return { id }
+  if (typeof req.dir !== 'string' || !path.isAbsolute(req.dir)) {
+    throw Object.assign(invalidArg(`refusing the snapshot request ${path.join(dir, requestName(pid, 'snapshot'))}: ` +
+      '"dir" must be an absolute path'), { request: id })
+  }
+  return { id, dir: req.dir }
+}
+
+module.exports = { requestName, put, remove, take, putSnapshot, removeSnapshot, takeSnapshot, MAX_AGE_MS }

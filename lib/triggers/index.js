@@ -15,6 +15,7 @@ const { installWorker, createPrimary } = require('../fleet/cluster')
 const SLOT = { cpu: 0, heap: 1, dump: 2 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
 const dumpRequest = require('./dump-request')
 const { watchSignal } = require('./signal-watch')
+const { createSnapshotTrigger } = require('./snapshot-trigger')
 
 // The profile's timer: the trigger's timeout (or the configured one),
 // never longer than maxDuration.
@@ -49,8 +50,9 @@ function dumpOptions (c, last) {
   return o
 }
 
-// The PM2 actions c asks for, over the controllers ctl (lib/triggers/pm2.js).
-function pm2Actions (c, ctl, snapshot) {
+// The PM2 actions c asks for, over the controllers ctl (lib/triggers/pm2.js);
+// snap: the guarded snapshot trigger (lib/triggers/snapshot-trigger.js).
+function pm2Actions (c, ctl, snapshot, snap) {
   const actions = {}
   if (c.recorder) {
     actions['cprof:dump'] = async (param) => ({ ok: true, ...(await ctl.recorder.dump(dumpOptions(c, timeoutParam(param)))) })
@@ -74,7 +76,18 @@ function pm2Actions (c, ctl, snapshot) {
       return { ok: true, kind: 'heapsnapshot', files: { heapsnapshot: file } }
     }
   }
+  actions['cprof:snapshot'] = async () => {
+    const r = await snap.take(c, 'pm2', {})
+    return { ok: true, kind: 'snapshot', pid: process.pid, file: r.files.heapsnapshot, bytes: r.bytes, durationMs: r.durationMs }
+  }
   return actions
+}
+
+// The signal `cprof trigger --snapshot` sends with its request: any of
+// cprof's takes it (onSignal); null: none installed (PM2's cprof:snapshot only).
+function snapshotSignal (c) {
+  const sig = c.signal || c.dumpSignal || c.heapSignal
+  return sig ? sig.name : null
 }
 
 // What init() returns (and announces): what is installed.
@@ -102,6 +115,24 @@ function createTriggers (ctl, snapshot, hooks) {
 
   // A node:cluster primary passes the toggle on to its workers (lib/fleet/cluster.js).
   const primary = createPrimary(hooks)
+  const snap = createSnapshotTrigger(snapshot, hooks)
+
+  // Every cprof signal first looks for a `cprof trigger --snapshot` request
+  // (lib/triggers/dump-request.js) in this process's run directory: one
+  // there means this signal asks for a heap snapshot, not its usual action.
+  // A request refused (not this user's regular file) does neither.
+  function onSignal (c, action) {
+    let req
+    try {
+      req = dumpRequest.takeSnapshot(hooks.announcer.dir())
+    } catch (err) {
+      hooks.announcer.failed('snapshot', err, { id: err.request || null })
+      hooks.report(err)
+      return
+    }
+    if (req) snap.take(c, 'signal', req).catch(hooks.report)
+    else action()
+  }
 
   function toggle (c, kind) {
     const k = ctl[kind]
@@ -158,7 +189,7 @@ function createTriggers (ctl, snapshot, hooks) {
         const sm = c.recorder.sourceMaps === undefined ? c.sourceMaps : c.recorder.sourceMaps
         ctl.recorder.start(sm === undefined ? c.recorder : { ...c.recorder, sourceMaps: sm })
         state.uninstall.push(() => { if (ctl.recorder.isRunning()) ctl.recorder.stop().catch(hooks.report) })
-        state.uninstall.push(watchSignal(SLOT.dump, c.dumpSignal, () => onDumpSignal(c)))
+        state.uninstall.push(watchSignal(SLOT.dump, c.dumpSignal, () => onSignal(c, () => onDumpSignal(c))))
       }
       if (c.incidents) {
         ctl.incidents.start(c.incidents, { dir: c.dir, formats: c.formats, heapInterval: c.heapInterval })
@@ -167,21 +198,21 @@ function createTriggers (ctl, snapshot, hooks) {
       for (const kind of ['cpu', 'heap']) {
         const sig = kind === 'cpu' ? c.signal : c.heapSignal
         if (!sig) continue
-        state.uninstall.push(watchSignal(SLOT[kind], sig, () => toggle(c, kind)))
+        state.uninstall.push(watchSignal(SLOT[kind], sig, () => onSignal(c, () => toggle(c, kind))))
       }
       if (identity().role === 'worker') {
         state.uninstall.push(installWorker(ctl, (kind, timeout) => startOptions(c, kind, timeout), hooks.report))
       }
       let actions = null
       if (pm2.underPm2()) {
-        actions = pm2Actions(c, ctl, snapshot)
+        actions = pm2Actions(c, ctl, snapshot, snap)
         state.uninstall.push(pm2.installActions(actions, hooks.report))
       }
       active = state
       const installed = describe(c, actions)
       hooks.announcer.start({
         dir: c.dir !== undefined ? c.dir : cpuStartOptions({}).dir,
-        triggers: { ...installed, pm2Actions: installed.pm2Actions.length > 0 }
+        triggers: { ...installed, pm2Actions: installed.pm2Actions.length > 0, snapshotSignal: snapshotSignal(c) }
       })
       return installed
     } catch (err) {

@@ -561,6 +561,71 @@ nodeTest('dump request (<run dir>/dump-<pid>.json): a symlink at its name is nev
   assert.deepEqual(fs.readdirSync(dir), [])
 })
 
+// Issue 29: the snapshot request (<run dir>/snapshot-<pid>.json), under the
+// same rules as the dump's: a symlink at its name is neither written through
+// nor read, a file of another user is refused, a pending fresh request of
+// another CLI is not replaced (ERR_CPROF_BUSY), a stale one is.
+nodeTest('snapshot request (<run dir>/snapshot-<pid>.json): a symlink or another user\'s file is refused; a pending one is not replaced', {
+  skip: process.platform !== 'linux' && 'the run directory is read through /proc/self/fd (Linux)'
+}, () => {
+  const dumpRequest = require('../../../lib/triggers/dump-request.js')
+  const me = process.geteuid()
+  const dir = path.join(makeTmpDir(), `cprof-${me}`, 'run')
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const victim = path.join(makeTmpDir(), 'victim.json')
+  fs.writeFileSync(victim, '{"id": "x"}\n')
+  fs.chmodSync(victim, 0o644)
+
+  // The CLI side: a (dangling or not) link at the name is replaced, not followed.
+  const file = path.join(dir, 'snapshot-12345.json')
+  fs.symlinkSync(victim, file)
+  const id = dumpRequest.putSnapshot(dir, 12345, me, '/var/tmp/snaps')
+  assert.match(id, /^[0-9a-f]{16}$/)
+  assert.equal(fs.readFileSync(victim, 'utf8'), '{"id": "x"}\n')
+  const st = fs.lstatSync(file)
+  assert.ok(st.isFile())
+  assert.equal(st.mode & 0o777, 0o600)
+  assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(file, 'utf8'))).sort(), ['at', 'dir', 'id'])
+  // A second CLI while that one waits, untaken: refused, the first kept.
+  assert.throws(() => dumpRequest.putSnapshot(dir, 12345, me), { code: 'ERR_CPROF_BUSY', message: /another heap snapshot request/ })
+  assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).id, id)
+  assert.equal(dumpRequest.removeSnapshot(dir, 12345, me), true)
+  assert.equal(dumpRequest.removeSnapshot(dir, 12345, me), false)
+  // A stale one (a CLI killed before it could remove it) is replaced.
+  fs.writeFileSync(file, JSON.stringify({ id: 'old', at: Date.now() - dumpRequest.MAX_AGE_MS - 1000 }), { mode: 0o600 })
+  const id2 = dumpRequest.putSnapshot(dir, 12345, me)
+  assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).id, id2)
+  dumpRequest.removeSnapshot(dir, 12345, me)
+
+  // The app side: a symlink is refused, not read; the link goes, its target stays.
+  const own = path.join(dir, `snapshot-${process.pid}.json`)
+  fs.symlinkSync(victim, own)
+  assert.throws(() => dumpRequest.takeSnapshot(dir, process.pid), { code: 'ERR_CPROF_INVALID_ARG', message: /refusing the snapshot request .*not a regular file/ })
+  assert.equal(fs.existsSync(own), false)
+  assert.equal(fs.readFileSync(victim, 'utf8'), '{"id": "x"}\n')
+  // Another user's file (root can make one): refused, deleted.
+  if (me === 0) {
+    fs.writeFileSync(own, JSON.stringify({ id: 'theirs', at: Date.now() }), { mode: 0o600 })
+    fs.chownSync(own, 65534, 65534)
+    assert.throws(() => dumpRequest.takeSnapshot(dir, process.pid), { code: 'ERR_CPROF_INVALID_ARG', message: /not a regular file of this process's user/ })
+    assert.equal(fs.existsSync(own), false)
+  }
+  // A dir that is not absolute is refused; a good request is taken once.
+  fs.writeFileSync(own, JSON.stringify({ id: 'rel', dir: 'elsewhere', at: Date.now() }), { mode: 0o600 })
+  assert.throws(() => dumpRequest.takeSnapshot(dir, process.pid), { code: 'ERR_CPROF_INVALID_ARG', message: /"dir" must be an absolute path/ })
+  const mine = dumpRequest.putSnapshot(dir, process.pid, me, '/var/tmp/snaps')
+  assert.deepEqual(dumpRequest.takeSnapshot(dir, process.pid), { id: mine, dir: '/var/tmp/snaps' })
+  assert.equal(dumpRequest.takeSnapshot(dir, process.pid), undefined, 'taken: gone')
+  dumpRequest.putSnapshot(dir, process.pid, me)
+  assert.equal(dumpRequest.takeSnapshot(dir, process.pid, Date.now() + dumpRequest.MAX_AGE_MS + 1000), undefined, 'stale: ignored')
+  assert.deepEqual(fs.readdirSync(dir), [], 'no temp file is left')
+
+  // A run directory that is not private takes no request.
+  fs.chmodSync(dir, 0o777)
+  assert.throws(() => dumpRequest.putSnapshot(dir, 12345, me), { code: 'ERR_CPROF_IO', message: /can be written by other users \(mode 0777\)/ })
+  fs.chmodSync(dir, 0o700)
+})
+
 // ---- Issue 32: root's `cprof trigger` against other users' processes ----
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')

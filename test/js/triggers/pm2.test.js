@@ -10,6 +10,7 @@
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
+const { spawnSync } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('../helpers/schema.js')
 const { ROOT, makeTmpDir } = require('../helpers/util.js')
@@ -86,7 +87,7 @@ function cprofFiles (dir, ext) {
   return fs.readdirSync(dir).filter((f) => f.endsWith(ext)).map((f) => path.join(dir, f))
 }
 
-const ACTIONS = ['cprof:cpu:start', 'cprof:cpu:stop', 'cprof:heap:start', 'cprof:heap:stop', 'cprof:heap:snapshot']
+const ACTIONS = ['cprof:cpu:start', 'cprof:cpu:stop', 'cprof:heap:start', 'cprof:heap:stop', 'cprof:heap:snapshot', 'cprof:snapshot']
 
 test('what PM2 passes on: io as JSON in the environment, node_args, env; not unknown app keys', async () => {
   const seen = await waitFor('the app to start', () => {
@@ -159,6 +160,24 @@ test('pm2 trigger cprof:heap:start / stop and cprof:heap:snapshot', async (t) =>
   assert.equal(path.dirname(snap.files.heapsnapshot), dirs.env)
   const head = fs.readFileSync(snap.files.heapsnapshot, 'utf8').slice(0, 200)
   assert.match(head, /^\{"snapshot":/)
+})
+
+// Issue 29: `pm2 trigger <app> cprof:snapshot`, the guarded snapshot
+// (lib/triggers/snapshot-trigger.js): the file's path, size and pause in the
+// reply, the file one `cprof snapshot` reads, and the log line.
+test('pm2 trigger cprof:snapshot writes a heap snapshot cprof snapshot reads', async (t) => {
+  const r = await trigger(t, 'cprof-io', 'cprof:snapshot')
+  assert.equal(r.ok, true, JSON.stringify(r))
+  assert.equal(r.kind, 'snapshot')
+  assert.equal(path.dirname(r.file), dirs.io)
+  assert.match(path.basename(r.file), /^heap-.*\.heapsnapshot$/)
+  assert.equal(fs.statSync(r.file).size, r.bytes)
+  assert.equal(fs.statSync(r.file).mode & 0o777, 0o600)
+  assert.ok(r.durationMs >= 0)
+  const cli = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'cprof.js'), 'snapshot', r.file, '--json'], { encoding: 'utf8' })
+  assert.equal(cli.status, 0, cli.stderr)
+  assert.ok(JSON.parse(cli.stdout).nodes > 1000)
+  await waitFor('the log line', () => logs().includes(`cprof: wrote ${r.file} (snapshot,`))
 })
 
 test('cprof:cpu:start with a timeout: the profile stops itself and is written', async (t) => {

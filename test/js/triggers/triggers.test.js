@@ -195,7 +195,7 @@ for (const mode of ['init', 'init-destroy']) {
     const [status, signal] = await new Promise((resolve) => child.on('exit', (...a) => resolve(a)))
     clearTimeout(timer)
     assert.deepEqual([status, signal], [0, null], `kept alive or failed: ${stdout}${stderr}`)
-    const names = ['cprof:cpu:start', 'cprof:cpu:stop', 'cprof:heap:start', 'cprof:heap:stop', 'cprof:heap:snapshot']
+    const names = ['cprof:cpu:start', 'cprof:cpu:stop', 'cprof:heap:start', 'cprof:heap:stop', 'cprof:heap:snapshot', 'cprof:snapshot']
     assert.deepEqual(jsonLines(stdout)[0].init.pm2Actions, names)
     assert.deepEqual(messages, names.map((action_name) => ({
       type: 'axm:action', data: { action_name, action_type: 'custom', arity: 2, opts: null }
