@@ -10,6 +10,7 @@ const fs = require('node:fs')
 const watchers = require('./watchers')
 const { createStartup } = require('./startup')
 const heapGrowth = require('./heap-growth')
+const { spaceError } = require('./heap-snapshot')
 const { fileStem } = require('../controller')
 const { cprofError } = require('../errors')
 const { ownMs, ownCpuMicros } = require('../own-time')
@@ -67,11 +68,22 @@ function createIncidents (deps) {
     changed()
     if (trigger === 'heapNearLimit') return fireHeap(run, reason)
     if (trigger === 'heapGrowth') {
-      return heapGrowth.writeHeapGrowth(deps.recorder, { ...run.dumpOpts, name: stem('heap', trigger, at) }, reason, run.trend)
-        .catch(failed)
+      return heapGrowth.writeHeapGrowth(deps.recorder, { ...run.dumpOpts, name: stem('heap', trigger, at) }, reason, run.trend, run.o.heapGrowth)
+        .then(countSnapshot, failed)
     }
     deps.recorder.dump({ ...run.dumpOpts, last: run.o.last, name: stem('cpu', trigger, at) }, { reason })
       .catch(failed)
+  }
+
+  // A heapGrowth firing's snapshot (incidents.heapGrowth.snapshot): written,
+  // or skipped while another was being written, or refused for disk space
+  // (also reported: one stderr line without an 'error' listener).
+  function countSnapshot (r) {
+    if (!counts.snapshots) return
+    if (r.files.heapsnapshot) counts.snapshots.written++
+    else if (r.snapshotSkipped) counts.snapshots[r.snapshotSkipped.reason === 'busy' ? 'skipped' : 'refused']++
+    if (r.snapshotSkipped && r.snapshotSkipped.reason === 'space') deps.report(spaceError(r.snapshotSkipped.why))
+    changed()
   }
 
   // The heap profile before an out-of-memory crash: the heap windows, else
@@ -156,6 +168,7 @@ function createIncidents (deps) {
     if (o.rss !== null) run.stops.push(watchers.watchRss(guarded(crossing(run, 'rss'))))
     if (o.heapNearLimit !== null) run.stops.push(watchers.watchHeap(guarded(heapMeasure(run))))
     if (o.heapGrowth) {
+      if (o.heapGrowth.snapshot && !counts.snapshots) counts.snapshots = { written: 0, skipped: 0, refused: 0 }
       let over = false // fires once per run of growth, as crossing() does
       const grown = (trend) => {
         run.trend = trend // value: bytes per minute; the file gets the whole trend
@@ -181,9 +194,11 @@ function createIncidents (deps) {
     }
   }
 
-  /** { fired, suppressed, failed, last: reason | null }, or null when never started. */
+  /** { fired, suppressed, failed, last: reason | null, snapshots?: { written,
+   * skipped, refused } (once heapGrowth.snapshot was on) }, or null when never started. */
   function status () {
-    return active || counts.fired || counts.suppressed || counts.failed ? { ...counts } : null
+    if (!active && !counts.fired && !counts.suppressed && !counts.failed) return null
+    return counts.snapshots ? { ...counts, snapshots: { ...counts.snapshots } } : { ...counts }
   }
 
   return { start, stop, status }

@@ -1,0 +1,58 @@
+'use strict'
+// The heapGrowth incident's heap snapshot (incidents: { heapGrowth: {
+// snapshot: true } }): written with heap.snapshot() (lib/snapshot.js, whose
+// V8 write is cprof's own time, lib/own-time.js) after the firing's report
+// and heap profile, beside them under the firing's stem. Not taken while
+// another snapshot is being written (a second would need the pause and the
+// memory again), nor when the directory's free space is below twice the
+// heap in use: the file measured 1.4-2.2 times V8's used heap size
+// (docs/incidents.md, heapGrowth).
+const fs = require('node:fs')
+const v8 = require('node:v8')
+const { snapshot, isWriting } = require('../snapshot')
+const { cprofError } = require('../errors')
+
+const SPACE_FACTOR = 2
+const MIB = 1024 * 1024
+
+const mib = (bytes) => `${(bytes / MIB).toFixed(1)} MiB`
+
+// The bytes the directory has free for this user.
+async function freeBytes (dir) {
+  const s = await fs.promises.statfs(dir)
+  return s.bavail * s.bsize
+}
+
+const DEFAULT_DEPS = {
+  snapshot,
+  isWriting,
+  freeBytes,
+  heapBytes: () => v8.getHeapStatistics().used_heap_size
+}
+
+/**
+ * Writes <at>/<name>.heapsnapshot: at is the directory the firing's heap
+ * profile went to, dir the dump's dir option (undefined: the default, which
+ * heap.snapshot() resolves to the same directory, with the same checks).
+ * Resolves with { file } or { skipped: 'busy' | 'space', why } (the caller
+ * counts it, and reports a refusal for space); rejects only when the write
+ * itself fails.
+ */
+async function incidentSnapshot ({ at, dir, name }, deps = DEFAULT_DEPS) {
+  if (deps.isWriting()) return { skipped: 'busy', why: 'another heap snapshot is being written' }
+  const heap = deps.heapBytes()
+  const free = await deps.freeBytes(at)
+  if (free < SPACE_FACTOR * heap) {
+    return {
+      skipped: 'space',
+      why: `heapGrowth: no heap snapshot written: ${at} has ${mib(free)} free, below twice the ` +
+        `${mib(heap)} heap in use (a snapshot file is 1.4-2.2 times it); the report and the heap profile are written`
+    }
+  }
+  return { file: await deps.snapshot({ ...(dir !== undefined ? { dir } : {}), name }) }
+}
+
+/** The refusal as an error for report(): one stderr line without an 'error' listener. */
+const spaceError = (why) => cprofError('ERR_CPROF_IO', why)
+
+module.exports = { incidentSnapshot, spaceError, SPACE_FACTOR, DEFAULT_DEPS }
