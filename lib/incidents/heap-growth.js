@@ -78,12 +78,13 @@ function threshold (o, trigger) {
 
 /**
  * Writes the newest heap window (with the viewer page, always), the
- * growing sites' report next to it, the trend into the page and, with
- * o.snapshot, a heap snapshot last; the 'profile' event goes out once all
- * are written. Resolves with the dump's result plus files.leaks, and
- * files.heapsnapshot or snapshotSkipped: { reason: 'busy' | 'space', why }.
+ * growing sites' report next to it, the trend into the page and, when
+ * snapshotted is given, a heap snapshot last, whose outcome (lib/incidents/
+ * heap-snapshot.js) goes to snapshotted(s); the 'profile' event goes out once
+ * all are written. Resolves with the dump's result plus files.leaks, and
+ * files.heapsnapshot or snapshotSkipped: { reason: 'busy' | 'space' | 'failed', why }.
  */
-async function writeHeapGrowth (recorder, dumpOpts, reason, trend, o = {}) {
+async function writeHeapGrowth (recorder, dumpOpts, reason, trend, snapshotted) {
   const formats = [...new Set([...(dumpOpts.formats || []), 'html'])]
   return recorder.dump({ ...dumpOpts, kind: 'heap', formats }, { reason, trend }, async (r) => {
     const at = path.dirname(r.files.heapprofile)
@@ -91,10 +92,11 @@ async function writeHeapGrowth (recorder, dumpOpts, reason, trend, o = {}) {
     await writeWhole(file, JSON.stringify({ reason, trend }, null, 2) + '\n')
     r.files.leaks = file
     if (r.files.html) await addTrend(r.files.html, trend)
-    if (!o.snapshot) return
+    if (!snapshotted) return
     const s = await incidentSnapshot({ at, dir: dumpOpts.dir, name: dumpOpts.name })
     if (s.file) r.files.heapsnapshot = s.file
     else r.snapshotSkipped = { reason: s.skipped, why: s.why }
+    snapshotted(s)
   })
 }
 

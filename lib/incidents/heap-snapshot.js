@@ -34,9 +34,9 @@ const DEFAULT_DEPS = {
  * Writes <at>/<name>.heapsnapshot: at is the directory the firing's heap
  * profile went to, dir the dump's dir option (undefined: the default, which
  * heap.snapshot() resolves to the same directory, with the same checks).
- * Resolves with { file } or { skipped: 'busy' | 'space', why } (the caller
- * counts it, and reports a refusal for space); rejects only when the write
- * itself fails.
+ * Resolves with { file } or { skipped: 'busy' | 'space' | 'failed', why,
+ * err? (the write's error) }: the caller counts it, and reports a refusal
+ * for space and a failure. Never rejects.
  */
 async function incidentSnapshot ({ at, dir, name }, deps = DEFAULT_DEPS) {
   if (deps.isWriting()) return { skipped: 'busy', why: 'another heap snapshot is being written' }
@@ -49,10 +49,18 @@ async function incidentSnapshot ({ at, dir, name }, deps = DEFAULT_DEPS) {
         `${mib(heap)} heap in use (a snapshot file is 1.4-2.2 times it); the report and the heap profile are written`
     }
   }
-  return { file: await deps.snapshot({ ...(dir !== undefined ? { dir } : {}), name }) }
+  try {
+    return { file: await deps.snapshot({ ...(dir !== undefined ? { dir } : {}), name }) }
+  } catch (err) { // the disk filled up after all: the firing's other files stand
+    return { skipped: 'failed', why: `heapGrowth: ${err.message}`, err }
+  }
 }
 
-/** The refusal as an error for report(): one stderr line without an 'error' listener. */
-const spaceError = (why) => cprofError('ERR_CPROF_IO', why)
+/** A snapshot refused or failed as an error for report() (one stderr line
+ * without an 'error' listener); null when there is nothing to report. */
+function snapshotError (s) {
+  if (s.skipped === 'failed') return s.err
+  return s.skipped === 'space' ? cprofError('ERR_CPROF_IO', s.why) : null
+}
 
-module.exports = { incidentSnapshot, spaceError, SPACE_FACTOR, DEFAULT_DEPS }
+module.exports = { incidentSnapshot, snapshotError, SPACE_FACTOR, DEFAULT_DEPS }

@@ -17,7 +17,7 @@ const { spawn } = require('node:child_process')
 const { makeTmpDir, removeTmpDirs, childEnv, cprofAsync } = require('../helpers/util.js')
 const { incidentsOption, envIncidents } = require('../../../lib/incidents/options')
 const { createIncidents } = require('../../../lib/incidents')
-const { incidentSnapshot, DEFAULT_DEPS } = require('../../../lib/incidents/heap-snapshot')
+const { incidentSnapshot, snapshotError, DEFAULT_DEPS } = require('../../../lib/incidents/heap-snapshot')
 const { snapshot, isWriting } = require('../../../lib/snapshot')
 
 const ROOT = path.join(__dirname, '..', '..', '..')
@@ -112,6 +112,15 @@ test('no incident snapshot while another heap snapshot is being written', async 
   assert.deepEqual(written, { file: path.join(dir, 'incident.heapsnapshot') })
 })
 
+test('an incident snapshot whose write fails leaves the firing\'s files and is reported, not thrown', async () => {
+  const ioErr = Object.assign(new Error('cannot write the heap snapshot to /x: ENOSPC'), { code: 'ERR_CPROF_IO' })
+  const deps = { ...DEFAULT_DEPS, freeBytes: async () => Infinity, snapshot: async () => { throw ioErr } }
+  const s = await incidentSnapshot({ at: '/x', name: 'incident' }, deps)
+  assert.deepEqual(s, { skipped: 'failed', why: 'heapGrowth: cannot write the heap snapshot to /x: ENOSPC', err: ioErr })
+  assert.equal(snapshotError(s), ioErr)
+  assert.equal(snapshotError({ skipped: 'busy', why: 'another heap snapshot is being written' }), null)
+})
+
 // The engine over a recorder that always reports steady growth: its dump
 // writes a stand-in profile and runs the caller's finish before the event.
 function growingRecorder (events) {
@@ -153,6 +162,6 @@ test('an incident snapshot refused for disk space is counted and reported; the f
   assert.equal(reported[0].code, 'ERR_CPROF_IO')
   assert.match(reported[0].message, /^heapGrowth: no heap snapshot written: .* has [\d.]+ MiB free, below twice the [\d.]+ MiB heap in use/)
   assert.equal(reported[0].message, r.snapshotSkipped.why)
-  assert.deepEqual(inc.status().snapshots, { written: 0, skipped: 0, refused: 1 })
+  assert.deepEqual(inc.status().snapshots, { written: 0, skipped: 0, refused: 1, failed: 0 })
   assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot')), [])
 })
