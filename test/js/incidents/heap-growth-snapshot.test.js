@@ -79,6 +79,10 @@ test('CPROF_ON_HEAP_GROWTH_SNAPSHOT=1: the firing writes a heap snapshot beside 
   const report = JSON.parse(r.stdout)
   const largest = report.classes.slice(0, 5).map((c) => c.name)
   assert.ok(largest.includes('LeakedEntry'), `the largest classes: ${largest.join(', ')}`)
+  // ...held by the leak's Map (the fixture's `leaked`)
+  const entry = report.classes.find((c) => c.name === 'LeakedEntry')
+  assert.ok(entry.count >= 1000, `${entry.count} LeakedEntry objects`)
+  assert.ok(entry.path.some((p) => p.edge === 'leaked'), JSON.stringify(entry.path.map((p) => p.edge)))
 })
 
 test('heapGrowth.snapshot: off by default, a boolean, and CPROF_ON_HEAP_GROWTH_SNAPSHOT needs CPROF_ON_HEAP_GROWTH', () => {
