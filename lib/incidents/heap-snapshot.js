@@ -5,7 +5,7 @@
 // and heap profile, beside them under the firing's stem. Not taken while
 // another snapshot is being written (a second would need the pause and the
 // memory again), nor when the directory's free space is below twice the
-// heap in use: the file measured 1.4-2.2 times V8's used heap size
+// heap in use: the file measured 1.3-2.2 times V8's used heap size
 // (docs/incidents.md, heapGrowth).
 const fs = require('node:fs')
 const v8 = require('node:v8')
@@ -39,22 +39,21 @@ const DEFAULT_DEPS = {
  * for space and a failure. Never rejects.
  */
 async function incidentSnapshot ({ at, dir, name }, deps = DEFAULT_DEPS) {
-  if (deps.isWriting()) return { skipped: 'busy', why: 'another heap snapshot is being written' }
-  const heap = deps.heapBytes()
-  const free = await deps.freeBytes(at)
-  if (free < SPACE_FACTOR * heap) {
-    return {
-      skipped: 'space',
-      why: `heapGrowth: no heap snapshot written: ${at} has ${mib(free)} free, below twice the ` +
-        `${mib(heap)} heap in use (a snapshot file is 1.4-2.2 times it); the report and the heap profile are written`
-    }
-  }
   try {
+    const heap = deps.heapBytes()
+    const free = await deps.freeBytes(at)
+    // Checked after the await, right before heap.snapshot() counts itself
+    // as writing (synchronously): no other snapshot can start in between.
+    if (deps.isWriting()) return { skipped: 'busy', why: 'another heap snapshot is being written' }
+    if (free < SPACE_FACTOR * heap) return { skipped: 'space', why: noSpace(at, free, heap) }
     return { file: await deps.snapshot({ ...(dir !== undefined ? { dir } : {}), name }) }
-  } catch (err) { // the disk filled up after all: the firing's other files stand
+  } catch (err) { // statfs failed, or the disk filled up after all: the firing's other files stand
     return { skipped: 'failed', why: `heapGrowth: ${err.message}`, err }
   }
 }
+
+const noSpace = (at, free, heap) => `heapGrowth: no heap snapshot written: ${at} has ${mib(free)} free, below twice the ` +
+  `${mib(heap)} heap in use (a snapshot file is 1.3-2.2 times it); the report and the heap profile are written`
 
 /** A snapshot refused or failed as an error for report() (one stderr line
  * without an 'error' listener); null when there is nothing to report. */
