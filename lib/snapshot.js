@@ -26,6 +26,10 @@ const { timed } = require('./own-time')
 const PROC_FD = '/proc/self/fd'
 const hasProcFd = () => process.platform === 'linux' && fs.existsSync(PROC_FD)
 
+// Snapshots under way: a second one beside them would need the memory and
+// the pause again (the heapGrowth incident skips its own, lib/incidents/heap-snapshot.js).
+let writing = 0
+
 // The private directory priv, pinned: { handle, at, st } where at is the path
 // that reaches it from now on; handle null where /proc is missing.
 async function pin (priv) {
@@ -67,6 +71,16 @@ async function unpin (priv, pinned, name) {
  */
 async function snapshot (opts) {
   const o = options.snapshotOptions(opts)
+  writing++
+  try {
+    return await write(o)
+  } finally {
+    writing--
+  }
+}
+
+// One snapshot, o from snapshotOptions: the private directory, the write, the rename.
+async function write (o) {
   const file = path.join(o.dir, fileName('heap', 'heapsnapshot', o.name, Date.now()))
   const name = path.basename(file)
   await prepareDir(o.dir, o.ownDir)
@@ -89,4 +103,7 @@ async function snapshot (opts) {
   return file
 }
 
-module.exports = { snapshot }
+/** Whether a heap.snapshot() is being written now. */
+const isWriting = () => writing > 0
+
+module.exports = { snapshot, isWriting }

@@ -100,6 +100,15 @@ function envNumber (text) {
   return Number(text)
 }
 
+/** The text of an on/off environment variable ("1", "off") as a boolean;
+ * throws a plain Error the caller prefixes with the variable's name. */
+function envFlag (text) {
+  const s = text.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(s)) return true
+  if (['0', 'false', 'no', 'off'].includes(s)) return false
+  throw new Error('must be 1 or 0 (true/false, on/off, yes/no)')
+}
+
 module.exports = {
   describe,
   invalid,
@@ -111,5 +120,6 @@ module.exports = {
   validateMs,
   validateInteger,
   validateNumber,
-  envNumber
+  envNumber,
+  envFlag
 }

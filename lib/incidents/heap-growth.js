@@ -10,9 +10,10 @@
 // reads the recorder's windows.
 const fs = require('node:fs')
 const path = require('node:path')
-const { invalid, isObject, validateKeys, validateNumber } = require('../validate')
+const { invalid, isObject, validateKeys, validateNumber, validateBoolean } = require('../validate')
 const { withTrend } = require('../viewer')
 const { writeWhole } = require('../viewer/marks-file') // temp file + rename: never read half written
+const { incidentSnapshot } = require('./heap-snapshot')
 
 const MIB = 1024 * 1024
 const MINUTES_DEFAULT = 10
@@ -22,16 +23,19 @@ function positive (value, name, max) {
   return validateNumber(value, `incidents.heapGrowth.${name}`, { min: 0, max, above: true })
 }
 
-/** incidents.heapGrowth → null (off) or { mbPerMinute, minutes }. true:
- * any steady growth (mbPerMinute 0) for the default 10 minutes. */
+/** incidents.heapGrowth → null (off) or { mbPerMinute, minutes,
+ * snapshot: true (only when on) }. true: any steady growth (mbPerMinute 0)
+ * for the default 10 minutes, no snapshot. */
 function heapGrowthOption (value) {
   if (value === undefined || value === null || value === false) return null
   if (value === true) return { mbPerMinute: 0, minutes: MINUTES_DEFAULT }
-  if (!isObject(value)) throw invalid('incidents.heapGrowth must be { mbPerMinute, minutes }', value)
-  validateKeys(value, ['mbPerMinute', 'minutes'], 'in incidents.heapGrowth')
+  if (!isObject(value)) throw invalid('incidents.heapGrowth must be { mbPerMinute, minutes, snapshot }', value)
+  validateKeys(value, ['mbPerMinute', 'minutes', 'snapshot'], 'in incidents.heapGrowth')
+  const snapshot = validateBoolean(value.snapshot, 'incidents.heapGrowth.snapshot', false)
   return {
     mbPerMinute: value.mbPerMinute === undefined ? 0 : positive(value.mbPerMinute, 'mbPerMinute', 1e6),
-    minutes: value.minutes === undefined ? MINUTES_DEFAULT : positive(value.minutes, 'minutes', 10_000)
+    minutes: value.minutes === undefined ? MINUTES_DEFAULT : positive(value.minutes, 'minutes', 10_000),
+    ...(snapshot ? { snapshot } : {})
   }
 }
 
@@ -72,17 +76,28 @@ function threshold (o, trigger) {
   return trigger === 'heapGrowth' ? o.heapGrowth.mbPerMinute * MIB : o[trigger]
 }
 
-/** Writes the newest heap window (with the viewer page, always), the
- * growing sites' report next to it, and the trend into the page:
- * dump(opts) → the dump's result with files.leaks added. */
-async function writeHeapGrowth (recorder, dumpOpts, reason, trend) {
+/**
+ * Writes the newest heap window (with the viewer page, always), the
+ * growing sites' report next to it, the trend into the page and, when
+ * snapshotted is given, a heap snapshot last, whose outcome (lib/incidents/
+ * heap-snapshot.js) goes to snapshotted(s); the 'profile' event goes out once
+ * all are written. Resolves with the dump's result plus files.leaks, and
+ * files.heapsnapshot or snapshotSkipped: { reason: 'busy' | 'space' | 'failed', why }.
+ */
+async function writeHeapGrowth (recorder, dumpOpts, reason, trend, snapshotted) {
   const formats = [...new Set([...(dumpOpts.formats || []), 'html'])]
-  const r = await recorder.dump({ ...dumpOpts, kind: 'heap', formats }, { reason, trend })
-  const file = path.join(path.dirname(r.files.heapprofile), `${dumpOpts.name}.leaks.json`)
-  await writeWhole(file, JSON.stringify({ reason, trend }, null, 2) + '\n')
-  r.files.leaks = file
-  if (r.files.html) await addTrend(r.files.html, trend)
-  return r
+  return recorder.dump({ ...dumpOpts, kind: 'heap', formats }, { reason, trend }, async (r) => {
+    const at = path.dirname(r.files.heapprofile)
+    const file = path.join(at, `${dumpOpts.name}.leaks.json`)
+    await writeWhole(file, JSON.stringify({ reason, trend }, null, 2) + '\n')
+    r.files.leaks = file
+    if (r.files.html) await addTrend(r.files.html, trend)
+    if (!snapshotted) return
+    const s = await incidentSnapshot({ at, dir: dumpOpts.dir, name: dumpOpts.name })
+    if (s.file) r.files.heapsnapshot = s.file
+    else r.snapshotSkipped = { reason: s.skipped, why: s.why }
+    snapshotted(s)
+  })
 }
 
 // The page gets its trend the same way, renamed over it.

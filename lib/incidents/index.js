@@ -10,11 +10,14 @@ const fs = require('node:fs')
 const watchers = require('./watchers')
 const { createStartup } = require('./startup')
 const heapGrowth = require('./heap-growth')
+const { snapshotError } = require('./heap-snapshot')
 const { fileStem } = require('../controller')
 const { cprofError } = require('../errors')
 const { ownMs, ownCpuMicros } = require('../own-time')
 
 const HOUR_MS = 3600 * 1000
+// A heapGrowth snapshot not written → its counter in status().snapshots.
+const SNAPSHOT_COUNTER = { busy: 'skipped', space: 'refused', failed: 'failed' }
 
 /**
  * deps: { recorder (lib/recorder/index.js), heap (the heap controller),
@@ -67,11 +70,23 @@ function createIncidents (deps) {
     changed()
     if (trigger === 'heapNearLimit') return fireHeap(run, reason)
     if (trigger === 'heapGrowth') {
-      return heapGrowth.writeHeapGrowth(deps.recorder, { ...run.dumpOpts, name: stem('heap', trigger, at) }, reason, run.trend)
+      return heapGrowth.writeHeapGrowth(deps.recorder, { ...run.dumpOpts, name: stem('heap', trigger, at) },
+        reason, run.trend, run.o.heapGrowth.snapshot ? countSnapshot : null)
         .catch(failed)
     }
     deps.recorder.dump({ ...run.dumpOpts, last: run.o.last, name: stem('cpu', trigger, at) }, { reason })
       .catch(failed)
+  }
+
+  // A heapGrowth firing's snapshot (incidents.heapGrowth.snapshot), before
+  // its 'profile' event: written, skipped while another was being written,
+  // refused for disk space or failed (those two also reported: one stderr
+  // line without an 'error' listener).
+  function countSnapshot (s) {
+    counts.snapshots[s.file ? 'written' : SNAPSHOT_COUNTER[s.skipped]]++
+    const err = snapshotError(s)
+    if (err) deps.report(err)
+    changed()
   }
 
   // The heap profile before an out-of-memory crash: the heap windows, else
@@ -156,6 +171,7 @@ function createIncidents (deps) {
     if (o.rss !== null) run.stops.push(watchers.watchRss(guarded(crossing(run, 'rss'))))
     if (o.heapNearLimit !== null) run.stops.push(watchers.watchHeap(guarded(heapMeasure(run))))
     if (o.heapGrowth) {
+      if (o.heapGrowth.snapshot && !counts.snapshots) counts.snapshots = { written: 0, skipped: 0, refused: 0, failed: 0 }
       let over = false // fires once per run of growth, as crossing() does
       const grown = (trend) => {
         run.trend = trend // value: bytes per minute; the file gets the whole trend
@@ -181,9 +197,11 @@ function createIncidents (deps) {
     }
   }
 
-  /** { fired, suppressed, failed, last: reason | null }, or null when never started. */
+  /** { fired, suppressed, failed, last: reason | null, snapshots?: { written,
+   * skipped, refused, failed } (once heapGrowth.snapshot was on) }, or null when never started. */
   function status () {
-    return active || counts.fired || counts.suppressed || counts.failed ? { ...counts } : null
+    if (!active && !counts.fired && !counts.suppressed && !counts.failed) return null
+    return counts.snapshots ? { ...counts, snapshots: { ...counts.snapshots } } : { ...counts }
   }
 
   return { start, stop, status }

@@ -3,7 +3,7 @@
 // Every threshold is off unless given; a wrong type, range or an unknown
 // key → ERR_CPROF_INVALID_ARG naming the option.
 const { invalidArg } = require('../errors')
-const { invalid, isObject, validateKeys, validateNumber, envNumber } = require('../validate')
+const { invalid, isObject, validateKeys, validateNumber, envNumber, envFlag } = require('../validate')
 const { heapGrowthOption, envHeapGrowth } = require('./heap-growth')
 
 const COOLDOWN_DEFAULT_MS = 5 * 60 * 1000
@@ -15,7 +15,8 @@ const HEAP_LOW_MARK_DEFAULT = 50
 const TRIGGERS = ['eventLoopDelay', 'cpu', 'rss', 'heapNearLimit', 'heapGrowth']
 const KEYS = [...TRIGGERS, 'cpuWindow', 'heapLowMark', 'cooldown', 'maxPerHour', 'last']
 
-// Environment variable → incidents key, and how its text is read.
+// Environment variable → incidents key (a.b: key b of a's object, set by
+// a variable before it), and how its text is read.
 const ENV_VARS = [
   ['CPROF_ON_EVENT_LOOP_DELAY', 'eventLoopDelay', envNumber],
   ['CPROF_ON_CPU', 'cpu', envNumber],
@@ -24,6 +25,7 @@ const ENV_VARS = [
   ['CPROF_ON_HEAP_NEAR_LIMIT', 'heapNearLimit', envNumber],
   ['CPROF_ON_HEAP_LOW_MARK', 'heapLowMark', envNumber],
   ['CPROF_ON_HEAP_GROWTH', 'heapGrowth', envHeapGrowth],
+  ['CPROF_ON_HEAP_GROWTH_SNAPSHOT', 'heapGrowth.snapshot', envFlag],
   ['CPROF_ON_COOLDOWN', 'cooldown', envNumber],
   ['CPROF_ON_MAX_PER_HOUR', 'maxPerHour', envNumber],
   ['CPROF_ON_LAST', 'last', envNumber]
@@ -95,6 +97,19 @@ function envBytes (text) {
   return Math.round(Number(m[1]) * scale)
 }
 
+// out[key] = value, or for a.b out[a][b]: out[a] must be an object already
+// (CPROF_ON_HEAP_GROWTH_SNAPSHOT without CPROF_ON_HEAP_GROWTH is an error).
+function setKey (out, key, value) {
+  const [a, b] = key.split('.')
+  if (b === undefined) {
+    out[a] = value
+    return
+  }
+  const parent = ENV_VARS.find(([, k]) => k === a)[0]
+  if (!isObject(out[a])) throw new Error(`is set but ${parent} is not`)
+  out[a][b] = value
+}
+
 /**
  * The CPROF_ON_* variables → an incidents object (undefined when none is
  * set). Throws ERR_CPROF_INVALID_ARG naming the variable.
@@ -106,7 +121,7 @@ function envIncidents (env) {
     if (text === undefined || text === '') continue
     out = out || {}
     try {
-      out[key] = read(text)
+      setKey(out, key, read(text))
     } catch (err) {
       throw invalidArg(`${name}=${JSON.stringify(text.slice(0, 40))}: ${err.message}`)
     }

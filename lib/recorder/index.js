@@ -126,9 +126,11 @@ function createRecorder (hooks) {
    * Writes the recorded CPU profile of the last `last` ms (default: all
    * kept), the current window included up to now. Recording goes on.
    * Resolves with stop()'s result shape plus from, to (ms since the epoch)
-   * and windows. extra: fields added to the result (an incident's reason).
+   * and windows. extra: fields added to the result (an incident's reason);
+   * finish(result): what the caller writes beside the dump before the
+   * 'profile' event (the heapGrowth incident's report, its snapshot).
    */
-  async function dump (arg, extra) {
+  async function dump (arg, extra, finish) {
     const o = dumpOptions(arg)
     if (run && native.recStatus().running) await rotate()
     const heap = o.kind === 'heap'
@@ -163,7 +165,11 @@ function createRecorder (hooks) {
     }
     const result = { ...shape(r, d, heap, interval), ...extra }
     if (marks.viewerMarks && r.file) await keepMarks(result, r.file.path, marks.viewerMarks, hooks.report)
-    hooks.emitProfile(result)
+    try {
+      if (finish) await finish(result)
+    } finally {
+      hooks.emitProfile(result) // with what finish wrote, even if it failed after the dump
+    }
     return result
   }
 

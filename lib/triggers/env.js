@@ -4,7 +4,7 @@
 // CPROF_PUSH_* into the recorder's options, CPROF_ON_* into incidents'.
 // A bad value → ERR_CPROF_INVALID_ARG naming the variable, not the key.
 const { invalidArg } = require('../errors')
-const { envNumber } = require('../validate')
+const { envNumber, envFlag } = require('../validate')
 const { startOptions: recorderStartOptions } = require('../recorder/options')
 const { parseLabels } = require('../push/options')
 const { envIncidents } = require('../incidents/options')
@@ -51,13 +51,6 @@ const RECORDER_VARS = [
   ['CPROF_PUSH_QUEUE_BYTES', 'push.queueBytes']
 ]
 const PUSH_TEXT = ['push.url', 'push.app', 'push.token', 'push.user', 'push.password', 'push.tenant']
-
-function envFlag (text) {
-  const s = text.trim().toLowerCase()
-  if (['1', 'true', 'yes', 'on'].includes(s)) return true
-  if (['0', 'false', 'no', 'off'].includes(s)) return false
-  throw new Error('must be 1 or 0 (true/false, on/off, yes/no)')
-}
 
 function envRecorder (env) {
   const on = env.CPROF_RECORDER

@@ -153,14 +153,17 @@ describe('heap trend', { concurrency: true, timeout: WAIT_MS + 30_000 }, () => {
       c.on('close', () => reject(new Error(`no profile event: ${out}`)))
     })
     const leaksFile = path.join(dir, path.basename(profile.files.heapprofile).replace(/\.heapprofile$/, '.leaks.json'))
-    // The 'profile' event comes from the dump; the app then writes the
-    // .leaks.json and puts the trend into the page: wait for both before
-    // ending it (under ASan that can take seconds).
+    // The 'profile' event comes once the .leaks.json is written and the
+    // trend is in the page; still waited for, as before.
     const html = profile.files.html
     const written = () => fs.existsSync(leaksFile) && fs.readFileSync(html, 'utf8').includes('"top":[')
     for (let i = 0; i < 600 && !written(); i++) await new Promise((resolve) => setTimeout(resolve, 100))
     c.kill()
     assert.ok(written(), 'the .leaks.json and the page with its trend are written')
+    assert.equal(profile.files.leaks, leaksFile)
+    // No heap snapshot unless CPROF_ON_HEAP_GROWTH_SNAPSHOT asks for one.
+    assert.equal(profile.files.heapsnapshot, undefined)
+    assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot')), [])
     assert.equal(profile.kind, 'heap')
     assert.equal(profile.reason.trigger, 'heapGrowth')
     assert.equal(profile.reason.threshold, 1024 * 1024)
