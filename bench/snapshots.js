@@ -151,13 +151,13 @@ function summarise (runs, fileBytes) {
 }
 
 function table (results) {
-  const out = ['| file | tool | time to report | peak RSS | RSS / file | cprof faster by |', '| --- | --- | --- | --- | --- | --- |']
+  const out = ['| file | tool | time to report | peak RSS (MiB) | RSS / file | cprof faster by |', '| --- | --- | --- | --- | --- | --- |']
   for (const r of results) {
     const others = Object.entries(r.tools).filter(([t, v]) => t !== 'cprof' && v.status === 'ok').map(([, v]) => v.s)
     const c = r.tools.cprof
     for (const [tool, v] of Object.entries(r.tools)) {
       const time = v.status === 'ok' ? `${v.s.toFixed(1)} s` : `${v.status} (${v.s.toFixed(0)} s${v.error ? ': ' + v.error : ''})`
-      const rss = v.rssMB ? `${v.rssMB.toFixed(0)} MB` : '-'
+      const rss = v.rssMB ? `${v.rssMB.toFixed(0)}` : '-'
       const ratio = v.rssPerFile ? `${v.rssPerFile.toFixed(2)}x` : '-'
       const speed = tool === 'cprof' && c.status === 'ok' && others.length ? `${(Math.min(...others) / c.s).toFixed(1)}x` : ''
       out.push(`| ${(r.bytes / 1e6).toFixed(0)} MB | ${tool} | ${time} | ${rss} | ${ratio} | ${speed} |`)
