@@ -36,6 +36,11 @@ typedef struct {
   uint32_t count;
 } cprof__snap_types_t;
 
+/* Gives back the pages of json before upto, which the parse never reads
+ * again (snapshot_file.c's cprof__snap_release for a mapped file; NULL for
+ * text in memory that must stay). */
+typedef void (*cprof__snap_release_t)(const char *json, size_t upto);
+
 typedef struct {
   /* snapshot.meta: field counts and the offsets cprof reads (-1: absent) */
   uint32_t nf, ef;
@@ -60,7 +65,8 @@ typedef struct {
   /* strings: string i is the JSON string at text + str_at[i], decoded by
    * cprof__snap_str when asked for (snapshot_string.c) */
   const char *text;
-  uint64_t strings_from; /* where the strings array starts in text */
+  cprof__snap_release_t release; /* during the parse: the text read so far */
+  uint64_t strings_from;         /* where the strings array starts in text */
   uint64_t *str_at;
   uint32_t str_count, str_at_cap;
   struct cprof__snap_scratch *scratch;
@@ -86,8 +92,11 @@ typedef struct {
  * cprof__snap_free, also after an error). s keeps pointing into json for
  * its strings: json must outlive s. CPROF_OK, or CPROF_EPARSE (not
  * JSON, truncated), CPROF_ESCHEMA (JSON, but a field is missing or an index
- * is out of range), CPROF_ENOMEM, with a message in errbuf. */
-int cprof__snap_parse(const char *json, size_t len, cprof__snap_t *s, char *errbuf, size_t errlen);
+ * is out of range), CPROF_ENOMEM, with a message in errbuf. release (may be
+ * NULL) is given the text behind the reader as the nodes and edges arrays
+ * are read. */
+int cprof__snap_parse(const char *json, size_t len, cprof__snap_release_t release, cprof__snap_t *s,
+                      char *errbuf, size_t errlen);
 void cprof__snap_free(cprof__snap_t *s);
 
 /* The checks once the document is read: the meta's fields and types, every

@@ -183,6 +183,11 @@ int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen) {
     dom[p] = (uint32_t)n; /* none yet */
   dom[n - 1] = (uint32_t)n - 1;
   iterate(s, &o, dom);
+  /* The retainers serve the iteration only: their memory (a third of the
+   * graph's, 8 bytes an edge) goes back before the retained sizes and the
+   * report allocate theirs, which lowers the peak by as much. */
+  free(s->first_ret), free(s->ret_edge), free(s->ret_node);
+  s->first_ret = s->ret_edge = s->ret_node = NULL;
   for (uint32_t p = 0; p < n; p++) /* none left: given to the root, as DevTools' 0 is */
     s->dom[o.post2node[p]] = dom[p] >= n ? s->root : o.post2node[dom[p]];
   retained_sizes(s, &o);

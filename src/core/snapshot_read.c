@@ -57,10 +57,18 @@ static int read_u32(cprof__rd_t *r, uint32_t *out) {
   return CPROF_OK;
 }
 
+/* Values between two calls of the release hook: 16M values are 32 MB of
+ * text at least. */
+#define RELEASE_EVERY (1u << 24)
+
 /* The array at r into *out: preallocated for the declared count when the
  * meta came first, but never beyond what the rest of the input can hold
- * (each value takes 2 bytes at least), so a lying count costs nothing. */
-static int read_u32_array(cprof__rd_t *r, uint64_t hint, uint32_t **out, uint64_t *len) {
+ * (each value takes 2 bytes at least), so a lying count costs nothing. The
+ * text read so far goes to release (when not NULL) as the array is read:
+ * a mapped file's pages would otherwise stay resident next to the array
+ * until the end of the parse, doubling its peak. */
+static int read_u32_array(cprof__rd_t *r, const cprof__snap_t *s, uint64_t hint, uint32_t **out,
+                          uint64_t *len) {
   uint64_t cap = hint, n = 0, room = (uint64_t)(r->end - r->p) / 2 + 1;
   if (*out != NULL) return FAIL("a heap snapshot with two nodes or edges arrays");
   if (cap > room) cap = room;
@@ -79,6 +87,7 @@ static int read_u32_array(cprof__rd_t *r, uint64_t hint, uint32_t **out, uint64_
       cap *= 2;
     }
     if ((rc = read_u32(r, &a[n++])) != CPROF_OK) return rc;
+    if (s->release != NULL && n % RELEASE_EVERY == 0) s->release(r->base, cprof__rd_offset(r));
   }
   *len = n;
   return rc;
@@ -240,9 +249,9 @@ static int read_document(cprof__rd_t *r, cprof__snap_t *s) {
       seen_header = 1;
       rc = read_header(r, s, &mp, &seen_meta);
     } else if (CPROF__KEY(key, klen, "nodes")) {
-      rc = read_u32_array(r, hint(s->decl_nodes, s->n_node_fields), &s->nodes, &s->nodes_len);
+      rc = read_u32_array(r, s, hint(s->decl_nodes, s->n_node_fields), &s->nodes, &s->nodes_len);
     } else if (CPROF__KEY(key, klen, "edges")) {
-      rc = read_u32_array(r, hint(s->decl_edges, s->n_edge_fields), &s->edges, &s->edges_len);
+      rc = read_u32_array(r, s, hint(s->decl_edges, s->n_edge_fields), &s->edges, &s->edges_len);
     } else if (CPROF__KEY(key, klen, "strings")) {
       rc = read_strings(r, s);
     } else {
@@ -263,9 +272,11 @@ static int read_document(cprof__rd_t *r, cprof__snap_t *s) {
   return CPROF_OK;
 }
 
-int cprof__snap_parse(const char *json, size_t len, cprof__snap_t *s, char *errbuf, size_t errlen) {
+int cprof__snap_parse(const char *json, size_t len, cprof__snap_release_t release, cprof__snap_t *s,
+                      char *errbuf, size_t errlen) {
   cprof__rd_t r;
   memset(s, 0, sizeof *s);
+  s->release = release;
   s->decl_nodes = s->decl_edges = s->root_index = -1;
   s->text = json;
   if (cprof__snap_str_init(s) != CPROF_OK)

@@ -161,7 +161,7 @@ int cprof_snapshot_report(const char *json, size_t len, unsigned top, char **out
 int cprof__snap_analyse(const char *json, size_t len,
                         void (*release)(const char *json, size_t upto), cprof__snap_t *s,
                         char *errbuf, size_t errlen) {
-  int rc = cprof__snap_parse(json, len, s, errbuf, errlen);
+  int rc = cprof__snap_parse(json, len, release, s, errbuf, errlen);
   if (rc == CPROF_OK && release != NULL) release(json, (size_t)s->strings_from);
   if (rc == CPROF_OK) rc = cprof__snap_graph(s, errbuf, errlen);
   if (rc == CPROF_OK && (cprof__snap_detached(s) != CPROF_OK || cprof__snap_shallow(s) != CPROF_OK))
