@@ -102,12 +102,17 @@ function sumTimes (readings) {
 // its readings of the inputs: the last sample of each input (the viewer
 // gives it the mean gap, or 0; the merge what its own file gave it, up to
 // endTime), so one sampling interval per input, plus the merged file's own
-// last sample.
+// last sample. Where inputs touch (a recorder's windows), the merged file
+// keeps true timestamps, so the previous input's last sample also lasts
+// through the next input's lead-in (its start to its first sample), which
+// that input alone counts nowhere: the boundary's one interval is the tail
+// of one and the lead-in of the next, and a loaded machine stretches both.
 function slack (inputs) {
   const one = inputs.map((p) => {
     const ts = timestamps(p)
     if (ts.length === 0) return 0
-    return Math.max(ts.length > 1 ? (ts.at(-1) - ts[0]) / (ts.length - 1) : 0, p.endTime - ts.at(-1))
+    const lead = Math.max(0, ts[0] - p.startTime)
+    return Math.max(ts.length > 1 ? (ts.at(-1) - ts[0]) / (ts.length - 1) : 0, p.endTime - ts.at(-1)) + lead
   })
   return one.reduce((a, b) => a + b, 0) + Math.max(...one)
 }
