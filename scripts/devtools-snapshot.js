@@ -178,5 +178,5 @@ if (require.main === module) {
   main().then((code) => { process.exitCode = code }, (err) => { process.stderr.write(`${err.stack}\n`); process.exitCode = 2 })
 }
 
-// For test/js/snapshot.test.js (cprof snapshot diff's classes of A and B).
+// For test/js/cli/snapshot.test.js (cprof snapshot diff's classes of A and B).
 module.exports = { devtools, FRONTEND }

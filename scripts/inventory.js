@@ -3,7 +3,7 @@
 // Prints the source inventory: every file of src/, lib/, bin/ and scripts/,
 // and register.js, with the first sentence of its opening comment, grouped
 // by folder. docs/inventory.md is this output, so the list of files is
-// made, not copied by hand: test/js/docs.test.js fails when the page
+// made, not copied by hand: test/js/project/docs.test.js fails when the page
 // differs from what the script prints, or when a file has no opening
 // comment to take a sentence from.
 //
@@ -170,7 +170,7 @@ function inventory (root) {
   const head = [
     '# Source inventory',
     '',
-    '<!-- Made by `node scripts/inventory.js --write`: do not edit by hand. test/js/docs.test.js',
+    '<!-- Made by `node scripts/inventory.js --write`: do not edit by hand. test/js/project/docs.test.js',
     'fails when this page differs from the script\'s output. -->',
     '',
     'Every file of `src/`, `lib/`, `bin/` and `scripts/`, and `register.js`, with the first',
