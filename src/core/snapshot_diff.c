@@ -86,7 +86,7 @@ static int ids_take(const cprof__snap_t *s, ids_t *out) {
 }
 
 /* Whether s's ids are the previous snapshot's: in one process an id found
- * in both is one object, of one type and name. Snapshots of two processes
+ * in both is one object (or closure), of one type and name. Snapshots of two processes
  * (even of one app, whose start-up objects get the same ids) disagree on
  * a few percent of them. A warning in warnings when not. */
 static int ids_line_up(const cprof__snap_t *s, const ids_t *prev, unsigned i, cJSON *warnings) {
@@ -94,6 +94,11 @@ static int ids_line_up(const cprof__snap_t *s, const ids_t *prev, unsigned i, cJ
   if (t.str_hash == NULL) return CPROF_ENOMEM;
   uint64_t common = 0, differ = 0;
   for (uint32_t n = 0; n < s->node_count; n++) {
+    /* Objects and closures only: a string's or an array's type and name can
+     * change in place (a cons string flattened, a backing store retagged),
+     * so their ids say nothing about the process. */
+    uint32_t type = cprof__snap_ntype(s, n);
+    if (type != s->t_object && type != s->t_closure) continue;
     const idtag_t *p = ids_find(prev, cprof__snap_nfield(s, n, s->n_id));
     if (p == NULL) continue;
     common++;
