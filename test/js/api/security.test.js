@@ -497,19 +497,25 @@ nodeTest('heap snapshot: its private directory swapped for a symlink just before
   assert.ok(fs.existsSync(theirs))
 })
 
+// A private run directory (<tmp>/cprof-<uid>/run) and, elsewhere, a file
+// of the user's own (0644) that a planted link at a request's name points at.
+function requestDirs (victimText) {
+  const me = process.geteuid()
+  const dir = path.join(makeTmpDir(), `cprof-${me}`, 'run')
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const victim = path.join(makeTmpDir(), 'victim.json')
+  fs.writeFileSync(victim, victimText)
+  fs.chmodSync(victim, 0o644)
+  return { dumpRequest: require('../../../lib/triggers/dump-request.js'), me, dir, victim }
+}
+
 // The dump request (lib/triggers/dump-request.js): a file in the process's own run
 // directory, checked on its descriptor by both sides. No second user
 // needed: a planted symlink is never followed whoever planted it.
 nodeTest('dump request (<run dir>/dump-<pid>.json): a symlink at its name is never written through nor read; a run directory not private is refused', {
   skip: process.platform !== 'linux' && 'the run directory is read through /proc/self/fd (Linux)'
 }, () => {
-  const dumpRequest = require('../../../lib/triggers/dump-request.js')
-  const me = process.geteuid()
-  const dir = path.join(makeTmpDir(), `cprof-${me}`, 'run')
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const victim = path.join(makeTmpDir(), 'victim.json')
-  fs.writeFileSync(victim, '{"last": 5}\n')
-  fs.chmodSync(victim, 0o644)
+  const { dumpRequest, me, dir, victim } = requestDirs('{"last": 5}\n')
 
   // `cprof trigger --dump --last`: the link is replaced by a new 0600 file.
   const file = path.join(dir, 'dump-12345.json')
@@ -568,13 +574,7 @@ nodeTest('dump request (<run dir>/dump-<pid>.json): a symlink at its name is nev
 nodeTest('snapshot request (<run dir>/snapshot-<pid>.json): a symlink or another user\'s file is refused; a pending one is not replaced', {
   skip: process.platform !== 'linux' && 'the run directory is read through /proc/self/fd (Linux)'
 }, () => {
-  const dumpRequest = require('../../../lib/triggers/dump-request.js')
-  const me = process.geteuid()
-  const dir = path.join(makeTmpDir(), `cprof-${me}`, 'run')
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
-  const victim = path.join(makeTmpDir(), 'victim.json')
-  fs.writeFileSync(victim, '{"id": "x"}\n')
-  fs.chmodSync(victim, 0o644)
+  const { dumpRequest, me, dir, victim } = requestDirs('{"id": "x"}\n')
 
   // The CLI side: a (dangling or not) link at the name is replaced, not followed.
   const file = path.join(dir, 'snapshot-12345.json')
