@@ -20,7 +20,11 @@ const BIN = path.join(__dirname, '..', '..', '..', 'bin', 'cprof.js')
 const N = 1500
 
 function cli (...args) {
-  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 180000, env: childEnv() })
+  // maxBuffer: a three-snapshot diff's --json at --top 200 is over 1 MiB
+  // (spawnSync's default, past which it kills the child: status null).
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 180000, maxBuffer: 64 << 20, env: childEnv() })
+  if (r.error) throw r.error
+  return r
 }
 
 // Count and summed self size of the object nodes named `name`, straight
