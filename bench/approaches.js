@@ -216,9 +216,9 @@ cpu.recorder = {
 cpu.recorderHeap = {
   ...cpu.recorder,
   about: 'cprof.recorder.start({ heap: true }) / recorder.dump() (bench/recorder.js --heap)',
-  start ({ interval, dir }) {
+  start ({ interval, heapInterval, dir }) {
     const cprof = require(CPROF)
-    cprof.recorder.start(interval ? { interval, heap: true } : { heap: true })
+    cprof.recorder.start({ heap: true, ...(interval && { interval }), ...(heapInterval && { heapInterval }) })
     return { cprof, dir }
   }
 }

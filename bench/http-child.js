@@ -33,7 +33,7 @@ async function onMessage (m) {
         const a = approaches.get(m.kind, m.approach)
         const why = approaches.unavailable(m.kind, m.approach)
         if (why) throw new Error(why)
-        run = { a, st: await a.start({ interval: m.interval, dir }) }
+        run = { a, st: await a.start({ interval: m.interval, heapInterval: m.heapInterval, dir }) }
       }
       process.send({ started: true })
     } else if (m.cmd === 'mark') {

@@ -49,7 +49,8 @@ function createHttpBench (o) {
     return o.warmup
   }
 
-  // One run. cfg: { kind, approach ('none': no profiler), interval, env,
+  // One run. cfg: { kind, approach ('none': no profiler), interval,
+  // heapInterval (the recorder's heap windows, bytes; null: its default), env,
   // settle (s of unmeasured load after profiling starts, default 0) }.
   async function httpRun (node, cfg) {
     const script = path.join(__dirname, 'http-child.js')
@@ -76,7 +77,7 @@ function createHttpBench (o) {
     try {
       const { port } = await next('port')
       const warmups = o.warmup > 0 ? await warmUp(port) : 0
-      child.send({ cmd: 'start', kind: cfg.kind, approach: cfg.approach, interval: cfg.interval })
+      child.send({ cmd: 'start', kind: cfg.kind, approach: cfg.approach, interval: cfg.interval, heapInterval: cfg.heapInterval })
       await next('started')
       if (cfg.settle) await load(port, cfg.settle)
       child.send({ cmd: 'mark' })

@@ -7,7 +7,7 @@
 //                    this rate (every second), for the whole run
 //   burstBytes       > 0: fillCacheOnce() fills a cache of this size in 10
 //                    one-second steps from burstAtMs, then keeps it
-//   windowMs, trendWindows  the recorder's
+//   windowMs, heapWindowMs, trendWindows, heapInterval  the recorder's (absent: its defaults)
 // Prints { port } once listening, then { at, trend } after every heap window.
 const http = require('node:http')
 const cprof = require('../lib/index.js')
@@ -38,7 +38,7 @@ function handle (req, res) {
   res.end(String(body.length))
 }
 
-cprof.init({ recorder: { window: cfg.windowMs, heap: true, trendWindows: cfg.trendWindows } })
+cprof.init({ recorder: { window: cfg.windowMs, heapWindow: cfg.heapWindowMs, heap: true, trendWindows: cfg.trendWindows, heapInterval: cfg.heapInterval } })
 if (cfg.leakBytesPerMin > 0) setInterval(rememberSession, 1000)
 if (cfg.burstBytes > 0) {
   setTimeout(() => {

@@ -6,7 +6,7 @@
 //       the recorder's rotation (start the next console profile, end the
 //       current one, copy its text to C). plain: Profiler.stop + Profiler.start
 //       on one raw inspector Connection (the plain way to cut windows).
-//   rss {minutes, recorder, heap} → an HTTP server (examples/server.js) with the
+//   rss {minutes, recorder, heap, heapInterval} → an HTTP server (examples/server.js) with the
 //     recorder at its defaults (recorder: false: without it, the baseline);
 //     prints { rss: [[s, rss, ring bytes, V8 heapTotal, external]...] } at the end
 //     (heapTotal and external tell a step of the JS heap from native growth)
@@ -76,7 +76,7 @@ async function rotation () {
 async function rss () {
   const { createServer } = require('../examples/server')
   const cprof = require('..')
-  if (cfg.recorder !== false) cprof.recorder.start(cfg.heap ? { heap: true } : {})
+  if (cfg.recorder !== false) cprof.recorder.start(cfg.heap ? { heap: true, ...(cfg.heapInterval && { heapInterval: cfg.heapInterval }) } : {})
   const server = createServer()
   await new Promise((resolve) => server.listen(cfg.port || 0, '127.0.0.1', resolve))
   process.send({ port: server.address().port })

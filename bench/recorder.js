@@ -19,9 +19,10 @@
 //   node bench/recorder.js [--quick] [--nodes 24,26] [--sections rotation,http,rss]
 //        [--rotations N] [--window-ms MS] [--rounds N] [--http-seconds S]
 //        [--http-target PCT] [--http-budget MIN] [--warmup N] [--no-pin]
-//        [--rss-minutes M] [--heap] [--out FILE]
+//        [--rss-minutes M] [--heap] [--heap-interval BYTES] [--out FILE]
 //   --heap: the recorder with heap windows too (recorder: { heap: true }),
-//           in the http and rss sections: issue 30's cost of the heap trend
+//           in the http and rss sections: issue 30's cost of the heap trend;
+//           --heap-interval: their sampling interval (default: the recorder's)
 const fs = require('node:fs')
 const path = require('node:path')
 const { execFile, fork } = require('node:child_process')
@@ -45,6 +46,7 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string' },
     'no-pin': { type: 'boolean', default: false },
     heap: { type: 'boolean', default: false },
+    'heap-interval': { type: 'string' },
     out: { type: 'string' }
   }
 })
@@ -117,7 +119,8 @@ async function sectionHttp (node, out) {
     }
   }
   // --heap: the recorder with heap windows as well (issue 30's cost).
-  const recorder = { kind: 'cpu', approach: opt.heap ? 'recorderHeap' : 'recorder', interval: null, settle: 1 }
+  const heapInterval = opt['heap-interval'] ? Number(opt['heap-interval']) : null
+  const recorder = { kind: 'cpu', approach: opt.heap ? 'recorderHeap' : 'recorder', interval: null, heapInterval, settle: 1 }
   const stop = await HTTP.rounds({
     label: node.version, log, groups: [[recorder]], results, runOne, rounds: O.rounds, target: O.httpTarget, budgetMs: O.httpBudgetMs
   })
@@ -144,7 +147,7 @@ async function sectionHttp (node, out) {
 
 // One long HTTP run: the server child under continuous load for --rss-minutes.
 async function rssRun (node, recorder) {
-  const c = fork(path.join(__dirname, 'recorder-child.js'), [JSON.stringify({ mode: 'rss', minutes: O.rssMinutes, recorder, heap: opt.heap })],
+  const c = fork(path.join(__dirname, 'recorder-child.js'), [JSON.stringify({ mode: 'rss', minutes: O.rssMinutes, recorder, heap: opt.heap, heapInterval: opt['heap-interval'] && Number(opt['heap-interval']) })],
     { execPath: node.bin, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
   let stdout = ''
   c.stdout.on('data', (d) => { stdout += d })

@@ -158,8 +158,8 @@ function recStart ({ intervalUs, keepMs, maxBytes, store, onWindow, heapInterval
   return addon.recStart(intervalUs, keepMs, maxBytes, store, onWindow, heapIntervalBytes, push, trendWindows)
 }
 
-/** Ends the current window. → its number (0: lost) */
-const recRotate = () => addon.recRotate()
+/** Ends the current window, and the heap window with it when heap. → its number (0: lost) */
+const recRotate = (heap) => addon.recRotate(Boolean(heap))
 /** Stops recording; the rings stay for a last dump. → the last window's number (0: lost) */
 const recStop = () => addon.recStop()
 /** → the status object, or null when never started */

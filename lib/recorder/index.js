@@ -20,7 +20,7 @@ const { shapeResult } = require('../result')
 
 /** hooks: { report(err), emitProfile(result), emit(event, value), changed() (status() changed) } */
 function createRecorder (hooks) {
-  let run = null // { o, timer, transport, waiters: Map<'<kind>:<seq>', resolve> }
+  let run = null // { o, timer, transport, waiters: Map<'<kind>:<seq>', resolve>, heapFrom (ms) }
   let intervalUs = options.CPU_INTERVAL_DEFAULT_US
   let heapIntervalBytes = options.HEAP_INTERVAL_DEFAULT_BYTES
   let sourceMaps = null // the last start()'s; null: start()'s default at dump time
@@ -49,24 +49,32 @@ function createRecorder (hooks) {
     }
   }
 
-  // Resolves once window seq (CPU, and heap when recorded) is in its ring.
-  function waitFor (r, seq) {
-    const kinds = r.o.heap ? ['cpu', 'heap'] : ['cpu']
+  // Resolves once window seq (CPU, and heap when one ended with it) is in its ring.
+  function waitFor (r, seq, heap) {
+    const kinds = heap ? ['cpu', 'heap'] : ['cpu']
     return Promise.all(kinds.map((k) => new Promise((resolve) => r.waiters.set(`${k}:${seq}`, resolve))))
   }
 
-  // Ends the current window (the next one has already started) and
-  // resolves once it is in the ring.
-  function rotate () {
+  // Ends the current window (the next one has already started), and the
+  // heap window with it when heap, and resolves once they are in the ring.
+  function rotate (heap) {
     const r = run
-    const seq = timed(() => native.recRotate())
+    const seq = timed(() => native.recRotate(heap))
+    if (heap) r.heapFrom = Date.now()
     if (seq === 0) return Promise.resolve(null) // lost: someone ended our profile
-    return waitFor(r, seq)
+    return waitFor(r, seq, heap)
+  }
+
+  // Whether the CPU window ending now ends a heap window too: heapWindow ms
+  // since the last one, less half a CPU window (so 60 s over 10 s windows is
+  // every 6th rotation, whatever the timer's drift).
+  function heapDue (r) {
+    return r.o.heap && Date.now() - r.heapFrom >= r.o.heapWindow - r.o.window / 2
   }
 
   function tick () {
     try {
-      rotate()
+      rotate(heapDue(run))
     } catch (err) {
       hooks.report(err)
     }
@@ -75,7 +83,7 @@ function createRecorder (hooks) {
   /**
    * Starts recording: { window (ms, 10000), keep (ms, 60000), maxBytes
    * (bytes, 16 MiB), interval (µs, 10000), heap (false), heapInterval
-   * (bytes, 32768), store: { dir, maxBytes (256 MiB), maxAge (ms, 24 h),
+   * (bytes, 32768), heapWindow (ms, 60000), trendWindows (15), store: { dir, maxBytes (256 MiB), maxAge (ms, 24 h),
    * formats (['cpuprofile']) }, sourceMaps (on under --enable-source-maps:
    * dumps' derived outputs and summary map frames through source maps) }. Returns { transport, ...those options }.
    */
@@ -89,7 +97,7 @@ function createRecorder (hooks) {
     timer.unref() // recording never keeps the process alive
     if (pusher) pusher.close() // the previous recording's: what it still held is dropped
     pusher = o.push ? createPusher(o.push, series(o.push), hooks) : null
-    run = { o, timer, transport, waiters: new Map(), pusher }
+    run = { o, timer, transport, waiters: new Map(), pusher, heapFrom: Date.now() }
     intervalUs = o.interval
     heapIntervalBytes = o.heapInterval
     sourceMaps = o.sourceMaps
@@ -104,7 +112,7 @@ function createRecorder (hooks) {
     const r = run
     if (r) clearInterval(r.timer)
     const seq = timed(() => native.recStop()) // throws ERR_CPROF_NOT_STARTED when not running
-    if (seq !== 0) await waitFor(r, seq)
+    if (seq !== 0) await waitFor(r, seq, r.o.heap) // stopping ends the heap window too
     if (r && r.pusher) {
       await r.pusher.flush(r.o.push.timeout)
       r.pusher.close()
@@ -132,8 +140,10 @@ function createRecorder (hooks) {
    */
   async function dump (arg, extra, finish) {
     const o = dumpOptions(arg)
-    if (run && native.recStatus().running) await rotate()
     const heap = o.kind === 'heap'
+    // A heap dump is the live heap now: its window ends here (a full GC);
+    // a CPU dump leaves the heap window running.
+    if (run && native.recStatus().running) await rotate(heap && run.o.heap)
     const stamp = Date.now()
     const stem = o.name || fileStem(o.kind, undefined, stamp).replace(/^(cpu|heap)-/, '$1-recording-')
     const ext = heap ? 'heapprofile' : 'cpuprofile'

@@ -13,10 +13,17 @@ const KEEP_DEFAULT_MS = 60_000
 const MAX_BYTES_DEFAULT = 16 * 1024 * 1024
 const STORE_MAX_BYTES_DEFAULT = 256 * 1024 * 1024
 const STORE_MAX_AGE_DEFAULT_MS = 24 * 3600 * 1000
-const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'trendWindows', 'store', 'sourceMaps', 'push', 'lines']
-// The heap trend's length in heap windows (src/core/trend.h): 60 is 10
-// minutes of the default 10 s windows; at least the trend's 8 to judge.
-const TREND_WINDOWS_DEFAULT = 60
+const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'heapWindow', 'trendWindows', 'store', 'sourceMaps', 'push', 'lines']
+// A heap window ends with the first CPU window to end heapWindow ms after
+// the last one: every heap window's live heap costs a full GC, and with it
+// V8 drops optimized code whose embedded maps died (re-optimized on its
+// helper threads), 4-5 % of CPU per request at one every 10 s
+// (docs/benchmarks.md, Cost of heap windows); once a minute by default.
+const HEAP_WINDOW_DEFAULT_MS = 60_000
+// The heap trend's length in heap windows (src/core/trend.h): 15 is 15
+// minutes of the default 60 s heap windows (a heapGrowth incident's default
+// 10 minutes fit in it); at least the trend's 8 to judge.
+const TREND_WINDOWS_DEFAULT = 15
 const TREND_WINDOWS_RANGE = [8, 10_000]
 const STORE_KEYS = ['dir', 'maxBytes', 'maxAge', 'formats']
 const STORE_FORMATS = ['cpuprofile', 'pprof']
@@ -54,7 +61,7 @@ function storeOption (value) {
   }
 }
 
-/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval,
+/** recorder.start() options → { window, keep, maxBytes, interval, heap, heapInterval, heapWindow,
  * trendWindows, store, sourceMaps, push, lines } */
 function startOptions (arg) {
   const o = objectOption(arg, START_KEYS, 'recorder.start()')
@@ -68,6 +75,7 @@ function startOptions (arg) {
     heap,
     heapInterval: validateInteger(o.heapInterval, 'heapInterval', options.HEAP_INTERVAL_RANGE_BYTES, 'bytes',
       options.HEAP_INTERVAL_DEFAULT_BYTES),
+    heapWindow: amount(o.heapWindow, 'heapWindow', WINDOW_RANGE_MS, 'milliseconds', HEAP_WINDOW_DEFAULT_MS),
     trendWindows: validateInteger(o.trendWindows, 'trendWindows', TREND_WINDOWS_RANGE, '(heap windows)', TREND_WINDOWS_DEFAULT),
     store: storeOption(o.store),
     sourceMaps: options.sourceMapsOption(o.sourceMaps), // start()'s default: on under --enable-source-maps

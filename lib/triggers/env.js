@@ -33,6 +33,7 @@ const RECORDER_VARS = [
   ['CPROF_RECORDER_INTERVAL', 'interval'],
   ['CPROF_RECORDER_HEAP', 'heap'],
   ['CPROF_RECORDER_HEAP_INTERVAL', 'heapInterval'],
+  ['CPROF_RECORDER_HEAP_WINDOW', 'heapWindow'],
   ['CPROF_RECORDER_TREND_WINDOWS', 'trendWindows'],
   ['CPROF_RECORDER_STORE', 'store.dir'],
   ['CPROF_RECORDER_STORE_MAX_BYTES', 'store.maxBytes'],

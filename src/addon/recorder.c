@@ -402,14 +402,14 @@ const char *cprof__rec_transport(const cprof_rec_t *rec) {
   return rec->insp ? cprof__insp_transport(rec->insp) : "none";
 }
 
-int cprof__rec_rotate(napi_env env, cprof_rec_t *rec, uint64_t *ended) {
+int cprof__rec_rotate(napi_env env, cprof_rec_t *rec, bool heap, uint64_t *ended) {
   int64_t t = now_ms();
   if (not_running(env, rec) || console_call(env, rec, "profile", rec->seq + 1) != 0) return -1;
   uint64_t seq = rec->seq;
   int rc = end_window(env, rec, t);
   /* The heap window is queued after the CPU one and converted after it:
    * whoever waits for the CPU window finds the heap window kept too. */
-  int hrc = rec->heap ? heap_rotate(env, rec, t, 1) : 0;
+  int hrc = rec->heap && heap ? heap_rotate(env, rec, t, 1) : 0;
   rec->seq++;
   rec->from_ms = t;
   *ended = rc > 0 ? seq : 0;

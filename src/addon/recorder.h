@@ -65,10 +65,11 @@ int cprof__rec_heap_running(const cprof_rec_t *rec);
 /* "connection" or "session" while running. */
 const char *cprof__rec_transport(const cprof_rec_t *rec);
 
-/* Ends the current window (starting the next first): *ended is the number
- * of the window ended, 0 if it was lost. 0, or -1 after throwing
+/* Ends the current window (starting the next first), and with heap the
+ * heap window too (its live heap: a full GC): *ended is the number of the
+ * window ended, 0 if it was lost. 0, or -1 after throwing
  * (ERR_CPROF_NOT_STARTED when idle). */
-int cprof__rec_rotate(napi_env env, cprof_rec_t *rec, uint64_t *ended);
+int cprof__rec_rotate(napi_env env, cprof_rec_t *rec, bool heap, uint64_t *ended);
 
 /* Ends the last window and closes the session; the rings stay. As rotate. */
 int cprof__rec_stop(napi_env env, cprof_rec_t *rec, uint64_t *ended);

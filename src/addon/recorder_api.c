@@ -310,12 +310,17 @@ napi_value cprof__recorder_start(napi_env env, napi_callback_info info) {
   return transport;
 }
 
-/* recRotate() → the number of the window it ended (0 if that one was lost). */
+/* recRotate(heap) → the number of the window it ended (0 if that one was
+ * lost); heap: the heap window ends with it (lib/recorder: every heapWindow). */
 napi_value cprof__recorder_rotate(napi_env env, napi_callback_info info) {
-  (void)info;
   cprof_addon_t *addon = cprof__addon(env);
+  size_t argc = 1;
+  napi_value argv[1];
+  bool heap = false;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc >= 1) NAPI_CALL(env, napi_get_value_bool(env, argv[0], &heap));
   uint64_t ended;
-  if (!addon || cprof__rec_rotate(env, addon->recorder, &ended) != 0) return NULL;
+  if (!addon || cprof__rec_rotate(env, addon->recorder, heap, &ended) != 0) return NULL;
   return number(env, (double)ended);
 }
 

@@ -35,7 +35,7 @@ after(() => {
 // with the first 'profile' event the fixture prints, and the child.
 function firing (env) {
   const c = spawn(process.execPath, ['-r', REGISTER, FIXTURE, 'entries', 'preload'], {
-    env: childEnv({ CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '1000', HEAP_GROWTH_APP_MS: String(WAIT_MS), ...env }),
+    env: childEnv({ CPROF_RECORDER: '1', CPROF_RECORDER_WINDOW: '1000', CPROF_RECORDER_HEAP_WINDOW: '1000', HEAP_GROWTH_APP_MS: String(WAIT_MS), ...env }),
     stdio: ['ignore', 'pipe', 'pipe']
   })
   children.push(c)

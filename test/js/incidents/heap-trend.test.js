@@ -137,6 +137,7 @@ describe('heap trend', { concurrency: true, timeout: WAIT_MS + 30_000 }, () => {
         CPROF_RUN_DIR: path.join(dir, 'run'),
         CPROF_RECORDER: '1',
         CPROF_RECORDER_WINDOW: '1000',
+        CPROF_RECORDER_HEAP_WINDOW: '1000',
         CPROF_ON_HEAP_GROWTH: '1,0.2', // 1 MiB/min for 12 s
         HEAP_GROWTH_APP_MS: String(WAIT_MS)
       }),
@@ -222,8 +223,11 @@ test('heapGrowth options: checked, from CPROF_ON_HEAP_GROWTH, and it switches th
   assert.throws(() => envIncidents({ CPROF_ON_HEAP_GROWTH: 'fast' }), { code: 'ERR_CPROF_INVALID_ARG', message: /CPROF_ON_HEAP_GROWTH="fast": must be <MiB per minute>\[,<minutes>\]/ })
   assert.equal(initConfig({ incidents: { heapGrowth: true } }).recorder.heap, true)
   assert.throws(() => initConfig({ recorder: { heap: false }, incidents: { heapGrowth: true } }), { code: 'ERR_CPROF_INVALID_ARG', message: /heapGrowth needs the recorder's heap windows/ })
-  // The trend's length: 60 windows by default, 8 at least (the rule needs 8)
-  assert.equal(startOptions({}).trendWindows, 60)
+  // The trend's length: 15 heap windows by default, 8 at least (the rule
+  // needs 8); a heap window every 60 s by default
+  assert.equal(startOptions({}).trendWindows, 15)
+  assert.equal(startOptions({}).heapWindow, 60000)
+  assert.equal(envConfig({ CPROF_RECORDER: '1', CPROF_RECORDER_HEAP_WINDOW: '30000' }).recorder.heapWindow, 30000)
   assert.equal(envConfig({ CPROF_RECORDER: '1', CPROF_RECORDER_TREND_WINDOWS: '120' }).recorder.trendWindows, 120)
   assert.throws(() => startOptions({ trendWindows: 7 }), { code: 'ERR_CPROF_INVALID_ARG', message: /trendWindows must be an integer from 8 to 10000/ })
 })

@@ -169,6 +169,7 @@ test('windows arrive as pprof: the hot function tops the CPU series, labels and 
     CPROF_PUSH_TOKEN: 'secret-token',
     CPROF_PUSH_TENANT: 'tenant-a',
     CPROF_RECORDER_HEAP: '1',
+    CPROF_RECORDER_HEAP_WINDOW: '1000',
     APP_MS: '4000',
     APP_STOP: '1'
   })
@@ -504,7 +505,7 @@ test('same-named functions of different files are distinct frames (Function.name
 test('pushed heap windows are the live heap: a growing Map is a rising inuse_space line', async () => {
   const r = await receiver()
   const run = await runApp({
-    CPROF_PUSH_URL: r.url, CPROF_RECORDER_HEAP: '1', CPROF_RECORDER_HEAP_INTERVAL: '8192', APP_GROW: '10', APP_MS: '5000', APP_STOP: '1'
+    CPROF_PUSH_URL: r.url, CPROF_RECORDER_HEAP: '1', CPROF_RECORDER_HEAP_INTERVAL: '8192', CPROF_RECORDER_HEAP_WINDOW: '1000', APP_GROW: '10', APP_MS: '5000', APP_STOP: '1'
   })
   assertClean(run, 'leak')
   const heap = r.profiles.filter((p) => !isCpu(p)).sort((x, y) => (BigInt(x.profile.timeNanos) < BigInt(y.profile.timeNanos) ? -1 : 1))

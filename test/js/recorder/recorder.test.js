@@ -398,7 +398,7 @@ test('heap: true: each heap window is the live heap at its end (the sampler kept
   function recorderRetains () {
     for (let i = 0; i < 500; i++) kept.push({ i, s: `item-${i}-${kept.length}` })
   }
-  const started = cprof.recorder.start({ window: 300, heap: true, heapInterval: 4096, store: { dir: store } })
+  const started = cprof.recorder.start({ window: 300, heap: true, heapInterval: 4096, heapWindow: 300, store: { dir: store } })
   assert.equal(started.heap, true)
   try {
     await assert.rejects(cprof.heap.start(), { code: 'ERR_CPROF_BUSY' })
@@ -453,4 +453,32 @@ test('heap: true: each heap window is the live heap at its end (the sampler kept
   await cprof.heap.stop()
   // And kept its heap windows for a last dump.
   assert.equal((await cprof.recorder.dump({ kind: 'heap', dir: makeTmpDir() })).kind, 'heap')
+})
+
+test('heapWindow: a heap window (a full GC) ends with every third 300 ms window at 900 ms; a CPU dump leaves it running, a heap dump ends it; the defaults are 60 s and 15 trend windows', async () => {
+  const defaults = cprof.recorder.start({ heap: true })
+  await cprof.recorder.stop()
+  assert.deepEqual([defaults.heapWindow, defaults.trendWindows, defaults.window], [60000, 15, 10000])
+  assert.throws(() => cprof.recorder.start({ heap: true, heapWindow: 50 }), { code: 'ERR_CPROF_INVALID_ARG', message: /heapWindow/ })
+
+  const seen = { cpu: 0, heap: 0 }
+  const onWindow = (w) => { seen[w.kind]++ }
+  cprof.on('window', onWindow)
+  cprof.recorder.start({ window: 300, heap: true, heapWindow: 900 })
+  try {
+    await sleep(3100) // 10 rotations: heap windows end with the 3rd, 6th and 9th
+    assert.ok(seen.cpu >= 8, `${seen.cpu} CPU windows`)
+    assert.ok(seen.heap >= Math.floor(seen.cpu / 3) - 1 && seen.heap <= Math.ceil(seen.cpu / 3), `${seen.heap} heap windows for ${seen.cpu} CPU windows`)
+    const before = { ...seen }
+    await cprof.recorder.dump({ dir: makeTmpDir() })
+    await sleep(50)
+    assert.equal(seen.cpu, before.cpu + 1, 'the CPU dump ended the CPU window')
+    assert.equal(seen.heap, before.heap, 'and not the heap window (no full GC for a CPU dump)')
+    const h = await cprof.recorder.dump({ kind: 'heap', dir: makeTmpDir() })
+    assert.equal(seen.heap, before.heap + 1, 'the heap dump ended the heap window: the live heap now')
+    assert.ok(h.to >= Date.now() - 1000, `the heap dump's window ends now: ${h.to}`)
+  } finally {
+    cprof.off('window', onWindow)
+    await stopIfRunning()
+  }
 })

@@ -361,7 +361,7 @@ function remember () { for (let i = 0; i < 2000; i++) kept.set(k++, { pad: 'x'.r
 const t = setInterval(remember, 20)
 const ends = []
 cprof.on('window', (w) => { if (w.kind === 'heap') ends.push(w.to) })
-cprof.recorder.start({ heap: true, window: 400 })
+cprof.recorder.start({ heap: true, window: 400, heapWindow: 400 })
 setTimeout(async () => {
   const r = await cprof.recorder.dump({ kind: 'heap', dir: process.argv[2], formats: ['html'] })
   const trend = cprof.recorder.status().heap.trend
@@ -415,7 +415,7 @@ const kept = new Map()
 let k = 0
 function remember () { for (let i = 0; i < 2000; i++) kept.set(k++, { pad: 'x'.repeat(64) + k }) }
 const t = setInterval(remember, 20)
-cprof.recorder.start({ heap: true, window: 400, store: { dir: process.argv[2] } })
+cprof.recorder.start({ heap: true, window: 400, heapWindow: 400, store: { dir: process.argv[2] } })
 setTimeout(async () => {
   clearInterval(t)
   const s = await cprof.recorder.stop()
