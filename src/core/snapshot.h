@@ -5,15 +5,15 @@
  * The file's nodes and edges arrays are kept packed uint32 (as DevTools
  * keeps them: Uint32Array), with two changes once checked: an edge's
  * to_node, a node field index in the file, becomes a node ordinal, and a
- * node keeps only the 5 fields the analysis reads (CPROF__SNAP_NF).
+ * node keeps only the 4 fields the analysis reads (CPROF__SNAP_NF).
  * Every other array is one per node or one per edge, never one allocation
  * per node: a 1 GB snapshot costs its arrays, about 13 words per node and
  * 4 per edge at the peak (the dominator iteration).
  *
  * Units: snapshot_read.c (the document), snapshot_string.c (the strings
- * table), snapshot_check.c (every index checked), snapshot_graph.c (edge and
- * retainer indexes, essential edges, distances), snapshot_shallow.c (owned
- * arrays' sizes), snapshot_dom.c (dominator tree, retained sizes),
+ * table), snapshot_check.c (every index checked), snapshot_graph.c
+ * (page-owned flags, essential edges, distances), snapshot_shallow.c (owned
+ * arrays' sizes), snapshot_dom.c (retainers, dominator tree, retained sizes),
  * snapshot_class.c (classes), snapshot_report.c (the JSON report),
  * snapshot_paths.c (objects grouped by retainer path), snapshot_diff.c
  * (cprof snapshot diff), snapshot_file.c (files mapped). */
@@ -55,8 +55,8 @@ typedef struct {
   uint32_t et_weak, et_shortcut, et_element, et_hidden, et_internal;
 
   /* nf values per node; after the parse nf is CPROF__SNAP_NF, the fields
-   * at n_type, n_name, n_id, n_self, n_edges (n_detach -1: the
-   * detachedness went to `detached`) */
+   * at n_type, n_name, n_id, n_self (n_edges and n_detach -1: the edge
+   * counts went to first_edge, the detachedness to `detached`) */
   uint32_t *nodes;
   uint64_t nodes_len;
   uint32_t *edges; /* ef values per edge; to_node a node ordinal after the check */
@@ -77,7 +77,7 @@ typedef struct {
   uint64_t released; /* text given to release so far */
 
   /* analysis (snapshot_graph.c, snapshot_dom.c) */
-  uint32_t *first_edge; /* node_count + 1: edge ordinals */
+  uint32_t *first_edge; /* node_count + 1: edge ordinals (the parse's) */
   uint8_t *page;        /* node_count: 1 when reached from a user root; freed by the graph */
   uint8_t *essential;   /* edge_count bits: the edge retains (cprof__snap_essential) */
   /* node_count, or NULL without a detachedness field: the field's value
@@ -158,9 +158,9 @@ const char *cprof__snap_str_json(cprof__snap_t *s, const char *p, const char *en
  * until CPROF__SNAP_STR_SLOTS - 1 more calls: copy what must last. */
 const char *cprof__snap_str(const cprof__snap_t *s, uint32_t i);
 
-/* The node fields kept after the parse: type, name, id, self_size,
- * edge_count (snapshot_read.c: compact_nodes). */
-#define CPROF__SNAP_NF 5
+/* The node fields kept after the parse: type, name, id, self_size
+ * (snapshot_read.c: compact_nodes). */
+#define CPROF__SNAP_NF 4
 
 /* Node and edge fields. */
 static inline uint32_t cprof__snap_nfield(const cprof__snap_t *s, uint32_t node, int f) {
@@ -185,10 +185,10 @@ static inline uint32_t cprof__snap_self(const cprof__snap_t *s, uint32_t node) {
 /* DevTools' detached native nodes (snapshot_detached.c): s->detached. */
 int cprof__snap_detached(cprof__snap_t *s);
 
-/* The analysis, in order: edge and retainer indexes, page-owned flags,
- * essential edges and distances (snapshot_graph.c), shallow sizes
- * (snapshot_shallow.c), then the dominator tree and retained sizes
- * (snapshot_dom.c). CPROF_OK or CPROF_ENOMEM. */
+/* The analysis, in order (first_edge comes from the parse): page-owned
+ * flags, essential edges and distances (snapshot_graph.c), shallow sizes
+ * (snapshot_shallow.c), then the retainers, the dominator tree and
+ * retained sizes (snapshot_dom.c). CPROF_OK or CPROF_ENOMEM. */
 int cprof__snap_graph(cprof__snap_t *s, char *errbuf, size_t errlen);
 int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen);
 

@@ -1,9 +1,9 @@
 /* The snapshot's graph indexes, as DevTools' heap-snapshot worker
  * (front_end/entrypoints/heap_snapshot_worker/HeapSnapshot.ts, read in
- * chrome-devtools-frontend 1.0.1705227) builds them: first edge of each
- * node, the "page-owned" flags, which edges retain, and the distances from
- * the user roots. Flat arrays only. (The retainers, which only the
- * dominator iteration reads, are built by it: snapshot_dom.c.) */
+ * chrome-devtools-frontend 1.0.1705227) builds them (the first edge of
+ * each node comes from the parse): the "page-owned" flags, which edges retain, and the distances
+ * from the user roots. Flat arrays only. (The retainers, which only the dominator iteration reads,
+ * are built by it: snapshot_dom.c.) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,15 +16,6 @@
 
 static void *alloc(size_t n, size_t size) {
   return calloc(n ? n : 1, size);
-}
-
-static void edge_indexes(cprof__snap_t *s) {
-  uint32_t e = 0;
-  for (uint32_t i = 0; i < s->node_count; i++) {
-    s->first_edge[i] = e;
-    e += cprof__snap_nfield(s, i, s->n_edges); /* sums to edge_count: checked */
-  }
-  s->first_edge[s->node_count] = e;
 }
 
 uint32_t cprof__snap_edge_source(const cprof__snap_t *s, uint32_t edge) {
@@ -252,11 +243,9 @@ static int distances(cprof__snap_t *s, char *errbuf, size_t errlen) {
 
 int cprof__snap_graph(cprof__snap_t *s, char *errbuf, size_t errlen) {
   size_t n = s->node_count, e = s->edge_count;
-  if (!(s->first_edge = alloc(n + 1, sizeof(uint32_t))) || !(s->page = alloc(n, 1)) ||
-      !(s->essential = alloc(e / 8 + 1, 1)) || !(s->dist = alloc(n, sizeof(int32_t))) ||
-      !(s->parent_edge = alloc(n, sizeof(uint32_t))))
+  if (!(s->page = alloc(n, 1)) || !(s->essential = alloc(e / 8 + 1, 1)) ||
+      !(s->dist = alloc(n, sizeof(int32_t))) || !(s->parent_edge = alloc(n, sizeof(uint32_t))))
     return NOMEM();
-  edge_indexes(s);
   int rc = page_flags(s, errbuf, errlen);
   if (rc != CPROF_OK) return rc;
   essential_edges(s);
