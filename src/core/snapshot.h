@@ -117,7 +117,8 @@ int cprof__snap_report(const char *json, size_t len, unsigned top,
                        size_t errlen);
 
 /* The whole analysis cprof__snap_report runs before its report: parse,
- * release (may be NULL), graph, detachedness, shallow sizes, dominators.
+ * release (may be NULL), graph, detachedness, shallow sizes, dominators,
+ * distances.
  * Free s with cprof__snap_free, also after an error. */
 int cprof__snap_analyse(const char *json, size_t len,
                         void (*release)(const char *json, size_t upto), cprof__snap_t *s,
@@ -186,11 +187,14 @@ static inline uint32_t cprof__snap_self(const cprof__snap_t *s, uint32_t node) {
 int cprof__snap_detached(cprof__snap_t *s);
 
 /* The analysis, in order (first_edge comes from the parse): page-owned
- * flags, essential edges and distances (snapshot_graph.c), shallow sizes
- * (snapshot_shallow.c), then the retainers, the dominator tree and
- * retained sizes (snapshot_dom.c). CPROF_OK or CPROF_ENOMEM. */
+ * flags and essential edges (snapshot_graph.c), shallow sizes
+ * (snapshot_shallow.c), the retainers, the dominator tree and retained
+ * sizes (snapshot_dom.c), then the distances (snapshot_graph.c: last, so
+ * that their arrays are not held through the dominator iteration, the
+ * peak). CPROF_OK or CPROF_ENOMEM. */
 int cprof__snap_graph(cprof__snap_t *s, char *errbuf, size_t errlen);
 int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen);
+int cprof__snap_distances(cprof__snap_t *s, char *errbuf, size_t errlen);
 
 /* Whether edge e takes part in the dominator tree, by DevTools' rules
  * (snapshot_graph.c: essential_edges). */

@@ -243,14 +243,19 @@ static int distances(cprof__snap_t *s, char *errbuf, size_t errlen) {
 
 int cprof__snap_graph(cprof__snap_t *s, char *errbuf, size_t errlen) {
   size_t n = s->node_count, e = s->edge_count;
-  if (!(s->page = alloc(n, 1)) || !(s->essential = alloc(e / 8 + 1, 1)) ||
-      !(s->dist = alloc(n, sizeof(int32_t))) || !(s->parent_edge = alloc(n, sizeof(uint32_t))))
-    return NOMEM();
+  if (!(s->page = alloc(n, 1)) || !(s->essential = alloc(e / 8 + 1, 1))) return NOMEM();
   int rc = page_flags(s, errbuf, errlen);
   if (rc != CPROF_OK) return rc;
   essential_edges(s);
   /* the page flags serve essential() only */
   free(s->page);
   s->page = NULL;
+  return CPROF_OK;
+}
+
+int cprof__snap_distances(cprof__snap_t *s, char *errbuf, size_t errlen) {
+  size_t n = s->node_count;
+  if (!(s->dist = alloc(n, sizeof(int32_t))) || !(s->parent_edge = alloc(n, sizeof(uint32_t))))
+    return NOMEM();
   return distances(s, errbuf, errlen);
 }
