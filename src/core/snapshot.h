@@ -7,8 +7,9 @@
  * to_node, a node field index in the file, becomes a node ordinal, and a
  * node keeps only the 4 fields the analysis reads (CPROF__SNAP_NF).
  * Every other array is one per node or one per edge, never one allocation
- * per node: a 1 GB snapshot costs its arrays, about 13 words per node and
- * 4 per edge at the peak (the dominator iteration).
+ * per node: a snapshot costs its arrays, at the peak (the distance search,
+ * once the dominator tree is built) about 53 bytes a node and 12 an edge,
+ * 1.3x a large file (docs/benchmarks.md, Heap snapshots).
  *
  * Units: snapshot_read.c (the document), snapshot_string.c (the strings
  * table), snapshot_check.c (every index checked), snapshot_graph.c
