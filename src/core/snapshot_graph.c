@@ -1,9 +1,10 @@
-/* The snapshot's graph indexes, as DevTools' heap-snapshot worker
- * (front_end/entrypoints/heap_snapshot_worker/HeapSnapshot.ts, read in
- * chrome-devtools-frontend 1.0.1705227) builds them (the first edge of
- * each node comes from the parse): the "page-owned" flags, which edges retain, and the distances
- * from the user roots. Flat arrays only. (The retainers, which only the dominator iteration reads,
- * are built by it: snapshot_dom.c.) */
+/* The snapshot's graph flags and distances, as DevTools' heap-snapshot
+ * worker (front_end/entrypoints/heap_snapshot_worker/HeapSnapshot.ts, read
+ * in chrome-devtools-frontend 1.0.1705227) computes them: the "page-owned"
+ * flags, which edges retain, and the distances from the user roots. Flat
+ * arrays only. The first edge of each node comes from the parse, and the
+ * retainers, which only the dominator iteration reads, from that step
+ * (snapshot_dom.c). */
 #include <stdlib.h>
 #include <string.h>
 
