@@ -104,6 +104,7 @@ describe('in Chromium', { skip: skipBrowser }, () => {
 
   test('the class table shows Session; its largest object\'s retainer tree goes through sessionCache', async () => {
     const { page, problems, requests } = await openPage(browser, 'file://' + leakPage)
+    assert.equal(await page.$eval('#tabs', (e) => getComputedStyle(e).display), 'none')
     const row = await page.evaluate(() => {
       const tr = [...document.querySelectorAll('#snap-classes tbody tr')].find((r) => r.cells[0].textContent === 'Session')
       tr.click()
@@ -118,6 +119,7 @@ describe('in Chromium', { skip: skipBrowser }, () => {
     assert.match(tree[0], /^Session @/)
     assert.ok(tree.some((t) => /^▾?table in Map @/.test(t)), tree.join('\n'))
     assert.ok(tree.some((t) => /sessionCache in /.test(t)), tree.join('\n'))
+    await screenshot(page, 'viewer-snapshot.png')
     // sorting by count puts the most numerous class first
     const first = await page.evaluate(() => {
       document.querySelector('#snap-classes th[data-sort="count"]').click()
@@ -132,7 +134,6 @@ describe('in Chromium', { skip: skipBrowser }, () => {
       return [n, document.querySelectorAll('#snap-retainers tbody tr').length]
     })
     assert.ok(collapsed[1] < collapsed[0], String(collapsed))
-    await screenshot(page, 'viewer-snapshot.png')
     assert.deepEqual(problems, [])
     assert.deepEqual(requests.filter((u) => !u.startsWith('file://')), [])
   })
