@@ -17,6 +17,7 @@ const { usageError } = require('./usage')
 
 const USAGE = `usage: cprof html <file> [-o report.html] [--title TEXT] [--force] [--source-maps]
        cprof html <before> <after> [-o diff.html] [--title TEXT] [--force] [--source-maps]
+       cprof html <file.heapsnapshot> [-o out.html] [--title TEXT] [--force]
 
 Writes one self-contained HTML file (no network; it opens from disk and can be
 attached to a ticket) to read a .cpuprofile or .heapprofile in a browser: the flame
@@ -73,12 +74,16 @@ async function run (argv) {
   const a = parse(argv)
   if (a.exit !== undefined) return a.exit
   const files = a.positionals
+  const snapshots = await Promise.all(files.map((f) => isHeapSnapshot(input(f))))
+  if (files.length === 2 && snapshots.some(Boolean)) {
+    return usageError('html', USAGE, 'a heap snapshot opens alone: compare two with cprof snapshot diff').exit
+  }
   const out = a.values.output !== undefined ? path.resolve(a.values.output) : defaultOutput(files)
   const claim = claimOutputs('html', [out], {
     explicit: a.values.output !== undefined, force: a.values.force, inputs: files.map(input)
   })
   if (claim.exit !== undefined) return claim.exit
-  if (files.length === 1 && await isHeapSnapshot(input(files[0]))) {
+  if (snapshots[0]) {
     return writeSnapshotPage(input(files[0]), out, a.values.title ?? path.basename(files[0]), claim.keepExisting)
   }
   const opts = {

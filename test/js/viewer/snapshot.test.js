@@ -81,7 +81,10 @@ test('cprof html on a snapshot: the classes, their largest objects and the retai
   assert.ok(d.table.length <= d.caps.nodes)
 })
 
-test('cprof html refuses a second snapshot and names a broken one', () => {
+test('cprof html refuses a snapshot with a second file and names a broken one', () => {
+  const two = cli(['html', path.join(dir, 'hostile.heapsnapshot'), path.join(dir, 'leak.heapsnapshot')])
+  assert.equal(two.status, 2)
+  assert.match(two.stderr, /cprof snapshot diff/)
   const broken = path.join(dir, 'broken.heapsnapshot')
   fs.writeFileSync(broken, '{"snapshot":{"meta":')
   const r = cli(['html', broken, '-o', path.join(dir, 'broken.html')])
