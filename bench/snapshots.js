@@ -189,7 +189,9 @@ async function main () {
   const text = table(results)
   process.stdout.write(text + '\n')
   const out = a.out || path.join(__dirname, 'results', `${new Date().toISOString().slice(0, 10)}-snapshots.json`)
-  const memlabVersion = JSON.parse(fs.readFileSync(path.join(__dirname, '.cache', 'memlab', 'node_modules', 'memlab', 'package.json'), 'utf8')).version
+  const memlabVersion = TOOLS.includes('memlab') // installed on first use only
+    ? JSON.parse(fs.readFileSync(path.join(__dirname, '.cache', 'memlab', 'node_modules', 'memlab', 'package.json'), 'utf8')).version
+    : null
   fs.writeFileSync(out, JSON.stringify({
     date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, memGB: Math.round(os.totalmem() / 2 ** 30),
     limitS: LIMIT_S, memlab: memlabVersion, results, table: text

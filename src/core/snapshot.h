@@ -2,17 +2,19 @@
  * graph analysis DevTools' Memory panel does (dominator tree, retained
  * sizes, distances, classes), for `cprof snapshot`. Internal to the core.
  *
- * The file's nodes and edges arrays are kept as they are, packed uint32
- * (as DevTools keeps them: Uint32Array), with one change: an edge's to_node,
- * a node field index in the file, becomes a node ordinal once checked.
+ * The file's nodes and edges arrays are kept packed uint32 (as DevTools
+ * keeps them: Uint32Array), with two changes once checked: an edge's
+ * to_node, a node field index in the file, becomes a node ordinal, and a
+ * node keeps only the 4 fields the analysis reads (CPROF__SNAP_NF).
  * Every other array is one per node or one per edge, never one allocation
- * per node: a 1 GB snapshot costs its arrays, about 5 words per node and 5
- * per edge.
+ * per node: a snapshot costs its arrays, at the peak (the distance search,
+ * once the dominator tree is built) about 53 bytes a node and 12 an edge,
+ * 1.3x a large file (docs/benchmarks.md, Heap snapshots).
  *
  * Units: snapshot_read.c (the document), snapshot_string.c (the strings
- * table), snapshot_check.c (every index checked), snapshot_graph.c (edge and
- * retainer indexes, essential edges, distances), snapshot_shallow.c (owned
- * arrays' sizes), snapshot_dom.c (dominator tree, retained sizes),
+ * table), snapshot_check.c (every index checked), snapshot_graph.c
+ * (page-owned flags, essential edges, distances), snapshot_shallow.c (owned
+ * arrays' sizes), snapshot_dom.c (retainers, dominator tree, retained sizes),
  * snapshot_class.c (classes), snapshot_report.c (the JSON report),
  * snapshot_paths.c (objects grouped by retainer path), snapshot_diff.c
  * (cprof snapshot diff), snapshot_file.c (files mapped), snapshot_view.c
@@ -54,7 +56,10 @@ typedef struct {
   uint32_t t_hidden, t_array, t_object, t_native, t_synthetic, t_code, t_closure, t_regexp;
   uint32_t et_weak, et_shortcut, et_element, et_hidden, et_internal;
 
-  uint32_t *nodes; /* nf values per node */
+  /* nf values per node; after the parse nf is CPROF__SNAP_NF, the fields
+   * at n_type, n_name, n_id, n_self (n_edges and n_detach -1: the edge
+   * counts went to first_edge, the detachedness to `detached`) */
+  uint32_t *nodes;
   uint64_t nodes_len;
   uint32_t *edges; /* ef values per edge; to_node a node ordinal after the check */
   uint64_t edges_len;
@@ -71,15 +76,15 @@ typedef struct {
   uint64_t *str_at;
   uint32_t str_count, str_at_cap;
   struct cprof__snap_scratch *scratch;
+  uint64_t released; /* text given to release so far */
 
   /* analysis (snapshot_graph.c, snapshot_dom.c) */
-  uint32_t *first_edge;  /* node_count + 1: edge ordinals */
-  uint32_t *first_ret;   /* node_count + 1: into ret_edge/ret_node */
-  uint32_t *ret_edge;    /* edge_count: the retaining edge's ordinal */
-  uint32_t *ret_node;    /* edge_count: the retaining node's ordinal */
-  uint8_t *page;         /* node_count: 1 when reached from a user root */
-  uint8_t *essential;    /* edge_count bits: the edge retains (cprof__snap_essential) */
-  uint8_t *detached;     /* node_count: 1 for a detached native node, or NULL */
+  uint32_t *first_edge; /* node_count + 1: edge ordinals (the parse's) */
+  uint8_t *page;        /* node_count: 1 when reached from a user root; freed by the graph */
+  uint8_t *essential;   /* edge_count bits: the edge retains (cprof__snap_essential) */
+  /* node_count, or NULL without a detachedness field: the field's value
+   * (over 2: 3) after the parse, then 1 for a detached native node */
+  uint8_t *detached;
   int32_t *dist;         /* node_count: DevTools' distances */
   uint32_t *parent_edge; /* node_count: the edge the distance BFS reached it by */
   uint32_t *dom;         /* node_count: immediate dominator's ordinal */
@@ -119,7 +124,8 @@ int cprof__snap_view(const char *json, size_t len, unsigned classes,
                      size_t errlen);
 
 /* The whole analysis cprof__snap_report runs before its report: parse,
- * release (may be NULL), graph, detachedness, shallow sizes, dominators.
+ * release (may be NULL), graph, detachedness, shallow sizes, dominators,
+ * distances.
  * Free s with cprof__snap_free, also after an error. */
 int cprof__snap_analyse(const char *json, size_t len,
                         void (*release)(const char *json, size_t upto), cprof__snap_t *s,
@@ -160,6 +166,10 @@ const char *cprof__snap_str_json(cprof__snap_t *s, const char *p, const char *en
  * until CPROF__SNAP_STR_SLOTS - 1 more calls: copy what must last. */
 const char *cprof__snap_str(const cprof__snap_t *s, uint32_t i);
 
+/* The node fields kept after the parse: type, name, id, self_size
+ * (snapshot_read.c: compact_nodes). */
+#define CPROF__SNAP_NF 4
+
 /* Node and edge fields. */
 static inline uint32_t cprof__snap_nfield(const cprof__snap_t *s, uint32_t node, int f) {
   return s->nodes[(uint64_t)node * s->nf + (uint32_t)f];
@@ -183,12 +193,15 @@ static inline uint32_t cprof__snap_self(const cprof__snap_t *s, uint32_t node) {
 /* DevTools' detached native nodes (snapshot_detached.c): s->detached. */
 int cprof__snap_detached(cprof__snap_t *s);
 
-/* The analysis, in order: edge and retainer indexes, page-owned flags,
- * essential edges and distances (snapshot_graph.c), shallow sizes
- * (snapshot_shallow.c), then the dominator tree and retained sizes
- * (snapshot_dom.c). CPROF_OK or CPROF_ENOMEM. */
+/* The analysis, in order (first_edge comes from the parse): page-owned
+ * flags and essential edges (snapshot_graph.c), shallow sizes
+ * (snapshot_shallow.c), the retainers, the dominator tree and retained
+ * sizes (snapshot_dom.c), then the distances (snapshot_graph.c: last, so
+ * that their arrays are not held through the dominator iteration, the
+ * peak). CPROF_OK or CPROF_ENOMEM. */
 int cprof__snap_graph(cprof__snap_t *s, char *errbuf, size_t errlen);
 int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen);
+int cprof__snap_distances(cprof__snap_t *s, char *errbuf, size_t errlen);
 
 /* Whether edge e takes part in the dominator tree, by DevTools' rules
  * (snapshot_graph.c: essential_edges). */

@@ -35,7 +35,7 @@ static void spread(const cprof__snap_t *s, prop_t *p, uint32_t n, uint32_t state
 }
 
 int cprof__snap_detached(cprof__snap_t *s) {
-  if (s->n_detach < 0) return CPROF_OK;
+  if (s->detached == NULL) return CPROF_OK; /* no detachedness field */
   uint32_t n = s->node_count;
   prop_t p = {calloc(n, 1),
               calloc(n, 1),
@@ -48,7 +48,7 @@ int cprof__snap_detached(cprof__snap_t *s) {
     return CPROF_ENOMEM;
   }
   for (uint32_t i = 0; i < n; i++) {
-    uint32_t st = cprof__snap_nfield(s, i, s->n_detach);
+    uint32_t st = s->detached[i]; /* the field, as the parse kept it */
     if (st != UNKNOWN) process(s, &p, i, st);
   }
   while (p.natt > 0)
@@ -59,6 +59,7 @@ int cprof__snap_detached(cprof__snap_t *s) {
   }
   for (uint32_t i = 0; i < n; i++)
     p.state[i] = p.state[i] == DETACHED;
+  free(s->detached);
   s->detached = p.state;
   free(p.visited), free(p.att), free(p.det);
   return CPROF_OK;

@@ -33,6 +33,7 @@ typedef struct {
 typedef struct {
   idtag_t *v;
   uint32_t n;
+  uint32_t top; /* the largest id of an object or closure (ids_in_order) */
 } ids_t;
 
 static int by_id(const void *a, const void *b) {
@@ -69,6 +70,15 @@ static uint32_t tag(tagger_t *t, uint32_t n) {
   return t->str_hash[name] ^ (uint32_t)cprof__hash_str(CPROF__HASH_SEED, s->ntypes.names[type]);
 }
 
+/* Objects and closures: the nodes whose ids the checks below trust (a
+ * string's or an array's type and name can change in place, a cons string
+ * flattened, a backing store retagged; native nodes take their ids from
+ * another, higher range). */
+static int js_object(const cprof__snap_t *s, uint32_t n) {
+  uint32_t type = cprof__snap_ntype(s, n);
+  return type == s->t_object || type == s->t_closure;
+}
+
 static int ids_take(const cprof__snap_t *s, ids_t *out) {
   tagger_t t = {s, calloc(s->str_count ? s->str_count : 1, sizeof(uint32_t))};
   out->v = malloc((s->node_count ? s->node_count : 1) * sizeof *out->v);
@@ -78,8 +88,11 @@ static int ids_take(const cprof__snap_t *s, ids_t *out) {
     out->v = NULL;
     return CPROF_ENOMEM;
   }
-  for (uint32_t i = 0; i < s->node_count; i++)
+  out->top = 0;
+  for (uint32_t i = 0; i < s->node_count; i++) {
     out->v[i] = (idtag_t){cprof__snap_nfield(s, i, s->n_id), tag(&t, i)};
+    if (js_object(s, i) && out->v[i].id > out->top) out->top = out->v[i].id;
+  }
   free(t.str_hash);
   qsort(out->v, out->n, sizeof *out->v, by_id);
   return CPROF_OK;
@@ -94,11 +107,7 @@ static int ids_line_up(const cprof__snap_t *s, const ids_t *prev, unsigned i, cJ
   if (t.str_hash == NULL) return CPROF_ENOMEM;
   uint64_t common = 0, differ = 0;
   for (uint32_t n = 0; n < s->node_count; n++) {
-    /* Objects and closures only: a string's or an array's type and name can
-     * change in place (a cons string flattened, a backing store retagged),
-     * so their ids say nothing about the process. */
-    uint32_t type = cprof__snap_ntype(s, n);
-    if (type != s->t_object && type != s->t_closure) continue;
+    if (!js_object(s, n)) continue;
     const idtag_t *p = ids_find(prev, cprof__snap_nfield(s, n, s->n_id));
     if (p == NULL) continue;
     common++;
@@ -124,6 +133,31 @@ static int ids_line_up(const cprof__snap_t *s, const ids_t *prev, unsigned i, cJ
              LETTER(i - 1), LETTER(i), (unsigned long long)differ, (unsigned long long)common);
   if (msg[0] && !cJSON_AddItemToArray(warnings, cJSON_CreateString(msg))) return CPROF_ENOMEM;
   return CPROF_OK;
+}
+
+/* Whether s (snapshot i) was taken after the previous one, once their
+ * ids line up: V8 hands out ids in increasing order over a process's life,
+ * so the objects of a later snapshot that the earlier one lacks have ids
+ * above all of the earlier one's objects', while in the wrong order those
+ * objects (dead by the later one) have ids below its largest. Objects and
+ * closures only (js_object). A warning in warnings when most are below. */
+static int ids_in_order(const cprof__snap_t *s, const ids_t *prev, unsigned i, cJSON *warnings) {
+  uint64_t fresh = 0, below = 0;
+  for (uint32_t n = 0; n < s->node_count; n++) {
+    uint32_t id = cprof__snap_nfield(s, n, s->n_id);
+    if (!js_object(s, n) || ids_find(prev, id) != NULL) continue;
+    fresh++;
+    below += id < prev->top;
+  }
+  if (below * 2 <= fresh) return CPROF_OK;
+  char msg[400];
+  snprintf(msg, sizeof msg,
+           "%c looks older than %c: %llu of the %llu objects of %c that %c lacks have ids below "
+           "%c's largest, and V8's ids only grow over a process's life: give the snapshots "
+           "oldest first",
+           LETTER(i), LETTER(i - 1), (unsigned long long)below, (unsigned long long)fresh,
+           LETTER(i), LETTER(i - 1), LETTER(i - 1));
+  return cJSON_AddItemToArray(warnings, cJSON_CreateString(msg)) ? CPROF_OK : CPROF_ENOMEM;
 }
 
 /* ---- classes: A's and B's, joined by name ---- */
@@ -301,7 +335,11 @@ static void mark_leaked(const diff_t *d, const cprof__snap_t *s, uint32_t *group
 /* What snapshot i gives the diff, before it is freed. */
 static int take(diff_t *d, unsigned i, const cprof__snap_t *s) {
   int rc = summary(d->snaps, s);
+  int warned = cJSON_GetArraySize(d->warnings);
   if (rc == CPROF_OK && i > 0) rc = ids_line_up(s, &d->prev, i, d->warnings);
+  /* the order says something only of snapshots of one process */
+  if (rc == CPROF_OK && i > 0 && cJSON_GetArraySize(d->warnings) == warned)
+    rc = ids_in_order(s, &d->prev, i, d->warnings);
   if (rc == CPROF_OK && i < 2) rc = classes_take(s, &d->cls[i]);
   if (rc == CPROF_OK && i > 0) {
     uint32_t *group_of = malloc((s->node_count ? s->node_count : 1) * sizeof *group_of);

@@ -24,6 +24,10 @@ typedef struct {
   uint32_t *stack, *cursor; /* DFS: node, next edge */
   uint8_t *visited;
   uint32_t count; /* postorder numbers given */
+  /* The retainers, for the iteration only: ret[first_ret[n] ..
+   * first_ret[n + 1]) are the postorder numbers of the sources of the
+   * essential edges into node n, in the order of their sources. */
+  uint32_t *first_ret, *ret;
 } order_t;
 
 static void push(const cprof__snap_t *s, order_t *o, uint32_t *top, uint32_t n) {
@@ -51,10 +55,31 @@ static void dfs(const cprof__snap_t *s, order_t *o, uint32_t top) {
 }
 
 /* DevTools' hasOnlyWeakRetainers: no retaining edge is essential. */
-static int only_weak(const cprof__snap_t *s, uint32_t n) {
-  for (uint32_t i = s->first_ret[n]; i < s->first_ret[n + 1]; i++)
-    if (cprof__snap_essential(s, s->ret_edge[i])) return 0;
-  return 1;
+static int only_weak(const order_t *o, uint32_t n) {
+  return o->first_ret[n] == o->first_ret[n + 1];
+}
+
+/* Counting sort of the essential edges by target, first the counts
+ * (first_ret, which the postorder needs), then, once the postorder is
+ * known, the sources as postorder numbers (ret): the iteration reads no
+ * edge and no node2post, and the other edges take no room (the retainers
+ * were 12 bytes an edge, the largest arrays of the iteration's peak). */
+static void count_retainers(const cprof__snap_t *s, uint32_t *first_ret) {
+  for (uint32_t e = 0; e < s->edge_count; e++)
+    if (cprof__snap_essential(s, e)) first_ret[cprof__snap_to(s, e) + 1]++;
+  for (uint32_t i = 0; i < s->node_count; i++)
+    first_ret[i + 1] += first_ret[i];
+}
+
+static void fill_retainers(const cprof__snap_t *s, order_t *o) {
+  uint32_t n = s->node_count;
+  /* first_ret[i] is used as the fill cursor, then restored */
+  for (uint32_t from = 0; from < n; from++)
+    for (uint32_t e = s->first_edge[from]; e < s->first_edge[from + 1]; e++)
+      if (cprof__snap_essential(s, e))
+        o->ret[o->first_ret[cprof__snap_to(s, e)]++] = o->node2post[from];
+  memmove(o->first_ret + 1, o->first_ret, (size_t)n * sizeof *o->first_ret);
+  o->first_ret[0] = 0;
 }
 
 static void postorder(cprof__snap_t *s, order_t *o) {
@@ -70,7 +95,7 @@ static void postorder(cprof__snap_t *s, order_t *o) {
   push(s, o, &top, s->root);
   o->cursor[0] = s->first_edge[s->root + 1];
   for (uint32_t i = 0; i < s->node_count; i++)
-    if (!o->visited[i] && only_weak(s, i)) push(s, o, &top, i);
+    if (!o->visited[i] && only_weak(o, i)) push(s, o, &top, i);
   dfs(s, o, top);
   if (o->count == s->node_count) return;
   o->count--;
@@ -102,16 +127,14 @@ static uint32_t intersect(const uint32_t *dom, uint32_t a, uint32_t b, uint32_t 
 static uint32_t from_retainers(const cprof__snap_t *s, const order_t *o, const uint32_t *dom,
                                uint32_t p, uint32_t none) {
   uint32_t n = o->post2node[p], root = s->node_count - 1, best = none;
-  int orphan = 1;
-  for (uint32_t i = s->first_ret[n]; i < s->first_ret[n + 1]; i++) {
-    if (!cprof__snap_essential(s, s->ret_edge[i])) continue;
-    orphan = 0;
-    uint32_t rp = o->node2post[s->ret_node[i]];
+  if (only_weak(o, n)) return root;
+  for (uint32_t i = o->first_ret[n]; i < o->first_ret[n + 1]; i++) {
+    uint32_t rp = o->ret[i];
     if (dom[rp] == none) continue;
     best = best == none ? rp : intersect(dom, rp, best, root);
     if (best == root) break;
   }
-  return orphan ? root : best;
+  return best;
 }
 
 /* Sweeps every node in reverse postorder until nothing changes, as Cooper,
@@ -158,46 +181,76 @@ static void dominated(cprof__snap_t *s) {
   s->first_dom[0] = 0;
 }
 
+static void free_order(order_t *o) {
+  free(o->node2post), free(o->stack), free(o->cursor), free(o->visited);
+  o->node2post = o->stack = o->cursor = NULL;
+  o->visited = NULL;
+}
+
+/* The postorder and the retainers (order_t). */
+static int order(cprof__snap_t *s, order_t *o) {
+  size_t n = s->node_count;
+  o->post2node = malloc(n * sizeof(uint32_t));
+  o->node2post = malloc(n * sizeof(uint32_t));
+  o->stack = malloc(n * sizeof(uint32_t));
+  o->cursor = malloc(n * sizeof(uint32_t));
+  o->visited = calloc(n, 1);
+  o->first_ret = calloc(n + 1, sizeof(uint32_t));
+  if (!o->post2node || !o->node2post || !o->stack || !o->cursor || !o->visited || !o->first_ret)
+    return CPROF_ENOMEM;
+  count_retainers(s, o->first_ret);
+  postorder(s, o);
+  /* the DFS's arrays go back before the retainers take their room */
+  free(o->stack), free(o->cursor), free(o->visited);
+  o->stack = o->cursor = NULL;
+  o->visited = NULL;
+  if ((o->ret = malloc((size_t)o->first_ret[n] * sizeof(uint32_t) + 1)) == NULL)
+    return CPROF_ENOMEM;
+  fill_retainers(s, o);
+  free_order(o);
+  return CPROF_OK;
+}
+
+/* The tree from the iteration's dominators (by postorder number), each
+ * array given back as soon as the next step no longer needs it: the peak
+ * is the iteration's, not the sum of every step's arrays. */
+static int tree(cprof__snap_t *s, order_t *o, uint32_t *dom) {
+  size_t n = s->node_count;
+  if ((s->dom = malloc(n * sizeof *s->dom)) == NULL) {
+    free(dom);
+    return CPROF_ENOMEM;
+  }
+  for (uint32_t p = 0; p < n; p++) /* none left: given to the root, as DevTools' 0 is */
+    s->dom[o->post2node[p]] = dom[p] >= n ? s->root : o->post2node[dom[p]];
+  free(dom);
+  if ((s->retained = malloc(n * sizeof *s->retained)) == NULL) return CPROF_ENOMEM;
+  retained_sizes(s, o);
+  free(o->post2node);
+  o->post2node = NULL;
+  s->first_dom = calloc(n + 1, sizeof *s->first_dom);
+  s->dominated = malloc(n * sizeof *s->dominated);
+  if (s->first_dom == NULL || s->dominated == NULL) return CPROF_ENOMEM;
+  dominated(s);
+  return CPROF_OK;
+}
+
 int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen) {
   size_t n = s->node_count;
   order_t o = {0};
   uint32_t *dom = NULL;
-  int rc = CPROF_OK;
-  o.post2node = malloc(n * sizeof(uint32_t));
-  o.node2post = malloc(n * sizeof(uint32_t));
-  o.stack = malloc(n * sizeof(uint32_t));
-  o.cursor = malloc(n * sizeof(uint32_t));
-  o.visited = calloc(n, 1);
-  dom = malloc(n * sizeof *dom);
-  s->dom = malloc(n * sizeof *s->dom);
-  s->retained = malloc(n * sizeof *s->retained);
-  s->first_dom = calloc(n + 1, sizeof *s->first_dom);
-  s->dominated = malloc(n * sizeof *s->dominated);
-  if (!o.post2node || !o.node2post || !o.stack || !o.cursor || !o.visited || !dom || !s->dom ||
-      !s->retained || !s->first_dom || !s->dominated) {
-    rc = NOMEM();
-    goto out;
+  int rc = order(s, &o);
+  if (rc == CPROF_OK && (dom = malloc(n * sizeof *dom)) == NULL) rc = CPROF_ENOMEM;
+  if (rc == CPROF_OK) {
+    for (uint32_t p = 0; p + 1 < n; p++)
+      dom[p] = (uint32_t)n; /* none yet */
+    dom[n - 1] = (uint32_t)n - 1;
+    iterate(s, &o, dom);
+    free(o.first_ret), free(o.ret);
+    o.first_ret = o.ret = NULL;
+    rc = tree(s, &o, dom); /* frees dom */
+    dom = NULL;
   }
-  postorder(s, &o);
-  for (uint32_t p = 0; p + 1 < n; p++)
-    dom[p] = (uint32_t)n; /* none yet */
-  dom[n - 1] = (uint32_t)n - 1;
-  iterate(s, &o, dom);
-  /* The retainers serve the iteration only: their memory (a third of the
-   * graph's, 8 bytes an edge) goes back before the retained sizes and the
-   * report allocate theirs, which lowers the peak by as much. */
-  free(s->first_ret), free(s->ret_edge), free(s->ret_node);
-  s->first_ret = s->ret_edge = s->ret_node = NULL;
-  for (uint32_t p = 0; p < n; p++) /* none left: given to the root, as DevTools' 0 is */
-    s->dom[o.post2node[p]] = dom[p] >= n ? s->root : o.post2node[dom[p]];
-  retained_sizes(s, &o);
-  dominated(s);
-out:
-  free(o.post2node);
-  free(o.node2post);
-  free(o.stack);
-  free(o.cursor);
-  free(o.visited);
-  free(dom);
-  return rc;
+  free_order(&o);
+  free(o.post2node), free(o.first_ret), free(o.ret), free(dom);
+  return rc == CPROF_OK ? CPROF_OK : NOMEM();
 }

@@ -1,8 +1,10 @@
-/* The snapshot's graph indexes, as DevTools' heap-snapshot worker
- * (front_end/entrypoints/heap_snapshot_worker/HeapSnapshot.ts, read in
- * chrome-devtools-frontend 1.0.1705227) builds them: first edge of each
- * node, the retainers of each node, the "page-owned" flags, which edges
- * retain, and the distances from the user roots. Flat arrays only. */
+/* The snapshot's graph flags and distances, as DevTools' heap-snapshot
+ * worker (front_end/entrypoints/heap_snapshot_worker/HeapSnapshot.ts, read
+ * in chrome-devtools-frontend 1.0.1705227) computes them: the "page-owned"
+ * flags, which edges retain, and the distances from the user roots. Flat
+ * arrays only. The first edge of each node comes from the parse, and the
+ * retainers, which only the dominator iteration reads, from that step
+ * (snapshot_dom.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,34 +17,6 @@
 
 static void *alloc(size_t n, size_t size) {
   return calloc(n ? n : 1, size);
-}
-
-static void edge_indexes(cprof__snap_t *s) {
-  uint32_t e = 0;
-  for (uint32_t i = 0; i < s->node_count; i++) {
-    s->first_edge[i] = e;
-    e += cprof__snap_nfield(s, i, s->n_edges); /* sums to edge_count: checked */
-  }
-  s->first_edge[s->node_count] = e;
-}
-
-/* Counting sort of the edges by target: ret_edge/ret_node list the edges
- * into each node, in the order of their sources. */
-static void retainers(cprof__snap_t *s) {
-  uint32_t n = s->node_count;
-  for (uint32_t e = 0; e < s->edge_count; e++)
-    s->first_ret[cprof__snap_to(s, e) + 1]++;
-  for (uint32_t i = 0; i < n; i++)
-    s->first_ret[i + 1] += s->first_ret[i];
-  /* first_ret[i] is used as the fill cursor, then restored */
-  for (uint32_t from = 0; from < n; from++)
-    for (uint32_t e = s->first_edge[from]; e < s->first_edge[from + 1]; e++) {
-      uint32_t slot = s->first_ret[cprof__snap_to(s, e)]++;
-      s->ret_edge[slot] = e;
-      s->ret_node[slot] = from;
-    }
-  memmove(s->first_ret + 1, s->first_ret, (size_t)n * sizeof *s->first_ret);
-  s->first_ret[0] = 0;
 }
 
 uint32_t cprof__snap_edge_source(const cprof__snap_t *s, uint32_t edge) {
@@ -270,16 +244,19 @@ static int distances(cprof__snap_t *s, char *errbuf, size_t errlen) {
 
 int cprof__snap_graph(cprof__snap_t *s, char *errbuf, size_t errlen) {
   size_t n = s->node_count, e = s->edge_count;
-  if (!(s->first_edge = alloc(n + 1, sizeof(uint32_t))) ||
-      !(s->first_ret = alloc(n + 1, sizeof(uint32_t))) ||
-      !(s->ret_edge = alloc(e, sizeof(uint32_t))) || !(s->ret_node = alloc(e, sizeof(uint32_t))) ||
-      !(s->page = alloc(n, 1)) || !(s->essential = alloc(e / 8 + 1, 1)) ||
-      !(s->dist = alloc(n, sizeof(int32_t))) || !(s->parent_edge = alloc(n, sizeof(uint32_t))))
-    return NOMEM();
-  edge_indexes(s);
-  retainers(s);
+  if (!(s->page = alloc(n, 1)) || !(s->essential = alloc(e / 8 + 1, 1))) return NOMEM();
   int rc = page_flags(s, errbuf, errlen);
   if (rc != CPROF_OK) return rc;
   essential_edges(s);
+  /* the page flags serve essential() only */
+  free(s->page);
+  s->page = NULL;
+  return CPROF_OK;
+}
+
+int cprof__snap_distances(cprof__snap_t *s, char *errbuf, size_t errlen) {
+  size_t n = s->node_count;
+  if (!(s->dist = alloc(n, sizeof(int32_t))) || !(s->parent_edge = alloc(n, sizeof(uint32_t))))
+    return NOMEM();
   return distances(s, errbuf, errlen);
 }

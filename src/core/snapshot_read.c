@@ -27,9 +27,9 @@ void cprof__snap_free(cprof__snap_t *s) {
   free_names(s->etypes.names, s->etypes.count);
   free_names(s->node_fields, s->n_node_fields);
   free_names(s->edge_fields, s->n_edge_fields);
-  void *arrays[] = {s->nodes,       s->edges, s->first_edge, s->first_ret, s->ret_edge,
-                    s->ret_node,    s->page,  s->essential,  s->detached,  s->dist,
-                    s->parent_edge, s->dom,   s->retained,   s->first_dom, s->dominated};
+  void *arrays[] = {s->nodes,     s->edges,    s->first_edge, s->page,
+                    s->essential, s->detached, s->dist,       s->parent_edge,
+                    s->dom,       s->retained, s->first_dom,  s->dominated};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
     free(arrays[i]);
   cprof__snap_str_free(s);
@@ -57,9 +57,18 @@ static int read_u32(cprof__rd_t *r, uint32_t *out) {
   return CPROF_OK;
 }
 
-/* Values between two calls of the release hook: 16M values are 32 MB of
- * text at least. */
-#define RELEASE_EVERY (1u << 24)
+/* Text read between two calls of the release hook (checked every 64K
+ * values): small next to the arrays, and few calls (the hook gives back
+ * everything before the reader). */
+#define RELEASE_BYTES (8u << 20)
+#define RELEASE_CHECK 0xffffu
+
+static void release(cprof__rd_t *r, cprof__snap_t *s) {
+  uint64_t at = cprof__rd_offset(r);
+  if (at - s->released < RELEASE_BYTES) return;
+  s->release(r->base, at);
+  s->released = at;
+}
 
 /* The array at r into *out: preallocated for the declared count when the
  * meta came first, but never beyond what the rest of the input can hold
@@ -67,7 +76,7 @@ static int read_u32(cprof__rd_t *r, uint32_t *out) {
  * text read so far goes to release (when not NULL) as the array is read:
  * a mapped file's pages would otherwise stay resident next to the array
  * until the end of the parse, doubling its peak. */
-static int read_u32_array(cprof__rd_t *r, const cprof__snap_t *s, uint64_t hint, uint32_t **out,
+static int read_u32_array(cprof__rd_t *r, cprof__snap_t *s, uint64_t hint, uint32_t **out,
                           uint64_t *len) {
   uint64_t cap = hint, n = 0, room = (uint64_t)(r->end - r->p) / 2 + 1;
   if (*out != NULL) return FAIL("a heap snapshot with two nodes or edges arrays");
@@ -87,7 +96,7 @@ static int read_u32_array(cprof__rd_t *r, const cprof__snap_t *s, uint64_t hint,
       cap *= 2;
     }
     if ((rc = read_u32(r, &a[n++])) != CPROF_OK) return rc;
-    if (s->release != NULL && n % RELEASE_EVERY == 0) s->release(r->base, cprof__rd_offset(r));
+    if (s->release != NULL && (n & RELEASE_CHECK) == 0) release(r, s);
   }
   *len = n;
   return rc;
@@ -272,6 +281,40 @@ static int read_document(cprof__rd_t *r, cprof__snap_t *s) {
   return CPROF_OK;
 }
 
+/* V8 writes 7 fields a node (type, name, id, self_size, edge_count,
+ * trace_node_id, detachedness); the analysis reads 4 of them all along,
+ * the edge counts only as first_edge and the detachedness once
+ * (snapshot_detached.c). So once checked the nodes are packed to those 4
+ * in place, the edge counts summed into s->first_edge and the detachedness
+ * copied to a byte a node in s->detached, and the array shrunk: 11 bytes a
+ * node less through the analysis (216 MiB of a 1.5 GB snapshot). */
+static int compact_nodes(cprof__snap_t *s) {
+  const int keep[CPROF__SNAP_NF] = {s->n_type, s->n_name, s->n_id, s->n_self};
+  uint64_t nf = s->nf;
+  uint32_t e = 0;
+  if ((s->first_edge = malloc(((size_t)s->node_count + 1) * sizeof *s->first_edge)) == NULL ||
+      (s->n_detach >= 0 && (s->detached = malloc(s->node_count)) == NULL))
+    return CPROF_ENOMEM;
+  for (uint32_t i = 0; i < s->node_count; i++) {
+    const uint32_t *from = s->nodes + i * nf; /* at or after where node i goes */
+    uint32_t v[CPROF__SNAP_NF];
+    for (int f = 0; f < CPROF__SNAP_NF; f++)
+      v[f] = from[keep[f]];
+    s->first_edge[i] = e;
+    e += from[s->n_edges]; /* sums to edge_count: checked */
+    if (s->detached != NULL)
+      s->detached[i] = (uint8_t)(from[s->n_detach] < 3 ? from[s->n_detach] : 3);
+    memcpy(s->nodes + (uint64_t)i * CPROF__SNAP_NF, v, sizeof v);
+  }
+  s->first_edge[s->node_count] = e;
+  s->nf = CPROF__SNAP_NF;
+  s->n_type = 0, s->n_name = 1, s->n_id = 2, s->n_self = 3, s->n_edges = s->n_detach = -1;
+  s->nodes_len = (uint64_t)s->node_count * CPROF__SNAP_NF;
+  uint32_t *shrunk = realloc(s->nodes, (size_t)s->nodes_len * sizeof *shrunk);
+  if (shrunk != NULL) s->nodes = shrunk; /* else the larger block serves */
+  return CPROF_OK;
+}
+
 int cprof__snap_parse(const char *json, size_t len, cprof__snap_release_t release, cprof__snap_t *s,
                       char *errbuf, size_t errlen) {
   cprof__rd_t r;
@@ -284,6 +327,8 @@ int cprof__snap_parse(const char *json, size_t len, cprof__snap_release_t releas
   cprof__rd_init(&r, json, len, errbuf, errlen);
   int rc = read_document(&r, s);
   cprof__rd_free(&r);
-  if (rc != CPROF_OK) return rc;
-  return cprof__snap_check(s, errbuf, errlen);
+  if (rc == CPROF_OK) rc = cprof__snap_check(s, errbuf, errlen);
+  if (rc == CPROF_OK && compact_nodes(s) != CPROF_OK)
+    rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory reading the heap snapshot");
+  return rc;
 }

@@ -165,6 +165,7 @@ int cprof__snap_analyse(const char *json, size_t len,
   if (rc == CPROF_OK && (cprof__snap_detached(s) != CPROF_OK || cprof__snap_shallow(s) != CPROF_OK))
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory analysing the heap snapshot");
   if (rc == CPROF_OK) rc = cprof__snap_dominators(s, errbuf, errlen);
+  if (rc == CPROF_OK) rc = cprof__snap_distances(s, errbuf, errlen);
   return rc;
 }
 

@@ -18,12 +18,19 @@ static int analyse(const char *text, cprof__snap_t *s, char *err, size_t errlen)
   return analyse_len(text, strlen(text), s, err, errlen);
 }
 
+/* sq (single quotes) analysed into s, which must succeed; returns the text
+ * (s points into it: free it after s). */
+static char *analyse_ok(const char *sq, cprof__snap_t *s) {
+  char *text = dq(sq), err[256] = "";
+  int rc = analyse(text, s, err, sizeof err);
+  if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
+  return text;
+}
+
 static void dominator_tree(void **state) {
   (void)state;
-  char *text = dq(TINY), err[256] = "";
   cprof__snap_t s;
-  int rc = analyse(text, &s, err, sizeof err);
-  if (rc != CPROF_OK) fail_msg("rc %d: %s", rc, err);
+  char *text = analyse_ok(TINY, &s);
   assert_int_equal(s.node_count, 9);
   assert_int_equal(s.edge_count, 10);
   static const uint32_t dom[9] = {0, 0, 0, 1, 1, 1, 5, 0, 2};
@@ -41,6 +48,36 @@ static void dominator_tree(void **state) {
   assert_int_equal(s.dist[2], CPROF__SNAP_SYSTEM_DISTANCE + 1);
   assert_int_equal(s.dist[8], CPROF__SNAP_SYSTEM_DISTANCE + 2);
   assert_int_equal(s.dist[7], CPROF__SNAP_NO_DISTANCE);
+  cprof__snap_free(&s);
+  free(text);
+}
+
+/* Once checked, a node keeps only the 4 fields the analysis reads (V8
+ * writes 7): the edge counts become first_edge, the detachedness a byte a
+ * node (snapshot_read.c: compact_nodes). */
+static void node_fields_packed(void **state) {
+  (void)state;
+  cprof__snap_t s;
+  char *text = analyse_ok(TINY, &s);
+  assert_int_equal(s.nf, CPROF__SNAP_NF);
+  assert_int_equal(s.nodes_len, 9 * CPROF__SNAP_NF);
+  assert_int_equal(s.n_edges, -1);
+  assert_int_equal(s.n_detach, -1);
+  static const uint32_t type[9] = {9, 3, 9, 3, 3, 3, 3, 3, 3};
+  static const uint32_t name[9] = {0, 2, 3, 7, 7, 9, 9, 11, 12};
+  static const uint32_t self[9] = {0, 10, 0, 100, 200, 1000, 50, 7, 30};
+  static const uint32_t first_edge[10] = {0, 2, 5, 6, 7, 8, 9, 9, 9, 10};
+  for (uint32_t i = 0; i < 9; i++) {
+    assert_int_equal(cprof__snap_ntype(&s, i), type[i]);
+    assert_int_equal(cprof__snap_nfield(&s, i, s.n_name), name[i]);
+    assert_int_equal(cprof__snap_nfield(&s, i, s.n_id), 2 * i + 1);
+    assert_int_equal(cprof__snap_self(&s, i), self[i]);
+  }
+  for (uint32_t i = 0; i < 10; i++)
+    assert_int_equal(s.first_edge[i], first_edge[i]);
+  assert_non_null(s.detached); /* the field is there, all 0: none detached */
+  for (uint32_t i = 0; i < 9; i++)
+    assert_int_equal(s.detached[i], 0);
   cprof__snap_free(&s);
   free(text);
 }
@@ -258,7 +295,8 @@ int main(void) {
       cmocka_unit_test(dominator_tree),          cmocka_unit_test(report_classes_and_paths),
       cmocka_unit_test(hostile_indexes_refused), cmocka_unit_test(every_truncation_refused),
       cmocka_unit_test(strings_decoded),         cmocka_unit_test(bad_arguments),
-      cmocka_unit_test(owned_array_in_owner),    cmocka_unit_test(weakmap_detached_rules),
+      cmocka_unit_test(node_fields_packed),      cmocka_unit_test(owned_array_in_owner),
+      cmocka_unit_test(weakmap_detached_rules),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -251,6 +251,22 @@ test('cprof snapshot diff: the classes of A and B are the ones DevTools\' worker
   assert.ok(rep.classes.some((c) => c.name === 'Session'))
 })
 
+test('cprof snapshot diff: snapshots given newest first warn (V8\'s ids only grow), oldest first do not', () => {
+  const { a, b, c } = diffSnapshots()
+  const older = (later, earlier) => new RegExp(`^cprof snapshot diff: warning: ${later} looks older than ${earlier}: \\d+ of the \\d+ objects of ${later} that ${earlier} lacks have ids below ${earlier}'s largest, .*oldest first$`, 'm')
+  let r = cli('snapshot', 'diff', b, a, '--json')
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stderr, older('B', 'A'))
+  assert.equal(JSON.parse(r.stdout).warnings.length, 1)
+  r = cli('snapshot', 'diff', a, c, b, '--json')
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stderr, older('C', 'B'))
+  assert.doesNotMatch(r.stderr, /B looks older than A/)
+  assert.equal(JSON.parse(r.stdout).warnings.length, 1)
+  // in order: diffJson asserts an empty stderr
+  assert.equal(diffJson(a, b, c).warnings.length, 0)
+})
+
 test('cprof snapshot diff: a missing file, a file that is no snapshot, snapshots of two processes', () => {
   const { a, b } = diffSnapshots()
   const dir = makeTmpDir('cprof-snapshot-diff-bad-')
