@@ -131,6 +131,12 @@ function snapshotDiff (files, top) {
   return addon.snapshotDiff(files, top)
 }
 
+/** The HTML viewer's data for a .heapsnapshot (cprof_snapshot_view).
+ * → Promise<string> (its JSON) @param {string} file @param {number} classes */
+function snapshotView (file, classes) {
+  return addon.snapshotView(file, classes)
+}
+
 // Signal triggers (src/addon/watch.c)
 
 /** Replaces slot's trigger: onSignal runs on the event loop at each signal.
@@ -185,6 +191,7 @@ module.exports = {
   merge,
   snapshotReport,
   snapshotDiff,
+  snapshotView,
   signalWatch,
   signalUnwatch,
   recStart,

@@ -38,4 +38,11 @@ async function snapshotDiff (files, top) {
   return JSON.parse(await native.snapshotDiff(files, n))
 }
 
-module.exports = { isHeapSnapshot, snapshotReport, snapshotDiff, SNAPSHOT_TOP_MAX }
+// The HTML viewer's data: the `classes` (1 – 1000) largest classes, their
+// largest objects and the retainer tree (src/core/heapsnapshot.h:
+// cprof_snapshot_view), as JSON text for the page.
+function snapshotView (file, classes) {
+  return native.snapshotView(file, Math.min(SNAPSHOT_TOP_MAX, Math.max(1, classes)))
+}
+
+module.exports = { isHeapSnapshot, snapshotReport, snapshotDiff, snapshotView, SNAPSHOT_TOP_MAX }

@@ -2,18 +2,22 @@
 // cprof html <file> [<after>] [-o report.html]: the self-contained HTML
 // viewer of a profile, or of the diff of two. The native core aggregates
 // and writes it off the main thread (src/core/export_html.c) into the page
-// template of lib/viewer.
+// template of lib/viewer. A heap snapshot's page: lib/viewer/snapshot-page.js.
+const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
 const { readMarks } = require('../viewer/marks-file')
+const { snapshotPage } = require('../viewer/snapshot-page')
+const { isHeapSnapshot } = require('../snapshot-report')
 const { termSafe } = require('../term')
 const { input, outputPath, claimOutputs, refused } = require('./profile-io')
 const { usageError } = require('./usage')
 
 const USAGE = `usage: cprof html <file> [-o report.html] [--title TEXT] [--force] [--source-maps]
        cprof html <before> <after> [-o diff.html] [--title TEXT] [--force] [--source-maps]
+       cprof html <file.heapsnapshot> [-o out.html] [--title TEXT] [--force]
 
 Writes one self-contained HTML file (no network; it opens from disk and can be
 attached to a ticket) to read a .cpuprofile or .heapprofile in a browser: the flame
@@ -21,6 +25,8 @@ graph (zoom, search, hover; icicle and left-heavy orderings), the top-down call
 tree, the bottom-up view (callers) and the flat profile, with self and total per
 function. With two profiles of the same kind, the same views of the diff: widths
 from <after>, each frame and function coloured by the change of its share.
+A .heapsnapshot: its classes (count, shallow and retained size), their largest
+objects and the retainer tree of a selected object (docs/viewer.md).
 
   -o, --output FILE   where to write (default: next to <file> with extension .html;
                       a diff: next to <after> as <after>.diff.html). Replaced if it
@@ -68,11 +74,18 @@ async function run (argv) {
   const a = parse(argv)
   if (a.exit !== undefined) return a.exit
   const files = a.positionals
+  const snapshots = await Promise.all(files.map((f) => isHeapSnapshot(input(f))))
+  if (files.length === 2 && snapshots.some(Boolean)) {
+    return usageError('html', USAGE, 'a heap snapshot opens alone: compare two with cprof snapshot diff').exit
+  }
   const out = a.values.output !== undefined ? path.resolve(a.values.output) : defaultOutput(files)
   const claim = claimOutputs('html', [out], {
     explicit: a.values.output !== undefined, force: a.values.force, inputs: files.map(input)
   })
   if (claim.exit !== undefined) return claim.exit
+  if (snapshots[0]) {
+    return writeSnapshotPage(input(files[0]), out, a.values.title ?? path.basename(files[0]), claim.keepExisting)
+  }
   const opts = {
     outs: { html: path.basename(out) },
     title: a.values.title ?? files.map((f) => path.basename(f)).join(' \u2192 '),
@@ -94,6 +107,29 @@ async function run (argv) {
     return refused('html', err)
   }
   process.stdout.write(`${r.outputs.html.path}\n`)
+  return 0
+}
+
+// The snapshot's page at out: a new file when keepExisting (it must not
+// exist), else replaced through a temporary file and a rename.
+async function writeSnapshotPage (file, out, title, keepExisting) {
+  let html
+  try {
+    html = await snapshotPage(file, title)
+  } catch (err) {
+    process.stderr.write(`cprof html: ${termSafe(err.message)}\n`)
+    return 1
+  }
+  const tmp = keepExisting ? out : `${out}.${process.pid}.tmp`
+  try {
+    await fs.promises.writeFile(tmp, html, { flag: 'wx' })
+    if (tmp !== out) await fs.promises.rename(tmp, out)
+  } catch (err) {
+    if (tmp !== out) await fs.promises.rm(tmp, { force: true })
+    process.stderr.write(`cprof html: cannot write ${termSafe(out)}: ${termSafe(err.message)}\n`)
+    return 1
+  }
+  process.stdout.write(`${out}\n`)
   return 0
 }
 

@@ -64,7 +64,7 @@ function input (file) {
 function outputPath (file, out, ext) {
   if (out !== undefined) return path.resolve(out)
   const abs = path.resolve(file)
-  const base = path.basename(abs).replace(/\.(cpuprofile|heapprofile|json)$/i, '')
+  const base = path.basename(abs).replace(/\.(cpuprofile|heapprofile|heapsnapshot|json)$/i, '')
   return path.join(path.dirname(abs), `${base}.${ext}`)
 }
 

@@ -71,7 +71,8 @@
     // A file deleted meanwhile is no longer selected.
     for (let i = picked.length - 1; i >= 0; i--) if (!files.some((f) => f.name === picked[i])) picked.splice(i, 1)
     const kinds = picked.map((n) => files.find((f) => f.name === n).kind)
-    const oneKind = kinds.every((k) => k === kinds[0])
+    // heap snapshots open one at a time (cprof snapshot diff compares them)
+    const oneKind = kinds.every((k) => k === kinds[0]) && kinds[0] !== 'snapshot'
     const ok = picked.length === 2 && oneKind
     cmp.href = ok ? 'diff?before=' + encodeURIComponent(picked[0]) + '&after=' + encodeURIComponent(picked[1]) : '#'
     cmp.setAttribute('aria-disabled', String(!ok))

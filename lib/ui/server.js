@@ -9,13 +9,17 @@
 //   GET  api/processes     { processes: [{ pid, app, pm2Id, instance, role,
 //                          running: ['cpu'|'heap'], signal, heapSignal }] }
 //                          (cprof ps: lib/fleet/discover.js, nothing pruned)
-//   GET  view?file=NAME    the HTML viewer of a profile in dir
+//   GET  view?file=NAME    the HTML viewer of a profile in dir (a
+//                          .heapsnapshot: its classes and retainers,
+//                          lib/viewer/snapshot-page.js)
 //   GET  diff?before=A&after=B   the viewer of their diff
 //   GET  merge?file=A&file=B…    the viewer of their merge (one kind)
 //   POST api/profile       { pid, kind: 'cpu'|'heap', seconds, signal? } → 202 { id }
 //   GET  api/jobs          { jobs: [{ id, pid, kind, seconds, state, log }] }
 // Viewer pages are written by the native core into a private temp dir,
-// read back, sent and removed.
+// read back, sent and removed. A snapshot is analysed on a libuv worker
+// thread of this process (never in a profiled app, never on the event
+// loop) and its page sent as made.
 const crypto = require('node:crypto')
 const fs = require('node:fs')
 const http = require('node:http')
@@ -23,6 +27,7 @@ const os = require('node:os')
 const path = require('node:path')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
+const { snapshotPage } = require('../viewer/snapshot-page')
 const { mergeMarks } = require('../cli/merge-marks')
 const { readMarks } = require('../viewer/marks-file')
 const { termSafe } = require('../term')
@@ -42,7 +47,8 @@ const { listProfiles } = require('../cli/list')
 const { discover } = require('../fleet/discover')
 const { createJobs } = require('./jobs')
 
-const PROFILE_EXTS = /\.(cpuprofile|heapprofile)$/
+const PROFILE_EXTS = /\.(cpuprofile|heapprofile|heapsnapshot)$/
+const SNAPSHOT = /\.heapsnapshot$/
 const MAX_MERGE = 200
 
 function sha256 (text) {
@@ -131,8 +137,21 @@ async function createUiServer ({ dir, port = 0 }) {
     }
   }
 
+  // A snapshot's page (one file).
+  async function snapshotViewer (res, file) {
+    try {
+      send(res, 200, 'text/html; charset=utf-8', await snapshotPage(file, path.basename(file)))
+    } catch (err) {
+      send(res, 422, 'text/plain; charset=utf-8', `cprof ui: ${err.code ? err.code + ': ' : ''}${err.message}\n`)
+    }
+  }
+
   // how: 'view' (one file), 'diff' (before, after) or 'merge' (files of one kind).
   async function viewer (res, files, how = files.length === 1 ? 'view' : 'diff') {
+    if (how === 'view' && SNAPSHOT.test(files[0])) return snapshotViewer(res, files[0])
+    if (files.some((f) => SNAPSHOT.test(f))) {
+      return send(res, 400, 'text/plain; charset=utf-8', 'heap snapshots open one at a time: compare two with cprof snapshot diff\n')
+    }
     const n = ++seq
     const out = `view-${n}.html`
     const merged = `merged-${n}.${PROFILE_EXTS.exec(files[0])[1]}`

@@ -29,7 +29,8 @@ NAPI_MODULE_INIT() {
       export_fn(env, exports, "recStatus", cprof__recorder_status) ||
       export_fn(env, exports, "recDump", cprof__recorder_dump) ||
       export_fn(env, exports, "snapshotReport", cprof__snapshot_report) ||
-      export_fn(env, exports, "snapshotDiff", cprof__snapshot_diff))
+      export_fn(env, exports, "snapshotDiff", cprof__snapshot_diff) ||
+      export_fn(env, exports, "snapshotView", cprof__snapshot_view))
     return NULL;
   return exports;
 }

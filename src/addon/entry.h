@@ -24,5 +24,6 @@ napi_value cprof__recorder_status(napi_env env, napi_callback_info info);
 napi_value cprof__recorder_dump(napi_env env, napi_callback_info info);
 napi_value cprof__snapshot_report(napi_env env, napi_callback_info info);
 napi_value cprof__snapshot_diff(napi_env env, napi_callback_info info);
+napi_value cprof__snapshot_view(napi_env env, napi_callback_info info);
 
 #endif

@@ -2,7 +2,9 @@
  * of a .heapsnapshot (core/heapsnapshot.h), read and analysed on a libuv
  * worker thread; the promise gets the report's JSON text.
  * snapshotDiff([a, b, c?], top) → Promise<string>: `cprof snapshot diff`,
- * the same way (the snapshots one after another). Only the CLI
+ * the same way (the snapshots one after another).
+ * snapshotView(path, classes) → Promise<string>: the HTML viewer's data
+ * (cprof_snapshot_view), for cprof html and cprof ui. Only the CLI and ui
  * calls it: a snapshot's analysis costs memory in proportion to the
  * snapshot, never something to do inside a profiled app. */
 #include <stdio.h>
@@ -17,8 +19,9 @@
 typedef struct {
   napi_async_work work;
   napi_deferred deferred;
-  char *paths[3]; /* one: the report; two or three: the diff */
+  char *paths[3]; /* one: the report or view; two or three: the diff */
   unsigned n, top;
+  int view;   /* one path: the viewer's data rather than the report */
   char *json; /* the report, on success */
   int err;
   char errbuf[1024];
@@ -34,7 +37,9 @@ static void snap_free(snap_job_t *j) {
 static void execute_cb(napi_env env, void *data) {
   (void)env;
   snap_job_t *j = data;
-  if (j->n == 1)
+  if (j->view)
+    j->err = cprof_snapshot_view_file(j->paths[0], j->top, &j->json, j->errbuf, sizeof j->errbuf);
+  else if (j->n == 1)
     j->err = cprof_snapshot_report_file(j->paths[0], j->top, &j->json, j->errbuf, sizeof j->errbuf);
   else
     j->err = cprof_snapshot_diff_files((const char *const *)j->paths, j->n, j->top, &j->json,
@@ -88,6 +93,12 @@ static int path_arg(napi_env env, napi_value v, snap_job_t *j) {
   return cprof__arg_string(env, v, "path", &j->paths[0]) != 0 || j->paths[0] == NULL ? -1 : 0;
 }
 
+/* snapshotView's one path. */
+static int view_arg(napi_env env, napi_value v, snap_job_t *j) {
+  j->view = 1;
+  return path_arg(env, v, j);
+}
+
 /* The paths array: two or three strings. */
 static int paths_arg(napi_env env, napi_value v, snap_job_t *j) {
   bool is_array = false;
@@ -129,4 +140,8 @@ napi_value cprof__snapshot_report(napi_env env, napi_callback_info info) {
 
 napi_value cprof__snapshot_diff(napi_env env, napi_callback_info info) {
   return start(env, info, paths_arg, "snapshotDiff(paths, top): two or three paths, top 1 to 1000");
+}
+
+napi_value cprof__snapshot_view(napi_env env, napi_callback_info info) {
+  return start(env, info, view_arg, "snapshotView(path, classes): classes is 1 to 1000");
 }

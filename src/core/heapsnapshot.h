@@ -54,4 +54,35 @@ int cprof_snapshot_diff(const char *const *texts, const size_t *lens, unsigned n
 int cprof_snapshot_diff_files(const char *const *paths, unsigned n, unsigned top, char **out,
                               char *errbuf, size_t errlen);
 
+/* The HTML viewer's data for a snapshot (cprof html, cprof ui), as JSON
+ * text in *out (malloc'd, caller frees):
+ *   { kind: "heapsnapshot", nodes, edges, totalSize, unreachable,
+ *     classCount, caps: { classes, instances, objects, depth, fanout, nodes },
+ *     classes: [{ name, count, selfSize, retainedSize, distance,
+ *                 objects: [T], more }],      the `classes` largest
+ *     objects: [T],                           the largest objects
+ *     table: [{ id, name, class, type, selfSize, retainedSize, distance,
+ *               retainers: [[edge, edgeType, T]], more, weak }],
+ *     truncated }
+ * T: an index into table. A class lists its CPROF_SNAPSHOT_VIEW_INSTANCES
+ * largest objects (more: the rest); objects, the CPROF_SNAPSHOT_VIEW_OBJECTS
+ * largest overall. Every listed object's retainers, and theirs, are looked
+ * up CPROF_SNAPSHOT_VIEW_DEPTH levels up: an entry without `retainers` was
+ * not; at most CPROF_SNAPSHOT_VIEW_FANOUT per entry, nearest the roots first
+ * (by distance, as DevTools orders them), more: those left out, weak: weak
+ * retainers not shown (DevTools' filter: not the root, not weak, not
+ * invisible). The table holds at most CPROF_SNAPSHOT_VIEW_NODES entries
+ * (truncated: retainers were left out for it). Sizes in bytes. Errors as
+ * cprof_snapshot_report's (CPROF_EINVAL: classes 0 or over
+ * CPROF_SNAPSHOT_TOP_MAX). */
+#define CPROF_SNAPSHOT_VIEW_INSTANCES 20
+#define CPROF_SNAPSHOT_VIEW_OBJECTS 100
+#define CPROF_SNAPSHOT_VIEW_DEPTH 6
+#define CPROF_SNAPSHOT_VIEW_FANOUT 8
+#define CPROF_SNAPSHOT_VIEW_NODES 24000 /* above 1000 classes x 20 + 100 listed */
+int cprof_snapshot_view(const char *json, size_t len, unsigned classes, char **out, char *errbuf,
+                        size_t errlen);
+int cprof_snapshot_view_file(const char *path, unsigned classes, char **out, char *errbuf,
+                             size_t errlen);
+
 #endif

@@ -17,7 +17,8 @@
  * arrays' sizes), snapshot_dom.c (retainers, dominator tree, retained sizes),
  * snapshot_class.c (classes), snapshot_report.c (the JSON report),
  * snapshot_paths.c (objects grouped by retainer path), snapshot_diff.c
- * (cprof snapshot diff), snapshot_file.c (files mapped). */
+ * (cprof snapshot diff), snapshot_file.c (files mapped), snapshot_view.c
+ * (the viewer's page data), snapshot_retainers.c (retainers of a set). */
 #ifndef CPROF_SNAPSHOT_H
 #define CPROF_SNAPSHOT_H
 
@@ -116,6 +117,11 @@ int cprof__snap_check(cprof__snap_t *s, char *errbuf, size_t errlen);
 int cprof__snap_report(const char *json, size_t len, unsigned top,
                        void (*release)(const char *json, size_t upto), char **out, char *errbuf,
                        size_t errlen);
+
+/* cprof_snapshot_view with the same hook (snapshot_view.c). */
+int cprof__snap_view(const char *json, size_t len, unsigned classes,
+                     void (*release)(const char *json, size_t upto), char **out, char *errbuf,
+                     size_t errlen);
 
 /* The whole analysis cprof__snap_report runs before its report: parse,
  * release (may be NULL), graph, detachedness, shallow sizes, dominators,
@@ -232,6 +238,30 @@ static inline int cprof__snap_counted(const cprof__snap_t *s, uint32_t node) {
  * { edge, edgeType, id, name, class, type }, root end first; at most 64,
  * cut from the root end), or NULL out of memory (snapshot_report.c). */
 struct cJSON *cprof__snap_path_json(const cprof__snap_t *s, uint32_t n);
+
+/* Shared by the report and the view (snapshot_report.c): an edge's name as
+ * DevTools shows it (an element's or hidden edge's index as digits); n's
+ * id, name, class and type added to obj (0, or -1 out of memory); the top
+ * largest nodes by retained size (not the root, not synthetic), largest
+ * first, in best[0..*k). */
+const char *cprof__snap_edge_name(const cprof__snap_t *s, uint32_t e, char *buf, size_t len);
+int cprof__snap_node_json(struct cJSON *obj, const cprof__snap_t *s, uint32_t n);
+void cprof__snap_largest(const cprof__snap_t *s, uint32_t top, uint32_t *best, uint32_t *k);
+
+/* The retainers of a set of nodes (snapshot_retainers.c), without the
+ * retainer indexes (freed after the dominators): one pass over all edges.
+ * The set: the nodes n with lo <= slot[n] < hi (slot: node_count entries).
+ * For set member i = slot[n] - lo: its retaining edges by DevTools' filter
+ * (HeapSnapshot.ts, retainingEdgesFilter: not from the root, not weak, not
+ * invisible), the `fanout` nearest the roots (by the retainer's distance)
+ * in out[i * fanout ..], got[i] of them; all[i] counts every one, weak[i]
+ * the weak ones left out. got, all and weak must be zeroed. */
+typedef struct {
+  uint32_t edge, from;
+} cprof__snap_ret_t;
+void cprof__snap_retainers(const cprof__snap_t *s, const uint32_t *slot, uint32_t lo, uint32_t hi,
+                           uint32_t fanout, cprof__snap_ret_t *out, uint32_t *got, uint32_t *all,
+                           uint32_t *weak);
 
 /* Retainer paths as keys (snapshot_paths.c): a node's path from the root
  * (parent_edge) with each step an edge label and a node label, indexes

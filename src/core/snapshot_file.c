@@ -1,4 +1,4 @@
-/* cprof_snapshot_report_file and cprof_snapshot_diff_files: each snapshot
+/* cprof_snapshot_report_file, cprof_snapshot_view_file and cprof_snapshot_diff_files: each snapshot
  * mapped read-only, not read into a buffer. The reader passes over it once, front to back
  * (MADV_SEQUENTIAL): the kernel can drop pages behind it, so a snapshot larger than the free memory
  * still reads, and its text is never copied; the strings, at its end, are read from it when the
@@ -60,15 +60,30 @@ void cprof__snap_unmap(cprof__snap_map_t *m) {
   m->map = NULL;
 }
 
-int cprof_snapshot_report_file(const char *path, unsigned top, char **out, char *errbuf,
-                               size_t errlen) {
+typedef int (*one_fn)(const char *json, size_t len, unsigned top,
+                      void (*release)(const char *json, size_t upto), char **out, char *errbuf,
+                      size_t errlen);
+
+/* fn (the report or the view) on the file mapped. */
+static int one_file(one_fn fn, const char *path, unsigned top, char **out, char *errbuf,
+                    size_t errlen) {
   cprof__snap_map_t m;
   *out = NULL;
   int rc = cprof__snap_map(path, &m, errbuf, errlen);
   if (rc != CPROF_OK) return rc;
-  rc = cprof__snap_report(m.map, m.len, top, cprof__snap_release, out, errbuf, errlen);
+  rc = fn(m.map, m.len, top, cprof__snap_release, out, errbuf, errlen);
   cprof__snap_unmap(&m);
   return rc;
+}
+
+int cprof_snapshot_report_file(const char *path, unsigned top, char **out, char *errbuf,
+                               size_t errlen) {
+  return one_file(cprof__snap_report, path, top, out, errbuf, errlen);
+}
+
+int cprof_snapshot_view_file(const char *path, unsigned classes, char **out, char *errbuf,
+                             size_t errlen) {
+  return one_file(cprof__snap_view, path, classes, out, errbuf, errlen);
 }
 
 /* cprof_snapshot_diff_files: one file mapped at a time, unmapped once its

@@ -16,7 +16,7 @@
 /* Retainer paths longer than this are cut (from the root's end). */
 #define PATH_MAX_STEPS 64
 
-static const char *edge_name(const cprof__snap_t *s, uint32_t e, char *buf, size_t len) {
+const char *cprof__snap_edge_name(const cprof__snap_t *s, uint32_t e, char *buf, size_t len) {
   uint32_t t = cprof__snap_etype(s, e), name = cprof__snap_efield(s, e, s->e_name);
   if (t == s->et_element || t == s->et_hidden) {
     snprintf(buf, len, "%u", name);
@@ -29,8 +29,7 @@ static const char *node_class(const cprof__snap_t *s, uint32_t n, char *buf, siz
   return cprof__snap_class_name(s, cprof__snap_class_key(s, n), buf, len);
 }
 
-/* Adds n's id, name, class and type to obj. 0, or -1 out of memory. */
-static int add_node(cJSON *obj, const cprof__snap_t *s, uint32_t n) {
+int cprof__snap_node_json(cJSON *obj, const cprof__snap_t *s, uint32_t n) {
   char buf[300];
   return cJSON_AddNumberToObject(obj, "id", cprof__snap_nfield(s, n, s->n_id)) &&
                  cJSON_AddStringToObject(obj, "name",
@@ -57,9 +56,9 @@ cJSON *cprof__snap_path_json(const cprof__snap_t *s, uint32_t n) {
     uint32_t e = steps[i];
     cJSON *step = cJSON_CreateObject();
     if (step == NULL || !cJSON_AddItemToArray(arr, step) ||
-        !cJSON_AddStringToObject(step, "edge", edge_name(s, e, buf, sizeof buf)) ||
+        !cJSON_AddStringToObject(step, "edge", cprof__snap_edge_name(s, e, buf, sizeof buf)) ||
         !cJSON_AddStringToObject(step, "edgeType", s->etypes.names[cprof__snap_etype(s, e)]) ||
-        add_node(step, s, cprof__snap_to(s, e)) != 0) {
+        cprof__snap_node_json(step, s, cprof__snap_to(s, e)) != 0) {
       cJSON_Delete(arr);
       return NULL;
     }
@@ -83,8 +82,7 @@ static int listed(const cprof__snap_t *s, uint32_t n) {
   return n != s->root && cprof__snap_ntype(s, n) != s->t_synthetic;
 }
 
-/* The top largest nodes by retained size, largest first, in best[0..*k). */
-static void largest(const cprof__snap_t *s, uint32_t top, uint32_t *best, uint32_t *k) {
+void cprof__snap_largest(const cprof__snap_t *s, uint32_t top, uint32_t *best, uint32_t *k) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < s->node_count; i++) {
     if (!listed(s, i)) continue;
@@ -102,11 +100,11 @@ static void largest(const cprof__snap_t *s, uint32_t top, uint32_t *best, uint32
 static cJSON *objects(const cprof__snap_t *s, uint32_t top) {
   uint32_t *best = malloc((size_t)top * sizeof *best), k = 0;
   cJSON *arr = best ? cJSON_CreateArray() : NULL;
-  if (arr != NULL) largest(s, top, best, &k);
+  if (arr != NULL) cprof__snap_largest(s, top, best, &k);
   for (uint32_t i = 0; arr != NULL && i < k; i++) {
     uint32_t n = best[i];
     cJSON *o = cJSON_CreateObject();
-    if (o == NULL || !cJSON_AddItemToArray(arr, o) || add_node(o, s, n) != 0 ||
+    if (o == NULL || !cJSON_AddItemToArray(arr, o) || cprof__snap_node_json(o, s, n) != 0 ||
         !add_sizes(o, s, cprof__snap_self(s, n), s->retained[n], s->dist[n], n)) {
       cJSON_Delete(arr);
       arr = NULL;

@@ -5,6 +5,8 @@
  *   bytes → cprof__snap_analyse (parse, graph, detachedness, shallow
  *           sizes, dominators) → classes
  *   bytes → cprof_snapshot_report (the JSON report)
+ *   bytes → cprof_snapshot_view (the viewer's data: every table index in
+ *           the table)
  *   bytes → cprof_snapshot_diff: the input cut at its NUL bytes into up to
  *           three snapshots A, B, C (no NUL: the input three times)
  *
@@ -77,6 +79,25 @@ static void report(const char *text, size_t len) {
   free(out);
 }
 
+/* Every retainer of the view's table points into the table. */
+static void view(const char *text, size_t len) {
+  char *out = NULL, err[256] = "";
+  if (cprof_snapshot_view(text, len, 3, &out, err, sizeof err) != CPROF_OK) {
+    SNAP_FUZZ_CHECK(out == NULL);
+    return;
+  }
+  cJSON *doc = cJSON_Parse(out), *e, *r;
+  SNAP_FUZZ_CHECK(doc != NULL);
+  int n = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "table"));
+  cJSON_ArrayForEach(e, cJSON_GetObjectItem(doc, "table")) {
+    cJSON_ArrayForEach(r, cJSON_GetObjectItem(e, "retainers")) {
+      SNAP_FUZZ_CHECK(cJSON_GetArrayItem(r, 2)->valuedouble < n);
+    }
+  }
+  cJSON_Delete(doc);
+  free(out);
+}
+
 static double count_of(const cJSON *doc, const char *which) {
   const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, which), "count");
   return cJSON_IsNumber(v) ? v->valuedouble : 0;
@@ -117,6 +138,7 @@ int cprof_fuzz_snapshot_one(const uint8_t *data, size_t size) {
   memcpy(text, data, size);
   analyse(text, size);
   report(text, size);
+  view(text, size);
   diff(text, size);
   free(text);
   return 0;

@@ -1,4 +1,4 @@
-// Wires the page: header figures, the flame graph, the three views, search,
+// Wires the page (a heap snapshot's: snapshot.js): header figures, the flame graph, the three views, search,
 // and "focus a function everywhere".
 function figures (m) {
   const d = m.d
@@ -68,6 +68,7 @@ function main () {
   const phase = (name) => { const t = performance.now(); phases[name] = Math.round(t - tp); tp = t }
   const d = JSON.parse(document.getElementById('cprof-data').textContent)
   phase('parse')
+  if (d.kind === 'heapsnapshot') return showSnapshot(d) // snapshot.js
   // The samples in time order (time.js): a range in the URL counts only its samples.
   const td = timeData(d)
   const range = applyRange(d, td, wantedRange(td))

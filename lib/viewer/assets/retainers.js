@@ -1,0 +1,109 @@
+// A heap snapshot page's retainer tree (snapshot.js): the selected object
+// at the top, under it what holds it, and what holds those, as the data
+// gives them (src/core/snapshot_view.c: nearest the roots first, a few
+// levels deep, capped). The first retainer of each level opens by itself,
+// so the path from a root shows at once, as DevTools does.
+function snapEdgeLabel (edge, type) {
+  return type === 'element' || type === 'hidden' ? '[' + edge + ']' : edge
+}
+
+// An object as DevTools names it: a string by its text, a function by its
+// name, anything else by its class; then @id.
+function snapNodeLabel (n) {
+  const t = n.type
+  const text = t === 'string' || t === 'concatenated string' || t === 'sliced string'
+    ? JSON.stringify(n.name.length > 80 ? n.name.slice(0, 80) + '\u2026' : n.name)
+    : t === 'closure' ? (n.name || '(anonymous)') + '()' : n.class
+  return text + ' @' + n.id
+}
+
+function snapDistance (d) {
+  return d < 0 ? '\u2014' : fmtCount(d)
+}
+
+function createRetainerTree (d, container) {
+  const open = new Set() // path keys ("t/i/j"): rows shown expanded
+  let root = -1
+  const table = el('table', 'retainers')
+  const head = el('tr')
+  for (const h of ['Retainer', 'Distance', 'Shallow', 'Retained']) head.appendChild(el('th', h === 'Retainer' ? 'fn' : '', h))
+  const tbody = el('tbody')
+  table.append(el('thead'), tbody)
+  table.tHead.appendChild(head)
+  const note = el('div', 'note', 'Select an object to see what retains it.')
+  container.append(note, table)
+
+  function row (n, label, depth, key, expandable) {
+    const tr = el('tr')
+    tr.dataset.key = key
+    const td = el('td', 'fn')
+    td.style.paddingLeft = 8 + depth * 16 + 'px'
+    const tog = el('span', 'toggle', expandable ? (open.has(key) ? '\u25be' : '\u25b8') : '')
+    if (expandable) tog.addEventListener('click', () => { open.has(key) ? open.delete(key) : open.add(key); render() })
+    td.append(tog, el('span', 'name', label))
+    tr.append(td, el('td', 'num', snapDistance(n.distance)), el('td', 'num', fmtValue(n.selfSize, 'bytes')), el('td', 'num', fmtValue(n.retainedSize, 'bytes')))
+    tbody.appendChild(tr)
+  }
+
+  function noteRow (text, depth) {
+    const tr = el('tr', 'more')
+    const td = el('td', '', text)
+    td.colSpan = 4
+    td.style.paddingLeft = 24 + depth * 16 + 'px'
+    tr.appendChild(td)
+    tbody.appendChild(tr)
+  }
+
+  // The retainers of table entry t under the row `key`; seen: the entries
+  // on the way up (a cycle is shown once, not opened again).
+  function children (t, key, depth, seen) {
+    const n = d.table[t]
+    if (!n.retainers) return noteRow('retainers not looked up: deeper than the page holds (cprof snapshot gives the full path)', depth)
+    n.retainers.forEach(([edge, type, r], i) => {
+      const k = key + '/' + i
+      const cyc = seen.has(r)
+      row(d.table[r], snapEdgeLabel(edge, type) + ' in ' + snapNodeLabel(d.table[r]) + (cyc ? ' (cycle)' : ''), depth, k, !cyc && hasMore(r))
+      if (!cyc && open.has(k)) children(r, k, depth + 1, new Set(seen).add(r))
+    })
+    if (n.more > 0) noteRow(`${fmtCount(n.more)} more retainer${n.more === 1 ? '' : 's'} not listed`, depth)
+    if (n.weak > 0) noteRow(`${fmtCount(n.weak)} weak retainer${n.weak === 1 ? '' : 's'} not shown (weak edges do not retain)`, depth)
+    if (n.retainers.length === 0 && !n.more && !n.weak) noteRow('no retainers: held by a GC root', depth)
+  }
+
+  function hasMore (t) {
+    const n = d.table[t]
+    return !n.retainers || n.retainers.length > 0 || n.more > 0 || n.weak > 0
+  }
+
+  function render () {
+    tbody.replaceChildren()
+    if (root < 0) return
+    row(d.table[root], snapNodeLabel(d.table[root]), 0, String(root), false)
+    children(root, String(root), 1, new Set([root]))
+  }
+
+  // Opens the first retainer of each level, while there is one not seen.
+  function openFirst (t) {
+    const seen = new Set([t])
+    let key = String(t)
+    for (let n = d.table[t]; n.retainers && n.retainers.length > 0;) {
+      const r = n.retainers[0][2]
+      if (seen.has(r)) break
+      key += '/0'
+      open.add(key)
+      seen.add(r)
+      n = d.table[r]
+    }
+  }
+
+  return {
+    show (t) {
+      root = t
+      open.clear()
+      openFirst(t)
+      note.textContent = `What retains ${snapNodeLabel(d.table[t])}: each row is the edge and the object that holds the row above it, nearest a GC root first.`
+      render()
+    },
+    get selected () { return root }
+  }
+}
