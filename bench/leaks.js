@@ -140,6 +140,12 @@ async function clean () {
     windows: r.lines.length,
     linesWithAGrowingSite: reported.length,
     sites: [...new Set(reported.flatMap((x) => x.trend.top.map((s) => s.functionName)))],
+    // each reported window: when (minutes from the start) and what, with its evidence
+    reports: reported.map((x) => ({
+      afterMin: Number(min(x.trend.to - startOf(r.lines))),
+      windows: x.trend.windows,
+      top: x.trend.top.map(({ functionName, url, line, perMinute, z, live, series }) => ({ functionName, url, line, perMinute, z, live, series }))
+    })),
     heapGrowingLines: r.lines.filter((x) => x.trend.growing).length,
     requests: r.sent
   }
