@@ -148,7 +148,9 @@ function createRecorder (hooks) {
     const stem = o.name || fileStem(o.kind, undefined, stamp).replace(/^(cpu|heap)-/, '$1-recording-')
     const ext = heap ? 'heapprofile' : 'cpuprofile'
     const fileName = `${stem}.${ext}`
-    const marks = heap ? viewerMarks(extra, stamp, null, heapWindows(stamp)) : viewerMarks(extra, stamp, windowEnds)
+    // The newest window end is where the dump ends (its rotation, or
+    // stop()'s): not an edge between two of its windows.
+    const marks = heap ? viewerMarks(extra, stamp, null, heapWindows(stamp)) : viewerMarks(extra, stamp, windowEnds.slice(0, -1))
     const interval = heap ? heapIntervalBytes : intervalUs
     const d = timed(() => native.recDump({
       lastMs: o.last,
