@@ -43,6 +43,12 @@
 #define CPROF_TREND_RECENT_FRACTION 0.25
 #define CPROF_TREND_RECENT_RATIO 0.25
 #define CPROF_TREND_TOP 10
+/* The recorder's noise rule: growth over the series of at least this many
+ * sampling intervals. Objects that live minutes (timers, sockets, requests
+ * in flight at a GC) put a few samples on a site that come and go; with 60 s
+ * heap windows, 4 (the rule before) let a 5-sample plateau through in 2 of
+ * 60 clean minutes (bench/leaks.js, docs/benchmarks.md). */
+#define CPROF_TREND_MIN_GROWTH_SAMPLES 10
 
 typedef struct {
   uint32_t min_windows;   /* fewer windows: no verdict (CPROF_TREND_MIN_WINDOWS) */

@@ -153,7 +153,7 @@ static void trend_add(const conv_t *c, cprof_trend_t *trend, const cprof_window_
   cprof_trend_opts_t o;
   if (!trend) return;
   cprof_trend_opts_default(&o);
-  o.min_growth = (int64_t)(4 * c->cfg->heap_interval); /* a few samples: more than noise */
+  o.min_growth = (int64_t)(CPROF_TREND_MIN_GROWTH_SAMPLES * c->cfg->heap_interval);
   (void)cprof_trend_add(trend, w->profile, w->to_ms, &o);
 }
 
