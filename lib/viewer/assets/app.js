@@ -75,15 +75,7 @@ function main () {
   phase('time')
   const m = buildModel(d)
   phase('model')
-  const title = d.title || 'cprof profile'
-  document.title = title + ' \u2014 cprof'
-  document.getElementById('title').textContent = title
-  const dl = document.getElementById('figures')
-  for (const [k, v] of figures(m)) {
-    const div = el('div')
-    div.append(el('dt', '', k), el('dd', '', v))
-    dl.appendChild(div)
-  }
+  showHeader(d.title || 'cprof profile', figures(m))
   legend(m, document.getElementById('legend'))
 
   const tip = document.getElementById('tip')
@@ -192,4 +184,17 @@ try {
 } catch (err) {
   document.body.prepend(el('pre', 'note', 'cprof viewer: cannot show this profile: ' + (err && err.message)))
   throw err
+}
+
+// The page's title and its header figures ([label, value] pairs): a
+// profile's (above) and a snapshot's (snapshot.js).
+function showHeader (title, pairs) {
+  document.title = title + ' \u2014 cprof'
+  document.getElementById('title').textContent = title
+  const dl = document.getElementById('figures')
+  for (const [k, v] of pairs) {
+    const div = el('div')
+    div.append(el('dt', '', k), el('dd', '', v))
+    dl.appendChild(div)
+  }
 }

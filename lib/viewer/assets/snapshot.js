@@ -102,15 +102,7 @@ function createObjectList (d, box, title, onObject) {
 }
 
 function showSnapshot (d) {
-  const title = d.title || 'cprof heap snapshot'
-  document.title = title + ' \u2014 cprof'
-  document.getElementById('title').textContent = title
-  const dl = document.getElementById('figures')
-  for (const [k, v] of snapFigures(d)) {
-    const div = el('div')
-    div.append(el('dt', '', k), el('dd', '', v))
-    dl.appendChild(div)
-  }
+  showHeader(d.title || 'cprof heap snapshot', snapFigures(d))
   for (const id of ['flame-panel', 'tabs', 'views']) document.getElementById(id).hidden = true
   const panel = document.getElementById('snapshot-panel')
   panel.hidden = false
