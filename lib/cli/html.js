@@ -8,7 +8,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
-const { readMarks } = require('../viewer/marks-file')
+const { readMarks, writeWhole } = require('../viewer/marks-file')
 const { snapshotPage } = require('../viewer/snapshot-page')
 const { isHeapSnapshot } = require('../snapshot-report')
 const { termSafe } = require('../term')
@@ -110,8 +110,8 @@ async function run (argv) {
   return 0
 }
 
-// The snapshot's page at out: a new file when keepExisting (it must not
-// exist), else replaced through a temporary file and a rename.
+// The snapshot's page at out (0600, as every file cprof writes): a new file
+// when keepExisting (it must not exist), else replaced whole (writeWhole).
 async function writeSnapshotPage (file, out, title, keepExisting) {
   let html
   try {
@@ -120,12 +120,10 @@ async function writeSnapshotPage (file, out, title, keepExisting) {
     process.stderr.write(`cprof html: ${termSafe(err.message)}\n`)
     return 1
   }
-  const tmp = keepExisting ? out : `${out}.${process.pid}.tmp`
   try {
-    await fs.promises.writeFile(tmp, html, { flag: 'wx' })
-    if (tmp !== out) await fs.promises.rename(tmp, out)
+    if (keepExisting) await fs.promises.writeFile(out, html, { mode: 0o600, flag: 'wx' })
+    else await writeWhole(out, html)
   } catch (err) {
-    if (tmp !== out) await fs.promises.rm(tmp, { force: true })
     process.stderr.write(`cprof html: cannot write ${termSafe(out)}: ${termSafe(err.message)}\n`)
     return 1
   }
