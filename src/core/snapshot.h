@@ -3,13 +3,14 @@
  * sizes, distances, classes), for `cprof snapshot`. Internal to the core.
  *
  * The file's nodes and edges arrays are kept packed uint32 (as DevTools
- * keeps them: Uint32Array), with two changes once checked: an edge's
- * to_node, a node field index in the file, becomes a node ordinal, and a
- * node keeps only the 4 fields the analysis reads (CPROF__SNAP_NF).
- * Every other array is one per node or one per edge, never one allocation
- * per node: a snapshot costs its arrays, at the peak (the distance search,
- * once the dominator tree is built) about 53 bytes a node and 12 an edge,
- * 1.3x a large file (docs/benchmarks.md, Heap snapshots).
+ * keeps them: Uint32Array), rewritten once checked to compact records: a
+ * node keeps the 4 fields the analysis reads, an edge's to_node becomes a
+ * node ordinal, and a type shares its word with the name when they fit (3
+ * words a node, 2 an edge; see the accessors). Every other array is one
+ * per node or one per edge, never one allocation per node: a snapshot
+ * costs its arrays, at the peak (the distance search, once the dominator
+ * tree is built) about 45 bytes a node and 8 an edge, about 1.0x a large
+ * file (docs/benchmarks.md, Heap snapshots).
  *
  * Units: snapshot_read.c (the document), snapshot_string.c (the strings
  * table), snapshot_check.c (every index checked), snapshot_graph.c
@@ -40,8 +41,10 @@ typedef struct {
 } cprof__snap_types_t;
 
 /* Gives back the pages of json before upto, which the parse never reads
- * again (snapshot_file.c's cprof__snap_release for a mapped file; NULL for
- * text in memory that must stay). */
+ * again, and between the analysis's steps all of them (a mapped file's
+ * pages come back from the page cache as names are read):
+ * snapshot_file.c's cprof__snap_release; NULL for text in memory that
+ * must stay. */
 typedef void (*cprof__snap_release_t)(const char *json, size_t upto);
 
 typedef struct {
@@ -56,13 +59,14 @@ typedef struct {
   uint32_t t_hidden, t_array, t_object, t_native, t_synthetic, t_code, t_closure, t_regexp;
   uint32_t et_weak, et_shortcut, et_element, et_hidden, et_internal;
 
-  /* nf values per node; after the parse nf is CPROF__SNAP_NF, the fields
-   * at n_type, n_name, n_id, n_self (n_edges and n_detach -1: the edge
-   * counts went to first_edge, the detachedness to `detached`) */
+  /* nf values per node, ef per edge: the file's records until the parse
+   * ends, then the compact ones (the accessors below; the edge counts went
+   * to first_edge, the detachedness to `detached`) */
   uint32_t *nodes;
   uint64_t nodes_len;
-  uint32_t *edges; /* ef values per edge; to_node a node ordinal after the check */
+  uint32_t *edges;
   uint64_t edges_len;
+  int npacked, epacked; /* the compact records' layout (see the accessors) */
   uint32_t node_count, edge_count;
   uint32_t root;                  /* the root node's ordinal */
   int64_t decl_nodes, decl_edges; /* snapshot.node_count/edge_count, -1: absent */
@@ -87,10 +91,10 @@ typedef struct {
   uint8_t *detached;
   int32_t *dist;         /* node_count: DevTools' distances */
   uint32_t *parent_edge; /* node_count: the edge the distance BFS reached it by */
-  uint32_t *dom;         /* node_count: immediate dominator's ordinal */
+  uint32_t *dom;         /* node_count: immediate dominator's ordinal, until dominated */
   uint64_t *retained;    /* node_count: retained size in bytes */
-  uint32_t *first_dom;   /* node_count + 1: into dominated */
-  uint32_t *dominated;   /* node_count: dominated node ordinals, by dominator */
+  uint32_t *dom_child;   /* node_count: the first node n dominates, or CPROF__SNAP_NONE */
+  uint32_t *dom_next;    /* node_count: the next node with n's dominator (dom's room) */
   uint32_t unreachable;  /* nodes not reached from the root by retaining edges */
 } cprof__snap_t;
 
@@ -124,8 +128,9 @@ int cprof__snap_view(const char *json, size_t len, unsigned classes,
                      size_t errlen);
 
 /* The whole analysis cprof__snap_report runs before its report: parse,
- * release (may be NULL), graph, detachedness, shallow sizes, dominators,
- * distances.
+ * release (may be NULL), graph, detachedness, shallow sizes, release of
+ * the whole text, dominators, distances, release again, the dominator
+ * tree's lists.
  * Free s with cprof__snap_free, also after an error. */
 int cprof__snap_analyse(const char *json, size_t len,
                         void (*release)(const char *json, size_t upto), cprof__snap_t *s,
@@ -166,28 +171,57 @@ const char *cprof__snap_str_json(cprof__snap_t *s, const char *p, const char *en
  * until CPROF__SNAP_STR_SLOTS - 1 more calls: copy what must last. */
 const char *cprof__snap_str(const cprof__snap_t *s, uint32_t i);
 
-/* The node fields kept after the parse: type, name, id, self_size
- * (snapshot_read.c: compact_nodes). */
-#define CPROF__SNAP_NF 4
+/* The records after the parse (snapshot_read.c: compact_nodes,
+ * compact_edges). A node keeps type, name, id, self_size; an edge type,
+ * name_or_index, to_node (an ordinal). When the values fit, the type
+ * shares a word with the name (its top bits), so a node is 3 words and an
+ * edge 2 (npacked, epacked); otherwise a node is 4 words [type, name, id,
+ * self] and an edge 3 [type, name, to]. Every reader goes through the
+ * accessors below; only the check reads the file's layout
+ * (cprof__snap_rawfield). */
+#define CPROF__SNAP_NTYPE_BITS 5 /* up to 32 node types: V8 has 15 */
+#define CPROF__SNAP_ETYPE_BITS 3 /* up to 8 edge types: V8 has 7 */
+#define CPROF__SNAP_NNAME_MASK (UINT32_MAX >> CPROF__SNAP_NTYPE_BITS)
+#define CPROF__SNAP_ENAME_MASK (UINT32_MAX >> CPROF__SNAP_ETYPE_BITS)
 
-/* Node and edge fields. */
-static inline uint32_t cprof__snap_nfield(const cprof__snap_t *s, uint32_t node, int f) {
-  return s->nodes[(uint64_t)node * s->nf + (uint32_t)f];
+/* A field of the file's layout (nf or ef values a record, the field at
+ * index f), for the check and the compaction only. */
+static inline uint32_t cprof__snap_rawfield(const uint32_t *a, uint32_t width, uint32_t rec,
+                                            int f) {
+  return a[(uint64_t)rec * width + (uint32_t)f];
 }
-static inline uint32_t cprof__snap_efield(const cprof__snap_t *s, uint32_t edge, int f) {
-  return s->edges[(uint64_t)edge * s->ef + (uint32_t)f];
-}
-static inline uint32_t cprof__snap_to(const cprof__snap_t *s, uint32_t edge) {
-  return cprof__snap_efield(s, edge, s->e_to);
-}
-static inline uint32_t cprof__snap_etype(const cprof__snap_t *s, uint32_t edge) {
-  return cprof__snap_efield(s, edge, s->e_type);
+
+static inline const uint32_t *cprof__snap_node(const cprof__snap_t *s, uint32_t node) {
+  return s->nodes + (uint64_t)node * s->nf;
 }
 static inline uint32_t cprof__snap_ntype(const cprof__snap_t *s, uint32_t node) {
-  return cprof__snap_nfield(s, node, s->n_type);
+  const uint32_t *v = cprof__snap_node(s, node);
+  return s->npacked ? v[0] >> (32 - CPROF__SNAP_NTYPE_BITS) : v[0];
+}
+static inline uint32_t cprof__snap_nname(const cprof__snap_t *s, uint32_t node) {
+  const uint32_t *v = cprof__snap_node(s, node);
+  return s->npacked ? v[0] & CPROF__SNAP_NNAME_MASK : v[1];
+}
+static inline uint32_t cprof__snap_nid(const cprof__snap_t *s, uint32_t node) {
+  return cprof__snap_node(s, node)[s->nf - 2];
 }
 static inline uint32_t cprof__snap_self(const cprof__snap_t *s, uint32_t node) {
-  return cprof__snap_nfield(s, node, s->n_self);
+  return cprof__snap_node(s, node)[s->nf - 1];
+}
+
+static inline const uint32_t *cprof__snap_edge(const cprof__snap_t *s, uint32_t edge) {
+  return s->edges + (uint64_t)edge * s->ef;
+}
+static inline uint32_t cprof__snap_etype(const cprof__snap_t *s, uint32_t edge) {
+  const uint32_t *v = cprof__snap_edge(s, edge);
+  return s->epacked ? v[0] >> (32 - CPROF__SNAP_ETYPE_BITS) : v[0];
+}
+static inline uint32_t cprof__snap_ename(const cprof__snap_t *s, uint32_t edge) {
+  const uint32_t *v = cprof__snap_edge(s, edge);
+  return s->epacked ? v[0] & CPROF__SNAP_ENAME_MASK : v[1];
+}
+static inline uint32_t cprof__snap_to(const cprof__snap_t *s, uint32_t edge) {
+  return cprof__snap_edge(s, edge)[s->ef - 1];
 }
 
 /* DevTools' detached native nodes (snapshot_detached.c): s->detached. */
@@ -195,13 +229,16 @@ int cprof__snap_detached(cprof__snap_t *s);
 
 /* The analysis, in order (first_edge comes from the parse): page-owned
  * flags and essential edges (snapshot_graph.c), shallow sizes
- * (snapshot_shallow.c), the retainers, the dominator tree and retained
- * sizes (snapshot_dom.c), then the distances (snapshot_graph.c: last, so
- * that their arrays are not held through the dominator iteration, the
- * peak). CPROF_OK or CPROF_ENOMEM. */
+ * (snapshot_shallow.c), the retainers, the immediate dominators and
+ * retained sizes (snapshot_dom.c), the distances (snapshot_graph.c), then
+ * the dominator tree's children lists (snapshot_dom.c), which take dom's
+ * room. In that order the distance search's queue has gone before the
+ * lists take theirs, and no two steps' arrays meet at the peak. CPROF_OK or
+ * CPROF_ENOMEM. */
 int cprof__snap_graph(cprof__snap_t *s, char *errbuf, size_t errlen);
 int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen);
 int cprof__snap_distances(cprof__snap_t *s, char *errbuf, size_t errlen);
+int cprof__snap_dominated(cprof__snap_t *s, char *errbuf, size_t errlen);
 
 /* Whether edge e takes part in the dominator tree, by DevTools' rules
  * (snapshot_graph.c: essential_edges). */

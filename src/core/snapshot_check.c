@@ -85,13 +85,13 @@ static int check_counts(cprof__snap_t *s, char *errbuf, size_t errlen) {
 static int check_nodes(cprof__snap_t *s, char *errbuf, size_t errlen) {
   uint64_t edges = 0;
   for (uint32_t i = 0; i < s->node_count; i++) {
-    if (cprof__snap_ntype(s, i) >= s->ntypes.count)
-      return FAIL("node %u has type %u, the meta names %u types", i, cprof__snap_ntype(s, i),
-                  s->ntypes.count);
-    if (cprof__snap_nfield(s, i, s->n_name) >= s->str_count)
-      return FAIL("node %u's name is string %u of %u", i, cprof__snap_nfield(s, i, s->n_name),
-                  s->str_count);
-    edges += cprof__snap_nfield(s, i, s->n_edges);
+    uint32_t type = cprof__snap_rawfield(s->nodes, s->nf, i, s->n_type);
+    uint32_t name = cprof__snap_rawfield(s->nodes, s->nf, i, s->n_name);
+    if (type >= s->ntypes.count)
+      return FAIL("node %u has type %u, the meta names %u types", i, type, s->ntypes.count);
+    if (name >= s->str_count)
+      return FAIL("node %u's name is string %u of %u", i, name, s->str_count);
+    edges += cprof__snap_rawfield(s->nodes, s->nf, i, s->n_edges);
   }
   if (edges != s->edge_count)
     return FAIL("the nodes' edge counts add up to %llu, the edges array holds %u",
@@ -102,8 +102,8 @@ static int check_nodes(cprof__snap_t *s, char *errbuf, size_t errlen) {
 /* Element and hidden edges are named by an index, the others by a string. */
 static int check_edges(cprof__snap_t *s, char *errbuf, size_t errlen) {
   for (uint32_t i = 0; i < s->edge_count; i++) {
-    uint32_t type = cprof__snap_etype(s, i);
-    uint32_t name = cprof__snap_efield(s, i, s->e_name);
+    uint32_t type = cprof__snap_rawfield(s->edges, s->ef, i, s->e_type);
+    uint32_t name = cprof__snap_rawfield(s->edges, s->ef, i, s->e_name);
     uint32_t *to = &s->edges[(uint64_t)i * s->ef + (uint32_t)s->e_to];
     if (type >= s->etypes.count)
       return FAIL("edge %u has type %u, the meta names %u types", i, type, s->etypes.count);

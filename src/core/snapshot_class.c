@@ -16,7 +16,7 @@
 #include "snapshot.h"
 
 uint32_t cprof__snap_class_key(const cprof__snap_t *s, uint32_t n) {
-  uint32_t t = cprof__snap_ntype(s, n), name = cprof__snap_nfield(s, n, s->n_name);
+  uint32_t t = cprof__snap_ntype(s, n), name = cprof__snap_nname(s, n);
   if (t == s->t_native && s->detached != NULL && s->detached[n])
     return s->str_count + s->ntypes.count + name;
   if (t == s->t_object || t == s->t_native) return name;
@@ -38,24 +38,31 @@ const char *cprof__snap_class_name(const cprof__snap_t *s, uint32_t key, char *b
   return buf;
 }
 
-/* Count, shallow size, least distance and largest object of each class;
- * ids[key] is the class's index in cls, or CPROF__SNAP_NONE. */
-static uint32_t aggregate(const cprof__snap_t *s, uint32_t *ids, cprof__snap_class_t *cls) {
+/* ids[key]: the class's index in cls for each key that has objects,
+ * numbered in node order; returns how many. */
+static uint32_t number_classes(const cprof__snap_t *s, uint32_t *ids) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < s->node_count; i++) {
     if (!cprof__snap_counted(s, i)) continue;
     uint32_t key = cprof__snap_class_key(s, i);
-    if (ids[key] == CPROF__SNAP_NONE) {
-      ids[key] = n;
-      cls[n++] = (cprof__snap_class_t){.key = key, .largest = i, .distance = s->dist[i]};
-    }
+    if (ids[key] == CPROF__SNAP_NONE) ids[key] = n++;
+  }
+  return n;
+}
+
+/* Count, shallow size, least distance and largest object of each class
+ * (cls zeroed: a class is set up at its first object). */
+static void aggregate(const cprof__snap_t *s, const uint32_t *ids, cprof__snap_class_t *cls) {
+  for (uint32_t i = 0; i < s->node_count; i++) {
+    if (!cprof__snap_counted(s, i)) continue;
+    uint32_t key = cprof__snap_class_key(s, i);
     cprof__snap_class_t *c = &cls[ids[key]];
+    if (c->count == 0) *c = (cprof__snap_class_t){.key = key, .largest = i, .distance = s->dist[i]};
     c->count++;
     c->self += cprof__snap_self(s, i);
     if (s->dist[i] < c->distance) c->distance = s->dist[i];
     if (s->retained[i] > s->retained[c->largest]) c->largest = i;
   }
-  return n;
 }
 
 /* The class of each counted node, as a bucket for
@@ -70,41 +77,53 @@ static uint32_t class_bucket(const void *ctx, uint32_t n) {
   return cprof__snap_counted(c->s, n) ? c->ids[cprof__snap_class_key(c->s, n)] : CPROF__SNAP_NONE;
 }
 
+/* A node on the walk's path: its next child and whether it set on_path. */
+typedef struct {
+  uint32_t node, child;
+  uint8_t setter;
+} frame_t;
+
 /* Depth first down the dominator tree, with on_path[bucket] set while an
  * object of that bucket is an ancestor: its retained size already holds
- * the descendant's. */
+ * the descendant's. The path grows as deep as the tree (tens of levels in
+ * real heaps, a node count at worst), not sized for the worst up front. */
 int cprof__snap_bucket_retained(const cprof__snap_t *s, cprof__snap_bucket_fn bucket,
                                 const void *ctx, uint64_t *sums, uint32_t buckets) {
-  uint32_t *stack = malloc((size_t)s->node_count * sizeof *stack);
-  uint32_t *cursor = malloc((size_t)s->node_count * sizeof *cursor);
-  uint8_t *setter = calloc(s->node_count, 1);
+  size_t cap = 1024, top = 0;
+  frame_t *path = malloc(cap * sizeof *path);
   uint8_t *on_path = calloc(buckets ? buckets : 1, 1);
-  if (!stack || !cursor || !setter || !on_path) {
-    free(stack), free(cursor), free(setter), free(on_path);
+  if (!path || !on_path) {
+    free(path), free(on_path);
     return CPROF_ENOMEM;
   }
-  uint32_t top = 0;
-  stack[top] = s->root;
-  cursor[top++] = s->first_dom[s->root];
+  path[top++] = (frame_t){s->root, s->dom_child[s->root], 0};
   for (int pre = 1; top > 0;) {
-    uint32_t n = stack[top - 1];
-    uint32_t c = bucket(ctx, n);
+    frame_t *f = &path[top - 1];
+    uint32_t n = f->node, c = bucket(ctx, n);
     if (pre && c != CPROF__SNAP_NONE && !on_path[c]) {
       sums[c] += s->retained[n];
-      if (s->first_dom[n] != s->first_dom[n + 1]) on_path[c] = setter[n] = 1;
+      if (s->dom_child[n] != CPROF__SNAP_NONE) on_path[c] = f->setter = 1;
     }
-    if (cursor[top - 1] < s->first_dom[n + 1]) {
-      uint32_t child = s->dominated[cursor[top - 1]++];
-      stack[top] = child;
-      cursor[top++] = s->first_dom[child];
+    if (f->child != CPROF__SNAP_NONE) {
+      uint32_t child = f->child;
+      f->child = s->dom_next[child];
+      if (top == cap) {
+        frame_t *grown = realloc(path, 2 * cap * sizeof *path);
+        if (grown == NULL) {
+          free(path), free(on_path);
+          return CPROF_ENOMEM;
+        }
+        path = grown, cap *= 2;
+      }
+      path[top++] = (frame_t){child, s->dom_child[child], 0};
       pre = 1;
       continue;
     }
-    if (setter[n]) on_path[c] = 0;
+    if (f->setter) on_path[c] = 0;
     top--;
     pre = 0;
   }
-  free(stack), free(cursor), free(setter), free(on_path);
+  free(path), free(on_path);
   return CPROF_OK;
 }
 
@@ -130,15 +149,16 @@ static int by_retained(const void *a, const void *b) {
 int cprof__snap_classes(const cprof__snap_t *s, cprof__snap_class_t **out, uint32_t *count) {
   uint64_t keys = 2 * (uint64_t)s->str_count + s->ntypes.count;
   uint32_t *ids = malloc((size_t)keys * sizeof *ids);
-  /* at most one class per node, and per key */
-  uint64_t most = keys < s->node_count ? keys : s->node_count;
-  cprof__snap_class_t *cls = calloc((size_t)most, sizeof *cls);
-  if (!ids || !cls) {
-    free(ids), free(cls);
+  if (ids == NULL) return CPROF_ENOMEM;
+  memset(ids, 0xff, (size_t)keys * sizeof *ids);
+  /* counted first, so the table is the classes' size, not the keys' */
+  uint32_t n = number_classes(s, ids);
+  cprof__snap_class_t *cls = calloc(n ? n : 1, sizeof *cls);
+  if (cls == NULL) {
+    free(ids);
     return CPROF_ENOMEM;
   }
-  memset(ids, 0xff, (size_t)keys * sizeof *ids);
-  uint32_t n = aggregate(s, ids, cls);
+  aggregate(s, ids, cls);
   int rc = class_retained(s, ids, cls, n);
   free(ids);
   if (rc != CPROF_OK) {

@@ -64,7 +64,7 @@ typedef struct {
 
 static uint32_t tag(tagger_t *t, uint32_t n) {
   const cprof__snap_t *s = t->s;
-  uint32_t name = cprof__snap_nfield(s, n, s->n_name), type = cprof__snap_ntype(s, n);
+  uint32_t name = cprof__snap_nname(s, n), type = cprof__snap_ntype(s, n);
   if (t->str_hash[name] == 0)
     t->str_hash[name] = (uint32_t)cprof__hash_str(CPROF__HASH_SEED, cprof__snap_str(s, name)) | 1;
   return t->str_hash[name] ^ (uint32_t)cprof__hash_str(CPROF__HASH_SEED, s->ntypes.names[type]);
@@ -90,7 +90,7 @@ static int ids_take(const cprof__snap_t *s, ids_t *out) {
   }
   out->top = 0;
   for (uint32_t i = 0; i < s->node_count; i++) {
-    out->v[i] = (idtag_t){cprof__snap_nfield(s, i, s->n_id), tag(&t, i)};
+    out->v[i] = (idtag_t){cprof__snap_nid(s, i), tag(&t, i)};
     if (js_object(s, i) && out->v[i].id > out->top) out->top = out->v[i].id;
   }
   free(t.str_hash);
@@ -108,7 +108,7 @@ static int ids_line_up(const cprof__snap_t *s, const ids_t *prev, unsigned i, cJ
   uint64_t common = 0, differ = 0;
   for (uint32_t n = 0; n < s->node_count; n++) {
     if (!js_object(s, n)) continue;
-    const idtag_t *p = ids_find(prev, cprof__snap_nfield(s, n, s->n_id));
+    const idtag_t *p = ids_find(prev, cprof__snap_nid(s, n));
     if (p == NULL) continue;
     common++;
     uint32_t mine = tag(&t, n), id = p->id;
@@ -144,7 +144,7 @@ static int ids_line_up(const cprof__snap_t *s, const ids_t *prev, unsigned i, cJ
 static int ids_in_order(const cprof__snap_t *s, const ids_t *prev, unsigned i, cJSON *warnings) {
   uint64_t fresh = 0, below = 0;
   for (uint32_t n = 0; n < s->node_count; n++) {
-    uint32_t id = cprof__snap_nfield(s, n, s->n_id);
+    uint32_t id = cprof__snap_nid(s, n);
     if (!js_object(s, n) || ids_find(prev, id) != NULL) continue;
     fresh++;
     below += id < prev->top;
@@ -309,7 +309,7 @@ static int summary(cJSON *snaps, const cprof__snap_t *s) {
 static int mark_added(diff_t *d, const cprof__snap_t *s, uint32_t *group_of) {
   uint32_t m = 0;
   for (uint32_t i = 0; i < s->node_count; i++) {
-    uint32_t id = cprof__snap_nfield(s, i, s->n_id);
+    uint32_t id = cprof__snap_nid(s, i);
     int added = cprof__snap_counted(s, i) && ids_find(&d->prev, id) == NULL;
     group_of[i] = added ? 0 : CPROF__SNAP_NONE;
     m += added;
@@ -318,7 +318,7 @@ static int mark_added(diff_t *d, const cprof__snap_t *s, uint32_t *group_of) {
   if ((d->fresh.v = malloc((m ? m : 1) * sizeof *d->fresh.v)) == NULL) return CPROF_ENOMEM;
   for (uint32_t i = 0; i < s->node_count; i++)
     if (group_of[i] != CPROF__SNAP_NONE)
-      d->fresh.v[d->fresh.n++] = (idtag_t){cprof__snap_nfield(s, i, s->n_id), 0};
+      d->fresh.v[d->fresh.n++] = (idtag_t){cprof__snap_nid(s, i), 0};
   qsort(d->fresh.v, d->fresh.n, sizeof *d->fresh.v, by_id);
   return CPROF_OK;
 }
@@ -326,10 +326,9 @@ static int mark_added(diff_t *d, const cprof__snap_t *s, uint32_t *group_of) {
 /* C's objects whose id is one of B's new objects'. */
 static void mark_leaked(const diff_t *d, const cprof__snap_t *s, uint32_t *group_of) {
   for (uint32_t i = 0; i < s->node_count; i++)
-    group_of[i] =
-        cprof__snap_counted(s, i) && ids_find(&d->fresh, cprof__snap_nfield(s, i, s->n_id)) != NULL
-            ? 0
-            : CPROF__SNAP_NONE;
+    group_of[i] = cprof__snap_counted(s, i) && ids_find(&d->fresh, cprof__snap_nid(s, i)) != NULL
+                      ? 0
+                      : CPROF__SNAP_NONE;
 }
 
 /* What snapshot i gives the diff, before it is freed. */

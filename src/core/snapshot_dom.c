@@ -168,17 +168,27 @@ static void retained_sizes(cprof__snap_t *s, const order_t *o) {
   }
 }
 
-/* dominated[first_dom[n] .. first_dom[n + 1]): the nodes n dominates. */
-static void dominated(cprof__snap_t *s) {
+/* The dominator tree's children lists: dom_child[d] the first node d
+ * dominates, dom_next[n] the next one with n's dominator (CPROF__SNAP_NONE
+ * ends a list), in node order. dom_next is written over dom, which each
+ * step reads once just before: no array beyond dom_child. */
+int cprof__snap_dominated(cprof__snap_t *s, char *errbuf, size_t errlen) {
   uint32_t n = s->node_count;
-  for (uint32_t i = 0; i < n; i++)
-    if (i != s->root) s->first_dom[s->dom[i] + 1]++;
-  for (uint32_t i = 0; i < n; i++)
-    s->first_dom[i + 1] += s->first_dom[i];
-  for (uint32_t i = 0; i < n; i++)
-    if (i != s->root) s->dominated[s->first_dom[s->dom[i]]++] = i;
-  memmove(s->first_dom + 1, s->first_dom, (size_t)n * sizeof *s->first_dom);
-  s->first_dom[0] = 0;
+  if ((s->dom_child = malloc((n ? n : 1) * sizeof *s->dom_child)) == NULL) return NOMEM();
+  memset(s->dom_child, 0xff, (size_t)n * sizeof *s->dom_child);
+  uint32_t *next = s->dom;
+  for (uint32_t i = n; i-- > 0;) {
+    if (i == s->root) {
+      next[i] = CPROF__SNAP_NONE;
+      continue;
+    }
+    uint32_t d = s->dom[i];
+    next[i] = s->dom_child[d];
+    s->dom_child[d] = i;
+  }
+  s->dom_next = next;
+  s->dom = NULL;
+  return CPROF_OK;
 }
 
 static void free_order(order_t *o) {
@@ -211,9 +221,10 @@ static int order(cprof__snap_t *s, order_t *o) {
   return CPROF_OK;
 }
 
-/* The tree from the iteration's dominators (by postorder number), each
- * array given back as soon as the next step no longer needs it: the peak
- * is the iteration's, not the sum of every step's arrays. */
+/* The immediate dominators by node from the iteration's (by postorder
+ * number), and the retained sizes, each array given back as soon as the
+ * next step no longer needs it: the peak is the iteration's, not the sum
+ * of every step's arrays. */
 static int tree(cprof__snap_t *s, order_t *o, uint32_t *dom) {
   size_t n = s->node_count;
   if ((s->dom = malloc(n * sizeof *s->dom)) == NULL) {
@@ -227,10 +238,6 @@ static int tree(cprof__snap_t *s, order_t *o, uint32_t *dom) {
   retained_sizes(s, o);
   free(o->post2node);
   o->post2node = NULL;
-  s->first_dom = calloc(n + 1, sizeof *s->first_dom);
-  s->dominated = malloc(n * sizeof *s->dominated);
-  if (s->first_dom == NULL || s->dominated == NULL) return CPROF_ENOMEM;
-  dominated(s);
   return CPROF_OK;
 }
 

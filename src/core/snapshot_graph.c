@@ -100,8 +100,8 @@ static int essential(const cprof__snap_t *s, uint32_t from, uint32_t e) {
   uint32_t type = cprof__snap_etype(s, e), to = cprof__snap_to(s, e);
   if (type == s->et_weak || to == from) return 0;
   if (type == s->et_internal) {
-    int64_t table = weakmap_table(cprof__snap_str(s, cprof__snap_efield(s, e, s->e_name)));
-    if (table >= 0 && (uint64_t)table == cprof__snap_nfield(s, from, s->n_id)) return 0;
+    int64_t table = weakmap_table(cprof__snap_str(s, cprof__snap_ename(s, e)));
+    if (table >= 0 && (uint64_t)table == cprof__snap_nid(s, from)) return 0;
   }
   if (from == s->root) return 1;
   return type != s->et_shortcut && !(s->page[to] && !s->page[from]);
@@ -119,16 +119,15 @@ static void essential_edges(cprof__snap_t *s) {
  * edges do not count for distances. */
 static int distance_edge(const cprof__snap_t *s, uint32_t from, uint32_t e) {
   uint32_t type = cprof__snap_ntype(s, from);
-  uint32_t name = cprof__snap_efield(s, e, s->e_name);
+  uint32_t name = cprof__snap_ename(s, e);
   if (type == s->t_hidden) {
     uint32_t et = cprof__snap_etype(s, e);
     if (et == s->et_element || et == s->et_hidden) return 1;
     return strcmp(cprof__snap_str(s, name), "sloppy_function_map") != 0 ||
-           strcmp(cprof__snap_str(s, cprof__snap_nfield(s, from, s->n_name)),
-                  "system / NativeContext") != 0;
+           strcmp(cprof__snap_str(s, cprof__snap_nname(s, from)), "system / NativeContext") != 0;
   }
-  if (type == s->t_array && strcmp(cprof__snap_str(s, cprof__snap_nfield(s, from, s->n_name)),
-                                   "(map descriptors)") == 0) {
+  if (type == s->t_array &&
+      strcmp(cprof__snap_str(s, cprof__snap_nname(s, from)), "(map descriptors)") == 0) {
     /* the edge's name is its index (element edges), or a string of digits */
     uint32_t et = cprof__snap_etype(s, e);
     uint32_t index = et == s->et_element || et == s->et_hidden
@@ -190,7 +189,7 @@ static int pairs_toggle(pairs_t *p, uint64_t h) {
  * key (crbug.com/1290800). */
 static int ephemeron_edge(const cprof__snap_t *s, pairs_t *p, uint32_t e) {
   if (cprof__snap_etype(s, e) != s->et_internal) return 1;
-  const char *name = cprof__snap_str(s, cprof__snap_efield(s, e, s->e_name));
+  const char *name = cprof__snap_str(s, cprof__snap_ename(s, e));
   if (weakmap_table(name) < 0) return 1;
   while (*name >= '0' && *name <= '9')
     name++;

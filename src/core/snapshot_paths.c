@@ -82,7 +82,7 @@ static int digits(const char *name) {
 }
 
 static uint32_t edge_key(const cprof__snap_t *s, uint32_t from, uint32_t e) {
-  uint32_t t = cprof__snap_etype(s, e), name = cprof__snap_efield(s, e, s->e_name);
+  uint32_t t = cprof__snap_etype(s, e), name = cprof__snap_ename(s, e);
   if (from == s->root) return EDGE_FROM_ROOT;
   if (t == s->et_element || t == s->et_hidden || digits(cprof__snap_str(s, name)))
     return EDGE_INDEX;
@@ -92,7 +92,7 @@ static uint32_t edge_key(const cprof__snap_t *s, uint32_t from, uint32_t e) {
 /* The node's label as a number: its class, or for a root group and a
  * function their name (which says more than "(synthetic)", "Function"). */
 static uint64_t node_key(const cprof__snap_t *s, uint32_t n) {
-  uint32_t t = cprof__snap_ntype(s, n), name = cprof__snap_nfield(s, n, s->n_name);
+  uint32_t t = cprof__snap_ntype(s, n), name = cprof__snap_nname(s, n);
   if (t == s->t_synthetic) return (1ull << 62) | name;
   if (t == s->t_closure) return (2ull << 62) | name;
   return cprof__snap_class_key(s, n);
@@ -204,7 +204,7 @@ static int put(buf_t *b, const char *str) {
 
 static int put_node(buf_t *b, const cprof__snap_t *s, uint32_t n) {
   uint32_t t = cprof__snap_ntype(s, n);
-  const char *name = cprof__snap_str(s, cprof__snap_nfield(s, n, s->n_name));
+  const char *name = cprof__snap_str(s, cprof__snap_nname(s, n));
   if (t == s->t_synthetic && *name) return put(b, name);
   if (t == s->t_closure && *name) return put(b, name) || put(b, "()");
   char buf[300];
@@ -293,7 +293,7 @@ static cJSON *group_json(cprof__snap_paths_t *p, const group_t *g) {
            cJSON_AddNumberToObject(o, "selfSize", (double)g->self) &&
            cJSON_AddNumberToObject(o, "retainedSize", (double)g->retained) &&
            (ex = cJSON_AddObjectToObject(o, "example")) != NULL &&
-           cJSON_AddNumberToObject(ex, "id", cprof__snap_nfield(s, g->example, s->n_id)) &&
+           cJSON_AddNumberToObject(ex, "id", cprof__snap_nid(s, g->example)) &&
            cJSON_AddNumberToObject(ex, "selfSize", cprof__snap_self(s, g->example)) &&
            cJSON_AddNumberToObject(ex, "retainedSize", (double)s->retained[g->example]) &&
            (steps = cprof__snap_path_json(s, g->example)) != NULL;

@@ -29,7 +29,7 @@ void cprof__snap_free(cprof__snap_t *s) {
   free_names(s->edge_fields, s->n_edge_fields);
   void *arrays[] = {s->nodes,     s->edges,    s->first_edge, s->page,
                     s->essential, s->detached, s->dist,       s->parent_edge,
-                    s->dom,       s->retained, s->first_dom,  s->dominated};
+                    s->dom,       s->retained, s->dom_child,  s->dom_next};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
     free(arrays[i]);
   cprof__snap_str_free(s);
@@ -58,9 +58,10 @@ static int read_u32(cprof__rd_t *r, uint32_t *out) {
 }
 
 /* Text read between two calls of the release hook (checked every 64K
- * values): small next to the arrays, and few calls (the hook gives back
- * everything before the reader). */
-#define RELEASE_BYTES (8u << 20)
+ * values): small next to the arrays (it is resident with them at the
+ * parse's peak), and few calls (the hook gives back everything before the
+ * reader). */
+#define RELEASE_BYTES (2u << 20)
 #define RELEASE_CHECK 0xffffu
 
 static void release(cprof__rd_t *r, cprof__snap_t *s) {
@@ -281,38 +282,74 @@ static int read_document(cprof__rd_t *r, cprof__snap_t *s) {
   return CPROF_OK;
 }
 
+/* An array of records shrunk to its first `len` values (realloc gives a
+ * large block's tail back to the system); on failure the larger block
+ * serves. */
+static uint32_t *shrink(uint32_t *a, uint64_t len) {
+  uint32_t *b = realloc(a, (size_t)(len ? len : 1) * sizeof *a);
+  return b != NULL ? b : a;
+}
+
 /* V8 writes 7 fields a node (type, name, id, self_size, edge_count,
  * trace_node_id, detachedness); the analysis reads 4 of them all along,
  * the edge counts only as first_edge and the detachedness once
- * (snapshot_detached.c). So once checked the nodes are packed to those 4
- * in place, the edge counts summed into s->first_edge and the detachedness
- * copied to a byte a node in s->detached, and the array shrunk: 11 bytes a
- * node less through the analysis (216 MiB of a 1.5 GB snapshot). */
+ * (snapshot_detached.c). So once checked the nodes are rewritten in place
+ * to the compact records (snapshot.h: type and name in one word when every
+ * type and string index fits, which the meta's counts decide), the edge
+ * counts summed into s->first_edge, the detachedness copied to a byte a
+ * node in s->detached, and the array shrunk: 16 (or 12) bytes a node less
+ * through the analysis. */
 static int compact_nodes(cprof__snap_t *s) {
-  const int keep[CPROF__SNAP_NF] = {s->n_type, s->n_name, s->n_id, s->n_self};
   uint64_t nf = s->nf;
   uint32_t e = 0;
   if ((s->first_edge = malloc(((size_t)s->node_count + 1) * sizeof *s->first_edge)) == NULL ||
       (s->n_detach >= 0 && (s->detached = malloc(s->node_count)) == NULL))
     return CPROF_ENOMEM;
+  /* names are checked below str_count, types below the meta's count */
+  s->npacked = s->ntypes.count <= (1u << CPROF__SNAP_NTYPE_BITS) &&
+               (uint64_t)s->str_count <= (uint64_t)CPROF__SNAP_NNAME_MASK + 1;
+  uint32_t w = s->npacked ? 3 : 4;
   for (uint32_t i = 0; i < s->node_count; i++) {
     const uint32_t *from = s->nodes + i * nf; /* at or after where node i goes */
-    uint32_t v[CPROF__SNAP_NF];
-    for (int f = 0; f < CPROF__SNAP_NF; f++)
-      v[f] = from[keep[f]];
+    uint32_t type = from[s->n_type], name = from[s->n_name];
+    uint32_t v[4] = {type, name, from[s->n_id], from[s->n_self]};
+    if (s->npacked) v[1] = type << (32 - CPROF__SNAP_NTYPE_BITS) | name;
     s->first_edge[i] = e;
     e += from[s->n_edges]; /* sums to edge_count: checked */
     if (s->detached != NULL)
       s->detached[i] = (uint8_t)(from[s->n_detach] < 3 ? from[s->n_detach] : 3);
-    memcpy(s->nodes + (uint64_t)i * CPROF__SNAP_NF, v, sizeof v);
+    memcpy(s->nodes + (uint64_t)i * w, v + (4 - w), w * sizeof *v);
   }
   s->first_edge[s->node_count] = e;
-  s->nf = CPROF__SNAP_NF;
-  s->n_type = 0, s->n_name = 1, s->n_id = 2, s->n_self = 3, s->n_edges = s->n_detach = -1;
-  s->nodes_len = (uint64_t)s->node_count * CPROF__SNAP_NF;
-  uint32_t *shrunk = realloc(s->nodes, (size_t)s->nodes_len * sizeof *shrunk);
-  if (shrunk != NULL) s->nodes = shrunk; /* else the larger block serves */
+  s->nf = w;
+  s->n_type = s->n_name = s->n_id = s->n_self = s->n_edges = s->n_detach = -1;
+  s->nodes_len = (uint64_t)s->node_count * w;
+  s->nodes = shrink(s->nodes, s->nodes_len);
   return CPROF_OK;
+}
+
+/* The edges rewritten in place to the compact records (snapshot.h): 2
+ * words an edge when the meta names at most 8 edge types and every name
+ * or index fits 29 bits (an element index past 512M keeps 3 words), 4
+ * bytes an edge less than the file's 3 fields. */
+static void compact_edges(cprof__snap_t *s) {
+  uint64_t ef = s->ef;
+  int packed = s->etypes.count <= (1u << CPROF__SNAP_ETYPE_BITS);
+  for (uint32_t i = 0; i < s->edge_count && packed; i++)
+    packed = s->edges[i * ef + (uint32_t)s->e_name] <= CPROF__SNAP_ENAME_MASK;
+  uint32_t w = packed ? 2 : 3;
+  for (uint32_t i = 0; i < s->edge_count; i++) {
+    const uint32_t *from = s->edges + i * ef; /* at or after where edge i goes */
+    uint32_t type = from[s->e_type], name = from[s->e_name];
+    uint32_t v[3] = {type, name, from[s->e_to]};
+    if (packed) v[1] = type << (32 - CPROF__SNAP_ETYPE_BITS) | name;
+    memcpy(s->edges + (uint64_t)i * w, v + (3 - w), w * sizeof *v);
+  }
+  s->epacked = packed;
+  s->ef = w;
+  s->e_type = s->e_name = s->e_to = -1;
+  s->edges_len = (uint64_t)s->edge_count * w;
+  s->edges = shrink(s->edges, s->edges_len);
 }
 
 int cprof__snap_parse(const char *json, size_t len, cprof__snap_release_t release, cprof__snap_t *s,
@@ -328,6 +365,7 @@ int cprof__snap_parse(const char *json, size_t len, cprof__snap_release_t releas
   int rc = read_document(&r, s);
   cprof__rd_free(&r);
   if (rc == CPROF_OK) rc = cprof__snap_check(s, errbuf, errlen);
+  if (rc == CPROF_OK) compact_edges(s); /* first: its room goes back before first_edge's */
   if (rc == CPROF_OK && compact_nodes(s) != CPROF_OK)
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory reading the heap snapshot");
   return rc;

@@ -17,7 +17,7 @@
 #define PATH_MAX_STEPS 64
 
 const char *cprof__snap_edge_name(const cprof__snap_t *s, uint32_t e, char *buf, size_t len) {
-  uint32_t t = cprof__snap_etype(s, e), name = cprof__snap_efield(s, e, s->e_name);
+  uint32_t t = cprof__snap_etype(s, e), name = cprof__snap_ename(s, e);
   if (t == s->et_element || t == s->et_hidden) {
     snprintf(buf, len, "%u", name);
     return buf;
@@ -31,9 +31,9 @@ static const char *node_class(const cprof__snap_t *s, uint32_t n, char *buf, siz
 
 int cprof__snap_node_json(cJSON *obj, const cprof__snap_t *s, uint32_t n) {
   char buf[300];
-  return cJSON_AddNumberToObject(obj, "id", cprof__snap_nfield(s, n, s->n_id)) &&
+  return cJSON_AddNumberToObject(obj, "id", cprof__snap_nid(s, n)) &&
                  cJSON_AddStringToObject(obj, "name",
-                                         cprof__snap_str(s, cprof__snap_nfield(s, n, s->n_name))) &&
+                                         cprof__snap_str(s, cprof__snap_nname(s, n))) &&
                  cJSON_AddStringToObject(obj, "class", node_class(s, n, buf, sizeof buf)) &&
                  cJSON_AddStringToObject(obj, "type", s->ntypes.names[cprof__snap_ntype(s, n)])
              ? 0
@@ -164,8 +164,15 @@ int cprof__snap_analyse(const char *json, size_t len,
   if (rc == CPROF_OK) rc = cprof__snap_graph(s, errbuf, errlen);
   if (rc == CPROF_OK && (cprof__snap_detached(s) != CPROF_OK || cprof__snap_shallow(s) != CPROF_OK))
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory analysing the heap snapshot");
+  /* The strings' pages too, wherever no step reads many names (the
+   * dominators read none; the distance search reads some, which come back
+   * from the page cache as they are read): they would otherwise sit next
+   * to the largest arrays. */
+  if (rc == CPROF_OK && release != NULL) release(json, len);
   if (rc == CPROF_OK) rc = cprof__snap_dominators(s, errbuf, errlen);
   if (rc == CPROF_OK) rc = cprof__snap_distances(s, errbuf, errlen);
+  if (rc == CPROF_OK && release != NULL) release(json, len);
+  if (rc == CPROF_OK) rc = cprof__snap_dominated(s, errbuf, errlen);
   return rc;
 }
 

@@ -18,8 +18,8 @@
 static int owned_kind(const cprof__snap_t *s, uint32_t n) {
   uint32_t t = cprof__snap_ntype(s, n);
   if (t == s->t_hidden || t == s->t_array) return 1;
-  return t == s->t_native && strcmp(cprof__snap_str(s, cprof__snap_nfield(s, n, s->n_name)),
-                                    "system / ExternalStringData") == 0;
+  return t == s->t_native &&
+         strcmp(cprof__snap_str(s, cprof__snap_nname(s, n)), "system / ExternalStringData") == 0;
 }
 
 static int has_user_roots(const cprof__snap_t *s) {
@@ -67,8 +67,9 @@ int cprof__snap_shallow(cprof__snap_t *s) {
     if (o == UNVISITED || o == SHARED || o == i || o == s->root ||
         cprof__snap_ntype(s, o) == s->t_synthetic)
       continue;
-    uint32_t *from = &s->nodes[(uint64_t)i * s->nf + (uint32_t)s->n_self];
-    uint32_t *to = &s->nodes[(uint64_t)o * s->nf + (uint32_t)s->n_self];
+    /* self_size is a compact record's last word (snapshot.h) */
+    uint32_t *from = &s->nodes[(uint64_t)i * s->nf + s->nf - 1];
+    uint32_t *to = &s->nodes[(uint64_t)o * s->nf + s->nf - 1];
     /* DevTools' sizes are doubles; saturate rather than wrap uint32 */
     *to = UINT32_MAX - *to < *from ? UINT32_MAX : *to + *from;
     *from = 0;

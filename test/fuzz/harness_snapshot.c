@@ -35,14 +35,19 @@
     if (!(cond)) FUZZ_FAIL(#cond, "heap snapshot");                                                \
   } while (0)
 
+/* The dominator tree, as its children lists: every node but the root
+ * some node's child once, of a node that retains at least as much. */
 static void check_tree(const cprof__snap_t *s) {
-  uint64_t total = 0;
-  for (uint32_t i = 0; i < s->node_count; i++) {
-    total += cprof__snap_self(s, i);
-    SNAP_FUZZ_CHECK(s->dom[i] < s->node_count);
-    SNAP_FUZZ_CHECK(s->retained[i] >= cprof__snap_self(s, i));
-    if (i != s->root) SNAP_FUZZ_CHECK(s->retained[s->dom[i]] >= s->retained[i]);
+  uint64_t total = 0, children = 0;
+  for (uint32_t d = 0; d < s->node_count; d++) {
+    total += cprof__snap_self(s, d);
+    SNAP_FUZZ_CHECK(s->retained[d] >= cprof__snap_self(s, d));
+    for (uint32_t i = s->dom_child[d]; i != CPROF__SNAP_NONE; i = s->dom_next[i]) {
+      SNAP_FUZZ_CHECK(i < s->node_count && i != s->root && ++children < s->node_count);
+      SNAP_FUZZ_CHECK(s->retained[d] >= s->retained[i]);
+    }
   }
+  SNAP_FUZZ_CHECK(children == s->node_count - 1);
   SNAP_FUZZ_CHECK(s->retained[s->root] == total);
   cprof__snap_class_t *cls = NULL;
   uint32_t n = 0;
