@@ -16,6 +16,7 @@ const cprof = require('../../..')
 const { ROOT, makeTmpDir, removeTmpDirs, childEnv } = require('../helpers/util.js')
 const { runFixture } = require('../helpers/util.js').fixturesIn(__dirname)
 const { haveChromium, launch, openPage } = require('../helpers/browser')
+const { decodePprof } = require('../helpers/formats')
 
 after(removeTmpDirs)
 
@@ -185,6 +186,42 @@ test('JavaScript: two loops read 3:1 by line in the summary, analyze(), report -
 
   const ratio = pprofRatio(result.files.pprof, one, three, 'twoLoops')
   if (ratio !== null) assert.ok(within(ratio), `go tool pprof -lines 3:1: ${ratio}`)
+})
+
+// Self time by leaf line of twoLoops in a pprof, read with pprof-format as
+// go tool pprof -lines would: a sample's first Location, its Line's line.
+function pprofLeafLines (file, name) {
+  const { profile, strings, types } = decodePprof(file)
+  const cpu = types.indexOf('cpu/nanoseconds')
+  const fnName = new Map(profile.function.map((f) => [Number(f.id), strings[Number(f.name)]]))
+  const loc = new Map(profile.location.map((l) => [Number(l.id), l]))
+  const byLine = {}
+  for (const smp of profile.sample) {
+    const leaf = loc.get(Number(smp.locationId[0]))
+    const line = leaf.line[0]
+    if (!String(fnName.get(Number(line.functionId))).includes(name)) continue
+    byLine[Number(line.line)] = (byLine[Number(line.line)] || 0) + Number(smp.value[cpu])
+  }
+  return byLine
+}
+
+test('cprof convert --to pprof --lines: one Location per line, 3:1 by pprof-format; without --lines one per function', async () => {
+  const one = lineOf(TWO_JS, 'LOOP_ONE')
+  const three = lineOf(TWO_JS, 'LOOP_THREE')
+  const result = taken.js || (taken.js = profile(work.js))
+  const dir = makeTmpDir()
+  const withLines = path.join(dir, 'lines.pb.gz')
+  const plain = path.join(dir, 'plain.pb.gz')
+  cli('convert', result.files.cpuprofile, '--to', 'pprof', '--lines', '-o', withLines)
+  cli('convert', result.files.cpuprofile, '--to', 'pprof', '-o', plain)
+  const lines = pprofLeafLines(withLines, 'twoLoops')
+  assert.ok(lines[one] > 0 && lines[three] > 0, `twoLoops by line: ${JSON.stringify(lines)}`)
+  assert.ok(within(lines[three] / lines[one]), `convert --lines 3:1: ${JSON.stringify(lines)}`)
+  const perFunction = Object.keys(pprofLeafLines(plain, 'twoLoops'))
+  assert.equal(perFunction.length, 1, `without --lines, one line for twoLoops: ${perFunction}`)
+  // Both carry the same CPU time for the function.
+  const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0)
+  assert.equal(sum(lines), sum(pprofLeafLines(plain, 'twoLoops')))
 })
 
 test('TypeScript through its source map: the .ts lines read 3:1', async () => {

@@ -450,8 +450,13 @@ function cpuByName (profiles) {
   return total
 }
 
-test('pushed CPU is CPU time, (idle) left out: an idle app within 2x of process.cpuUsage(), a busy one within 10%', async () => {
+test('pushed CPU is CPU time, (idle) left out: an idle app within 2x of its main thread\'s CPU time, a busy one within 10%', async () => {
   // idle: 1 ms of work every 100 ms; busy: the event loop never waits.
+  // The CPU profile samples the main thread (JavaScript, its GC share, the
+  // rest as (program)), so that thread's own CPU time is what it must
+  // match: the process's (process.cpuUsage()) also holds V8's sampling and
+  // GC helper threads and the push client, as much as the idle app's 50 ms
+  // of work on a loaded machine (ratios of 0.44-0.49 against it were seen).
   for (const [what, env, lo, hi] of [['idle', { APP_SLICE_MS: '1', APP_IDLE_MS: '100' }, 0.5, 2], ['busy', {}, 0.9, 1.1]]) {
     const r = await receiver()
     const run = await runApp({ CPROF_PUSH_URL: r.url, APP_MS: '5000', APP_STOP: '1', ...env })
@@ -459,9 +464,10 @@ test('pushed CPU is CPU time, (idle) left out: an idle app within 2x of process.
     const byName = cpuByName(r.profiles)
     assert.equal(byName.has('(idle)'), false, `${what}: (idle) pushed as CPU`)
     const pushedMs = [...byName.values()].reduce((a, b) => a + b, 0) / 1e6
-    const ratio = pushedMs / run.out.cpuMs
+    const [measure, cpuMs] = run.out.mainCpuMs !== null ? ['main thread', run.out.mainCpuMs] : ['process.cpuUsage()', run.out.cpuMs]
+    const ratio = pushedMs / cpuMs
     assert.ok(ratio >= lo && ratio <= hi,
-      `${what}: pushed ${pushedMs.toFixed(0)} ms of cpu, process.cpuUsage() ${run.out.cpuMs.toFixed(0)} ms over the same windows (x${ratio.toFixed(2)}); top ${JSON.stringify([...byName].sort((a, b) => b[1] - a[1]).slice(0, 4))}`)
+      `${what}: pushed ${pushedMs.toFixed(0)} ms of cpu, ${measure} ${cpuMs.toFixed(0)} ms (process ${run.out.cpuMs.toFixed(0)} ms) over the same windows (x${ratio.toFixed(2)}); top ${JSON.stringify([...byName].sort((a, b) => b[1] - a[1]).slice(0, 4))}`)
   }
 })
 
