@@ -319,6 +319,34 @@ ${who}Work(300)
   await page.close()
 })
 
+test('merged inputs with hostile names: the marks show the names as text, nothing runs', { skip }, async () => {
+  const app = path.join(dir, 'plain.js')
+  fs.writeFileSync(app, `'use strict'
+function plainWork (ms) { const end = Date.now() + ms; let x = 0; while (Date.now() < end) x = (x + 3) % 1000003; return x }
+plainWork(200)
+`)
+  const r = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', 'plain.cpuprofile', app], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(r.status, 0, r.stderr)
+  const names = ['"><img src=x onerror="window.pwned=1">.cpuprofile', '<svg onload=window.pwned=2>&amp;.cpuprofile']
+  const files = names.map((n) => path.join(dir, n))
+  for (const f of files) fs.copyFileSync(path.join(dir, 'plain.cpuprofile'), f)
+  const merged = path.join(dir, 'hostile.cpuprofile')
+  cli(['merge', ...files, '-o', merged, '--formats', 'html'])
+  const { page, problems } = await openPage(browser, pathToFileURL(path.join(dir, 'hostile.html')).href)
+  const seen = await page.evaluate(() => ({
+    pwned: window.pwned,
+    names: window.cprofViewer.time.instances.map((x) => x.name),
+    legend: document.getElementById('time-marks').textContent,
+    injected: document.querySelectorAll('#time-marks img, #time-marks svg').length
+  }))
+  assert.equal(seen.pwned, undefined)
+  assert.equal(seen.injected, 0)
+  assert.deepEqual(seen.names, names)
+  for (const n of names) assert.ok(seen.legend.includes(n), `${n} in ${seen.legend}`)
+  assert.deepEqual(problems, [])
+  await page.close()
+})
+
 test('a recorder dump shows its windows\' edges on the time-order view', { skip }, async () => {
   const app = path.join(dir, 'recorder-app.js')
   fs.writeFileSync(app, `'use strict'
