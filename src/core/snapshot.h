@@ -191,16 +191,23 @@ static inline uint32_t cprof__snap_rawfield(const uint32_t *a, uint32_t width, u
   return a[(uint64_t)rec * width + (uint32_t)f];
 }
 
+/* A compact record's type and name: the first word's top `bits` and the
+ * rest when packed, else the first two words. */
+static inline uint32_t cprof__snap_rec_type(const uint32_t *v, int packed, unsigned bits) {
+  return packed ? v[0] >> (32 - bits) : v[0];
+}
+static inline uint32_t cprof__snap_rec_name(const uint32_t *v, int packed, unsigned bits) {
+  return packed ? v[0] & (UINT32_MAX >> bits) : v[1];
+}
+
 static inline const uint32_t *cprof__snap_node(const cprof__snap_t *s, uint32_t node) {
   return s->nodes + (uint64_t)node * s->nf;
 }
 static inline uint32_t cprof__snap_ntype(const cprof__snap_t *s, uint32_t node) {
-  const uint32_t *v = cprof__snap_node(s, node);
-  return s->npacked ? v[0] >> (32 - CPROF__SNAP_NTYPE_BITS) : v[0];
+  return cprof__snap_rec_type(cprof__snap_node(s, node), s->npacked, CPROF__SNAP_NTYPE_BITS);
 }
 static inline uint32_t cprof__snap_nname(const cprof__snap_t *s, uint32_t node) {
-  const uint32_t *v = cprof__snap_node(s, node);
-  return s->npacked ? v[0] & CPROF__SNAP_NNAME_MASK : v[1];
+  return cprof__snap_rec_name(cprof__snap_node(s, node), s->npacked, CPROF__SNAP_NTYPE_BITS);
 }
 static inline uint32_t cprof__snap_nid(const cprof__snap_t *s, uint32_t node) {
   return cprof__snap_node(s, node)[s->nf - 2];
@@ -213,12 +220,10 @@ static inline const uint32_t *cprof__snap_edge(const cprof__snap_t *s, uint32_t 
   return s->edges + (uint64_t)edge * s->ef;
 }
 static inline uint32_t cprof__snap_etype(const cprof__snap_t *s, uint32_t edge) {
-  const uint32_t *v = cprof__snap_edge(s, edge);
-  return s->epacked ? v[0] >> (32 - CPROF__SNAP_ETYPE_BITS) : v[0];
+  return cprof__snap_rec_type(cprof__snap_edge(s, edge), s->epacked, CPROF__SNAP_ETYPE_BITS);
 }
 static inline uint32_t cprof__snap_ename(const cprof__snap_t *s, uint32_t edge) {
-  const uint32_t *v = cprof__snap_edge(s, edge);
-  return s->epacked ? v[0] & CPROF__SNAP_ENAME_MASK : v[1];
+  return cprof__snap_rec_name(cprof__snap_edge(s, edge), s->epacked, CPROF__SNAP_ETYPE_BITS);
 }
 static inline uint32_t cprof__snap_to(const cprof__snap_t *s, uint32_t edge) {
   return cprof__snap_edge(s, edge)[s->ef - 1];
