@@ -26,9 +26,17 @@ const { timed } = require('./own-time')
 const PROC_FD = '/proc/self/fd'
 const hasProcFd = () => process.platform === 'linux' && fs.existsSync(PROC_FD)
 
-// Snapshots under way: a second one beside them would need the memory and
-// the pause again (the heapGrowth incident skips its own, lib/incidents/heap-snapshot.js).
+// Snapshots under way, and when the oldest of them was asked for: a second
+// one beside them would need the memory and the pause again (the triggers
+// refuse one, the heapGrowth incident skips its own).
 let writing = 0
+let writingSince = 0
+
+// The free disk a snapshot needs: the file measured 1.3-2.2 times V8's used
+// heap size (docs/incidents.md, heapGrowth), so twice the heap in use.
+const SPACE_FACTOR = 2
+const MIB = 1024 * 1024
+const mib = (bytes) => `${(bytes / MIB).toFixed(1)} MiB`
 
 // The private directory priv, pinned: { handle, at, st } where at is the path
 // that reaches it from now on; handle null where /proc is missing.
@@ -71,11 +79,11 @@ async function unpin (priv, pinned, name) {
  */
 async function snapshot (opts) {
   const o = options.snapshotOptions(opts)
-  writing++
+  if (writing++ === 0) writingSince = Date.now()
   try {
     return await write(o)
   } finally {
-    writing--
+    if (--writing === 0) writingSince = 0
   }
 }
 
@@ -106,4 +114,53 @@ async function write (o) {
 /** Whether a heap.snapshot() is being written now. */
 const isWriting = () => writing > 0
 
-module.exports = { snapshot, isWriting }
+/**
+ * The one-at-a-time rail of a snapshot nobody in the app asked for (a
+ * trigger, an incident), taken synchronously before anything is awaited:
+ * a release function, or null when a snapshot is being written (or another
+ * such caller holds the rail) with why. heap.snapshot() itself never waits
+ * or refuses: the API leaves that to its caller.
+ */
+function reserve () {
+  if (writing > 0) {
+    return { release: null, why: `a heap snapshot is already being written (asked for at ${new Date(writingSince).toISOString()})` }
+  }
+  writing++
+  writingSince = Date.now()
+  let held = true
+  return {
+    release: () => {
+      if (held && --writing === 0) writingSince = 0
+      held = false
+    }
+  }
+}
+
+/**
+ * The disk rail: null when dir's free space (statfs, the blocks available to
+ * this user) is at least SPACE_FACTOR times the heap in use, else why.
+ * Where statfs fails, the write itself says when the disk is full.
+ * deps: { freeBytes(dir), heapBytes() }.
+ */
+async function room (dir, deps = GUARD_DEPS) {
+  const heap = deps.heapBytes()
+  let free
+  try {
+    free = await deps.freeBytes(dir)
+  } catch {
+    return null
+  }
+  return free < SPACE_FACTOR * heap
+    ? `${dir} has ${mib(free)} free, below twice the ${mib(heap)} heap in use (a snapshot file is 1.3-2.2 times it)`
+    : null
+}
+
+const GUARD_DEPS = {
+  freeBytes: async (dir) => {
+    const s = await fs.promises.statfs(dir)
+    return s.bavail * s.bsize
+  },
+  heapBytes: () => require('node:v8').getHeapStatistics().used_heap_size
+}
+
+module.exports = { snapshot, isWriting, reserve, room, GUARD_DEPS, SPACE_FACTOR }

@@ -54,7 +54,7 @@ profile, the second stops it and writes the file into the app's directory
                     then cprof waits (up to ${WAIT_S} s for it to be taken, ${WRITE_WAIT_S} s for
                     the file) and prints the file's path, size (MB) and how long it took (s),
                     or why there is none (exit 1: ERR_CPROF_BUSY, one is being written;
-                    ERR_CPROF_NO_SPACE, the heap is larger than the free disk). It PAUSES
+                    ERR_CPROF_NO_SPACE, free disk under twice the heap). It PAUSES
                     the app while V8 writes it and needs memory beside the heap (said on
                     stderr before it is sent). --dir <dir>: write it there instead of the
                     app's directory (the app checks it as heap.snapshot() does)

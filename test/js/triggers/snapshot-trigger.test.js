@@ -18,7 +18,8 @@ const { spawn } = require('node:child_process')
 
 const { ROOT, makeTmpDir, removeTmpDirs, childEnv, jsonLines, cprofAsync } = require('../helpers/util.js')
 const { FIXTURES } = require('../helpers/util.js').fixturesIn(__dirname)
-const { checkRoom } = require('../../../lib/triggers/snapshot-trigger.js')
+const { noSpace } = require('../../../lib/triggers/snapshot-trigger.js')
+const { room } = require('../../../lib/snapshot.js')
 
 const children = []
 after(() => {
@@ -159,12 +160,16 @@ test('--snapshot usage: what it does not go with', async () => {
   assert.match(help.stdout, /PAUSES/)
 })
 
-test('the disk check: a heap larger than the free space is refused (ERR_CPROF_NO_SPACE)', () => {
-  const statfs = () => ({ bavail: 10, bsize: 4096 })
-  assert.throws(() => checkRoom('/some/dir', 1 << 20, statfs), {
+test('the disk check: free space below twice the heap in use is refused (ERR_CPROF_NO_SPACE)', async () => {
+  const MIB = 1024 * 1024
+  const deps = (free, heap) => ({ freeBytes: async () => free, heapBytes: () => heap })
+  const why = await room('/some/dir', deps(1.5 * MIB, MIB))
+  assert.match(why, /^\/some\/dir has 1\.5 MiB free, below twice the 1\.0 MiB heap in use/)
+  assert.throws(() => { throw noSpace(why) }, {
     code: 'ERR_CPROF_NO_SPACE',
-    message: /the heap uses 1\.0 MB and \/some\/dir has 0\.0 MB free/
+    message: /^no heap snapshot written: \/some\/dir has 1\.5 MiB free, below twice .*Free disk space or point dir/
   })
-  assert.equal(checkRoom('/some/dir', 40960, statfs), undefined, 'it fits')
-  assert.equal(checkRoom('/some/dir', 1 << 30, () => { throw new Error('ENOSYS') }), undefined, 'no statfs: the write says')
+  assert.equal(await room('/some/dir', deps(2 * MIB, MIB)), null, 'it fits')
+  assert.equal(await room('/some/dir', { freeBytes: async () => { throw new Error('ENOSYS') }, heapBytes: () => 1 << 30 }), null,
+    'no statfs: the write says')
 })
