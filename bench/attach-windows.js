@@ -15,55 +15,15 @@
 // median and max.
 const { spawn } = require('node:child_process')
 const fs = require('node:fs')
-const net = require('node:net')
+const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
+const { freePort, listening, childrenOf } = require('../test/js/helpers/procs')
 
 const CLI = path.join(__dirname, '..', 'bin', 'cprof.js')
 const TARGET = `setInterval(() => {}, 1000); console.log('ready')`
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
-function freePort () {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address()
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-// Whether a socket listens on port (TCP_LISTEN, 0A, in /proc/net/tcp{,6}).
-function listening (port) {
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = ''
-    try {
-      text = fs.readFileSync(file, 'utf8')
-    } catch {
-      continue
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const c = line.trim().split(/\s+/)
-      if (c[3] === '0A' && parseInt(c[1].split(':')[1], 16) === port) return true
-    }
-  }
-  return false
-}
-
-// The child processes of pid (attach's watchdog).
-function childrenOf (pid) {
-  const out = []
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8')
-      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(pid)) out.push(Number(d))
-    } catch {}
-  }
-  return out
-}
 
 async function waitFor (cond, ms, what) {
   const end = Date.now() + ms
@@ -76,14 +36,16 @@ async function waitFor (cond, ms, what) {
 // One run: a target, an attach, the interruption; ms from it to the port closed.
 async function run (kind) {
   const port = await freePort()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-bench-attach-')) // the profiles attach writes
   const target = spawn(process.execPath, [`--inspect-port=${port}`, '-e', TARGET], { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   target.stdout.on('data', (d) => { out += d })
   target.stderr.resume()
+  let attach = null
   try {
     await waitFor(() => out.includes('ready'), 10000, 'the target')
     const duration = kind === 'sigkill-both' ? '3' : '30'
-    const attach = spawn(process.execPath, [CLI, 'attach', String(target.pid), '--duration', duration, '--dir', fs.mkdtempSync('/tmp/cprof-bench-attach-')],
+    attach = spawn(process.execPath, [CLI, 'attach', String(target.pid), '--duration', duration, '--dir', dir],
       { stdio: ['ignore', 'ignore', 'pipe'] })
     let err = ''
     attach.stderr.on('data', (d) => { err += d })
@@ -101,6 +63,9 @@ async function run (kind) {
     return Date.now() - sent
   } finally {
     target.kill('SIGKILL')
+    // attach ends once its target is gone; its files go with the dir.
+    if (attach && attach.exitCode === null && attach.signalCode === null) await new Promise((resolve) => attach.once('close', resolve))
+    fs.rmSync(dir, { recursive: true, force: true })
   }
 }
 
@@ -112,7 +77,7 @@ const median = (v) => {
 async function main () {
   const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, out: { type: 'string' } } })
   const runs = Number(values.runs)
-  const result = { date: new Date().toISOString(), node: process.version, loadavg: require('node:os').loadavg().map((x) => x.toFixed(2)).join(' '), runs, cases: {} }
+  const result = { date: new Date().toISOString(), node: process.version, loadavg: os.loadavg().map((x) => x.toFixed(2)).join(' '), runs, cases: {} }
   for (const kind of ['sigint', 'sigterm', 'sigkill', 'sigkill-both']) {
     const ms = []
     for (let i = 0; i < runs; i++) ms.push(await run(kind))

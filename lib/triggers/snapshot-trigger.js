@@ -41,7 +41,7 @@ function createSnapshotTrigger (snapshot, hooks) {
       const full = await room(o.dir)
       if (full) throw noSpace(full)
       const file = await snapshot(opts)
-      const result = { kind: 'snapshot', trigger, startTime, durationMs: Date.now() - startTime, bytes: fs.statSync(file).size, files: { heapsnapshot: file } }
+      const result = { kind: 'snapshot', trigger, startTime, durationMs: Date.now() - startTime, bytes: (await fs.promises.stat(file)).size, files: { heapsnapshot: file } }
       hooks.emitSnapshot(result, { id, bytes: result.bytes })
       return result
     } catch (err) {

@@ -21,6 +21,7 @@ const { spawn, spawnSync } = require('node:child_process')
 const { ROOT, makeTmpDir, removeTmpDirs, childEnv, cprofAsync } = require('../helpers/util.js')
 const { FIXTURES } = require('../helpers/util.js').fixturesIn(__dirname)
 const { assertHeapProfileSchema } = require('../helpers/heap.js')
+const { freePort, listening, childrenOf } = require('../helpers/procs.js')
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
 const servers = []
@@ -30,34 +31,6 @@ after(() => {
   for (const c of servers) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
   removeTmpDirs()
 })
-
-function freePort () {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address()
-      s.close(() => resolve(port))
-    })
-  })
-}
-
-// Ports in TCP_LISTEN state (0A), from /proc/net/tcp{,6}: independent of lib/fleet/procfs.js.
-function listening (port) {
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = ''
-    try {
-      text = fs.readFileSync(file, 'utf8')
-    } catch {
-      continue
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const c = line.trim().split(/\s+/)
-      if (c[3] === '0A' && parseInt(c[1].split(':')[1], 16) === port) return true
-    }
-  }
-  return false
-}
 
 function startServer (nodeArgs, appArgs = []) {
   const child = spawn(process.execPath, [...nodeArgs, path.join(FIXTURES, 'attach-server.js'), ...appArgs], {
@@ -521,19 +494,6 @@ function inspectorTargets (port) {
       res.setEncoding('utf8').on('data', (d) => { body += d }).on('end', () => resolve(JSON.parse(body)))
     }).on('error', () => resolve(null))
   })
-}
-
-// The processes whose parent is pid (its watchdog), from /proc/<n>/stat.
-function childrenOf (pid) {
-  const out = []
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8')
-      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(pid)) out.push(Number(d))
-    } catch {}
-  }
-  return out
 }
 
 test('attach killed with SIGKILL, mid-sampling or before its first command reached the target: its watchdog closes the inspector at once', { timeout: 90000 }, async () => {

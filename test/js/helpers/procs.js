@@ -1,0 +1,51 @@
+'use strict'
+// Processes and ports as Linux shows them, read independently of
+// lib/fleet/procfs.js (the code under test): a free loopback port, whether
+// a port listens, a process's children. Shared by the attach tests and
+// bench/attach-windows.js.
+const fs = require('node:fs')
+const net = require('node:net')
+
+/** A TCP port free on 127.0.0.1 now. */
+function freePort () {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+/** Whether a socket listens on port (TCP_LISTEN, 0A, in /proc/net/tcp{,6}). */
+function listening (port) {
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = ''
+    try {
+      text = fs.readFileSync(file, 'utf8')
+    } catch {
+      continue
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const c = line.trim().split(/\s+/)
+      if (c[3] === '0A' && parseInt(c[1].split(':')[1], 16) === port) return true
+    }
+  }
+  return false
+}
+
+/** The processes whose parent is pid, from /proc/<n>/stat. */
+function childrenOf (pid) {
+  const out = []
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8')
+      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(pid)) out.push(Number(d))
+    } catch {}
+  }
+  return out
+}
+
+module.exports = { freePort, listening, childrenOf }
