@@ -25,19 +25,27 @@ const BIN = path.join(ROOT, 'bin', 'cprof.js')
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
 
 const TWO_JS = `'use strict'
-// Two loops on known lines: the second does 3x the work of the first.
+// Two loops on known lines: the second does 3x the work of the first
+// (the same loop three times, so Math.sin sees the same arguments).
 function twoLoops (n) {
   let a = 0
   for (let i = 0; i < n; i++) a += Math.sqrt(i) * Math.sin(i) // LOOP_ONE
   let b = 0
-  for (let i = 0; i < 3 * n; i++) b += Math.sqrt(i) * Math.sin(i) // LOOP_THREE
+  for (let k = 0; k < 3; k++) for (let i = 0; i < n; i++) b += Math.sqrt(i) * Math.sin(i) // LOOP_THREE
   return a + b
 }
 
+// Runs for ms of CPU time, not wall time: a loaded machine then takes as
+// many samples as a quiet one (at most 10x ms of wall time).
 exports.run = function run (ms) {
-  const end = Date.now() + ms
+  const from = process.cpuUsage()
+  const end = Date.now() + 10 * ms
   let t = 0
-  while (Date.now() < end) t += twoLoops(20000)
+  for (let used = 0; used < ms * 1000 && Date.now() < end;) {
+    t += twoLoops(20000)
+    const u = process.cpuUsage(from)
+    used = u.user + u.system
+  }
   return t
 }
 `
@@ -59,14 +67,22 @@ export function twoLoops(n: number): number {
   for (let i: number = 0; i < n; i++) a += Math.sqrt(i) * Math.sin(i) // LOOP_ONE
   const unused: Totals = { sum: 0, calls: 0 }
   let b: number = unused.sum
-  for (let i: number = 0; i < 3 * n; i++) b += Math.sqrt(i) * Math.sin(i) // LOOP_THREE
+  for (let k: number = 0; k < 3; k++) for (let i: number = 0; i < n; i++) b += Math.sqrt(i) * Math.sin(i) // LOOP_THREE
   return a + b
 }
 
+interface CpuUsage { user: number, system: number }
+declare const process: { cpuUsage(from?: CpuUsage): CpuUsage }
+
 export function run(ms: number): number {
-  const end: number = Date.now() + ms
+  const from: CpuUsage = process.cpuUsage()
+  const end: number = Date.now() + 10 * ms
   let t: number = 0
-  while (Date.now() < end) t += twoLoops(20000)
+  for (let used: number = 0; used < ms * 1000 && Date.now() < end;) {
+    t += twoLoops(20000)
+    const u: CpuUsage = process.cpuUsage(from)
+    used = u.user + u.system
+  }
   return t
 }
 `
@@ -178,9 +194,9 @@ test('JavaScript: two loops read 3:1 by line in the summary, analyze(), report -
   assert.match(text, /Self time by line/)
   const rep = reportRatio(text, one, three)
   assert.ok(within(rep.ratio), `report --lines 3:1: ${rep.ratio}\n${text}`)
-  assert.match(rep.b.source, /for \(let i = 0; i < 3 \* n; i\+\+\)/, 'the source line beside its time')
+  assert.match(rep.b.source, /for \(let k = 0; k < 3; k\+\+\) for \(let i = 0; i < n; i\+\+\)/, 'the source line beside its time')
   // Without a name: the top functions, twoLoops first.
-  assert.match(cli('report', result.files.cpuprofile, '--lines'), /\ntwoLoops \(.*two\.js:3\): /)
+  assert.match(cli('report', result.files.cpuprofile, '--lines'), new RegExp(`\ntwoLoops \\(.*two\\.js:${lineOf(TWO_JS, 'function twoLoops')}\\): `))
   // The txt file written at stop has the section too.
   assert.match(fs.readFileSync(result.files.txt, 'utf8'), /Self time by line/)
 
@@ -235,7 +251,7 @@ test('TypeScript through its source map: the .ts lines read 3:1', async () => {
   const text = cli('report', result.files.cpuprofile, '--source-maps', '--lines', 'twoLoops')
   const rep = reportRatio(text, one, three)
   assert.ok(within(rep.ratio), `report --lines 3:1 on the .ts lines: ${rep.ratio}\n${text}`)
-  assert.match(rep.b.source, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/, 'the .ts source beside its time')
+  assert.match(rep.b.source, /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/, 'the .ts source beside its time')
 
   const ratio = pprofRatio(result.files.pprof, one, three, 'twoLoops')
   if (ratio !== null) assert.ok(within(ratio), `go tool pprof -lines on the .ts lines 3:1: ${ratio}`)
@@ -254,9 +270,9 @@ test('TypeScript whose .ts is gone: report --lines shows the .ts lines from the 
   const rep = reportRatio(text, one, three)
   assert.ok(within(rep.ratio), `report --lines 3:1 on the .ts lines: ${rep.ratio}\n${text}`)
   assert.match(rep.a.source, /for \(let i: number = 0; i < n; i\+\+\)/, 'the .ts source from sourcesContent')
-  assert.match(rep.b.source, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/, 'the .ts source from sourcesContent')
+  assert.match(rep.b.source, /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/, 'the .ts source from sourcesContent')
   // The txt written at stop (mapped there) has it too.
-  assert.match(fs.readFileSync(result.files.txt, 'utf8'), /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
+  assert.match(fs.readFileSync(result.files.txt, 'utf8'), /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/)
 })
 
 // positionTicks of the nodes of function name in a .cpuprofile: { line: ticks }.
@@ -359,7 +375,7 @@ describe('the HTML viewer in Chromium', { skip: !haveChromium() && 'no chromium 
     const three = lineOf(TWO_JS, 'LOOP_THREE')
     const v = await viewerRatio(browser, result.files.html, one, three)
     assert.ok(within(v.ratio), `viewer 3:1: ${v.ratio}`)
-    assert.match(v.b.src, /for \(let i = 0; i < 3 \* n; i\+\+\)/)
+    assert.match(v.b.src, /for \(let k = 0; k < 3; k\+\+\) for \(let i = 0; i < n; i\+\+\)/)
     assert.equal(v.b.bar, '80px', 'the hottest line has the full bar')
     const fn = result.summary.top.find((f) => f.functionName === 'twoLoops')
     assert.equal(v.all, us(fn.self), 'the pane\'s lines add up to the self time')
@@ -369,14 +385,14 @@ describe('the HTML viewer in Chromium', { skip: !haveChromium() && 'no chromium 
     const result = taken.ts || (taken.ts = profile(work.tsOut, { sourceMaps: true }))
     const v = await viewerRatio(browser, result.files.html, lineOf(TWO_TS, 'LOOP_ONE'), lineOf(TWO_TS, 'LOOP_THREE'))
     assert.ok(within(v.ratio), `viewer 3:1 on the .ts lines: ${v.ratio}`)
-    assert.match(v.b.src, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
+    assert.match(v.b.src, /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/)
   })
 
   test('TypeScript whose .ts is gone: the pane shows the source from the map\'s sourcesContent', async () => {
     const result = taken.gone || (taken.gone = profile(work.goneOut, { sourceMaps: true }))
     const v = await viewerRatio(browser, result.files.html, lineOf(TWO_TS, 'LOOP_ONE'), lineOf(TWO_TS, 'LOOP_THREE'))
     assert.ok(within(v.ratio), `viewer 3:1 on the .ts lines: ${v.ratio}`)
-    assert.match(v.b.src, /for \(let i: number = 0; i < 3 \* n; i\+\+\)/)
+    assert.match(v.b.src, /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/)
   })
 })
 
@@ -384,7 +400,7 @@ test('recorder.start({ lines: true }): the store\'s pprof windows carry one Loca
   const store = makeTmpDir()
   const app = require(work.js)
   let dumped
-  cprof.recorder.start({ window: 400, interval: 500, lines: true, store: { dir: store, formats: ['pprof'] } })
+  cprof.recorder.start({ window: 400, interval: 100, lines: true, store: { dir: store, formats: ['pprof'] } })
   try {
     const end = Date.now() + 2000
     while (Date.now() < end) { // in slices: the windows rotate on the event loop
