@@ -6,7 +6,8 @@
 // (fixtures/heap-growth-app.js 'entries') fires and writes a .heapsnapshot
 // beside the report and the heap profile, in the 'profile' event, whose
 // report names LeakedEntry among the largest classes. In process: the
-// option checked, a snapshot skipped while another is written, refused for
+// option checked, a snapshot skipped while another is written (and a
+// trigger's refused while the incident's is), refused for
 // disk space (counted, reported), and the counters.
 
 const { test, after } = require('node:test')
@@ -19,6 +20,7 @@ const { incidentsOption, envIncidents } = require('../../../lib/incidents/option
 const { createIncidents } = require('../../../lib/incidents')
 const { incidentSnapshot, snapshotError, DEFAULT_DEPS } = require('../../../lib/incidents/heap-snapshot')
 const { snapshot, isWriting } = require('../../../lib/snapshot')
+const { createSnapshotTrigger } = require('../../../lib/triggers/snapshot-trigger')
 
 const ROOT = path.join(__dirname, '..', '..', '..')
 const REGISTER = path.join(ROOT, 'register.js')
@@ -118,6 +120,25 @@ test('no incident snapshot while another heap snapshot is being written', async 
   assert.deepEqual(fs.readdirSync(dir), ['other.heapsnapshot'])
   const written = await incidentSnapshot({ at: dir, dir, name: 'incident' })
   assert.deepEqual(written, { file: path.join(dir, 'incident.heapsnapshot') })
+})
+
+// The other way round, through the same reserve(): `cprof trigger --snapshot`
+// (or the PM2 action) while the incident's snapshot is under way.
+test('a trigger\'s snapshot while an incident\'s is being written is refused (ERR_CPROF_BUSY); the incident\'s is written', async () => {
+  const dir = makeTmpDir('cprof-growth-snapshot-trigger-')
+  const incident = incidentSnapshot({ at: dir, dir, name: 'incident' })
+  assert.equal(isWriting(), true)
+  const failed = []
+  const trigger = createSnapshotTrigger(snapshot, {
+    emitSnapshot: () => assert.fail('the refused snapshot was announced as written'),
+    announcer: { failed: (kind, err) => failed.push({ kind, code: err.code }) }
+  })
+  await assert.rejects(trigger.take({ dir }, 'cli', { id: 'r1' }),
+    { code: 'ERR_CPROF_BUSY', message: /^a heap snapshot is already being written \(asked for at .*\): one at a time/ })
+  assert.deepEqual(failed, [{ kind: 'snapshot', code: 'ERR_CPROF_BUSY' }], 'the refusal is in the run-directory entry')
+  assert.deepEqual(await incident, { file: path.join(dir, 'incident.heapsnapshot') })
+  assert.equal(isWriting(), false)
+  assert.deepEqual(fs.readdirSync(dir), ['incident.heapsnapshot'])
 })
 
 test('an incident snapshot whose write fails leaves the firing\'s files and is reported, not thrown', async () => {
