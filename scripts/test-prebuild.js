@@ -25,7 +25,9 @@
 //     own loader (ld-musl --list) resolves every symbol but the Node-API,
 //     libuv and zlib ones Node provides — the same set the x64 glibc build
 //     imports and node resolved in step 3.
-//  6. The whole JS suite against the x64 glibc prebuild (CPROF_ADDON).
+//  6. The whole JS suite against the x64 glibc prebuild (CPROF_ADDON). CI
+//     skips it (--no-suite) and runs npm run test:matrix -- --prebuild,
+//     the suite against this prebuild on Node 22, 24 and 26.
 const { spawnSync } = require('node:child_process')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
