@@ -19,6 +19,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { freePort, listening, childrenOf } = require('../test/js/helpers/procs')
+const { median } = require('./stats')
 
 const CLI = path.join(__dirname, '..', 'bin', 'cprof.js')
 const TARGET = `setInterval(() => {}, 1000); console.log('ready')`
@@ -67,11 +68,6 @@ async function run (kind) {
     if (attach && attach.exitCode === null && attach.signalCode === null) await new Promise((resolve) => attach.once('close', resolve))
     fs.rmSync(dir, { recursive: true, force: true })
   }
-}
-
-const median = (v) => {
-  const s = [...v].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
 async function main () {
