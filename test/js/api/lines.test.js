@@ -87,6 +87,10 @@ export function run(ms: number): number {
 }
 `
 
+// The second loop's source line, as a report or the viewer shows it.
+const THREE_JS = /for \(let k = 0; k < 3; k\+\+\) for \(let i = 0; i < n; i\+\+\)/
+const THREE_TS = /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/
+
 const lineOf = (text, mark) => text.split('\n').findIndex((l) => l.includes(mark)) + 1
 
 let work // { js, ts, tsOut }
@@ -194,7 +198,7 @@ test('JavaScript: two loops read 3:1 by line in the summary, analyze(), report -
   assert.match(text, /Self time by line/)
   const rep = reportRatio(text, one, three)
   assert.ok(within(rep.ratio), `report --lines 3:1: ${rep.ratio}\n${text}`)
-  assert.match(rep.b.source, /for \(let k = 0; k < 3; k\+\+\) for \(let i = 0; i < n; i\+\+\)/, 'the source line beside its time')
+  assert.match(rep.b.source, THREE_JS, 'the source line beside its time')
   // Without a name: the top functions, twoLoops first.
   assert.match(cli('report', result.files.cpuprofile, '--lines'), new RegExp(`\ntwoLoops \\(.*two\\.js:${lineOf(TWO_JS, 'function twoLoops')}\\): `))
   // The txt file written at stop has the section too.
@@ -251,7 +255,7 @@ test('TypeScript through its source map: the .ts lines read 3:1', async () => {
   const text = cli('report', result.files.cpuprofile, '--source-maps', '--lines', 'twoLoops')
   const rep = reportRatio(text, one, three)
   assert.ok(within(rep.ratio), `report --lines 3:1 on the .ts lines: ${rep.ratio}\n${text}`)
-  assert.match(rep.b.source, /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/, 'the .ts source beside its time')
+  assert.match(rep.b.source, THREE_TS, 'the .ts source beside its time')
 
   const ratio = pprofRatio(result.files.pprof, one, three, 'twoLoops')
   if (ratio !== null) assert.ok(within(ratio), `go tool pprof -lines on the .ts lines 3:1: ${ratio}`)
@@ -270,9 +274,9 @@ test('TypeScript whose .ts is gone: report --lines shows the .ts lines from the 
   const rep = reportRatio(text, one, three)
   assert.ok(within(rep.ratio), `report --lines 3:1 on the .ts lines: ${rep.ratio}\n${text}`)
   assert.match(rep.a.source, /for \(let i: number = 0; i < n; i\+\+\)/, 'the .ts source from sourcesContent')
-  assert.match(rep.b.source, /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/, 'the .ts source from sourcesContent')
+  assert.match(rep.b.source, THREE_TS, 'the .ts source from sourcesContent')
   // The txt written at stop (mapped there) has it too.
-  assert.match(fs.readFileSync(result.files.txt, 'utf8'), /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/)
+  assert.match(fs.readFileSync(result.files.txt, 'utf8'), THREE_TS)
 })
 
 // positionTicks of the nodes of function name in a .cpuprofile: { line: ticks }.
@@ -375,7 +379,7 @@ describe('the HTML viewer in Chromium', { skip: !haveChromium() && 'no chromium 
     const three = lineOf(TWO_JS, 'LOOP_THREE')
     const v = await viewerRatio(browser, result.files.html, one, three)
     assert.ok(within(v.ratio), `viewer 3:1: ${v.ratio}`)
-    assert.match(v.b.src, /for \(let k = 0; k < 3; k\+\+\) for \(let i = 0; i < n; i\+\+\)/)
+    assert.match(v.b.src, THREE_JS)
     assert.equal(v.b.bar, '80px', 'the hottest line has the full bar')
     const fn = result.summary.top.find((f) => f.functionName === 'twoLoops')
     assert.equal(v.all, us(fn.self), 'the pane\'s lines add up to the self time')
@@ -385,14 +389,14 @@ describe('the HTML viewer in Chromium', { skip: !haveChromium() && 'no chromium 
     const result = taken.ts || (taken.ts = profile(work.tsOut, { sourceMaps: true }))
     const v = await viewerRatio(browser, result.files.html, lineOf(TWO_TS, 'LOOP_ONE'), lineOf(TWO_TS, 'LOOP_THREE'))
     assert.ok(within(v.ratio), `viewer 3:1 on the .ts lines: ${v.ratio}`)
-    assert.match(v.b.src, /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/)
+    assert.match(v.b.src, THREE_TS)
   })
 
   test('TypeScript whose .ts is gone: the pane shows the source from the map\'s sourcesContent', async () => {
     const result = taken.gone || (taken.gone = profile(work.goneOut, { sourceMaps: true }))
     const v = await viewerRatio(browser, result.files.html, lineOf(TWO_TS, 'LOOP_ONE'), lineOf(TWO_TS, 'LOOP_THREE'))
     assert.ok(within(v.ratio), `viewer 3:1 on the .ts lines: ${v.ratio}`)
-    assert.match(v.b.src, /for \(let k: number = 0; k < 3; k\+\+\) for \(let i: number = 0; i < n; i\+\+\)/)
+    assert.match(v.b.src, THREE_TS)
   })
 })
 
