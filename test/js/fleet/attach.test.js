@@ -545,7 +545,10 @@ test('attach and its watchdog both killed with SIGKILL mid-sampling: the target 
   // loop allows (a loaded machine: 3 s of slack).
   assert.ok(window >= duration * 1000 + GRACE_MS - 1000, `closed ${Date.now() - killed} ms after the kill`)
   assert.ok(window <= duration * 1000 + GRACE_MS + 3000, `open for ${window} ms after attach said so`)
-  assert.ok(await waitUntil(() => /Debugger ending/.test(srv.err()), 5000), srv.err())
+  // Not asserted: Node's "Debugger ending" line. Node prints it only when
+  // the last session ends while the server still runs, i.e. when the target
+  // saw the killed client's socket close before its timer closed the
+  // server; CI once saw the timer win (the port closed, no line printed).
   // A new attach is not refused as "someone else is debugging".
   const r = await cprof(['attach', String(srv.child.pid), '--duration', '0.5', '--dir', makeTmpDir(), '--json'])
   assert.equal(r.status, 0, r.describe())
