@@ -34,8 +34,10 @@ const {
 
 after(removeTmpDirs)
 
-// No test may hang the file: each has a time limit (a failure, not a timing check).
-const test = (name, fn) => nodeTest(name, { timeout: 30000 }, fn)
+// No test may hang the file: each has a time limit (a failure, not a timing
+// check), room for the heaviest (two profiled children and the analyses)
+// under ASan on a loaded machine.
+const test = (name, fn) => nodeTest(name, { timeout: 120000 }, fn)
 
 // heap-<pid>-<YYYYMMDDTHHMMSS.mmmZ>.heapprofile
 const HEAP_NAME_RE = /^heap-(\d+)-(\d{8}T\d{6}\.\d{3}Z)\.heapprofile$/

@@ -13,7 +13,7 @@
 const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const { makeTmpDir, removeTmpDirs } = require('../helpers/util.js')
+const { makeTmpDir, removeTmpDirs, UNDER_ASAN } = require('../helpers/util.js')
 const { runFixture } = require('../helpers/util.js').fixturesIn(__dirname)
 
 after(removeTmpDirs)
@@ -21,7 +21,6 @@ after(removeTmpDirs)
 const CPU_CYCLES = Number(process.env.CPROF_LEAK_CYCLES || 1000)
 const HEAP_CYCLES = process.env.CPROF_LEAK_CYCLES ? CPU_CYCLES : Math.max(200, CPU_CYCLES / 5)
 const BOUND_MB = 20
-const UNDER_ASAN = /libasan/.test(process.env.LD_PRELOAD || '')
 const MB = 1024 * 1024
 
 test(`${CPU_CYCLES} CPU and ${HEAP_CYCLES} heap start/stop cycles: RSS growth after the first 20% stays under ${BOUND_MB} MB`, { timeout: 600000 }, (t) => {

@@ -406,10 +406,15 @@ test('recorder.start({ lines: true }): the store\'s pprof windows carry one Loca
   let dumped
   cprof.recorder.start({ window: 400, interval: 100, lines: true, store: { dir: store, formats: ['pprof'] } })
   try {
-    const end = Date.now() + 2000
-    while (Date.now() < end) { // in slices: the windows rotate on the event loop
+    // 2.5 s of CPU time, as lines-app.js runs, in slices: the windows
+    // rotate on the event loop.
+    const from = process.cpuUsage()
+    const end = Date.now() + 25000
+    for (let used = 0; used < 2500e3 && Date.now() < end;) {
       app.run(100)
       await new Promise((resolve) => setImmediate(resolve))
+      const u = process.cpuUsage(from)
+      used = u.user + u.system
     }
     dumped = await cprof.recorder.dump({ dir: makeTmpDir() }) // waits for the current window
   } finally {

@@ -634,7 +634,7 @@ test('an inspector that opens after attach gave up (main thread blocked in execS
     assert.ok(await waitUntil(() => srv.err().split('Debugger listening').length > listened, 10000), srv.err())
     const opened = Date.now()
     assert.ok(await waitUntil(() => !listening(inspectPort), 15000), `port ${inspectPort} still listens 15 s after it opened`)
-    assert.ok(Date.now() - opened < 6000, `closed ${Date.now() - opened} ms after it opened`)
+    assert.ok(Date.now() - opened < 10000, `closed ${Date.now() - opened} ms after it opened`)
     assert.equal(await inspectorTargets(inspectPort), null)
     assert.match(a.err(), /if it still opens, cprof's watchdog closes it/)
   }

@@ -1,7 +1,7 @@
 'use strict'
 // Processes and ports as Linux shows them, read independently of
 // lib/fleet/procfs.js (the code under test): a free loopback port, whether
-// a port listens, a process's children. Shared by the attach tests and
+// a port listens, a process's children, a signal pending. Shared by the attach tests and
 // bench/attach-windows.js.
 const fs = require('node:fs')
 const net = require('node:net')
@@ -48,4 +48,19 @@ function childrenOf (pid) {
   return out
 }
 
-module.exports = { freePort, listening, childrenOf }
+/** Whether signal number sig waits for process pid (SigPnd or ShdPnd in /proc/<pid>/status). */
+function signalPending (pid, sig) {
+  let status = ''
+  try {
+    status = fs.readFileSync(`/proc/${pid}/status`, 'utf8')
+  } catch {
+    return false
+  }
+  const bit = 1n << BigInt(sig - 1)
+  return ['SigPnd', 'ShdPnd'].some((k) => {
+    const m = new RegExp(`^${k}:\\s*([0-9a-f]+)$`, 'm').exec(status)
+    return m !== null && (BigInt('0x' + m[1]) & bit) !== 0n
+  })
+}
+
+module.exports = { freePort, listening, childrenOf, signalPending }

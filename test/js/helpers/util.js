@@ -183,7 +183,13 @@ function printedMs (text, label, ms) {
   return m !== null && Math.abs(Number(m[1]) - ms) <= 0.005 + 1e-9
 }
 
+// Whether this process runs under AddressSanitizer (npm run test:asan
+// preloads libasan into node): freed memory waits in its quarantine and
+// counts in RSS there.
+const UNDER_ASAN = /libasan/.test(process.env.LD_PRELOAD || '')
+
 module.exports = {
+  UNDER_ASAN,
   printedMs,
   ROOT,
   FIXTURES,

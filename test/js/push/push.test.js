@@ -13,7 +13,7 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 
 const { startReceiver, functionTotals, parseName } = require('../helpers/pyroscope-receiver.js')
-const { childEnv, removeTmpDirs, makeTmpDir } = require('../helpers/util.js')
+const { childEnv, removeTmpDirs, makeTmpDir, UNDER_ASAN } = require('../helpers/util.js')
 const { NO_PM2, pm2Home, reapPm2 } = require('../helpers/pm2.js')
 const { pushOptions, publicOptions, parseLabels } = require('../../../lib/push/options')
 const { seriesName, series } = require('../../../lib/push/labels')
@@ -59,7 +59,8 @@ function assertClean (r, what) {
   assert.equal(r.signal, null, why)
   assert.equal(r.status, 0, why)
   assert.ok(r.out && !r.out.error, why)
-  assert.ok(r.out.peakRss < 300 * 1024 * 1024, `${what}: peak RSS ${r.out.peakRss}`)
+  // Under ASan freed memory waits in its quarantine (up to 256 MB) and counts in RSS.
+  if (!UNDER_ASAN) assert.ok(r.out.peakRss < 300 * 1024 * 1024, `${what}: peak RSS ${r.out.peakRss}`)
   assert.doesNotMatch(r.stderr, /secret/, `${what}: a secret reached stderr`)
 }
 
@@ -159,7 +160,6 @@ test('backoff: exponential, jittered in the upper half, capped; Retry-After in s
 
 // ---- end to end ----
 
-let healthy = null // the healthy run's iterations: the throughput baseline
 
 test('windows arrive as pprof: the hot function tops the CPU series, labels and time ranges right, nothing twice; heap windows too', async () => {
   const r = await receiver()
@@ -174,7 +174,6 @@ test('windows arrive as pprof: the hot function tops the CPU series, labels and 
     APP_STOP: '1'
   })
   assertClean(run, 'healthy')
-  healthy = run.out.iterations
   const cpu = r.profiles.filter(isCpu)
   const heap = r.profiles.filter((p) => !isCpu(p))
   assert.ok(cpu.length >= 4, `${cpu.length} CPU windows`)
@@ -211,7 +210,10 @@ test('receiver down at start: retried, the app runs and exits 0 on its own', asy
   assert.ok(run.out.push.retried >= 1, JSON.stringify(run.out.push))
   assert.equal(run.out.push.lastError.code, 'ECONNREFUSED')
   assert.ok(run.ms < 20_000, `exited after ${run.ms} ms`)
-  if (healthy) assert.ok(run.out.iterations > healthy * 0.75 * 0.4, `throughput ${run.out.iterations} vs ${healthy}`)
+  // The retries never held the main thread: most of the wall time went to
+  // the app's own slices (a comparison of iterations with an earlier run
+  // measured the machine's load instead).
+  assert.ok(run.out.workMs > run.out.ms * 0.5, `the app worked ${run.out.workMs} of ${run.out.ms} ms`)
   assert.match(run.stderr, /ERR_CPROF_PUSH/, 'the outage is reported once')
   assert.equal(run.stderr.match(/ERR_CPROF_PUSH/g).length, 1)
 })
@@ -451,13 +453,15 @@ function cpuByName (profiles) {
 }
 
 test('pushed CPU is CPU time, (idle) left out: an idle app within 2x of its main thread\'s CPU time, a busy one within 10%', async () => {
-  // idle: 1 ms of work every 100 ms; busy: the event loop never waits.
+  // idle: 1 ms of work every 100 ms, sampled every 1 ms (at the default
+  // 10 ms its ~50 ms of work would be a handful of samples, too few for a
+  // ratio); busy: the event loop never waits.
   // The CPU profile samples the main thread (JavaScript, its GC share, the
   // rest as (program)), so that thread's own CPU time is what it must
   // match: the process's (process.cpuUsage()) also holds V8's sampling and
   // GC helper threads and the push client, as much as the idle app's 50 ms
   // of work on a loaded machine (ratios of 0.44-0.49 against it were seen).
-  for (const [what, env, lo, hi] of [['idle', { APP_SLICE_MS: '1', APP_IDLE_MS: '100' }, 0.5, 2], ['busy', {}, 0.9, 1.1]]) {
+  for (const [what, env, lo, hi] of [['idle', { APP_SLICE_MS: '1', APP_IDLE_MS: '100', CPROF_RECORDER_INTERVAL: '1000' }, 0.5, 2], ['busy', {}, 0.9, 1.1]]) {
     const r = await receiver()
     const run = await runApp({ CPROF_PUSH_URL: r.url, APP_MS: '5000', APP_STOP: '1', ...env })
     assertClean(run, what)

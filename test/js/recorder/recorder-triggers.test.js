@@ -7,11 +7,13 @@
 const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('../helpers/schema.js')
 const { ROOT, makeTmpDir, removeTmpDirs } = require('../helpers/util.js')
+const { signalPending } = require('../helpers/procs.js')
 const { runFixture, startFixture } = require('../helpers/util.js').fixturesIn(__dirname)
 const { envConfig } = require('../../../lib/triggers/env.js')
 
@@ -121,7 +123,10 @@ test('cprof trigger <pid> --dump --last S whose process never dumps: the failure
     const child = spawn(process.execPath, [CLI, 'trigger', String(pid), '--dump', '--last', '0.5'], { stdio: ['ignore', 'pipe', 'pipe'] })
     cli = { stderr: '', done: new Promise((resolve) => child.on('close', resolve)) }
     child.stderr.on('data', (d) => { cli.stderr += d })
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    // The CLI has sent its signal (it waits in the stopped process) before
+    // the process goes: else the CLI would find no process to signal.
+    const sent = Date.now() + 30000
+    while (!signalPending(pid, os.constants.signals.SIGURG) && Date.now() < sent) await new Promise((resolve) => setTimeout(resolve, 50))
     app.child.kill('SIGKILL') // it exits without a dump: the CLI stops waiting
     const status = await cli.done
     assert.equal(status, 1, cli.stderr)

@@ -185,17 +185,23 @@ test('a lost window: the dump cuts its time out; DevTools and speedscope read ea
 })
 
 test('the ring respects keep and maxBytes; status() reports it', async () => {
+  const lengths = []
+  const onWindow = (w) => { if (w.kind === 'cpu') lengths.push(w.to - w.from) }
+  cprof.on('window', onWindow)
   cprof.recorder.start({ window: 200, keep: 500 })
   try {
     await phase(phaseAlpha, 1800)
     const s = cprof.recorder.status()
     assert.equal(s.running, true)
-    // Windows that ended more than keep before the newest one are gone.
+    // Windows that ended more than keep before the newest one are gone: what
+    // is kept spans keep plus the oldest kept window at most (200 ms, or
+    // more where the timer ran late).
     assert.ok(s.windows <= 4, `windows: ${s.windows}`)
     assert.ok(s.evicted >= 3, `evicted: ${s.evicted}`)
-    assert.ok(s.to - s.from <= 500 + 200 + 100, `${s.to - s.from} ms kept`)
+    assert.ok(s.to - s.from <= 500 + Math.max(...lengths) + 20, `${s.to - s.from} ms kept, windows of ${lengths} ms`)
     assert.ok(s.bytes > 0)
   } finally {
+    cprof.off('window', onWindow)
     await stopIfRunning()
   }
   cprof.recorder.start({ window: 200, maxBytes: 1 })
@@ -429,7 +435,11 @@ test('heap: true: each heap window is the live heap at its end (the sampler kept
       return bytes
     })
     assert.ok(files.length >= 3, `${files.length} heap windows stored`)
-    for (let i = 1; i < retains.length; i++) assert.ok(retains[i] >= retains[i - 1], `recorderRetains' live bytes by window: ${retains}`)
+    // Never down by more than a sampled allocation that was freed later
+    // (kept's old backing store after the array grew: 8671704 then 8667192
+    // bytes was seen); a window holding only its own allocations would drop
+    // to nothing once the loop stops.
+    for (let i = 1; i < retains.length; i++) assert.ok(retains[i] >= retains[i - 1] * 0.99, `recorderRetains' live bytes by window: ${retains}`)
     assert.ok(retains.at(-1) > retains[0], `recorderRetains' live bytes by window: ${retains}`)
     const same = files.find((f) => Number(f.split('-')[3].split('.')[0]) === h.to)
     assert.ok(same, `a stored window ends at ${h.to}: ${files}`)
@@ -440,8 +450,8 @@ test('heap: true: each heap window is the live heap at its end (the sampler kept
     assert.equal(cli.status, 0, cli.stderr)
     assert.equal(JSON.parse(cli.stdout).samples, h.samples, cli.stdout.slice(0, 300))
     const s = cprof.recorder.status()
-    // (a window may have finished since the dump)
-    assert.ok(s.heap.windows >= files.length && s.heap.windows <= files.length + 1, `${s.heap.windows} windows`)
+    // (a window may have finished since the dump, its file written or not yet)
+    assert.ok(Math.abs(s.heap.windows - files.length) <= 1, `${s.heap.windows} windows, ${files.length} files`)
     assert.equal(s.heap.intervalBytes, 4096)
     // CPU dumps still work alongside.
     assert.equal((await cprof.recorder.dump({ dir: makeTmpDir() })).kind, 'cpu')
@@ -469,6 +479,11 @@ test('heapWindow: a heap window (a full GC) ends with every third 300 ms window 
     await sleep(3100) // 10 rotations: heap windows end with the 3rd, 6th and 9th
     assert.ok(seen.cpu >= 8, `${seen.cpu} CPU windows`)
     assert.ok(seen.heap >= Math.floor(seen.cpu / 3) - 1 && seen.heap <= Math.ceil(seen.cpu / 3), `${seen.heap} heap windows for ${seen.cpu} CPU windows`)
+    // The dumps' own windows, counted with no timer rotation in between: a
+    // 300 ms timer running late on a loaded machine could end one during a
+    // dump. Windows of 60 s leave only the dumps' rotations.
+    await cprof.recorder.stop()
+    cprof.recorder.start({ window: 60000, heap: true, heapWindow: 60000 })
     const before = { ...seen }
     await cprof.recorder.dump({ dir: makeTmpDir() })
     await sleep(50)

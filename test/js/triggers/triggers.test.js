@@ -388,7 +388,8 @@ test('cprof trigger --duration during synchronous work reports the real duration
 })
 
 test('cprof trigger refuses a process that does not catch the signal, and never kills it', async () => {
-  const { app, pid } = await preloadRun({}, { args: ['2000'] })
+  // 12 s, as above: the CLI must find the process still running.
+  const { app, pid } = await preloadRun({}, { args: ['12000'] })
   const r = cli(['trigger', String(pid)])
   assert.equal(r.status, 1)
   assert.match(r.stderr, /does not catch SIGUSR2/)
