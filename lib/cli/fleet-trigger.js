@@ -98,11 +98,22 @@ async function runFleet (o, { out, err }) {
     }
     await sleep(o.duration * 1000)
   }
-  const now = new Map(discover({ prune: false }).entries.map((e) => [e.pid, e]))
+  // The stop goes to whoever runs a profile, once every signalled process
+  // has started its own (a busy one acts on the start late; stopped before
+  // then, it would go on profiling). One that has not after WAIT_MS is
+  // named missing, and not signalled: a second signal would be a start.
+  const signalled = fanout.targets(members).filter((m) => !early.has(m.pid))
+  const { entries, late } = o.duration === undefined
+    ? { entries: new Map(discover({ prune: false }).entries.map((e) => [e.pid, e])), late: [] }
+    : await fanout.untilStarted(signalled, kind, since, WAIT_MS)
   const failed = fanout.signalAll(members.filter((m) => {
-    const e = now.get(m.pid)
+    const e = entries.get(m.pid)
     return e && e.running && e.running[kind]
   }), kind)
+  for (const m of late) {
+    failed.set(m.pid, `had not started its ${kind} profile ${WAIT_MS / 1000} s after the signal (its event loop ` +
+      'did not turn); not stopped: it stops by itself after its maxDuration')
+  }
   return finish(members, o, { kind, since, failed: new Map([...early, ...failed]) }, { out, err })
 }
 

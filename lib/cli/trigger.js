@@ -63,7 +63,8 @@ Fan-out (the processes that announced themselves; see \`cprof ps\`):
   --app NAME        every process of app NAME (PM2 name, CPROF_APP, title or script)
   --tree            process <pid> and every cprof process under it (a node:cluster
                     primary passes the signal on to its workers itself)
-  Each process gets its own signal. With --duration: start, wait, stop; without:
+  Each process gets its own signal. With --duration: start, wait, stop (once each
+  has started: a busy one acts on a signal late); without:
   the first call starts, the next stops. Then cprof waits (up to 30 s) for every
   instance's file and writes one merged profile next to them,
   <kind>-<app>.merged-<pid>-<stamp>.<ext>, and prints each instance's share of

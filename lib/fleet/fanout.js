@@ -100,6 +100,35 @@ function signalAll (members, kind, last) {
   return failed
 }
 
+// Whether entry e shows that its kind profile asked for at since has
+// started: running since then, or already over (written, or failed).
+function startedSince (e, kind, since) {
+  const run = e.running && e.running[kind]
+  const last = e.last && e.last[kind]
+  const err = e.errors && e.errors[kind]
+  return Boolean((run && run.since >= since) || (last && last.startTime >= since) || (err && err.at >= since))
+}
+
+/**
+ * Waits (at most waitMs) until every member that is still running shows in
+ * its entry that its kind profile, signalled at since, has started: a
+ * process acts on a signal when its event loop turns, and a busy one turns
+ * it late. Resolves { entries: run-directory entries now, by pid, late:
+ * the members that had not started when the wait ended }.
+ */
+async function untilStarted (members, kind, since, waitMs) {
+  const deadline = Date.now() + waitMs
+  for (;;) {
+    const entries = new Map(discover({ prune: false }).entries.map((e) => [e.pid, e]))
+    const late = members.filter((m) => {
+      const e = entries.get(m.pid)
+      return e && !startedSince(e, kind, since) && procfs.sameProcess(m.pid, m.startTime)
+    })
+    if (late.length === 0 || Date.now() >= deadline) return { entries, late }
+    await sleep(POLL_MS)
+  }
+}
+
 /**
  * Waits for each member's profile of kind started at or after since:
  * { [pid]: { file } | { reason } }. A member that exits, fails, or writes
@@ -198,4 +227,4 @@ function primaryViewerOpts (merged) {
   return viewerOpts(merged.files.heapprofile ? 'heap' : 'cpu', ins.map((i) => i.file), ins.map((i) => `${i.label} (pid ${i.pid})`))
 }
 
-module.exports = { targets, signalAll, collect, gather, label }
+module.exports = { targets, signalAll, untilStarted, collect, gather, label }

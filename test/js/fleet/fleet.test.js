@@ -626,6 +626,26 @@ nodeTest('PM2 cluster mode, 2 instances: cprof ps names app and instance; trigge
   }
 })
 
+// A busy instance acts on the start signal only when its event loop turns,
+// after the duration here: the stop must still reach it once it has
+// started, not leave it profiling (and the fan-out waiting 30 s for it).
+test('trigger --app --duration: an instance whose event loop is blocked past the duration is stopped once it has started, and delivers', async () => {
+  const dir = makeTmpDir()
+  const a = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-busy' })
+  const b = start('fleet-solo.js', ['120000', 'busy'], { CPROF_DIR: dir, CPROF_APP: 'fleet-busy' })
+  await Promise.all([a.ready, b.ready])
+  assert.equal((await psUntil('fleet-busy', 2)).length, 2)
+  const r = await cprof(['trigger', '--app', 'fleet-busy', '--duration', '0.5', '--json'])
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.deepEqual(res.missing, [], r.describe())
+  assert.deepEqual(res.instances.map((i) => i.pid).sort(), [a.child.pid, b.child.pid].sort())
+  const rows = await psUntil('fleet-busy', 2)
+  for (const row of rows) assert.equal(row.running.cpu, null, `still profiling: ${JSON.stringify(row)}`)
+  a.child.kill()
+  b.child.kill()
+})
+
 // The merged page of `cprof trigger --app --formats html`: the viewer (not
 // the bare data page), with where each instance's samples start in the
 // merged profile, named by instance and pid (docs/formats.md, Viewer marks).
@@ -639,7 +659,7 @@ test('trigger --app --formats html: the merged page is the viewer and shows wher
   assert.equal(r.status, 0, r.describe())
   const res = JSON.parse(r.stdout)
   assert.equal(res.by, 'cprof')
-  assert.equal(res.instances.length, 2)
+  assert.equal(res.instances.length, 2, r.describe())
   const marks = pageMarks(res.outputs.html)
   const first = samplesIn(res.instances[0].file)
   assert.deepEqual(marks.instances, [
