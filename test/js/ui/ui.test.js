@@ -143,7 +143,15 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
 
     // Compare: tick two CPU profiles, follow the link.
     await page.$eval('#files tr[data-name^="cpu-111"] input', (e) => e.click())
-    await page.waitForFunction(() => document.querySelector('#files tr[data-name^="cpu-111"] input').checked, POLL)
+    await page.waitForFunction(() => document.querySelector('#files tr[data-name^="cpu-111"] input').checked, POLL).catch(async (err) => {
+      // Once on Node 26 (a loaded CI run) the box never showed checked: say what the page held.
+      const state = await page.evaluate(() => ({
+        rows: [...document.querySelectorAll('#files tr')].map((r) => [r.dataset.name, r.querySelector('input').checked]),
+        status: document.getElementById('status').textContent,
+        merge: document.getElementById('merge-info').textContent
+      }))
+      throw new Error(`${err.message}: ${JSON.stringify(state)}`)
+    })
     await page.$eval('#files tr[data-name^="cpu-222"] input', (e) => e.click())
     await page.waitForFunction(() => document.getElementById('compare').getAttribute('aria-disabled') === 'false', POLL)
     const diffHref = await page.$eval('#compare', (a) => a.href)
