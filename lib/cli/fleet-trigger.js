@@ -100,12 +100,11 @@ async function runFleet (o, { out, err }) {
   }
   // The stop goes to whoever runs a profile, once every signalled process
   // has started its own (a busy one acts on the start late; stopped before
-  // then, it would go on profiling). One that has not after WAIT_MS is
+  // then, it would go on profiling; without --duration they all run
+  // already, so nobody is waited for). One that has not after WAIT_MS is
   // named missing, and not signalled: a second signal would be a start.
   const signalled = fanout.targets(members).filter((m) => !early.has(m.pid))
-  const { entries, late } = o.duration === undefined
-    ? { entries: new Map(discover({ prune: false }).entries.map((e) => [e.pid, e])), late: [] }
-    : await fanout.untilStarted(signalled, kind, since, WAIT_MS)
+  const { entries, late } = await fanout.untilStarted(signalled, kind, since, WAIT_MS)
   const failed = fanout.signalAll(members.filter((m) => {
     const e = entries.get(m.pid)
     return e && e.running && e.running[kind]

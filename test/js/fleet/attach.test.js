@@ -21,7 +21,7 @@ const { spawn, spawnSync } = require('node:child_process')
 const { ROOT, makeTmpDir, removeTmpDirs, childEnv, cprofAsync } = require('../helpers/util.js')
 const { FIXTURES } = require('../helpers/util.js').fixturesIn(__dirname)
 const { assertHeapProfileSchema } = require('../helpers/heap.js')
-const { freePort, listening, childrenOf } = require('../helpers/procs.js')
+const { freePort, listening, childrenOf, waitUntil } = require('../helpers/procs.js')
 
 const CLI = path.join(ROOT, 'bin', 'cprof.js')
 const servers = []
@@ -475,15 +475,6 @@ function attachRunning (args) {
     })
   })
   return { child: c, open, exited, out: () => stdout, err: () => stderr }
-}
-
-async function waitUntil (pred, ms) {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await pred()) return true
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return false
 }
 
 // GET /json/list on the inspector port: the targets, or null when nothing answers.

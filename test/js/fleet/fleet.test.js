@@ -646,6 +646,36 @@ test('trigger --app --duration: an instance whose event loop is blocked past the
   b.child.kill()
 })
 
+// Without --duration: the first call starts every instance's profile, the
+// same call again stops them and merges (the help's and docs/cli.md's promise).
+test('trigger --app without --duration: the first call starts, the next stops and merges', async () => {
+  const dir = makeTmpDir()
+  const a = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-toggle' })
+  const b = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-toggle' })
+  await Promise.all([a.ready, b.ready])
+  assert.equal((await psUntil('fleet-toggle', 2)).length, 2)
+  const first = await cprof(['trigger', '--app', 'fleet-toggle'])
+  assert.equal(first.status, 0, first.describe())
+  assert.match(first.stdout, /^started a cpu profile: signalled 2 processes of app "fleet-toggle"; run the same command again to stop them and merge$/m)
+  const end = Date.now() + 20000
+  let rows
+  do {
+    await sleep(200)
+    rows = await psUntil('fleet-toggle', 2)
+  } while (!rows.every((row) => row.running.cpu) && Date.now() < end)
+  assert.ok(rows.every((row) => row.running.cpu), `not all started: ${JSON.stringify(rows)}`)
+  await sleep(500)
+  const r = await cprof(['trigger', '--app', 'fleet-toggle', '--json'])
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.deepEqual(res.missing, [], r.describe())
+  assert.deepEqual(res.instances.map((i) => i.pid).sort(), [a.child.pid, b.child.pid].sort())
+  assert.equal(samplesIn(res.file), res.instances.reduce((n, i) => n + samplesIn(i.file), 0))
+  for (const row of await psUntil('fleet-toggle', 2)) assert.equal(row.running.cpu, null, `still profiling: ${JSON.stringify(row)}`)
+  a.child.kill()
+  b.child.kill()
+})
+
 // The merged page of `cprof trigger --app --formats html`: the viewer (not
 // the bare data page), with where each instance's samples start in the
 // merged profile, named by instance and pid (docs/formats.md, Viewer marks).

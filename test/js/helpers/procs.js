@@ -1,8 +1,9 @@
 'use strict'
 // Processes and ports as Linux shows them, read independently of
 // lib/fleet/procfs.js (the code under test): a free loopback port, whether
-// a port listens, a process's children, a signal pending. Shared by the attach tests and
-// bench/attach-windows.js.
+// a port listens, a process's children, a signal pending, and a poll until
+// one of those holds. Shared by the attach tests, the recorder's trigger
+// tests and bench/attach-windows.js.
 const fs = require('node:fs')
 const net = require('node:net')
 
@@ -63,4 +64,14 @@ function signalPending (pid, sig) {
   })
 }
 
-module.exports = { freePort, listening, childrenOf, signalPending }
+/** Polls pred (may be async) every 50 ms for up to ms: whether it came true. */
+async function waitUntil (pred, ms) {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (await pred()) return true
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return false
+}
+
+module.exports = { freePort, listening, childrenOf, signalPending, waitUntil }

@@ -13,7 +13,7 @@ const { spawn, spawnSync } = require('node:child_process')
 
 const { assertCpuProfileSchema } = require('../helpers/schema.js')
 const { ROOT, makeTmpDir, removeTmpDirs } = require('../helpers/util.js')
-const { signalPending } = require('../helpers/procs.js')
+const { signalPending, waitUntil } = require('../helpers/procs.js')
 const { runFixture, startFixture } = require('../helpers/util.js').fixturesIn(__dirname)
 const { envConfig } = require('../../../lib/triggers/env.js')
 
@@ -125,8 +125,7 @@ test('cprof trigger <pid> --dump --last S whose process never dumps: the failure
     child.stderr.on('data', (d) => { cli.stderr += d })
     // The CLI has sent its signal (it waits in the stopped process) before
     // the process goes: else the CLI would find no process to signal.
-    const sent = Date.now() + 30000
-    while (!signalPending(pid, os.constants.signals.SIGURG) && Date.now() < sent) await new Promise((resolve) => setTimeout(resolve, 50))
+    await waitUntil(() => signalPending(pid, os.constants.signals.SIGURG), 30000)
     app.child.kill('SIGKILL') // it exits without a dump: the CLI stops waiting
     const status = await cli.done
     assert.equal(status, 1, cli.stderr)
