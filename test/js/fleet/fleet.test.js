@@ -626,34 +626,42 @@ nodeTest('PM2 cluster mode, 2 instances: cprof ps names app and instance; trigge
   }
 })
 
-// A busy instance acts on the start signal only when its event loop turns,
-// after the duration here: the stop must still reach it once it has
-// started, not leave it profiling (and the fan-out waiting 30 s for it).
-test('trigger --app --duration: an instance whose event loop is blocked past the duration is stopped once it has started, and delivers', async () => {
+// Two instances of app (fleet-solo.js; the second with secondArgs), both
+// announced: { a, b }.
+async function twoInstances (app, secondArgs = []) {
   const dir = makeTmpDir()
-  const a = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-busy' })
-  const b = start('fleet-solo.js', ['120000', 'busy'], { CPROF_DIR: dir, CPROF_APP: 'fleet-busy' })
+  const a = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: app })
+  const b = start('fleet-solo.js', ['120000', ...secondArgs], { CPROF_DIR: dir, CPROF_APP: app })
   await Promise.all([a.ready, b.ready])
-  assert.equal((await psUntil('fleet-busy', 2)).length, 2)
-  const r = await cprof(['trigger', '--app', 'fleet-busy', '--duration', '0.5', '--json'])
+  assert.equal((await psUntil(app, 2)).length, 2)
+  return { a, b }
+}
+
+// A fan-out's result r that merged both a and b, neither missing, and left
+// neither profiling; the instances are ended.
+async function assertBothDelivered (r, app, { a, b }) {
   assert.equal(r.status, 0, r.describe())
   const res = JSON.parse(r.stdout)
   assert.deepEqual(res.missing, [], r.describe())
   assert.deepEqual(res.instances.map((i) => i.pid).sort(), [a.child.pid, b.child.pid].sort())
-  const rows = await psUntil('fleet-busy', 2)
-  for (const row of rows) assert.equal(row.running.cpu, null, `still profiling: ${JSON.stringify(row)}`)
+  for (const row of await psUntil(app, 2)) assert.equal(row.running.cpu, null, `still profiling: ${JSON.stringify(row)}`)
   a.child.kill()
   b.child.kill()
+  return res
+}
+
+// A busy instance acts on the start signal only when its event loop turns,
+// after the duration here: the stop must still reach it once it has
+// started, not leave it profiling (and the fan-out waiting 30 s for it).
+test('trigger --app --duration: an instance whose event loop is blocked past the duration is stopped once it has started, and delivers', async () => {
+  const both = await twoInstances('fleet-busy', ['busy'])
+  await assertBothDelivered(await cprof(['trigger', '--app', 'fleet-busy', '--duration', '0.5', '--json']), 'fleet-busy', both)
 })
 
 // Without --duration: the first call starts every instance's profile, the
 // same call again stops them and merges (the help's and docs/cli.md's promise).
 test('trigger --app without --duration: the first call starts, the next stops and merges', async () => {
-  const dir = makeTmpDir()
-  const a = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-toggle' })
-  const b = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-toggle' })
-  await Promise.all([a.ready, b.ready])
-  assert.equal((await psUntil('fleet-toggle', 2)).length, 2)
+  const both = await twoInstances('fleet-toggle')
   const first = await cprof(['trigger', '--app', 'fleet-toggle'])
   assert.equal(first.status, 0, first.describe())
   assert.match(first.stdout, /^started a cpu profile: signalled 2 processes of app "fleet-toggle"; run the same command again to stop them and merge$/m)
@@ -665,26 +673,15 @@ test('trigger --app without --duration: the first call starts, the next stops an
   } while (!rows.every((row) => row.running.cpu) && Date.now() < end)
   assert.ok(rows.every((row) => row.running.cpu), `not all started: ${JSON.stringify(rows)}`)
   await sleep(500)
-  const r = await cprof(['trigger', '--app', 'fleet-toggle', '--json'])
-  assert.equal(r.status, 0, r.describe())
-  const res = JSON.parse(r.stdout)
-  assert.deepEqual(res.missing, [], r.describe())
-  assert.deepEqual(res.instances.map((i) => i.pid).sort(), [a.child.pid, b.child.pid].sort())
+  const res = await assertBothDelivered(await cprof(['trigger', '--app', 'fleet-toggle', '--json']), 'fleet-toggle', both)
   assert.equal(samplesIn(res.file), res.instances.reduce((n, i) => n + samplesIn(i.file), 0))
-  for (const row of await psUntil('fleet-toggle', 2)) assert.equal(row.running.cpu, null, `still profiling: ${JSON.stringify(row)}`)
-  a.child.kill()
-  b.child.kill()
 })
 
 // The merged page of `cprof trigger --app --formats html`: the viewer (not
 // the bare data page), with where each instance's samples start in the
 // merged profile, named by instance and pid (docs/formats.md, Viewer marks).
 test('trigger --app --formats html: the merged page is the viewer and shows where each instance starts', async () => {
-  const dir = makeTmpDir()
-  const a = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-html' })
-  const b = start('fleet-solo.js', ['120000'], { CPROF_DIR: dir, CPROF_APP: 'fleet-html' })
-  await Promise.all([a.ready, b.ready])
-  assert.equal((await psUntil('fleet-html', 2)).length, 2)
+  const { a, b } = await twoInstances('fleet-html')
   const r = await cprof(['trigger', '--app', 'fleet-html', '--duration', '1', '--formats', 'html', '--json'])
   assert.equal(r.status, 0, r.describe())
   const res = JSON.parse(r.stdout)
