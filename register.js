@@ -26,7 +26,8 @@ function preload () {
     const secs = typeof r.durationMs === 'number' ? ` ${(r.durationMs / 1000).toFixed(1)} s,` : ''
     const hid = r.reason && r.reason.suppressed > 0
       ? `; ${r.reason.suppressed} earlier crossing${r.reason.suppressed === 1 ? '' : 's'} suppressed (cooldown, maxPerHour)` : ''
-    const why = r.reason ? `, incident ${r.reason.trigger}: ${r.reason.value} >= ${r.reason.threshold}${hid}` : ''
+    const through = r.reason && r.reason.escalated ? '; through the cooldown: escalate times the last firing' : ''
+    const why = r.reason ? `, incident ${r.reason.trigger}: ${r.reason.value} >= ${r.reason.threshold}${hid}${through}` : ''
     // A heap snapshot (lib/triggers/snapshot-trigger.js) has a size, not samples.
     const what = r.kind === 'snapshot' ? `${(r.bytes / 1048576).toFixed(1)} MB` : `${r.samples} samples`
     process.stderr.write(`cprof: wrote ${file} (${r.kind},${secs} ${what}${why})\n`)
