@@ -837,11 +837,11 @@ test('attach given up on a target started with --inspect-port PORT (space): the 
   await new Promise((resolve) => setTimeout(resolve, 300))
   const r = await cprof(['attach', String(srv.child.pid), '--duration', '1', '--wait', '1', '--dir', makeTmpDir()])
   assert.equal(r.status, 1, r.describe())
-  assert.match(r.stderr, /did not open its inspector \(configured: 127\.0\.0\.1:\d+;/)
   await blocked
   assert.ok(await waitUntil(() => /Debugger listening/.test(srv.err()), 15000), srv.err())
   assert.match(srv.err(), new RegExp(`Debugger listening on ws://127\\.0\\.0\\.1:${inspectPort}/`))
   assert.ok(await waitUntil(() => !listening(inspectPort), 20000), `port ${inspectPort} still listens 20 s after it opened`)
+  assert.match(r.stderr, /did not open its inspector \(configured: 127\.0\.0\.1:\d+;/)
   assert.equal(await get(port, '/'), 200)
   await get(port, '/quit')
   assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
