@@ -255,9 +255,13 @@ function procError (pid, code, what) {
   if (code === 'EACCES' || code === 'EPERM') {
     const uid = procfs.status(pid)?.Uid?.split(/\s+/)[0]
     const me = typeof process.geteuid === 'function' ? process.geteuid() : '?'
-    return attachError(`cannot read /proc/${pid}/${what} (${code}): process ${pid} runs as uid ${uid ?? '?'}, ` +
-      `you are uid ${me}, and attach must see its sockets to find where its inspector opens. Nothing was sent. ` +
-      'Run cprof attach as that user (or as root)', { reason: 'permission' })
+    const who = String(uid) === String(me)
+      ? `process ${pid} runs as your uid ${me} but is not dumpable (a setuid or capability binary, or ` +
+        'prctl(PR_SET_DUMPABLE, 0)), so only root may read it'
+      : `process ${pid} runs as uid ${uid ?? '?'}, you are uid ${me}`
+    return attachError(`cannot read /proc/${pid}/${what} (${code}): ${who}, and attach must see its sockets to find ` +
+      `where its inspector opens. Nothing was sent. Run cprof attach as ${who.includes('dumpable') ? 'root' : 'that user (or as root)'}`,
+    { reason: 'permission' })
   }
   return attachError(`cannot read /proc/${pid}/${what} (${code}); nothing was sent`)
 }

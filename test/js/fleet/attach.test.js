@@ -827,25 +827,29 @@ test('an inspector that opens on 0.0.0.0 although argv did not show it (process.
 })
 
 // attach gives up (--wait) while the main thread is blocked; the inspector
-// opens afterwards on the port of `--inspect-port PORT` (space form), not
-// 9229: the watchdog watches the port that actually opens and closes it.
-test('attach given up on a target started with --inspect-port PORT (space): the inspector that opens later is closed on that port', { timeout: 90000 }, async () => {
-  const inspectPort = await freePort()
-  const srv = startServer(['--inspect-port', String(inspectPort)])
-  const port = await srv.port
-  const blocked = get(port, '/block/6')
-  await new Promise((resolve) => setTimeout(resolve, 300))
-  const r = await cprof(['attach', String(srv.child.pid), '--duration', '1', '--wait', '1', '--dir', makeTmpDir()])
-  assert.equal(r.status, 1, r.describe())
-  await blocked
-  assert.ok(await waitUntil(() => /Debugger listening/.test(srv.err()), 15000), srv.err())
-  assert.match(srv.err(), new RegExp(`Debugger listening on ws://127\\.0\\.0\\.1:${inspectPort}/`))
-  assert.ok(await waitUntil(() => !listening(inspectPort), 20000), `port ${inspectPort} still listens 20 s after it opened`)
-  assert.match(r.stderr, /did not open its inspector \(configured: 127\.0\.0\.1:\d+;/)
-  assert.equal(await get(port, '/'), 200)
-  await get(port, '/quit')
-  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
-})
+// opens afterwards on the port of `--inspect-port PORT` (space form), or
+// of process.debugPort set in code, not 9229: the watchdog watches the
+// port that actually opens and closes it.
+for (const [how, nodeArgs, appArgs] of [['--inspect-port PORT (space)', (p) => ['--inspect-port', String(p)], () => []],
+  ['process.debugPort = PORT in code', () => [], (p) => [`debug-port=${p}`]]]) {
+  test(`attach given up on a target with ${how}: the inspector that opens later is closed on that port`, { timeout: 90000 }, async () => {
+    const inspectPort = await freePort()
+    const srv = startServer(nodeArgs(inspectPort), appArgs(inspectPort))
+    const port = await srv.port
+    const blocked = get(port, '/block/6')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const r = await cprof(['attach', String(srv.child.pid), '--duration', '1', '--wait', '1', '--dir', makeTmpDir()])
+    assert.equal(r.status, 1, r.describe())
+    await blocked
+    assert.ok(await waitUntil(() => /Debugger listening/.test(srv.err()), 15000), srv.err())
+    assert.match(srv.err(), new RegExp(`Debugger listening on ws://127\\.0\\.0\\.1:${inspectPort}/`))
+    assert.ok(await waitUntil(() => !listening(inspectPort), 20000), `port ${inspectPort} still listens 20 s after it opened`)
+    assert.match(r.stderr, /did not open its inspector \(configured: 127\.0\.0\.1:\d+;/)
+    assert.equal(await get(port, '/'), 200)
+    await get(port, '/quit')
+    assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+  })
+}
 
 // The target's close timer (lib/fleet/attach.js guardExpr), evaluated as
 // attach evaluates it, in a node whose inspector is open: it closes that
