@@ -547,6 +547,9 @@ async function attach (opts) {
   const { pid, signal } = opts
   const pre = await preflight(pid, { force: opts.force })
   if (signal && signal.aborted) throw attachError('interrupted before anything was sent', { interrupted: true })
+  // Loaded now, not once the inspector is open: the time it listens is
+  // the time anyone who can reach it can run code in the target.
+  require('ws')
   // Tells this attach's guard from another's (closeOpened).
   const token = crypto.randomBytes(8).toString('hex')
   const watchdog = startWatchdog(pid, pre, token)
