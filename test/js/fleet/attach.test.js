@@ -851,6 +851,33 @@ for (const [how, nodeArgs, appArgs] of [['--inspect-port PORT (space)', (p) => [
   })
 }
 
+// A target in a network namespace of its own (a container): its 127.0.0.1
+// is not ours, so whatever answers on ours at its port is another
+// process's. Refused before the signal.
+const noUnshare = process.getuid() !== 0 || spawnSync('unshare', ['-n', 'true']).status !== 0
+  ? 'needs root and unshare(1) to make a network namespace' : false
+test('attach refuses a node in another network namespace, and sends nothing', { timeout: 30000, skip: noUnshare }, async () => {
+  const child = spawn('unshare', ['-n', process.execPath, '-e', 'setInterval(() => {}, 1000)'], { env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] })
+  servers.push(child)
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  assert.ok(await waitUntil(() => {
+    try {
+      return fs.readlinkSync(`/proc/${child.pid}/exe`) === fs.realpathSync(process.execPath) &&
+        fs.readlinkSync(`/proc/${child.pid}/ns/net`) !== fs.readlinkSync('/proc/self/ns/net')
+    } catch {
+      return false
+    }
+  }, 10000), 'the target runs node in its own namespace')
+  const r = await cprof(['attach', String(child.pid), '--duration', '0.5', '--wait', '2', '--dir', makeTmpDir()])
+  assert.equal(r.status, 1, r.describe())
+  assert.match(r.stderr, new RegExp(`ERR_CPROF_ATTACH: process ${child.pid} runs in another network namespace .*Nothing was sent\\. ` +
+    `Run cprof attach inside its namespace \\(e\\.g\\. nsenter -t ${child.pid} -n cprof attach ${child.pid}\\)`))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.doesNotMatch(stderr, /Debugger/)
+  child.kill()
+})
+
 // The target's close timer (lib/fleet/attach.js guardExpr), evaluated as
 // attach evaluates it, in a node whose inspector is open: it closes that
 // inspector when it fires; re-armed after the inspector was closed and
