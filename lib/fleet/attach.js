@@ -5,14 +5,20 @@
 // in-process path runs (Profiler.* or HeapProfiler.*Sampling), then closes
 // the target's inspector again, so no debugger port stays open, and returns
 // the profile's JSON text. Before anything is sent it checks, and refuses
-// with ERR_CPROF_ATTACH and nothing changed, when: the process is not Node,
-// SIGUSR1 is ignored or blocked there, Node runs with --disable-sigusr1, the
-// inspector port is already open (someone's debugger) or taken, or it is
-// configured on an address other than loopback (unless opts.force).
+// with ERR_CPROF_ATTACH and nothing changed, when: its /proc entries are
+// not ours to read or it runs in another network namespace, the process is
+// not Node, SIGUSR1 is ignored or blocked there, Node runs with
+// --disable-sigusr1, the inspector port is already open (someone's
+// debugger) or taken, or it is configured (its argv and NODE_OPTIONS, read
+// as Node reads them) on an address other than loopback (unless
+// opts.force). Where the inspector really opened is not taken from that
+// configuration but from the target's own listening sockets, before and
+// after the signal (findInspector): argv cannot show process.debugPort set
+// in code, and process.title overwrites the argv /proc shows.
 //
 // The inspector must close even when this process cannot close it (killed
 // with SIGKILL): a watchdog process started before the signal
-// (attach-watchdog.js) closes it as soon as this one dies, and the first
+// (attach-watchdog.js) closes it, wherever it opened, as soon as this one dies, and the first
 // command sent makes the target arm an unref'd timer of its own that closes
 // the inspector after the duration plus GRACE_MS (the guard, below), should
 // the watchdog be killed too. opts.signal (an AbortSignal: the CLI's
@@ -343,6 +349,7 @@ function exposedError (pid, host, port, verb, after = 'Nothing was sent. ') {
     `process. ${after}Restart it with ` +
     '--inspect-port=127.0.0.1:<port>, or pass --force to attach anyway', { exposed: true })
 }
+
 // The inspector's WebSocket, as a small request/reply client.
 async function connect (url) {
   const WebSocket = require('ws')
