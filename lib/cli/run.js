@@ -82,9 +82,11 @@ const OPTIONS = {
 // The options before --, the command after it.
 function parse (argv) {
   const sep = argv.indexOf('--')
+  if (sep < 0 && !argv.includes('--help') && !argv.includes('-h')) {
+    return usageError('run', USAGE, 'put -- before the command: cprof run [options] -- node app.js')
+  }
   const a = parseCommand('run', sep < 0 ? argv : argv.slice(0, sep), USAGE, OPTIONS, [])
   if (a.exit !== undefined) return a
-  if (sep < 0) return usageError('run', USAGE, 'put -- before the command: cprof run [options] -- node app.js')
   const command = argv.slice(sep + 1)
   if (command.length === 0) return usageError('run', USAGE, 'no command after --')
   const v = a.values
