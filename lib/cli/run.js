@@ -1,10 +1,10 @@
 'use strict'
-// cprof run [options] -- <command> [args…]: profiles every node process (and
-// worker thread) the command runs, from start to exit, process.exit()
-// included, then writes each one's profile and its formats, and the merged
-// profile when there were several, through the native core (lib/native
-// convert and merge, as cprof convert and cprof merge do). The profiles come
-// from lib/run/preload.js, put into the command's NODE_OPTIONS.
+// cprof run [options] -- <command> [args…]: the command's node processes and
+// worker threads profiled from start to exit (process.exit() too), then each
+// one's profile, the merged one and their formats written by the native core.
+// The profiles come from lib/run/preload.js, which this puts into the
+// command's NODE_OPTIONS; the files are worked on by the same jobs as cprof
+// convert and cprof merge (lib/native convert, merge).
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -18,6 +18,7 @@ const { formatList } = require('./merge')
 const { mergeMarks } = require('./merge-marks')
 const { topLines } = require('../fleet/summary')
 const { termSafe } = require('../term')
+const { cprofError } = require('../errors')
 
 const PRELOAD = path.join(__dirname, '..', 'run', 'preload.js')
 const FORMATS = Object.keys(FORMAT_EXT)
@@ -137,17 +138,25 @@ function childEnv (o, tmp) {
 }
 
 // Runs the command; resolves { code, signal } or { error } (not started).
-// The signals cprof gets meanwhile go to the command.
-function runCommand (command, env) {
+// The signals cprof gets meanwhile go to the command; after it (cprof
+// writing the outputs), one ends cprof: the temp dir removed, the signal
+// raised again.
+function runCommand (command, env, tmp) {
   return new Promise((resolve) => {
     const child = spawn(command[0], command.slice(1), { stdio: 'inherit', env })
-    const forward = {}
-    for (const sig of FORWARD) {
-      forward[sig] = () => { try { child.kill(sig) } catch {} }
-      process.on(sig, forward[sig])
+    let running = true
+    const onSignal = (sig) => {
+      if (running) {
+        try { child.kill(sig) } catch {}
+        return
+      }
+      fs.rmSync(tmp, { recursive: true, force: true })
+      for (const s of FORWARD) process.removeAllListeners(s)
+      process.kill(process.pid, sig)
     }
+    for (const sig of FORWARD) process.on(sig, onSignal)
     const done = (r) => {
-      for (const sig of FORWARD) process.removeListener(sig, forward[sig])
+      running = false
       resolve(r)
     }
     child.on('error', (error) => done({ error }))
@@ -189,14 +198,22 @@ function stamp () {
   return new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
 }
 
-// --dir, created if missing; else a new cprof-run-<stamp>[-N] here.
-function outputDir (dir) {
-  if (dir !== undefined) {
-    const abs = path.resolve(dir)
+// --dir, created if missing (checked before the command runs, so a bad one
+// costs no run); else a new cprof-run-<stamp>[-N] in the cwd, made after.
+function checkDir (dir) {
+  const abs = path.resolve(dir)
+  try {
     fs.mkdirSync(abs, { recursive: true, mode: 0o700 })
-    if (!fs.statSync(abs).isDirectory()) throw Object.assign(new Error(`${abs} is not a directory`), { code: 'ENOTDIR' })
-    return abs
+    if (!fs.statSync(abs).isDirectory()) throw new Error('not a directory')
+    fs.accessSync(abs, fs.constants.W_OK)
+  } catch (err) {
+    throw cprofError('ERR_CPROF_IO', `cannot write into --dir ${abs}: ${err.message}: name a directory you can write to`)
   }
+  return abs
+}
+
+function outputDir (dir) {
+  if (dir !== undefined) return dir
   const base = path.resolve(`cprof-run-${stamp()}`)
   for (let n = 1; ; n++) {
     const p = n === 1 ? base : `${base}-${n}`
@@ -304,6 +321,7 @@ function exitLike (r) {
 async function run (argv) {
   const o = parse(argv)
   if (o.exit !== undefined) return o.exit
+  if (o.dir !== undefined) o.dir = checkDir(o.dir)
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-run-'))
   let out
   try {
@@ -312,13 +330,16 @@ async function run (argv) {
     fs.rmSync(tmp, { recursive: true, force: true })
   }
   if (typeof out === 'number') return out
-  if (out.signal) process.kill(process.pid, out.signal)
+  if (out.signal) {
+    for (const sig of FORWARD) process.removeAllListeners(sig)
+    process.kill(process.pid, out.signal)
+  }
   return out.code
 }
 
 // Runs the command, then writes the outputs; → an exit code, or exitLike's.
 async function session (o, tmp) {
-  const r = await runCommand(o.command, childEnv(o, tmp))
+  const r = await runCommand(o.command, childEnv(o, tmp), tmp)
   if (r.error) {
     const missing = r.error.code === 'ENOENT'
     process.stderr.write(`cprof run: ERR_CPROF_RUN: cannot run ${termSafe(JSON.stringify(o.command[0]))}: ` +

@@ -1,9 +1,10 @@
 'use strict'
-// The preload of `cprof run` (lib/cli/run.js puts it in NODE_OPTIONS as
-// --require, so every node process of the command's tree, and each of its
-// worker threads, loads it): V8's CPU profiler (and with CPROF_RUN_HEAP its
-// sampling heap profiler) started over an in-thread inspector session, and
-// stopped on the 'exit' event, which process.exit(), a normal end and an
+// The preload cprof run puts into the command's NODE_OPTIONS: V8's CPU (and
+// heap) profiler in every node process and worker thread, written at exit.
+// lib/cli/run.js adds it as --require, so each node of the command's tree and
+// each of its worker threads loads it: V8's CPU profiler (and with
+// CPROF_RUN_HEAP its sampling heap profiler) is started over an in-thread
+// inspector session, and stopped on the 'exit' event, which process.exit(), a normal end and an
 // uncaught exception all emit. The session's calls are synchronous in the
 // thread, so the profile is written before the process is gone. It is what
 // `node --cpu-prof` writes, without the flag: Node < 22.? refuses --cpu-prof
@@ -44,9 +45,7 @@ function start () {
     if (failure) throw failure
     return out
   }
-  post('Profiler.enable')
-  post('Profiler.setSamplingInterval', { interval })
-  post('Profiler.start')
+  // The heap sampler first: its start is not the CPU profile's to count.
   if (heap) {
     post('HeapProfiler.enable')
     post('HeapProfiler.startSampling', {
@@ -54,6 +53,9 @@ function start () {
       ...(includeCollected ? { includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } : {})
     })
   }
+  post('Profiler.enable')
+  post('Profiler.setSamplingInterval', { interval })
+  post('Profiler.start')
   const startTime = Date.now()
   let done = false
 
@@ -85,6 +87,9 @@ function start () {
       put(`${stem}.cpuprofile`, JSON.stringify(cpu))
       if (hp) put(`${stem}.heapprofile`, JSON.stringify(hp))
     } catch (err) {
+      // The run's dir gone: cprof run ended before this process (a daemon
+      // it left behind); nothing to say.
+      if (err.code === 'ENOENT' && !fs.existsSync(DIR)) return
       process.stderr.write(`cprof run: pid ${process.pid} thread ${threadId}: no profile written: ${err.message}\n`)
     }
   }

@@ -244,3 +244,16 @@ test('usage: the -- separator is required, options are checked, an existing outp
   assert.equal(fs.readFileSync(mergedName, 'utf8'), 'mine')
   assert.deepEqual(fs.readdirSync(dir).sort(), [...before, 'cpu-merged.cpuprofile'].sort(), 'nothing written')
 })
+
+test('--heap: a heap profile per process beside the CPU one, named heap-<script>-<pid>, in the summary too', () => {
+  const dir = path.join(makeTmpDir('cprof-rt-'), 'out')
+  const r = cprofRun(['--heap', '--formats', 'txt', '--dir', dir, '--', process.execPath, CLI, 'exit', '0', '50'])
+  assert.equal(r.status, 0, r.describe())
+  const files = fs.readdirSync(dir)
+  const heap = files.find((f) => /^heap-run-cli-\d+\.heapprofile$/.test(f))
+  assert.ok(heap, files.join(', '))
+  assert.ok(files.includes(heap.replace(/heapprofile$/, 'txt')), files.join(', '))
+  const p = JSON.parse(fs.readFileSync(path.join(dir, heap), 'utf8'))
+  assert.ok(p.head && Array.isArray(p.samples), 'a V8 sampling heap profile')
+  assert.match(r.stderr, /\nheap: total [\d,]+ bytes; top \d+ by self size:/, r.describe())
+})
