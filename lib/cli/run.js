@@ -12,7 +12,7 @@ const { spawn } = require('node:child_process')
 const native = require('../native')
 const { FORMAT_EXT, HEAP_INTERVAL_DEFAULT_BYTES } = require('../options')
 const { TEMPLATE_PATH } = require('../viewer')
-const { parseCommand, intArg, claimOutputs, refused } = require('./profile-io')
+const { parseCommand, intArg, refused } = require('./profile-io')
 const { usageError } = require('./usage')
 const { formatList } = require('./merge')
 const { mergeMarks } = require('./merge-marks')
@@ -53,8 +53,8 @@ cleared write nothing.
   --dir DIR           where to write (created 0700 if missing; default: a new
                       directory cprof-run-<UTC time> in the current directory)
   --force             replace files of the same names in --dir (without it,
-                      cprof run stops with exit 1 naming the file, the command
-                      having run)
+                      cprof run stops with exit 1 naming the file: before the
+                      command runs for the merged files' names)
   --interval US       CPU sampling interval in µs (default ${INTERVAL_US})
   --heap              also a heap sampling profile per process: the sampled
                       allocations still live at its exit (heap-<script>-<pid>…)
@@ -212,6 +212,29 @@ function checkDir (dir) {
   return abs
 }
 
+// profile-io's overwrite rule (claimOutputs), in run's words: a file in the
+// way is replaced only with --force. → { keepExisting } or { exit: 1 }.
+function claimRun (paths, force) {
+  if (force) return { keepExisting: false }
+  const taken = paths.find((p) => fs.existsSync(p))
+  if (taken) {
+    process.stderr.write(`cprof run: ${termSafe(taken)} exists: pass --force to replace it, or --dir DIR to write elsewhere\n`)
+    return { exit: 1 }
+  }
+  return { keepExisting: true }
+}
+
+// The merged outputs' names are known before the run: one in the way stops
+// cprof before the command runs, not after.
+function mergedNames (o, dir) {
+  const out = []
+  for (const { kind, ext } of KINDS) {
+    if (kind === 'heap' && !o.heap) continue
+    for (const e of [ext, ...o.formats.map((f) => FORMAT_EXT[f])]) out.push(path.join(dir, `${kind}-merged.${e}`))
+  }
+  return out
+}
+
 function outputDir (dir) {
   if (dir !== undefined) return dir
   const base = path.resolve(`cprof-run-${stamp()}`)
@@ -268,7 +291,7 @@ async function writeOutputs (o, procs, dir, log) {
       for (const f of o.formats) paths.push(path.join(dir, `${s.stem}.${FORMAT_EXT[f]}`))
     }
   }
-  const claim = claimOutputs('run', paths, { force: o.force })
+  const claim = claimRun(paths, o.force)
   if (claim.exit !== undefined) return { exit: claim.exit }
   const results = {}
   for (const k of plan) {
@@ -321,7 +344,11 @@ function exitLike (r) {
 async function run (argv) {
   const o = parse(argv)
   if (o.exit !== undefined) return o.exit
-  if (o.dir !== undefined) o.dir = checkDir(o.dir)
+  if (o.dir !== undefined) {
+    o.dir = checkDir(o.dir)
+    const claim = claimRun(mergedNames(o, o.dir), o.force)
+    if (claim.exit !== undefined) return claim.exit
+  }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-run-'))
   let out
   try {
@@ -355,7 +382,7 @@ async function session (o, tmp) {
   }
   const dir = outputDir(o.dir)
   err.write(`cprof run: ${describe(o.command, r)}: ${procs.length} profiled ` +
-    `(${procs.map((p) => p.name).join(', ')}), into ${termSafe(dir)}\n`)
+    `(${procs.slice(0, 8).map((p) => p.name).join(', ')}${procs.length > 8 ? ', …' : ''}), into ${termSafe(dir)}\n`)
   const w = await writeOutputs(o, procs, dir, (f) => err.write(`  ${termSafe(f)}\n`))
   // cprof's own failure (a file in the way) is exit 1 only when the command succeeded.
   if (w.exit !== undefined) return r.code === 0 ? w.exit : exitLike(r)

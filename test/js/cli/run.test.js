@@ -240,9 +240,13 @@ test('usage: the -- separator is required, options are checked, an existing outp
   fs.writeFileSync(mergedName, 'mine')
   const second = cprofRun(['--formats', 'txt', '--dir', dir, '--', process.execPath, CLI, 'parent', '20'])
   assert.equal(second.status, 1, second.describe())
-  assert.match(second.stderr, /cpu-merged\.cpuprofile exists: pass --force/)
+  assert.match(second.stderr, /cpu-merged\.cpuprofile exists: pass --force to replace it, or --dir DIR/)
+  assert.doesNotMatch(second.stderr, /cprof run: node /, 'refused before the command ran')
   assert.equal(fs.readFileSync(mergedName, 'utf8'), 'mine')
   assert.deepEqual(fs.readdirSync(dir).sort(), [...before, 'cpu-merged.cpuprofile'].sort(), 'nothing written')
+  const forced = cprofRun(['--force', '--formats', 'txt', '--dir', dir, '--', process.execPath, CLI, 'parent', '20'])
+  assert.equal(forced.status, 0, forced.describe())
+  assert.ok(selfSamples(mergedName).get('runChildHot') > 0, '--force replaced it with the merged profile')
 })
 
 test('--heap: a heap profile per process beside the CPU one, named heap-<script>-<pid>, in the summary too', () => {
