@@ -132,8 +132,9 @@ function childEnv (o, tmp) {
     env.CPROF_RUN_HEAP_INTERVAL = String(o.heapInterval)
     if (o.includeCollected) env.CPROF_RUN_INCLUDE_COLLECTED = '1'
   } else {
-    delete env.CPROF_RUN_HEAP
+    delete env.CPROF_RUN_HEAP // an outer cprof run's
   }
+  if (!o.includeCollected) delete env.CPROF_RUN_INCLUDE_COLLECTED
   return env
 }
 
@@ -168,7 +169,7 @@ function runCommand (command, env, tmp) {
 function collect (tmp) {
   const out = []
   for (const f of fs.readdirSync(tmp)) {
-    if (!/^\d+-\d+\.json$/.test(f)) continue
+    if (!/^\d+-\d+-\d+\.json$/.test(f)) continue
     let meta
     try {
       meta = JSON.parse(fs.readFileSync(path.join(tmp, f), 'utf8'))
@@ -181,15 +182,19 @@ function collect (tmp) {
       const p = path.join(tmp, `${stem}.${ext}`)
       if (fs.existsSync(p)) files[kind] = p
     }
-    out.push({ ...meta, files })
+    if (Object.keys(files).length > 0) out.push({ ...meta, files })
   }
   out.sort((a, b) => a.startTime - b.startTime || a.pid - b.pid || a.threadId - b.threadId)
   // Workers are named after their process's main script.
   const scripts = new Map(out.filter((m) => m.threadId === 0).map((m) => [m.pid, m.script]))
+  const used = new Set()
   for (const m of out) {
     const script = m.threadId === 0 ? m.script : scripts.get(m.pid)
     const base = script ? path.basename(script).replace(/\.[cm]?[jt]s$/i, '') : 'node'
-    m.name = `${base.replace(/[^A-Za-z0-9._-]/g, '_') || 'node'}-${m.pid}${m.threadId ? `-worker${m.threadId}` : ''}`
+    const name = `${base.replace(/[^A-Za-z0-9._-]/g, '_') || 'node'}-${m.pid}${m.threadId ? `-worker${m.threadId}` : ''}`
+    m.name = name
+    for (let n = 2; used.has(m.name); n++) m.name = `${name}-${n}` // a pid given again
+    used.add(m.name)
   }
   return out
 }

@@ -11,9 +11,9 @@
 // in NODE_OPTIONS (exit 9), --require it always takes.
 //
 // Files go into CPROF_RUN_DIR (the run's private temp dir), named
-// <pid>-<threadId>.cpuprofile / .heapprofile, and <pid>-<threadId>.json
-// beside them: which script, its ppid and argv, for the names cprof run
-// gives the outputs. Each is written under a temp name and renamed, so a
+// <pid>-<threadId>-<start ms>.cpuprofile / .heapprofile, and .json beside
+// them, written last: which script, its ppid and argv, for the names cprof
+// run gives the outputs. Each is written under a temp name and renamed, so a
 // file there is complete.
 //
 // Signals: a process killed by SIGINT, SIGTERM or SIGHUP emits no 'exit'.
@@ -70,10 +70,14 @@ function start () {
     if (done) return
     done = true
     try {
-      const stem = `${process.pid}-${threadId}`
+      // startTime too: a pid the system gave again later is another process.
+      const stem = `${process.pid}-${threadId}-${startTime}`
       const cpu = post('Profiler.stop').profile
       const hp = heap ? post('HeapProfiler.stopSampling').profile : null
       session.disconnect()
+      put(`${stem}.cpuprofile`, JSON.stringify(cpu))
+      if (hp) put(`${stem}.heapprofile`, JSON.stringify(hp))
+      // Last: cprof run reads a thread's profiles once this is there.
       const main = require.main && require.main.filename
       put(`${stem}.json`, JSON.stringify({
         pid: process.pid,
@@ -84,8 +88,6 @@ function start () {
         startTime,
         end: how
       }))
-      put(`${stem}.cpuprofile`, JSON.stringify(cpu))
-      if (hp) put(`${stem}.heapprofile`, JSON.stringify(hp))
     } catch (err) {
       // The run's dir gone: cprof run ended before this process (a daemon
       // it left behind); nothing to say.
