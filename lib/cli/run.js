@@ -45,8 +45,9 @@ preload goes after it), which starts V8's profiler in each process and
 writes its profile on exit into a private temp dir (0700, removed after).
 Ctrl-C, SIGTERM and SIGHUP are passed on to the command. A process that dies
 of one of them without handling it still writes its main thread's profile;
-SIGKILL, a crash in native code, or a process started with NODE_OPTIONS
-cleared write nothing.
+SIGKILL, a crash in native code, a worker still running when its process
+exits (or terminate()s it), or a process started with NODE_OPTIONS cleared
+write nothing.
 
   --formats LIST      also write these beside each profile (comma-separated or
                       repeated): ${FORMATS.join(', ')} (default: html)

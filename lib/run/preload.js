@@ -4,11 +4,12 @@
 // lib/cli/run.js adds it as --require, so each node of the command's tree and
 // each of its worker threads loads it: V8's CPU profiler (and with
 // CPROF_RUN_HEAP its sampling heap profiler) is started over an in-thread
-// inspector session, and stopped on the 'exit' event, which process.exit(), a normal end and an
-// uncaught exception all emit. The session's calls are synchronous in the
-// thread, so the profile is written before the process is gone. It is what
-// `node --cpu-prof` writes, without the flag: Node < 22.? refuses --cpu-prof
-// in NODE_OPTIONS (exit 9), --require it always takes.
+// inspector session, and stopped on the 'exit' event, which process.exit(),
+// a normal end and an uncaught exception all emit. The session's calls are
+// synchronous in the thread, so the profile is written before the process is
+// gone. It is what `node --cpu-prof` writes, without the flag: Node 20 (and
+// older 22s) refuse --cpu-prof in NODE_OPTIONS (exit 9); --require every
+// supported Node takes (docs/cli.md, "cprof run").
 //
 // Files go into CPROF_RUN_DIR (the run's private temp dir), named
 // <pid>-<threadId>-<start ms>.cpuprofile / .heapprofile, and .json beside
