@@ -167,10 +167,18 @@ test('-- npm run x: npm\'s node and the script\'s node profiled, the script\'s h
   assert.equal(failed.status, plain.status, 'the exit code npm gives without cprof')
 })
 
-test('Ctrl-C: SIGINT to cprof run reaches the program, its profile is still written, cprof dies of SIGINT too', async () => {
+// SIGINT to cprof alone (kill <pid>), or to its whole process group, as a
+// terminal's Ctrl-C sends it: the program gets it from both then.
+for (const group of [false, true]) {
+  test(`Ctrl-C${group ? ' to the process group' : ''}: SIGINT to cprof run reaches the program, its profile is still written, cprof dies of SIGINT too`, async () => {
+    await interrupted(group)
+  })
+}
+
+async function interrupted (group) {
   const dir = path.join(makeTmpDir('cprof-rt-'), 'out')
   const child = spawn(process.execPath, [BIN, 'run', '--formats', 'txt', '--dir', dir, '--', process.execPath, CLI, 'wait', MS], {
-    env: childEnv(), stdio: ['ignore', 'pipe', 'pipe']
+    env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: group
   })
   let out = ''
   let err = ''
@@ -182,14 +190,16 @@ test('Ctrl-C: SIGINT to cprof run reaches the program, its profile is still writ
     })
     child.on('exit', () => reject(new Error(`exited before ready: ${err}`)))
   })
-  child.kill('SIGINT')
-  const [code, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])))
+  const ended = new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])))
+  if (group) process.kill(-child.pid, 'SIGINT')
+  else child.kill('SIGINT')
+  const [code, signal] = await ended
   assert.equal(signal, 'SIGINT', `code ${code}\n${err}`)
   const o = outputs(dir)
   assert.equal(o.cpu.length, 1, o.files.join(', '))
   assert.equal(hottest(path.join(dir, o.cpu[0])), 'runHotExit')
   assert.match(err, /\(killed by SIGINT\)/)
-})
+}
 
 test('a command that runs no node: a clear message and its exit code; no output directory', () => {
   const cwd = makeTmpDir('cprof-rt-cwd-')
