@@ -171,13 +171,26 @@ test('-- npm run x: npm\'s node and the script\'s node profiled, the script\'s h
 // terminal's Ctrl-C sends it: the program gets it from both then.
 for (const group of [false, true]) {
   test(`Ctrl-C${group ? ' to the process group' : ''}: SIGINT to cprof run reaches the program, its profile is still written, cprof dies of SIGINT too`, async () => {
-    await interrupted(group)
+    await interrupted(group, 'wait')
   })
 }
 
-async function interrupted (group) {
+// signal-exit (restore-cursor, ora, execa…) re-raises the signal only when
+// its listener is the only one: cprof's must not be seen, and must catch the
+// signal raised again.
+test('Ctrl-C to a program with a signal-exit-like SIGINT listener: it sees only its own, re-raises, dies of SIGINT with its profile', async () => {
+  const out = await interrupted(false, 'handler')
+  assert.match(out, /^ready\nalone true\n$/)
+})
+
+test('Ctrl-C to a program that handles SIGINT and exits 7: it sees only its own listener, cprof exits 7, the profile is written', async () => {
+  const out = await interrupted(false, 'graceful', { code: 7 })
+  assert.match(out, /^ready\nlisteners 1\n$/)
+})
+
+async function interrupted (group, mode, { code: want } = {}) {
   const dir = path.join(makeTmpDir('cprof-rt-'), 'out')
-  const child = spawn(process.execPath, [BIN, 'run', '--formats', 'txt', '--dir', dir, '--', process.execPath, CLI, 'wait', MS], {
+  const child = spawn(process.execPath, [BIN, 'run', '--formats', 'txt', '--dir', dir, '--', process.execPath, CLI, mode, MS], {
     env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: group
   })
   let out = ''
@@ -190,15 +203,17 @@ async function interrupted (group) {
     })
     child.on('exit', () => reject(new Error(`exited before ready: ${err}`)))
   })
-  const ended = new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])))
+  const ended = new Promise((resolve) => child.on('close', (c, s) => resolve([c, s]))) // stdout read to its end
   if (group) process.kill(-child.pid, 'SIGINT')
   else child.kill('SIGINT')
   const [code, signal] = await ended
-  assert.equal(signal, 'SIGINT', `code ${code}\n${err}`)
+  if (want === undefined) assert.equal(signal, 'SIGINT', `code ${code}\n${err}`)
+  else assert.equal(code, want, `signal ${signal}\n${err}`)
   const o = outputs(dir)
   assert.equal(o.cpu.length, 1, o.files.join(', '))
   assert.equal(hottest(path.join(dir, o.cpu[0])), 'runHotExit')
-  assert.match(err, /\(killed by SIGINT\)/)
+  assert.match(err, want === undefined ? /\(killed by SIGINT\)/ : new RegExp(`\\(exit ${want}\\)`))
+  return out
 }
 
 test('a command that runs no node: a clear message and its exit code; no output directory', () => {
