@@ -286,3 +286,25 @@ test('--heap: a heap profile per process beside the CPU one, named heap-<script>
   assert.ok(p.head && Array.isArray(p.samples), 'a V8 sampling heap profile')
   assert.match(r.stderr, /\nheap: total [\d,]+ bytes; top \d+ by self size:/, r.describe())
 })
+
+// A script whose name carries terminal controls: the printed command
+// line, names and summary hold none raw (docs/cli.md, "Control
+// characters in text output"); the output names keep only [A-Za-z0-9._-].
+test('a script named with terminal controls: nothing raw on stderr, file names made safe', () => {
+  const tmp = makeTmpDir('cprof-rt-')
+  const script = path.join(tmp, 'evil\x1b]0;pwned\x07.js')
+  fs.writeFileSync(script, `function hotEvil () { const t = process.cpuUsage(); while (process.cpuUsage(t).user < ${MS}000); }
+hotEvil()
+process.exit(0)
+`)
+  const dir = path.join(tmp, 'out')
+  const r = cprofRun(['--formats', 'txt', '--dir', dir, '--', process.execPath, script])
+  assert.equal(r.status, 0, r.describe())
+  const raw = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/.exec(r.stderr)
+  assert.equal(raw, null, raw && `raw U+${raw[0].charCodeAt(0).toString(16)} in ${JSON.stringify(r.stderr)}`)
+  assert.match(r.stderr, /evil\\x1b\]0;pwned\\x07\.js/, 'the command line, escaped')
+  assert.match(r.stderr, /hotEvil \(.*evil\\x1b\]0;pwned\\x07\.js:1\)/, 'the function\'s file in the summary, escaped')
+  const files = fs.readdirSync(dir)
+  assert.ok(files.every((f) => /^[A-Za-z0-9._-]+$/.test(f)), files.join(', '))
+  assert.ok(files.some((f) => /^cpu-evil__0_pwned_-\d+\.cpuprofile$/.test(f)), files.join(', '))
+})
