@@ -20,17 +20,13 @@ function niceStep (span, px, minPx) {
 }
 
 // How times read at a given step: s from 0.1 s steps up, else ms, with as
-// many decimals as the step has (and `extra` more, for a range's edges);
-// a tick's label without trailing zeros ("1 s", "1.2 s").
-function timeFormat (step, extra = 0, trim = false) {
+// many decimals as the step has (and `extra` more, for a range's edges):
+// one row reads alike ("1.0 s", "1.2 s"), but for its zero ("0 s").
+function timeFormat (step, extra = 0) {
   const sec = step >= 100000
   const unit = sec ? 1e6 : 1e3
   const dec = Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9)) + extra
-  const num = (t) => {
-    const v = (t / unit).toFixed(dec)
-    return trim && dec > 0 ? v.replace(/\.?0+$/, '') : v
-  }
-  return (t) => num(t) + (sec ? ' s' : ' ms')
+  return (t) => (t === 0 && !extra ? '0' : (t / unit).toFixed(dec)) + (sec ? ' s' : ' ms')
 }
 
 // Time of day, UTC, to the precision of a clock step (ms).
@@ -51,7 +47,7 @@ function clockAt (startMs, t) {
 function axisTicks (v0, v1, px, wallMs) {
   const span = Math.max(1e-9, v1 - v0)
   const step = niceStep(span, px, AXIS_MIN_PX)
-  const fmt = timeFormat(step, 0, true)
+  const fmt = timeFormat(step)
   const X = (t) => (t - v0) * px / span
   const rel = []
   for (let k = Math.ceil(v0 / step); k * step <= v1; k++) rel.push({ t: k * step, x: X(k * step), label: fmt(k * step) })
