@@ -266,13 +266,13 @@ function createTimeView (m, td, range, hooks) {
 
   // [a, b) in the units of an axis's ticks (a range: those of the
   // overview's), with the time of day when known.
-  function spanText (a, b, tk, extra) {
+  function spanText (a, b, tk, extra, to = '\u2013') {
     const f = timeFormat(tk.step, extra)
-    return `${f(a)}\u2013${f(b)}` + (td.wallMs > 0 ? ` (${clockAt(td.wallMs, a)}\u2013${clockAt(td.wallMs, b)} UTC)` : '')
+    return `${f(a)}${to}${f(b)}` + (td.wallMs > 0 ? ` (${clockAt(td.wallMs, a)}${to}${clockAt(td.wallMs, b)} UTC)` : '')
   }
 
   function setInfo () {
-    const whole = fmtValue(td.span, 'us')
+    const whole = timeFormat(ticks.overview.step, 1)(td.span)
     info.textContent = (range
       ? `Range ${spanText(range.a, range.b, ticks.overview, 2)} of ${whole} (${fmtCount(range.i1 - range.i0)} samples): every view below counts only this range.`
       : `${fmtCount(td.n)} samples over ${whole}.`) +
@@ -507,7 +507,7 @@ function createTimeView (m, td, range, hooks) {
     return blocks.find((s) => x >= s.a / per - 3 && x <= s.b / per + 3) || null
   }
   function blockText (s) {
-    return `blocked ${fmtValue(s.b - s.a, 'us')} from ${spanText(s.a, s.b, ticks.overview, 2).replace('\u2013', ' to ').replace(/ \((.*)\u2013(.*) UTC\)$/, ' ($1 to $2 UTC)')}`
+    return `blocked ${timeFormat(ticks.overview.step, 2)(s.b - s.a)} from ${spanText(s.a, s.b, ticks.overview, 2, ' to ')}`
   }
   function showBlockTip (ev) {
     const s = blockAt(ev.clientX - overview.getBoundingClientRect().left)
