@@ -64,8 +64,10 @@ function axisTicks (v0, v1, px, wallMs) {
   return { step, fmt, rel, wall }
 }
 
-// An axis under (or over) a canvas: two rows of labels. render() takes the
-// visible [v0, v1) and the canvas's CSS width and returns the ticks drawn.
+// An axis over a canvas: a row of labels and, with a wall-clock start, a
+// row of times of day. show() puts axisTicks()'s ticks in place; the page
+// computes them (and reads every width) before it writes any, so a redraw
+// never forces a layout in between.
 function createAxis (parent, id, wallMs, before) {
   const box = el('div', 'time-axis')
   box.id = id
@@ -90,16 +92,17 @@ function createAxis (parent, id, wallMs, before) {
       into.appendChild(s)
     }
   }
-  function render (v0, v1, w) {
-    const ticks = axisTicks(v0, v1, w, wallMs)
+  let shown = null
+  function show (ticks, w) {
+    if (shown === ticks) return
+    shown = ticks
     row(rel, ticks.rel, 'rel', w)
     if (wall) {
       row(wall, ticks.wall, 'wall', w - 34)
       wall.appendChild(el('span', 'axis-unit', 'UTC'))
     }
-    return ticks
   }
-  return { el: box, render }
+  return { el: box, show }
 }
 
 // Faint vertical lines at the ticks, under what a canvas draws next.

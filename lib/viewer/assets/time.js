@@ -286,7 +286,6 @@ function createTimeView (m, td, range, hooks) {
     ctx.fillRect(0, 0, w, h)
     const per = td.span / w
     const H = h - 14 - TIME_BAND_H - 2
-    ticks.overview = overviewAxis.render(0, td.span, w)
     drawGrid(ctx, ticks.overview, 0, h)
     const cols = overviewColumns(w)
     ctx.fillStyle = 'hsl(210, 55%, 63%)'
@@ -360,7 +359,6 @@ function createTimeView (m, td, range, hooks) {
     ctx.fillStyle = '#fff'
     ctx.fillRect(0, 0, w, h)
     const scale = w / (view.v1 - view.v0)
-    ticks.chart = chartAxis.render(view.v0, view.v1, w)
     drawGrid(ctx, ticks.chart, 0, h)
     ctx.font = '11px system-ui, sans-serif'
     const { cols, rows, anc } = layout(w, h, scale)
@@ -395,10 +393,19 @@ function createTimeView (m, td, range, hooks) {
     if (fire) { ctx.fillStyle = '#e0312b'; ctx.fillRect(X(fire.t) - 1, 0, 2, h) }
   }
 
+  // Widths are read, then the canvases drawn, then the DOM written: no
+  // layout is forced in between. The overview's ticks change only with
+  // its width.
   function draw () {
     pending = 0
+    const ow = overview.clientWidth || 800
+    const cw = chart.clientWidth || 800
+    if (!ticks.overview || ticks.overview.w !== ow) ticks.overview = { ...axisTicks(0, td.span, ow, td.wallMs), w: ow }
+    ticks.chart = axisTicks(view.v0, view.v1, cw, td.wallMs)
     drawOverview()
     drawChart()
+    overviewAxis.show(ticks.overview, ow)
+    chartAxis.show(ticks.chart, cw)
     setInfo()
   }
   function schedule () {
