@@ -50,7 +50,10 @@ function timeData (d) {
   // The wall clock at time 0 (ms since the epoch): the page's startTime
   // (cprof's profiles, recorder dumps), else from the marks' endAt (a
   // dump's .cpuprofile opened later: endAt is when its last sample ended).
-  const wallMs = d.startTime > 0 ? d.startTime : marks && marks.endAt > 0 ? marks.endAt - span / 1000 : 0
+  // None for a merge: its inputs are laid one after the other, not at
+  // their times.
+  const merged = marks && Array.isArray(marks.instances)
+  const wallMs = merged ? 0 : d.startTime > 0 ? d.startTime : marks && marks.endAt > 0 ? marks.endAt - span / 1000 : 0
   return { node, ts, n, span, marks, startMs: d.startTime || 0, wallMs }
 }
 
