@@ -37,7 +37,7 @@ function clockText (ms, step) {
   return s.slice(0, step >= 100 ? 10 : step >= 10 ? 11 : 12)
 }
 
-// A span of wall-clock ms as the clock row reads it: "13:35:47.955".
+// The time of day t µs after a start of startMs, to the ms: "13:35:47.955".
 function clockAt (startMs, t) {
   return new Date(Math.round(startMs + t / 1000)).toISOString().slice(11, 23)
 }

@@ -520,7 +520,7 @@ function createTimeView (m, td, range, hooks) {
     return `blocked ${timeFormat(ticks.overview.step, 2)(s.b - s.a)} from ${spanText(s.a, s.b, ticks.overview, 2, ' to ')}`
   }
   function showBlockTip (ev) {
-    const s = blockAt(ev.clientX - overview.getBoundingClientRect().left)
+    const s = blockAt(ev.clientX - overview.getBoundingClientRect().left - overview.clientLeft)
     if (!s) { tip.hidden = true; return }
     tip.replaceChildren(el('b', '', blockText(s)))
     tip.appendChild(el('div', '', `${fmtCount(s.i1 - s.i0)} samples, none (idle): the event loop did not turn (GC and (program) inside count as blocked)`))
@@ -575,5 +575,5 @@ function createTimeView (m, td, range, hooks) {
     for (let z = i >= 0 ? td.node[i] : -1; z > 0; z = m.parent[z]) out.unshift(z)
     return out
   }
-  return { phases, view, ts: td.ts, draw, zoomAt, panBy, selectRange, stackAt, range, fire, instances, windows, blocks, ticks, wallMs: td.wallMs, blockText }
+  return { phases, view, ts: td.ts, draw, zoomAt, panBy, selectRange, stackAt, range, fire, instances, windows, blocks, ticks, wallMs: td.wallMs }
 }
