@@ -160,8 +160,8 @@ static void node_column(hw_t *w, const cprof__tree_t *t, col_t col) {
 }
 
 static void fn_columns(hw_t *w, const cprof__tree_t *t) {
-  static const char *const keys[] = {"{\"name\":[", "],\"url\":[", "],\"line\":[",
-                                     "],\"col\":[", "],\"kind\":["};
+  static const char *const keys[] = {"{\"name\":[", "],\"url\":[", "],\"line\":[", "],\"col\":[",
+                                     "],\"kind\":["};
   for (int k = 0; k < 5; k++) {
     hw_str(w, keys[k]);
     for (uint32_t i = 0; i < t->nfns; i++) {
