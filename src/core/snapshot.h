@@ -31,6 +31,12 @@
  * reached only through the (GC roots), not from a user root, start here. */
 #define CPROF__SNAP_SYSTEM_DISTANCE 100000000
 #define CPROF__SNAP_NO_DISTANCE (-5)
+/* Whether a distance is one to show: DevTools shows "−" for the others
+ * (HeapSnapshotGridNodes.ts), the nodes no user root reaches (only the GC
+ * roots, or nothing). The JSON outputs give them as null. */
+static inline int cprof__snap_shown_distance(int32_t d) {
+  return d >= 0 && d < CPROF__SNAP_SYSTEM_DISTANCE;
+}
 /* Type name lists longer than this are refused (V8 has 14 node types and 7
  * edge types). */
 #define CPROF__SNAP_MAX_TYPES 256
@@ -288,6 +294,9 @@ struct cJSON *cprof__snap_path_json(const cprof__snap_t *s, uint32_t n);
  * first, in best[0..*k). */
 const char *cprof__snap_edge_name(const cprof__snap_t *s, uint32_t e, char *buf, size_t len);
 int cprof__snap_node_json(struct cJSON *obj, const cprof__snap_t *s, uint32_t n);
+/* "distance": d, or null when not cprof__snap_shown_distance (1, or 0 out
+ * of memory). */
+int cprof__snap_distance_json(struct cJSON *obj, int32_t d);
 void cprof__snap_largest(const cprof__snap_t *s, uint32_t top, uint32_t *best, uint32_t *k);
 
 /* The retainers of a set of nodes (snapshot_retainers.c), without the

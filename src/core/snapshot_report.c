@@ -40,6 +40,11 @@ int cprof__snap_node_json(cJSON *obj, const cprof__snap_t *s, uint32_t n) {
              : -1;
 }
 
+int cprof__snap_distance_json(cJSON *obj, int32_t d) {
+  return cprof__snap_shown_distance(d) ? cJSON_AddNumberToObject(obj, "distance", d) != NULL
+                                       : cJSON_AddNullToObject(obj, "distance") != NULL;
+}
+
 /* The BFS's first edges from the root to n, root end first. */
 cJSON *cprof__snap_path_json(const cprof__snap_t *s, uint32_t n) {
   uint32_t steps[PATH_MAX_STEPS], count = 0;
@@ -74,8 +79,7 @@ static int add_sizes(cJSON *o, const cprof__snap_t *s, uint64_t self, uint64_t r
   cJSON *p;
   return cJSON_AddNumberToObject(o, "selfSize", (double)self) &&
          cJSON_AddNumberToObject(o, "retainedSize", (double)retained) &&
-         cJSON_AddNumberToObject(o, "distance", distance) &&
-         (p = cprof__snap_path_json(s, at)) != NULL && cJSON_AddItemToObject(o, "path", p);
+         cprof__snap_distance_json(o, distance) && (p = cprof__snap_path_json(s, at)) != NULL && cJSON_AddItemToObject(o, "path", p);
 }
 
 static int listed(const cprof__snap_t *s, uint32_t n) {

@@ -17,8 +17,14 @@ function snapNodeLabel (n) {
   return text + ' @' + n.id
 }
 
-function snapDistance (d) {
-  return d < 0 ? '\u2014' : fmtCount(d)
+// A distance cell: DevTools' distance, or "—" (null in the data) for an
+// object no user root (the global object) reaches by strong references.
+const SNAP_NO_DISTANCE = 'No distance: no user root (the global object) reaches this object by strong references; only V8\'s own GC roots hold it, or nothing does'
+
+function snapDistanceCell (d) {
+  const td = el('td', 'num', d === null ? '\u2014' : fmtCount(d))
+  if (d === null) td.title = SNAP_NO_DISTANCE
+  return td
 }
 
 function createRetainerTree (d, container) {
@@ -41,7 +47,7 @@ function createRetainerTree (d, container) {
     const tog = el('span', 'toggle', expandable ? (open.has(key) ? '\u25be' : '\u25b8') : '')
     if (expandable) tog.addEventListener('click', () => { open.has(key) ? open.delete(key) : open.add(key); render() })
     td.append(tog, el('span', 'name', label))
-    tr.append(td, el('td', 'num', snapDistance(n.distance)), el('td', 'num', fmtValue(n.selfSize, 'bytes')), el('td', 'num', fmtValue(n.retainedSize, 'bytes')))
+    tr.append(td, snapDistanceCell(n.distance), el('td', 'num', fmtValue(n.selfSize, 'bytes')), el('td', 'num', fmtValue(n.retainedSize, 'bytes')))
     tbody.appendChild(tr)
   }
 
