@@ -55,7 +55,8 @@ function createClassTable (d, box, onClass) {
     tbody.replaceChildren()
     for (const c of rows) {
       const tr = el('tr', c === selected ? 'selected' : '')
-      tr.appendChild(el('td', 'fn', c.name))
+      const name = tr.appendChild(el('td', 'fn', c.name))
+      name.title = c.name
       for (const col of SNAP_COLS) tr.appendChild(col.cell ? col.cell(c[col.key]) : el('td', 'num', col.fmt(c[col.key])))
       tr.addEventListener('click', () => { selected = c; render(); onClass(c) })
       tbody.appendChild(tr)
@@ -84,7 +85,7 @@ function createObjectList (d, box, title, onObject) {
       const n = d.table[t]
       const tr = el('tr', t === selected ? 'selected' : '')
       tr.dataset.t = t
-      tr.appendChild(el('td', 'fn', snapNodeLabel(n)))
+      tr.appendChild(el('td', 'fn', snapNodeLabel(n))).title = snapNodeLabel(n, true)
       tr.append(snapDistanceCell(n.distance), el('td', 'num', fmtValue(n.selfSize, 'bytes')), el('td', 'num', fmtValue(n.retainedSize, 'bytes')))
       tr.addEventListener('click', () => onObject(t))
       tbody.appendChild(tr)
