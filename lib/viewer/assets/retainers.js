@@ -25,8 +25,8 @@ function snapNodeLabel (n, full) {
   const len = n.nameLength ?? n.name.length
   const text = t === 'string' || t === 'concatenated string' || t === 'sliced string'
     ? JSON.stringify(len > 80 ? n.name.slice(0, 80) + '\u2026' : n.name) + (len > 80 ? ' (' + fmtCount(len) + ' chars)' : '')
-    : t === 'closure' ? (n.name || '(anonymous)') + '()' : n.class
-  return text + ' @' + n.id + (n.location ? ' ' + snapWhere(n.location, full) : '')
+    : t === 'closure' ? (n.name || '(anonymous)') + '()' + (n.location ? ' ' + snapWhere(n.location, full) : '') : n.class
+  return text + ' @' + n.id
 }
 
 // A distance cell: DevTools' distance, or "—" (null in the data) for an
