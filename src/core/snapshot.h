@@ -19,7 +19,8 @@
  * snapshot_class.c (classes), snapshot_report.c (the JSON report),
  * snapshot_paths.c (objects grouped by retainer path), snapshot_diff.c
  * (cprof snapshot diff), snapshot_file.c (files mapped), snapshot_view.c
- * (the viewer's page data), snapshot_retainers.c (retainers of a set). */
+ * (the viewer's page data), snapshot_retainers.c (retainers of a set),
+ * snapshot_location.c (closures' locations). */
 #ifndef CPROF_SNAPSHOT_H
 #define CPROF_SNAPSHOT_H
 

@@ -1,7 +1,7 @@
-/* Where a closure's function is defined, as DevTools reads it
- * (HeapSnapshot.ts, #buildLocationMap): V8 writes a top-level `locations`
- * array, meta.location_fields [object_index, script_id, line, column] per
- * function (and constructed object), the line and column from 0. DevTools
+/* Closures' source positions and script URLs. V8 writes a top-level
+ * `locations` array, meta.location_fields [object_index, script_id, line,
+ * column] per function (and constructed object), the line and column from
+ * 0, which DevTools reads (HeapSnapshot.ts, #buildLocationMap). DevTools
  * turns the script id into a URL with the live debugger, which a file on
  * its own lacks; here the URL is the closure's own: its `shared` edge (the
  * SharedFunctionInfo), that one's `script_or_debug_info` (V8 12+:
