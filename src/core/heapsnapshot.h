@@ -22,7 +22,7 @@
  * their largest object. Sizes in bytes. distance: null where DevTools
  * shows none (no user root reaches the node by strong edges). A node
  * (object or step) also has nameLength, its name's full length, when the
- * name was cut (past CPROF__SNAP_NAME_MAX characters, as class and edge
+ * name was cut (past 1,024 characters, CPROF__SNAP_NAME_MAX, as class and edge
  * names everywhere), and a closure with a position location: { url,
  * line, column, scriptId } (from 1; url absent when unknown).
  * CPROF_OK, CPROF_EPARSE, CPROF_ESCHEMA, CPROF_ENOMEM, CPROF_EINVAL (top
