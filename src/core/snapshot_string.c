@@ -13,10 +13,21 @@
 
 /* Decoded strings live in a few rotating buffers: a caller may hold the
  * last CPROF__SNAP_STR_SLOTS - 1 strings while asking for another. */
+/* Names past the cut, as measured once (cprof__snap_name): a page can
+ * name thousands of nodes by one long string, which is then scanned once,
+ * not once a node. key: the string's index + 1 (0: empty); offsets from
+ * its first character. */
+#define LONG_NAMES 16
+struct long_name {
+  uint32_t key;
+  uint64_t end, cut, count;
+};
+
 struct cprof__snap_scratch {
   char *buf[CPROF__SNAP_STR_SLOTS];
   size_t cap[CPROF__SNAP_STR_SLOTS];
   unsigned next;
+  struct long_name longs[LONG_NAMES];
 };
 
 static int grow_offsets(cprof__snap_t *s) {
@@ -215,18 +226,25 @@ const char *cprof__snap_name(const cprof__snap_t *s, uint32_t i, const char *pre
   if (prefix == NULL) prefix = "";
   if (i >= s->str_count || sc == NULL) return prefix;
   const char *p = s->text + s->str_at[i] + 1, *end = p, *cut;
-  while (*end != '"') /* checked when read: it ends before the text does */
-    end += *end == '\\' ? 2 : 1;
+  struct long_name *known = &sc->longs[i % LONG_NAMES];
   uint64_t count = 0;
   unsigned u;
-  /* a UTF-16 unit takes a byte at least: a shorter text is never cut */
-  cut = end;
-  if ((size_t)(end - p) > CPROF__SNAP_NAME_MAX)
-    for (const char *q = p; q < end; count += u) {
-      const char *next = step(q, end, &u);
-      if (cut == end && count + u > CPROF__SNAP_NAME_MAX) cut = q;
-      q = next;
+  if (known->key == i + 1) {
+    end = p + known->end, cut = p + known->cut, count = known->count;
+  } else {
+    while (*end != '"') /* checked when read: it ends before the text does */
+      end += *end == '\\' ? 2 : 1;
+    /* a UTF-16 unit takes a byte at least: a shorter text is never cut */
+    cut = end;
+    if ((size_t)(end - p) > CPROF__SNAP_NAME_MAX) {
+      for (const char *q = p; q < end; count += u) {
+        const char *next = step(q, end, &u);
+        if (cut == end && count + u > CPROF__SNAP_NAME_MAX) cut = q;
+        q = next;
+      }
+      *known = (struct long_name){i + 1, (uint64_t)(end - p), (uint64_t)(cut - p), count};
     }
+  }
   char more[64] = "";
   if (cut != end) {
     char n[32];

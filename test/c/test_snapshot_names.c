@@ -172,6 +172,17 @@ static void long_names_cut(void **state) {
                    9 + 1024 + strlen("\xe2\x80\xa6(1,500 chars)"));
   assert_int_equal(chars, LONG_KEY);
   assert_int_equal(strlen(cprof__snap_str(&s, 12)), LONG_KEY);
+  /* measured once, the same after (the second long name between) */
+  for (int k = 0; k < 3; k++) {
+    uint64_t again = 0;
+    const char *a = cprof__snap_name(&s, 12, NULL, &again);
+    assert_int_equal(strspn(a, "k"), 1024);
+    assert_string_equal(a + 1024, "\xe2\x80\xa6(1,500 chars)");
+    assert_int_equal(again, LONG_KEY);
+    assert_string_equal(cprof__snap_name(&s, 13, NULL, &again) + 1023, "\xe2\x80\xa6(3,025 chars)");
+    assert_string_equal(cprof__snap_name(&s, 4, NULL, &again), "holdChain");
+    assert_int_equal(again, 0);
+  }
   cprof__snap_free(&s);
   free(text);
 }
