@@ -9,6 +9,10 @@ const fs = require('node:fs')
 const path = require('node:path')
 
 const MAX_BYTES = 1 << 20 // the recorder's marks are a few KB (512 window ends at most)
+// Marks nest 3 levels ({ heapWindows: { ends: [] } }); deeper is not ours,
+// and JSON.stringify (and the page) recurse on it: 400,000 levels under
+// MAX_BYTES ended cprof html with "Maximum call stack size exceeded".
+const MAX_DEPTH = 16
 const PROFILE_EXT = /\.(cpuprofile|heapprofile)$/i
 
 /** <stem>.marks.json beside <stem>.cpuprofile or <stem>.heapprofile, or null. */
@@ -51,7 +55,8 @@ function unfit (marks, heap) {
  * The viewerMarks text of the marks beside profile, or undefined when there
  * are none (no file) or they cannot be used: then warn(message) is called
  * once and the page opens without them. Reads only a regular file (a
- * symbolic link is not followed) of at most MAX_BYTES.
+ * symbolic link is not followed) of at most MAX_BYTES, nested at most
+ * MAX_DEPTH levels.
  */
 function readMarks (profile, warn) {
   const file = marksPath(profile)
@@ -63,6 +68,7 @@ function readMarks (profile, warn) {
   } catch (err) {
     return err.code === 'ENOENT' ? undefined : ignore(err.message)
   }
+  if (nesting(text) > MAX_DEPTH) return ignore(`nested deeper than ${MAX_DEPTH} levels`)
   let marks
   try {
     marks = JSON.parse(text)
@@ -70,7 +76,34 @@ function readMarks (profile, warn) {
     return ignore(`not JSON (${err.message})`)
   }
   const why = unfit(marks, /\.heapprofile$/i.test(profile))
-  return why ? ignore(why) : JSON.stringify(marks)
+  if (why) return ignore(why)
+  try {
+    return JSON.stringify(marks)
+  } catch (err) { // nothing should get here past the checks above; still, a page without marks
+    return ignore(err.message)
+  }
+}
+
+// How deep the arrays and objects of JSON text nest (brackets inside
+// strings not counted), read without recursion.
+function nesting (text) {
+  let depth = 0
+  let max = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // backslash: skip the escaped character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) {
+      inString = true
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) max = depth
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--
+    }
+  }
+  return max
 }
 
 // The text of a regular file of at most MAX_BYTES. O_NOFOLLOW and fstat on
@@ -97,4 +130,4 @@ function readSmallFile (file) {
   }
 }
 
-module.exports = { writeWhole, marksPath, writeMarks, readMarks, MAX_BYTES }
+module.exports = { writeWhole, marksPath, writeMarks, readMarks, MAX_BYTES, MAX_DEPTH }
