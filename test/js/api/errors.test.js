@@ -156,6 +156,8 @@ test('issue 36: a NUL in any path, a duration past the timer limit, a timeout be
     ]) {
       assert.match((await rejectsWith(call, 'ERR_CPROF_INVALID_ARG')).message, limit)
     }
+    const push = await rejectsWith(() => cprof.recorder.start({ push: { url: 'http://127.0.0.1:9', timeout: 2 ** 40 } }), 'ERR_CPROF_INVALID_ARG')
+    assert.match(push.message, /push\.timeout must be a number of milliseconds >= 1 and <= 2147483647/)
     // Was: the timeout was dropped silently.
     const both = await rejectsWith(() => cprof.profile({ duration: 100, timeout: 50 }), 'ERR_CPROF_INVALID_ARG')
     assert.match(both.message, /profile\(\) takes no timeout: its duration \(ms\) is when it stops; .*start\(\{ timeout \}\)/)
