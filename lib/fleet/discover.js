@@ -6,6 +6,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const procfs = require('./procfs')
 const rundir = require('./rundir')
+const { writerGone } = require('../stale-temps')
 
 function unlink (file) {
   try {
@@ -49,7 +50,7 @@ function discover ({ prune = true, env = process.env } = {}) {
           continue
         }
         const pid = item.entry ? item.entry.pid : item.tmpOf !== undefined ? item.tmpOf : item.skipped ? item.pid : item.broken
-        const live = item.entry ? procfs.sameProcess(pid, item.entry.startTime) : procfs.startTime(pid) !== null
+        const live = item.entry ? procfs.sameProcess(pid, item.entry.startTime) : !writerGone(pid)
         if (!live) {
           if (prune) {
             unlink(item.file)

@@ -32,6 +32,7 @@ const { cprofError } = require('../errors')
 const { startEnv } = require('../triggers/pm2')
 const { unsafeOwn } = require('../dirs')
 const procfs = require('./procfs')
+const { writerOf, ENTRY_TEMP } = require('../stale-temps')
 
 function uid () {
   return typeof process.geteuid === 'function' ? process.geteuid() : null
@@ -351,9 +352,9 @@ function readEntries (handle) {
   const out = []
   for (const name of names) {
     const file = path.join(handle.at, name)
-    const tmp = /^\.(\d+)\.[0-9a-z]+\.tmp$/.exec(name)
-    if (tmp) {
-      out.push({ file, name, tmpOf: Number(tmp[1]) })
+    const tmpOf = writerOf(name, [ENTRY_TEMP])
+    if (tmpOf !== null) {
+      out.push({ file, name, tmpOf })
       continue
     }
     const m = /^(\d+)\.json$/.exec(name)

@@ -7,6 +7,7 @@
 const crypto = require('node:crypto')
 const fs = require('node:fs')
 const path = require('node:path')
+const { removeStale } = require('../stale-temps')
 
 const MAX_BYTES = 1 << 20 // the recorder's marks are a few KB (512 window ends at most)
 // Marks nest 3 levels ({ heapWindows: { ends: [] } }); deeper is not ours,
@@ -22,8 +23,10 @@ function marksPath (profile) {
 
 // A file written whole: a private temp file (0600, created exclusively)
 // renamed into place, so a reader never sees it empty or half written
-// (docs/reliability.md, files cprof creates).
+// (docs/reliability.md, files cprof creates). The temp files of writers
+// killed mid-write are removed from the directory first (lib/stale-temps.js).
 async function writeWhole (file, text) {
+  await removeStale(path.dirname(file))
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`)
   await fs.promises.writeFile(tmp, text, { mode: 0o600, flag: 'wx' })
   try {
