@@ -217,17 +217,17 @@ function untrusted (st, pid) {
 const MAX_ENTRY_BYTES = 256 * 1024
 
 // The text of the regular file open as fd, of at most max bytes: fstat
-// first (a larger file is not read at all), then at most max + 1 bytes (a
-// file that grew meanwhile is refused too). Throws an Error whose code is
-// 'ETOOBIG' when larger.
+// first (a larger file is not read at all), then at most its size + 1
+// bytes. Throws an Error whose code is 'ETOOBIG' when larger, 'ECHANGED'
+// when it grew while read (cprof's writers rename whole files into place).
 function readBounded (fd, max = MAX_ENTRY_BYTES) {
   const tooBig = (n) => Object.assign(new Error(`is ${n} bytes, more than the ${max} an entry can be`), { code: 'ETOOBIG' })
   const size = fs.fstatSync(fd).size
   if (size > max) throw tooBig(size)
-  const buf = Buffer.alloc(max + 1)
+  const buf = Buffer.alloc(size + 1) // one more: a file that grew since fstat reads as more than size
   let n = 0
   for (let r; n < buf.length && (r = fs.readSync(fd, buf, n, buf.length - n, n)) > 0;) n += r
-  if (n > max) throw tooBig(`over ${max}`)
+  if (n > size) throw Object.assign(new Error('changed while it was read'), { code: 'ECHANGED' })
   return buf.toString('utf8', 0, n)
 }
 
