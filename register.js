@@ -20,13 +20,19 @@ function preload () {
   const cprof = require('./lib/index')
   cprof.init(config)
   noSignalNote(config)
+  // A signal from outside started a profile: say it was received.
+  cprof.on('start', (s) => {
+    const stops = s.timeout > 0 ? `stops after ${Math.round(s.timeout / 1000)} s or at the next ${s.signal}` : `stops at the next ${s.signal}`
+    process.stderr.write(`cprof: ${s.signal}: started a ${s.kind} profile in pid ${s.pid} (${stops}); files go to ${s.dir}\n`)
+  })
   // Nobody in the app listens: say where each profile went, on one line.
   cprof.on('profile', (r) => {
     const file = Object.values(r.files || {})[0]
     const secs = typeof r.durationMs === 'number' ? ` ${(r.durationMs / 1000).toFixed(1)} s,` : ''
     const hid = r.reason && r.reason.suppressed > 0
       ? `; ${r.reason.suppressed} earlier crossing${r.reason.suppressed === 1 ? '' : 's'} suppressed (cooldown, maxPerHour)` : ''
-    const why = r.reason ? `, incident ${r.reason.trigger}: ${r.reason.value} >= ${r.reason.threshold}${hid}` : ''
+    const through = r.reason && r.reason.escalated ? '; through the cooldown: escalate times the last firing' : ''
+    const why = r.reason ? `, incident ${r.reason.trigger}: ${r.reason.value} >= ${r.reason.threshold}${hid}${through}` : ''
     // A heap snapshot (lib/triggers/snapshot-trigger.js) has a size, not samples.
     const what = r.kind === 'snapshot' ? `${(r.bytes / 1048576).toFixed(1)} MB` : `${r.samples} samples`
     process.stderr.write(`cprof: wrote ${file} (${r.kind},${secs} ${what}${why})\n`)

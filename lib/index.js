@@ -41,9 +41,21 @@ function emitProfile (result) {
   }
 }
 
+// A profile a signal started: the 'start' event (the preload prints it, so
+// whoever sent the signal sees it was received; register.js).
+function signalStarted (kind, signal, o) {
+  const dir = o.dir !== undefined ? o.dir : options[kind === 'cpu' ? 'cpuStartOptions' : 'heapStartOptions']({}).dir
+  try {
+    cprof.emit('start', { kind, trigger: 'signal', signal, pid: process.pid, timeout: o.timeout, dir })
+  } catch (err) {
+    report(err)
+  }
+}
+
 const hooks = {
   report,
   emitProfile,
+  signalStarted,
   started: (kind, run) => announcer.running(kind, run),
   failed: (kind, err) => announcer.failed(kind, err)
 }
@@ -150,9 +162,23 @@ async function analyze (file, opts) {
   return native.analyze(o)
 }
 
+// A crossing the cooldown or the hourly cap hid, once per cooldown: the
+// 'suppressed' listeners, else one stderr line.
+function suppressed (note) {
+  if (cprof.listenerCount('suppressed') > 0) {
+    try {
+      cprof.emit('suppressed', note)
+      return
+    } catch (err) {
+      report(err)
+    }
+  }
+  process.stderr.write(`cprof: ${note.line}\n`)
+}
+
 // Incident triggers (init({ incidents })): the recorder's last seconds, or a
 // heap profile near the heap limit, written when a threshold is crossed.
-const incidents = createIncidents({ recorder, heap, report, changed: () => announcer.recorder(recorderStatus()) })
+const incidents = createIncidents({ recorder, heap, report, suppressed, changed: () => announcer.recorder(recorderStatus()) })
 
 // recorder.status(), with the incident counters once incidents were set.
 function recorderStatus () {

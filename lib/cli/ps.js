@@ -19,9 +19,9 @@ else $CPROF_APP, process.title or the script's name), PM2 id and instance
 (NODE_APP_INSTANCE, or the node:cluster worker id), cluster role, what is
 running now (cpu, heap profile, recorder(<N>w): the flight recorder with N
 windows in its ring; incidents(<F> fired, <S> suppressed): the incident
-triggers' firings, and the crossings their cooldown or hourly cap kept from
-writing), CPU % of one core over ${WINDOW_MS} ms, RSS, with the recorder's
-heap windows the heap trend (the top growing allocation site and its growth
+triggers' firings, and the crossings their cooldown, hourly cap or warm-up
+kept from writing, with each trigger's largest), CPU % of one core over
+${WINDOW_MS} ms, RSS, with the recorder's heap windows the heap trend (the top growing allocation site and its growth
 per minute, or "steady"; details: cprof leaks <pid>), and the signals it
 installed (cpu:, heap: and dump: the flight recorder's).
 Processes announce themselves in ${rundir.runDir()}
@@ -30,7 +30,7 @@ Processes announce themselves in ${rundir.runDir()}
   --app NAME   only the processes of app NAME
   --json       one JSON object per process: { pid, ppid, app, pm2Id, instance,
                role, running, recorder: { running, windows, from, to,
-               incidents: { fired, suppressed, failed }, heapTrend },
+               incidents: { fired, suppressed, failed, suppressedBy }, heapTrend },
                triggers, dir, cpuPercent, rssBytes, ... }
 `
 
@@ -40,12 +40,22 @@ function human (bytes) {
   return mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${mib.toFixed(1)} MiB`
 }
 
+// Each trigger's largest suppressed crossing: ", largest eventLoopDelay
+// 1800 ms at 21:10:03 UTC" (none: "").
+const UNITS = { eventLoopDelay: ' ms', cpu: ' %', rss: ' B', heapNearLimit: ' %', heapGrowth: ' B/min' }
+function largestText (by) {
+  if (!by || typeof by !== 'object') return ''
+  const each = Object.entries(by).filter(([t, b]) => UNITS[t] && b && Number.isFinite(b.largest) && Number.isFinite(b.at))
+    .map(([t, b]) => `${t} ${b.largest}${UNITS[t]} at ${new Date(b.at).toISOString().slice(11, 19)} UTC`)
+  return each.length ? `, largest ${each.join(', ')}` : ''
+}
+
 function runningText (e) {
   const now = []
   for (const kind of ['cpu', 'heap']) if (e.running && e.running[kind]) now.push(kind)
   if (e.recorder && e.recorder.running) now.push(`recorder(${e.recorder.windows}w)`)
   const inc = e.recorder && e.recorder.incidents
-  if (inc) now.push(`incidents(${inc.fired} fired, ${inc.suppressed} suppressed)`)
+  if (inc) now.push(`incidents(${inc.fired} fired, ${inc.suppressed} suppressed${largestText(inc.suppressedBy)})`)
   return now.length ? now.join(',') : '-'
 }
 

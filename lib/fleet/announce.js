@@ -159,8 +159,8 @@ function createAnnouncer (hooks) {
       : null
     // The incident counters (lib/incidents/index.js), once incidents were set.
     if (recorder && st.incidents) {
-      const { fired, suppressed, failed } = st.incidents
-      recorder.incidents = { fired, suppressed, failed }
+      const { fired, suppressed, failed, suppressedBy } = st.incidents
+      recorder.incidents = { fired, suppressed, failed, ...(suppressedBy ? { suppressedBy } : {}) }
     }
     if (state) flush()
   }

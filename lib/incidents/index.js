@@ -16,6 +16,13 @@ const { cprofError } = require('../errors')
 const { ownMs, ownCpuMicros } = require('../own-time')
 
 const HOUR_MS = 3600 * 1000
+// The unit of each trigger's value, in the lines said on stderr.
+const UNITS = { eventLoopDelay: ' ms', cpu: ' %', rss: ' bytes', heapNearLimit: ' %', heapGrowth: ' bytes/min' }
+
+// HH:MM:SS UTC of ms since the epoch.
+function clock (ms) {
+  return new Date(ms).toISOString().slice(11, 19) + ' UTC'
+}
 // A heapGrowth snapshot not written → its counter in status().snapshots.
 const SNAPSHOT_COUNTER = { busy: 'skipped', space: 'refused', failed: 'failed' }
 
@@ -25,29 +32,69 @@ const SNAPSHOT_COUNTER = { busy: 'skipped', space: 'refused', failed: 'failed' }
  */
 function createIncidents (deps) {
   let active = null
-  const counts = { fired: 0, suppressed: 0, failed: 0, last: null }
+  const counts = { fired: 0, suppressed: 0, failed: 0, last: null, suppressedBy: {} }
 
   // The file stem of a firing: <kind>-incident-<trigger>-<pid>-<UTC time>.
   function stem (kind, trigger, at) {
     return fileStem(kind, undefined, at).replace(/^(cpu|heap)-/, `$1-incident-${trigger}-`)
   }
 
-  // Whether a firing may write now; a refusal is counted, in all and per
-  // trigger until its next firing (whose reason says how many it hid).
-  function allowed (run, trigger, now) {
+  // Whether a firing may write now. A crossing the cooldown would hide
+  // fires anyway when it is escalate times the value that last fired
+  // (a 1.8 s stall after a 283 ms one); maxPerHour is never passed (it
+  // bounds the files). A refusal is counted, in all and per trigger.
+  function allowed (run, trigger, now, value) {
     const last = run.lastFired[trigger]
     run.hour = run.hour.filter((t) => now - t < HOUR_MS)
     const cooling = last !== undefined && now - last < run.o.cooldown
+    const escalated = cooling && run.o.escalate > 0 && value >= run.o.escalate * run.lastValue[trigger]
     const capped = run.o.maxPerHour > 0 && run.hour.length >= run.o.maxPerHour
-    if (cooling || capped) {
-      counts.suppressed++
-      run.suppressed[trigger] = (run.suppressed[trigger] || 0) + 1
-      changed()
+    if (capped || (cooling && !escalated)) {
+      suppress(run, trigger, value, now, capped ? 'maxPerHour' : 'cooldown')
       return false
     }
     run.lastFired[trigger] = now
+    run.lastValue[trigger] = value
     run.hour.push(now)
-    return true
+    return escalated ? 'escalated' : true
+  }
+
+  // A crossing that wrote nothing: counted with its trigger's largest
+  // suppressed value (status().incidents.suppressedBy), and said once per
+  // cooldown (the warm-up's are only counted: start-up noise).
+  function suppress (run, trigger, value, now, why) {
+    counts.suppressed++
+    run.suppressed[trigger] = (run.suppressed[trigger] || 0) + 1
+    const by = counts.suppressedBy[trigger] || (counts.suppressedBy[trigger] = { count: 0, largest: null, at: null, cooldown: 0, maxPerHour: 0, warmup: 0 })
+    by.count++
+    by[why]++
+    if (by.largest === null || value > by.largest) {
+      by.largest = value
+      by.at = now
+    }
+    if (why !== 'warmup' && run.noted[trigger] !== run.lastFired[trigger]) {
+      run.noted[trigger] = run.lastFired[trigger]
+      if (deps.suppressed) deps.suppressed(suppressedNote(run, trigger, value, why))
+    }
+    changed()
+  }
+
+  // { trigger, value, why, threshold, lastValue, lastAt, until, fireAt,
+  // line }: the one line a cooldown (or the hourly cap) says.
+  function suppressedNote (run, trigger, value, why) {
+    const lastValue = run.lastValue[trigger]
+    const lastAt = run.lastFired[trigger]
+    const fireAt = why === 'cooldown' && run.o.escalate > 0 ? run.o.escalate * lastValue : null
+    const until = why === 'cooldown' ? lastAt + run.o.cooldown : null
+    const unit = UNITS[trigger] || ''
+    const line = why === 'cooldown'
+      ? `incident ${trigger} ${value}${unit} suppressed by the cooldown of the one at ` +
+        `${clock(lastAt)} (${lastValue}${unit}) until ${clock(until)}` +
+        (fireAt !== null ? `; ${fireAt}${unit} or more fires anyway` : '') +
+        '; status().incidents.suppressedBy counts the rest'
+      : `incident ${trigger} ${value}${unit} suppressed: maxPerHour (${run.o.maxPerHour}) firings in the last hour; ` +
+        'status().incidents.suppressedBy counts the rest'
+    return { trigger, value, why, threshold: heapGrowth.threshold(run.o, trigger), lastValue, lastAt, until, fireAt, line }
   }
 
   // The counters changed: cprof ps shows them (lib/fleet/announce.js).
@@ -62,8 +109,10 @@ function createIncidents (deps) {
 
   function fire (run, trigger, value) {
     const at = Date.now()
-    if (!allowed(run, trigger, at)) return
+    const ok = allowed(run, trigger, at, value)
+    if (!ok) return
     const reason = { trigger, value, threshold: heapGrowth.threshold(run.o, trigger), at, suppressed: run.suppressed[trigger] || 0 }
+    if (ok === 'escalated') reason.escalated = true
     run.suppressed[trigger] = 0
     counts.fired++
     counts.last = reason
@@ -118,14 +167,26 @@ function createIncidents (deps) {
   }
 
   // Crossing detection: a value at or over the threshold fires when the
-  // previous one was under it (every stall is its own crossing).
-  function crossing (run, trigger) {
+  // previous one was under it (every stall is its own crossing). In the
+  // warm-up (warmed: eventLoopDelay and cpu) the bar is escalate times the
+  // threshold (escalate 0: no other bar); a value under it is counted, and is not "over", so a CPU
+  // still high when the warm-up ends fires then.
+  function crossing (run, trigger, warmed = false) {
     let over = false
     return (value) => {
-      const now = value >= run.o[trigger]
+      let now = value >= run.o[trigger]
+      if (now && warmed && run.o.escalate > 0 && warmingUp(run) && value < run.o.escalate * run.o[trigger]) {
+        suppress(run, trigger, value, Date.now(), 'warmup')
+        now = false
+      }
       if (now && !over) fire(run, trigger, value)
       over = now
     }
+  }
+
+  // The first warmup ms of the process's life (not of init()'s).
+  function warmingUp (run) {
+    return performance.now() < run.o.warmup
   }
 
   function heapMeasure (run) {
@@ -161,13 +222,13 @@ function createIncidents (deps) {
     const dumpOpts = {}
     if (opts.dir !== undefined) dumpOpts.dir = opts.dir
     if (opts.formats && opts.formats.length) dumpOpts.formats = opts.formats
-    const run = { o, dumpOpts, heapInterval: opts.heapInterval, lastFired: {}, suppressed: {}, hour: [], sampling: false, stops: [] }
+    const run = { o, dumpOpts, heapInterval: opts.heapInterval, lastFired: {}, lastValue: {}, noted: {}, suppressed: {}, hour: [], sampling: false, stops: [] }
     if (run.heapInterval === undefined) delete run.heapInterval
     if (o.eventLoopDelay !== null) {
-      const measure = guarded(crossing(run, 'eventLoopDelay'))
+      const measure = guarded(crossing(run, 'eventLoopDelay', true))
       run.stops.push(watchers.watchLoopDelay(o.eventLoopDelay, measure, ownMs, createStartup()))
     }
-    if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu')), ownCpuMicros))
+    if (o.cpu !== null) run.stops.push(watchers.watchCpu(o.cpuWindow, guarded(crossing(run, 'cpu', true)), ownCpuMicros))
     if (o.rss !== null) run.stops.push(watchers.watchRss(guarded(crossing(run, 'rss'))))
     if (o.heapNearLimit !== null) run.stops.push(watchers.watchHeap(guarded(heapMeasure(run))))
     if (o.heapGrowth) {
@@ -197,11 +258,18 @@ function createIncidents (deps) {
     }
   }
 
-  /** { fired, suppressed, failed, last: reason | null, snapshots?: { written,
-   * skipped, refused, failed } (once heapGrowth.snapshot was on) }, or null when never started. */
+  /** { fired, suppressed, failed, last: reason | null, suppressedBy?: {
+   * [trigger]: { count, largest, at, cooldown, maxPerHour, warmup } } (once
+   * one was suppressed), snapshots?: { written, skipped, refused, failed }
+   * (once heapGrowth.snapshot was on) }, or null when never started. */
   function status () {
     if (!active && !counts.fired && !counts.suppressed && !counts.failed) return null
-    return counts.snapshots ? { ...counts, snapshots: { ...counts.snapshots } } : { ...counts }
+    const { suppressedBy, ...out } = counts
+    if (counts.suppressed > 0) {
+      out.suppressedBy = Object.fromEntries(Object.entries(suppressedBy).map(([t, by]) => [t, { ...by }]))
+    }
+    if (counts.snapshots) out.snapshots = { ...counts.snapshots }
+    return out
   }
 
   return { start, stop, status }

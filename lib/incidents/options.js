@@ -12,8 +12,15 @@ const CPU_WINDOW_DEFAULT_MS = 10_000
 const LAST_DEFAULT_MS = 30_000
 const HEAP_NEAR_LIMIT_DEFAULT = 75
 const HEAP_LOW_MARK_DEFAULT = 50
+// A crossing this many times the value of its trigger's last firing fires
+// through the cooldown: a bigger event is never hidden by a smaller one.
+const ESCALATE_DEFAULT = 2
+// The first seconds of a process (module loading, compiling) are noisy for
+// eventLoopDelay and cpu: until then a crossing must reach escalate times
+// the threshold to fire (a real stall right after still fires as usual).
+const WARMUP_DEFAULT_MS = 5000
 const TRIGGERS = ['eventLoopDelay', 'cpu', 'rss', 'heapNearLimit', 'heapGrowth']
-const KEYS = [...TRIGGERS, 'cpuWindow', 'heapLowMark', 'cooldown', 'maxPerHour', 'last']
+const KEYS = [...TRIGGERS, 'cpuWindow', 'heapLowMark', 'cooldown', 'maxPerHour', 'escalate', 'warmup', 'last']
 
 // Environment variable → incidents key (a.b: key b of a's object, set by
 // a variable before it), and how its text is read.
@@ -28,6 +35,8 @@ const ENV_VARS = [
   ['CPROF_ON_HEAP_GROWTH_SNAPSHOT', 'heapGrowth.snapshot', envFlag],
   ['CPROF_ON_COOLDOWN', 'cooldown', envNumber],
   ['CPROF_ON_MAX_PER_HOUR', 'maxPerHour', envNumber],
+  ['CPROF_ON_ESCALATE', 'escalate', envNumber],
+  ['CPROF_ON_WARMUP', 'warmup', envNumber],
   ['CPROF_ON_LAST', 'last', envNumber]
 ]
 
@@ -47,7 +56,8 @@ function threshold (value, name, unit, min, max, fallback) {
  * init()'s incidents → null (no trigger set) or { eventLoopDelay (ms),
  * cpu (%), cpuWindow (ms), rss (bytes), heapNearLimit (%), heapLowMark (%),
  * heapGrowth ({ mbPerMinute, minutes }),
- * cooldown (ms), maxPerHour, last (ms) } with null for the triggers off.
+ * cooldown (ms), maxPerHour, escalate (factor, 0: off), warmup (ms of the
+ * process's uptime), last (ms) } with null for the triggers off.
  */
 function incidentsOption (value) {
   if (value === undefined || value === null || value === false) return null
@@ -67,6 +77,9 @@ function incidentsOption (value) {
       : number(v.cooldown, 'cooldown', 'milliseconds', 0, Number.MAX_SAFE_INTEGER),
     maxPerHour: v.maxPerHour === undefined ? MAX_PER_HOUR_DEFAULT
       : number(v.maxPerHour, 'maxPerHour', 'firings', 0, Number.MAX_SAFE_INTEGER, { integer: true }),
+    escalate: escalateOption(v.escalate),
+    warmup: v.warmup === undefined ? WARMUP_DEFAULT_MS
+      : number(v.warmup, 'warmup', 'milliseconds', 0, 3_600_000),
     last: v.last === undefined ? LAST_DEFAULT_MS
       : number(v.last, 'last', 'milliseconds', 0, Number.MAX_SAFE_INTEGER)
   }
@@ -87,6 +100,15 @@ function incidentsOption (value) {
     throw invalidArg(`incidents sets no trigger: give at least one of ${TRIGGERS.join(', ')}`)
   }
   return o
+}
+
+// escalate: a factor >= 1, or 0 / false: never through the cooldown (and
+// no higher bar in the warm-up).
+function escalateOption (value) {
+  if (value === undefined) return ESCALATE_DEFAULT
+  if (value === false || value === 0) return 0
+  if (typeof value === 'number' && value >= 1 && value <= 1000) return value
+  throw invalid('incidents.escalate must be a number of times the last firing\'s value, >= 1 and <= 1000, or 0 (off)', value)
 }
 
 // Bytes, or a number with a binary unit: 512M, 1.5GiB, 800k.
@@ -143,6 +165,8 @@ module.exports = {
   ENV_VARS,
   COOLDOWN_DEFAULT_MS,
   MAX_PER_HOUR_DEFAULT,
+  ESCALATE_DEFAULT,
+  WARMUP_DEFAULT_MS,
   CPU_WINDOW_DEFAULT_MS,
   LAST_DEFAULT_MS,
   incidentsOption,

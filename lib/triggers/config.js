@@ -49,6 +49,7 @@ function initConfig (config) {
   if (incidents && incidents.heapGrowth) { // it reads the heap windows' trend
     if (recorder.heap === false) throw invalidArg('incidents.heapGrowth needs the recorder\'s heap windows: leave recorder.heap unset or true')
     recorder = { ...recorder, heap: true }
+    heapGrowthReachable(incidents.heapGrowth, recorderStartOptions(recorder))
   }
   // With the recorder on, CPU sampling is always running: a dump gives the
   // last seconds, so profiling defaults to off. Asked for (profiling: true,
@@ -102,6 +103,21 @@ function recorderOption (value) {
   if (!isObject(value)) throw invalid('recorder must be a boolean or recorder.start() options', value)
   recorderStartOptions(value) // throws on a bad option, naming it
   return value
+}
+
+// heapGrowth fires on a trend at least `minutes` long, and the trend spans
+// at most trendWindows heap windows (each at least heapWindow, and at least
+// one CPU window, long): (trendWindows - 1) of them from the first window's
+// end to the newest one's. Settings that can never fire are refused.
+function heapGrowthReachable (growth, r) {
+  const each = Math.max(r.heapWindow, r.window)
+  const spanMs = (r.trendWindows - 1) * each
+  if (growth.minutes * 60_000 <= spanMs) return
+  const need = Math.ceil(growth.minutes * 60_000 / each) + 1
+  throw invalidArg(`incidents.heapGrowth.minutes (${growth.minutes}) can never be reached: the heap trend spans at most ` +
+    `${r.trendWindows - 1} heap windows of ${each / 1000} s (${(spanMs / 60_000).toFixed(2)} min; recorder trendWindows ` +
+    `${r.trendWindows}, heapWindow ${r.heapWindow} ms): lower minutes, or set recorder.trendWindows to ${need} or more ` +
+    '(CPROF_RECORDER_TREND_WINDOWS)')
 }
 
 // One list for CPU and heap profiles: 'cpuprofile' and 'heapprofile' are

@@ -100,8 +100,10 @@ test('a 500 ms stall with eventLoopDelay: 200 writes one profile, the stalling f
   assert.equal(cpuTop(profile)[0], 'stallingFunction', r.describe())
   // The second stall is suppressed (the cooldown); a gap of the machine's
   // own in the cooldown would be one more suppressed, never one more fired.
-  const { incidents } = r.json.find((m) => m.status).status
+  const { incidents: { suppressedBy, ...incidents } } = r.json.find((m) => m.status).status
   assert.deepEqual({ ...incidents, suppressed: Math.min(incidents.suppressed, 1) }, { fired: 1, suppressed: 1, failed: 0, last: reason })
+  assert.equal(suppressedBy.eventLoopDelay.count, incidents.suppressed)
+  assert.ok(suppressedBy.eventLoopDelay.largest >= 500, 'the second stall, or larger')
   // cprof list says why the file exists.
   const rows = listJson(dir)
   assert.equal(rows.length, 1)
@@ -451,7 +453,7 @@ test('own time: a full GC in a timed call is cprof\'s CPU with its helper thread
 
 test('a crossing the cooldown suppresses is told: in the next firing\'s reason and stderr line, and in cprof ps', async () => {
   const runDir = makeTmpDir()
-  let c, out, lines, dir
+  let c, out, lines, said, dir
   for (let attempt = 0; attempt < 3; attempt++) {
     dir = makeTmpDir()
     c = startFixture('incident-app.js', ['suppressed'], {
@@ -475,6 +477,7 @@ test('a crossing the cooldown suppresses is told: in the next firing\'s reason a
     }
     const done = await c.exited
     lines = done.stderr.split('\n').filter((l) => l.startsWith('cprof: wrote'))
+    said = done.stderr.split('\n').filter((l) => / suppressed by the cooldown /.test(l))
     const stalls = done.json.filter((m) => m.stallAt)
     // The machine stalled the process itself before the first stall: again.
     if (lines.length === 2 && stalls.length === 4) break
@@ -484,6 +487,70 @@ test('a crossing the cooldown suppresses is told: in the next firing\'s reason a
   assert.match(lines[1], /incident eventLoopDelay: \d+ >= 200; 1 earlier crossing suppressed \(cooldown, maxPerHour\)\)$/)
   assert.equal(out.json.status, 0, out.json.stderr)
   const entry = JSON.parse(out.json.stdout.trim().split('\n').find((l) => l.includes(`"pid":${c.child.pid}`)))
-  assert.deepEqual(entry.recorder.incidents, { fired: 2, suppressed: 2, failed: 0 })
-  assert.match(out.text.stdout, new RegExp(`^\\s*${c.child.pid}\\s.*recorder\\(\\d+w\\),incidents\\(2 fired, 2 suppressed\\)`, 'm'), out.text.stdout)
+  const by = entry.recorder.incidents.suppressedBy.eventLoopDelay
+  assert.deepEqual(entry.recorder.incidents, { fired: 2, suppressed: 2, failed: 0, suppressedBy: { eventLoopDelay: by } })
+  assert.deepEqual({ count: by.count, cooldown: by.cooldown, maxPerHour: by.maxPerHour, warmup: by.warmup }, { count: 2, cooldown: 2, maxPerHour: 0, warmup: 0 })
+  assert.ok(by.largest >= 500 && by.largest < 1000, `largest suppressed ${by.largest} ms`)
+  const clock = new Date(by.at).toISOString().slice(11, 19)
+  assert.match(out.text.stdout, new RegExp(`^\\s*${c.child.pid}\\s.*recorder\\(\\d+w\\),incidents\\(2 fired, 2 suppressed, largest eventLoopDelay ${by.largest} ms at ${clock} UTC\\)`, 'm'), out.text.stdout)
+  // One line per cooldown, when its first crossing is suppressed.
+  assert.equal(said.length, 2, said.join('\n'))
+  for (const l of said) assert.match(l, /^cprof: incident eventLoopDelay \d+ ms suppressed by the cooldown of the one at \d\d:\d\d:\d\d UTC \(\d+ ms\) until \d\d:\d\d:\d\d UTC; \d+ ms or more fires anyway/)
+})
+
+// The escalate fixture's run, again when the machine stalled the process
+// before its first stall (up to 3 times).
+function runEscalate () {
+  return runStall((d) => [['escalate', d], { timeout: 120000 }], (run) => {
+    const p = run.json.find((m) => m.profile)
+    return p ? p.profile.reason.at : undefined
+  })
+}
+
+test('a crossing escalate (2) times the one that fired goes through the cooldown; a smaller one is counted with its largest value and said once', () => {
+  const { r, dir } = runEscalate()
+  assert.equal(r.status, 0, r.describe())
+  const reasons = r.json.filter((m) => m.profile).map((m) => m.profile.reason)
+  assert.equal(reasons.length, 2, r.describe())
+  assert.equal(reasons[0].escalated, undefined)
+  assert.equal(reasons[1].escalated, true)
+  assert.ok(reasons[1].value >= 2 * reasons[0].value, `${reasons[1].value} >= 2 x ${reasons[0].value}`)
+  assert.ok(reasons[1].value >= 1500, 'the 1500 ms stall fired')
+  assert.equal(files(dir, 'cpuprofile').length, 2)
+  const { incidents } = r.json.find((m) => m.status).status
+  const by = incidents.suppressedBy.eventLoopDelay
+  assert.ok(by.cooldown >= 1 && by.largest >= 400 && by.largest < 2 * reasons[1].value, JSON.stringify(by))
+  const said = r.stderr.split('\n').filter((l) => / suppressed by the cooldown /.test(l))
+  assert.equal(said.length, 1, r.stderr)
+  assert.match(said[0], new RegExp(`\\(${reasons[1].value} ms\\) until .*; ${2 * reasons[1].value} ms or more fires anyway`))
+})
+
+test('warm-up: a stall under 2x the threshold in the first warmup ms is counted, not written; the same stall after it fires', () => {
+  const { r } = runStall((d) => [['warmup', d], { timeout: 120000 }], (run) => {
+    const p = run.json.find((m) => m.profile)
+    return p ? p.profile.reason.at : undefined
+  })
+  assert.equal(r.status, 0, r.describe())
+  const stalls = r.json.filter((m) => m.stallAt)
+  const { warmupMs } = r.json.find((m) => m.warmupMs)
+  assert.ok(stalls[0].uptime < warmupMs && stalls[1].uptime >= warmupMs, JSON.stringify({ warmupMs, stalls }))
+  const profiles = r.json.filter((m) => m.profile)
+  assert.equal(profiles.length, 1, r.describe())
+  assert.ok(profiles[0].profile.reason.at >= stalls[1].stallAt, 'the stall after the warm-up fired')
+  const { incidents } = r.json.find((m) => m.status).status
+  assert.ok(incidents.suppressedBy.eventLoopDelay.warmup >= 1, JSON.stringify(incidents))
+  assert.doesNotMatch(r.stderr, /suppressed/, 'the warm-up is counted, not said')
+})
+
+test('settings that can never fire are refused at start: heapGrowth longer than the heap trend spans', () => {
+  const { initConfig } = require('../../../lib/triggers/config')
+  assert.throws(() => envConfig({ CPROF_RECORDER: '1', CPROF_ON_HEAP_GROWTH: '1,1', CPROF_RECORDER_HEAP_WINDOW: '4000', CPROF_RECORDER_WINDOW: '4000' }),
+    (err) => err.code === 'ERR_CPROF_INVALID_ARG' && /minutes \(1\) can never be reached: .* 14 heap windows of 4 s .*trendWindows to 16 or more/.test(err.message))
+  assert.throws(() => initConfig({ incidents: { heapGrowth: { minutes: 15 } } }), /can never be reached/, '15 min > 14 windows of 60 s')
+  assert.equal(initConfig({ incidents: { heapGrowth: { minutes: 14 } } }).incidents.heapGrowth.minutes, 14)
+  assert.equal(initConfig({ incidents: { heapGrowth: { minutes: 15 } }, recorder: { trendWindows: 16 } }).incidents.heapGrowth.minutes, 15)
+  const d = initConfig({ incidents: { eventLoopDelay: 200 } }).incidents
+  assert.deepEqual([d.escalate, d.warmup], [2, 5000], 'the documented defaults')
+  assert.throws(() => initConfig({ incidents: { eventLoopDelay: 200, escalate: 0.5 } }), /incidents.escalate must be/)
+  assert.equal(initConfig({ incidents: { eventLoopDelay: 200, escalate: false } }).incidents.escalate, 0)
 })
