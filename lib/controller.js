@@ -8,6 +8,7 @@
 const { cprofError } = require('./errors')
 const { formatNames } = require('./options')
 const { timed } = require('./own-time')
+const { removeStale } = require('./stale-temps')
 const { shapeResult } = require('./result')
 
 // <kind>-<pid>-<20261122T082325.123Z>; worker threads add -w<threadId>; an
@@ -88,7 +89,11 @@ function createController (spec, hooks) {
     try {
       // The stop holds the main thread while V8 hands over its profile (the
       // inspector's heap stop runs a full GC first: seconds on a large heap).
-      result = { ...shape(run, await timed(() => spec.nativeStop(run))), ...extra }
+      const stopping = timed(() => spec.nativeStop(run))
+      // Meanwhile, the temp files killed writers left in that directory.
+      const swept = removeStale(run.o.dir)
+      result = { ...shape(run, await stopping), ...extra }
+      await swept
     } catch (err) {
       if (err.result) err.result = shape(run, err.result)
       if (hooks.failed) hooks.failed(spec.kind, err)

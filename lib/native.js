@@ -90,6 +90,15 @@ function heapStop ({ dir, name, top, stackDepth, exportOptions }) {
   return addon.heapStop(dir, name, top, stackDepth, exportOptions)
 }
 
+// A job that writes into dir, and meanwhile the removal of the temp files
+// killed writers left there (lib/stale-temps.js): it settles as the job does,
+// once both are done.
+function sweeping (job, dir) {
+  if (!dir) return job
+  const swept = require('./stale-temps').removeStale(dir) // never rejects
+  return job.then((r) => swept.then(() => r), (err) => swept.then(() => { throw err }))
+}
+
 // Profile files (src/addon/analyze.c, snapshot.c): read and worked on off
 // the main thread. convert, diff and merge keep the addon's order (input,
 // dir, top, then an options object), the order tests and benches call.
@@ -103,20 +112,20 @@ function analyze ({ path, top, nodes, lines }) {
 /** @param {string} file @param {string|null} dir where outs go (null: none written)
  * @param {number} top @param {ExportOptions} [options] → Promise<job result> */
 function convert (file, dir, top, options) {
-  return addon.convert(file, dir, top, options)
+  return sweeping(addon.convert(file, dir, top, options), dir)
 }
 
 /** @param {string} before @param {string} after @param {string|null} dir
  * @param {number} top @param {ExportOptions} [options] → Promise<job result> */
 function diff (before, after, dir, top, options) {
-  return addon.diff(before, after, dir, top, options)
+  return sweeping(addon.diff(before, after, dir, top, options), dir)
 }
 
 /** @param {string[]} files of one kind, merged in order @param {string|null} dir
  * @param {string|null} name the merged profile's file in dir @param {number} top
  * @param {ExportOptions} [options] → Promise<job result> */
 function merge (files, dir, name, top, options) {
-  return addon.merge(files, dir, name, top, options)
+  return sweeping(addon.merge(files, dir, name, top, options), dir)
 }
 
 /** A .heapsnapshot's report. → Promise<string> (its JSON)

@@ -2,7 +2,7 @@
 // Option checking for the public API: wrong type or range → ERR_CPROF_INVALID_ARG.
 const path = require('node:path')
 const { invalidArg } = require('./errors')
-const { describe, invalid, validateOptions, validateBoolean, validateString, validateMs, validateInteger } = require('./validate')
+const { describe, invalid, validateOptions, validateBoolean, validatePath, validateMs, validateInteger } = require('./validate')
 const { defaultDir } = require('./dirs')
 
 const CPU_INTERVAL_DEFAULT_US = 10000 // 10 ms: ~1–2% overhead, 3,000 samples in 30 s
@@ -31,7 +31,7 @@ function dirOption (value) {
     const env = process.env.CPROF_DIR
     return env ? { dir: path.resolve(env), ownDir: false } : { dir: defaultDir(), ownDir: true }
   }
-  return { dir: path.resolve(validateString(value, 'dir', undefined, 'a directory path')), ownDir: false }
+  return { dir: path.resolve(validatePath(value, 'dir', undefined, 'a directory path')), ownDir: false }
 }
 
 function nameOption (value) {
@@ -114,12 +114,17 @@ function stopOptions (arg, where) {
   return opts.dir === undefined ? {} : dirOption(opts.dir)
 }
 
-// profile({ duration, ...start options }): startOptions checks the rest.
+// profile({ duration, ...start options but timeout }): startOptions checks
+// the rest; duration, the profile's timeout, is at most TIMER_MAX_MS.
 function profileOptions (arg, startOptions) {
   if (arg === undefined || arg === null || typeof arg !== 'object' || Array.isArray(arg)) {
     throw invalid('profile() takes an options object with duration (ms)', arg)
   }
   const { duration: ms, ...rest } = arg
+  if (rest.timeout !== undefined) {
+    throw invalidArg('profile() takes no timeout: its duration (ms) is when it stops; for a profile that ' +
+      'stops at a timeout unless stop() comes first, use start({ timeout })')
+  }
   startOptions(rest, 'profile()')
   if (ms === undefined) throw invalidArg('profile() needs duration (ms)')
   const duration = validateMs(ms, 'duration')
@@ -136,6 +141,7 @@ function analyzeOptions (file, arg) {
   if (typeof file !== 'string' || file === '') {
     throw invalid('the profile path must be a non-empty string', file)
   }
+  validatePath(file, 'the profile path')
   const opts = options(arg, ['top', 'nodes', 'lines'], 'analyze()')
   return {
     path: path.resolve(file),

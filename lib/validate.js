@@ -62,11 +62,29 @@ function validateString (value, name, fallback, hint) {
   return value
 }
 
-/** A duration: a finite number of milliseconds >= 0 (> 0 with positive). */
-function validateMs (value, name, fallback, { positive = false } = {}) {
+/** A path (file or directory): a non-empty string without NUL, which the
+ * C core would take for the path's end ('a\0b' would be 'a'); hint says
+ * what it is ('a directory path'). */
+function validatePath (value, name, fallback, hint) {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
-    throw invalid(`${name} must be a finite number of milliseconds ${positive ? '> 0' : '>= 0'}`, value)
+  validateString(value, name, fallback, hint)
+  if (value.includes('\0')) {
+    throw invalid(`${name} must not contain a NUL character (\\0): the path would end there`, value)
+  }
+  return value
+}
+
+// The longest timer Node and libuv keep as asked: setTimeout turns a longer
+// delay into 1 ms, and a profile whose duration never comes never settles.
+const TIMER_MAX_MS = 2 ** 31 - 1 // about 24.8 days
+
+/** A duration: a finite number of milliseconds >= 0 (> 0 with positive),
+ * at most max (TIMER_MAX_MS). */
+function validateMs (value, name, fallback, { positive = false, max = TIMER_MAX_MS } = {}) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0) || value > max) {
+    throw invalid(`${name} must be a finite number of milliseconds ${positive ? '> 0' : '>= 0'} and <= ${max}` +
+      `${max === TIMER_MAX_MS ? ' (about 24.8 days, the timer limit)' : ''}`, value)
   }
   return value
 }
@@ -117,7 +135,9 @@ module.exports = {
   validateOptions,
   validateBoolean,
   validateString,
+  validatePath,
   validateMs,
+  TIMER_MAX_MS,
   validateInteger,
   validateNumber,
   envNumber,

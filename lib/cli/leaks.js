@@ -3,9 +3,11 @@
 // bytes keep growing, from the heap trend each process's flight recorder
 // announces in the run directory (lib/fleet/announce.js; computed in the
 // process by src/core/trend.c at every heap window: docs/recorder.md, Heap
-// trend). Nothing is sent to the process: this only reads its entry.
+// trend). Nothing is sent to the process: this only reads its entry (as
+// root, another user's process's entry in its owner's run directory,
+// checked as `cprof trigger --dump` checks it).
 const { parseArgs } = require('node:util')
-const { discover, byApp } = require('../fleet/discover')
+const { discover, findProcess, byApp } = require('../fleet/discover')
 const { bytes, perMinute, siteName, clock, combine } = require('../fleet/heap-trend')
 const { termSafe } = require('../term')
 const { columns } = require('./columns')
@@ -66,12 +68,23 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
     err.write(`cprof leaks: give one pid or --app NAME\n\n${USAGE}`)
     return 2
   }
-  const found = discover()
-  for (const w of found.warnings) err.write(`cprof leaks: ${termSafe(w)}\n`)
-  const entries = pid !== null ? found.entries.filter((e) => e.pid === pid) : byApp(found.entries, a.values.app)
-  if (entries.length === 0) {
-    err.write(`cprof leaks: ${pid !== null ? `process ${pid} does not run cprof` : `no process runs cprof as app ${JSON.stringify(a.values.app)}`} (see \`cprof ps\`)\n`)
-    return 1
+  const warn = (w) => err.write(`cprof leaks: ${termSafe(w)}\n`)
+  let entries
+  if (pid !== null) {
+    const one = findProcess(pid, warn)
+    if (one.why) {
+      warn(one.why)
+      return 1
+    }
+    entries = [one.entry]
+  } else {
+    const found = discover()
+    for (const w of found.warnings) warn(w)
+    entries = byApp(found.entries, a.values.app)
+    if (entries.length === 0) {
+      warn(`no process runs cprof as app ${JSON.stringify(a.values.app)} (see \`cprof ps\`)`)
+      return 1
+    }
   }
   const trendOf = (e) => (e.recorder && e.recorder.heapTrend) || null
   if (a.values.json) {

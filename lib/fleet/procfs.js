@@ -114,6 +114,16 @@ function isNode (pid) {
   return base === 'node' || base === 'nodejs'
 }
 
+/**
+ * Whether the process has cprof's addon loaded (cprof.node, or a prebuild's
+ * cprof.<libc>.node, in /proc/<pid>/maps); null when unreadable.
+ */
+function loadsCprof (pid) {
+  const maps = read(`/proc/${pid}/maps`)
+  if (maps === null) return null
+  return /\/cprof(\.[a-z]+)?\.node( \(deleted\))?$/m.test(maps)
+}
+
 function env (pid) {
   const text = read(`/proc/${pid}/environ`)
   if (text === null) return null
@@ -248,6 +258,7 @@ async function cpuPercent (pids, windowMs = 250) {
 }
 
 module.exports = {
+  loadsCprof,
   startTime,
   status,
   sameProcess,

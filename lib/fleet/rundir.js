@@ -32,6 +32,7 @@ const { cprofError } = require('../errors')
 const { startEnv } = require('../triggers/pm2')
 const { unsafeOwn } = require('../dirs')
 const procfs = require('./procfs')
+const { writerOf, ENTRY_TEMP } = require('../stale-temps')
 
 function uid () {
   return typeof process.geteuid === 'function' ? process.geteuid() : null
@@ -209,9 +210,102 @@ function untrusted (st, pid) {
   return `is owned by another user (uid ${st.uid}, you are uid ${me})`
 }
 
+// An entry is about 600 bytes; with the recorder's heap trend (10 sites,
+// each with its series) 1-30 KB. Anything larger is not one of cprof's:
+// refused unread (docs/fleet.md, the run directory), so a planted 200 MB
+// file costs root's `cprof ps` nothing.
+const MAX_ENTRY_BYTES = 256 * 1024
+
+// The text of the regular file open as fd, of at most max bytes: fstat
+// first (a larger file is not read at all), then at most its size + 1
+// bytes. Throws an Error whose code is 'ETOOBIG' when larger, 'ECHANGED'
+// when it grew while read (cprof's writers rename whole files into place).
+function readBounded (fd, max = MAX_ENTRY_BYTES) {
+  const tooBig = (n) => Object.assign(new Error(`is ${n} bytes, more than the ${max} an entry can be`), { code: 'ETOOBIG' })
+  const size = fs.fstatSync(fd).size
+  if (size > max) throw tooBig(size)
+  const buf = Buffer.alloc(size + 1) // one more: a file that grew since fstat reads as more than size
+  let n = 0
+  for (let r; n < buf.length && (r = fs.readSync(fd, buf, n, buf.length - n, n)) > 0;) n += r
+  if (n > size) throw Object.assign(new Error('changed while it was read'), { code: 'ECHANGED' })
+  return buf.toString('utf8', 0, n)
+}
+
+// The shape of an entry as its readers use it (cprof ps, leaks, trigger,
+// the fan-out, cprof ui): a spec is a predicate, [spec] an array of them,
+// or { field: spec } an object; maybe(spec) also takes null or undefined.
+const MAYBE = Symbol('maybe')
+const maybe = (spec) => ({ [MAYBE]: spec })
+const num = (v) => typeof v === 'number' && Number.isFinite(v)
+const int = (v) => Number.isInteger(v)
+const str = (v) => typeof v === 'string'
+const bool = (v) => typeof v === 'boolean'
+const strOrNum = (v) => str(v) || num(v)
+const any = () => true
+const SITE = { functionName: maybe(str), url: maybe(str), line: maybe(num), live: num, perMinute: num, since: maybe(num), share: maybe(num) }
+const TREND = {
+  windows: num, live: num, perMinute: num, growing: maybe(bool), since: maybe(num), from: maybe(num), to: maybe(num),
+  sites: maybe(num), growingSites: maybe(num), top: maybe([SITE])
+}
+const LAST = { at: maybe(num), startTime: maybe(num), durationMs: maybe(num), samples: maybe(num), files: maybe({}), merged: maybe({}) }
+const ERROR = { code: maybe(str), message: maybe(str), at: maybe(num) }
+const ENTRY = {
+  pid: int,
+  ppid: maybe(int),
+  startTime: maybe(strOrNum),
+  app: str,
+  pm2Id: maybe(strOrNum),
+  instance: maybe(strOrNum),
+  role: maybe(str),
+  title: maybe(str),
+  script: maybe(str),
+  cwd: maybe(str),
+  dir: maybe(str),
+  triggers: maybe({ signal: maybe(str), heapSignal: maybe(str), dumpSignal: maybe(str), snapshotSignal: maybe(str) }),
+  running: maybe({ cpu: maybe({ since: maybe(num) }), heap: maybe({ since: maybe(num) }) }),
+  recorder: maybe({
+    running: maybe(bool),
+    windows: maybe(num),
+    from: maybe(num),
+    to: maybe(num),
+    incidents: maybe({ fired: maybe(num), suppressed: maybe(num), failed: maybe(num) }),
+    heapTrend: maybe(TREND)
+  }),
+  last: maybe({ cpu: maybe(LAST), heap: maybe(LAST), dump: maybe(LAST), snapshot: maybe({}) }),
+  errors: maybe({ cpu: maybe(ERROR), heap: maybe(ERROR), dump: maybe(ERROR), snapshot: maybe(ERROR) }),
+  updated: num
+}
+
+// The first field of v (named from at) that does not fit spec, or null.
+function misfit (spec, v, at) {
+  if (typeof spec === 'function') return spec(v) ? null : at
+  if (spec[MAYBE]) return v === undefined || v === null ? null : misfit(spec[MAYBE], v, at)
+  if (Array.isArray(spec)) {
+    if (!Array.isArray(v)) return at
+    for (let i = 0; i < v.length; i++) {
+      const bad = misfit(spec[0], v[i], `${at}[${i}]`)
+      if (bad) return bad
+    }
+    return null
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return at
+  for (const [k, s] of Object.entries(spec)) {
+    const bad = misfit(s, v[k], at ? `${at}.${k}` : k)
+    if (bad) return bad
+  }
+  return null
+}
+
+/** Why entry (parsed JSON) is not an entry cprof's readers can use, or null. */
+function malformed (entry) {
+  const bad = misfit(ENTRY, entry, '')
+  return bad === null ? null : bad === '' ? 'it is not a JSON object' : `its field ${bad} has the wrong type`
+}
+
 // The entry <pid>.json read through the open directory at: { entry } or
 // { broken } (not JSON: a write cut short by a full disk, say) or
-// { untrusted: why }.
+// { untrusted: why } (not a regular file of the right user) or
+// { skipped: why } (larger than MAX_ENTRY_BYTES, or of the wrong shape).
 function readEntry (at, name, pid) {
   let fd
   try {
@@ -223,8 +317,16 @@ function readEntry (at, name, pid) {
   try {
     const why = untrusted(fs.fstatSync(fd), pid)
     if (why) return { untrusted: why }
-    const entry = JSON.parse(fs.readFileSync(fd, 'utf8'))
-    return entry && typeof entry === 'object' && entry.pid === pid ? { entry } : null
+    let entry
+    try {
+      entry = JSON.parse(readBounded(fd))
+    } catch (err) {
+      if (err.code === 'ETOOBIG') return { skipped: `it ${err.message}`, pid }
+      return { broken: pid }
+    }
+    if (entry && typeof entry === 'object' && entry.pid !== pid) return null
+    const bad = malformed(entry)
+    return bad ? { skipped: bad, pid } : { entry }
   } catch {
     return { broken: pid }
   } finally {
@@ -236,7 +338,8 @@ function readEntry (at, name, pid) {
  * The entries in the run directory opened as handle (openDir): [{ file,
  * name, entry }] of every <pid>.json that parses, { file, name, broken } of
  * one that does not, { file, name, untrusted } of one that is not a regular
- * file of ours, and the temp files left by processes that died mid-write
+ * file of ours, { file, name, skipped } of one too large or of the wrong
+ * shape (never pruned: its pid may be live), and the temp files left by processes that died mid-write
  * ({ file, name, tmpOf }). file reaches the entry through the descriptor.
  */
 function readEntries (handle) {
@@ -249,9 +352,9 @@ function readEntries (handle) {
   const out = []
   for (const name of names) {
     const file = path.join(handle.at, name)
-    const tmp = /^\.(\d+)\.[0-9a-z]+\.tmp$/.exec(name)
-    if (tmp) {
-      out.push({ file, name, tmpOf: Number(tmp[1]) })
+    const tmpOf = writerOf(name, [ENTRY_TEMP])
+    if (tmpOf !== null) {
+      out.push({ file, name, tmpOf })
       continue
     }
     const m = /^(\d+)\.json$/.exec(name)
@@ -275,13 +378,16 @@ function candidatesOf (env, owner, cwd) {
 
 /**
  * pid's live entry in run directory dir, checked as owned by owner (the
- * process's user): the entry, or null.
+ * process's user): the entry, or null. warn(text) hears of an entry there
+ * that was skipped (too large, of the wrong shape, not the user's).
  */
-function entryIn (dir, pid, owner) {
+function entryIn (dir, pid, owner, warn = () => {}) {
   const handle = openDir(dir, owner)
   if (handle.why) return null
   try {
     const got = readEntry(handle.at, `${pid}.json`, pid)
+    const why = got && (got.skipped || got.untrusted)
+    if (why) warn(`ignoring ${entryPath(dir, pid)}: ${got.skipped ? why : `it ${why}`}`)
     return got && got.entry && procfs.sameProcess(pid, got.entry.startTime) ? got.entry : null
   } finally {
     closeDir(handle)
@@ -292,8 +398,9 @@ function entryIn (dir, pid, owner) {
  * Where live process pid (of any user, when root) announced itself:
  * { dir, owner, entry } of the first of its candidate run directories that
  * is its user's, checked, and holds its live entry; null if none does.
+ * warn: as entryIn's.
  */
-function ofProcess (pid) {
+function ofProcess (pid, warn) {
   const owner = processOwner(pid)
   if (owner === null) return null
   let cwd = '/'
@@ -301,7 +408,7 @@ function ofProcess (pid) {
     cwd = fs.readlinkSync(`/proc/${pid}/cwd`)
   } catch {}
   for (const dir of candidatesOf(startEnv(procfs.env(pid) || {}), owner, cwd)) {
-    const entry = entryIn(dir, pid, owner)
+    const entry = entryIn(dir, pid, owner, warn)
     if (entry) return { dir, owner, entry }
   }
   return null
@@ -319,5 +426,8 @@ module.exports = {
   processOwner,
   writeEntry,
   removeEntrySync,
-  entryPath
+  entryPath,
+  readBounded,
+  malformed,
+  MAX_ENTRY_BYTES
 }

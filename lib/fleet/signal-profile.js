@@ -13,9 +13,8 @@ const native = require('../native')
 const { parseSignal, DEFAULT_SIGNAL } = require('../triggers/signals')
 const { startEnv: unpackPm2 } = require('../triggers/pm2')
 const { termSafe } = require('../term')
-const rundir = require('./rundir')
 const procfs = require('./procfs')
-const { discover } = require('./discover')
+const { findProcess } = require('./discover')
 
 // How long cprof waits for the app to write its profile after the second
 // signal (or a dump): the app may be in long synchronous work.
@@ -36,12 +35,10 @@ function startEnv (pid) {
 // The caller's own run directories first; then, for a process of another
 // user (root), its owner's run directory as rundir.ofProcess checks it, so
 // root sends what the process announced (init({ dumpSignal }) in code)
-// rather than guessing from its environment.
-function announced (pid) {
-  const own = discover({ prune: false }).entries.find((e) => e.pid === pid)
-  if (own) return own
-  const found = rundir.ofProcess(pid)
-  return found ? found.entry : null
+// rather than guessing from its environment. warn(text): its entry was
+// skipped (lib/fleet/discover.js findProcess).
+function announced (pid, warn) {
+  return findProcess(pid, warn).entry || null
 }
 
 // The signal for o's kind that the process's entry says it installed:
@@ -205,7 +202,6 @@ async function report (o, kind, dir, since, { out, err, who }) {
   return 0
 }
 
-
 /**
  * The signal to send o.pid ({ pid, heap, dump, signal?, force }), checked:
  * { sig, entry, env } or { exit } (2: a bad signal name; 1: no such
@@ -227,7 +223,7 @@ function target (o, { err, who }) {
     err.write(`${who}: no process ${o.pid}\n`)
     return { exit: 1 }
   }
-  const entry = announced(o.pid)
+  const entry = announced(o.pid, (w) => err.write(`${who}: ${termSafe(w)}\n`))
   const env = startEnv(o.pid)
   if (name === undefined) {
     const chosen = entry ? announcedSignal(o, entry) : envSignal(o, env)

@@ -33,7 +33,9 @@ function targetOf (pid, force) {
   const me = process.geteuid()
   if (owner === null) return { why: `no process ${pid}` }
   if (me !== 0 && owner !== me) return { why: `cannot signal process ${pid}: not permitted (it runs as uid ${owner}, you are uid ${me})` }
-  const found = rundir.ofProcess(pid)
+  let skipped = null
+  const found = rundir.ofProcess(pid, (w) => { skipped = w })
+  if (!found && skipped) return { why: `${skipped}; nothing was sent` }
   if (!found) {
     return { why: `process ${pid} does not run cprof: it has no entry in a run directory of its user (\`cprof ps\` ` +
       'lists the processes that do). Start it with node -r cprof/register and CPROF_PROFILING=1, or call cprof.init()' }

@@ -3,7 +3,7 @@
 // to a Grafana Pyroscope server (docs/pyroscope.md). Checked at start(), so
 // a bad URL or label is ERR_CPROF_INVALID_ARG there, never a failure later.
 const { invalidArg } = require('../errors')
-const { invalid, isObject, validateKeys, validateString, validateNumber } = require('../validate')
+const { invalid, isObject, validateKeys, validateString, validateNumber, TIMER_MAX_MS } = require('../validate')
 
 const KEYS = ['url', 'app', 'labels', 'token', 'user', 'password', 'tenant', 'timeout', 'queueBytes',
   'maxSamples', 'maxProfileBytes']
@@ -31,9 +31,9 @@ function stringOption (value, name) {
   return validateString(value, `push.${name}`)
 }
 
-// A number of unit >= min.
-function numberOption (value, name, min, unit, fallback) {
-  return validateNumber(value, `push.${name}`, { min, unit }, fallback)
+// A number of unit >= min (and <= max).
+function numberOption (value, name, min, unit, fallback, max = Infinity) {
+  return validateNumber(value, `push.${name}`, { min, max, unit }, fallback)
 }
 
 /** The server's base URL (credentials taken out) and the credentials it held. */
@@ -130,7 +130,7 @@ function pushOptions (value) {
     user,
     password: user === undefined ? undefined : password ?? token,
     tenant: stringOption(value.tenant, 'tenant'),
-    timeout: numberOption(value.timeout, 'timeout', 1, 'milliseconds', TIMEOUT_DEFAULT_MS),
+    timeout: numberOption(value.timeout, 'timeout', 1, 'milliseconds', TIMEOUT_DEFAULT_MS, TIMER_MAX_MS), // a timer's delay
     queueBytes: numberOption(value.queueBytes, 'queueBytes', 0, 'bytes', QUEUE_BYTES_DEFAULT),
     maxSamples: Math.floor(numberOption(value.maxSamples, 'maxSamples', 1, 'samples', MAX_SAMPLES_DEFAULT)),
     maxProfileBytes: numberOption(value.maxProfileBytes, 'maxProfileBytes', 1024, 'bytes', MAX_PROFILE_BYTES_DEFAULT)

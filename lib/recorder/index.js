@@ -16,6 +16,7 @@ const { createPusher } = require('../push/client')
 const { TEMPLATE_PATH } = require('../viewer')
 const { viewerMarks, heapWindows, keepMarks } = require('./marks')
 const { timed } = require('../own-time')
+const { removeStale } = require('../stale-temps')
 const { shapeResult } = require('../result')
 
 /** hooks: { report(err), emitProfile(result), emit(event, value), changed() (status() changed) } */
@@ -93,6 +94,7 @@ function createRecorder (hooks) {
     // for dir, docs/reliability.md); checked here so start() throws at once.
     if (o.store) prepareDirSync(o.store.dir, false, 'pass store.dir a directory you own')
     const transport = timed(() => native.recStart(nativeStart(o, onWindow)))
+    if (o.store) removeStale(o.store.dir) // killed writers' temp files; never rejects
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
     if (pusher) pusher.close() // the previous recording's: what it still held is dropped
@@ -168,12 +170,15 @@ function createRecorder (hooks) {
       },
       heap
     }))
+    const swept = removeStale(o.dir) // the temp files killed writers left there (lib/stale-temps.js)
     let r
     try {
       r = await d.promise
     } catch (err) {
       if (err.result) err.result = shape(err.result, d, heap, interval)
       throw err
+    } finally {
+      await swept
     }
     const result = { ...shape(r, d, heap, interval), ...extra }
     if (marks.viewerMarks && r.file) await keepMarks(result, r.file.path, marks.viewerMarks, hooks.report)

@@ -3,7 +3,7 @@
 // vocabulary): wrong type or range → ERR_CPROF_INVALID_ARG naming the option.
 const path = require('node:path')
 const { invalidArg } = require('../errors')
-const { describe, invalid, validateOptions, validateBoolean, validateString, validateInteger, validateNumber } = require('../validate')
+const { describe, invalid, validateOptions, validateBoolean, validatePath, validateInteger, validateNumber } = require('../validate')
 const options = require('../options')
 const { pushOptions } = require('../push/options')
 
@@ -43,7 +43,7 @@ function amount (value, name, [min, max], unit, fallback) {
 function storeOption (value) {
   if (value === undefined || value === null || value === false) return null
   const s = objectOption(value, STORE_KEYS, 'recorder.start() store')
-  const dir = validateString(s.dir, 'store.dir', null, 'a directory path') // null: none given
+  const dir = validatePath(s.dir, 'store.dir', null, 'a directory path') // null: none given
   if (dir === null) throw invalid('store.dir must be a non-empty string (a directory path)', s.dir)
   let formats = ['cpuprofile']
   if (s.formats !== undefined) {

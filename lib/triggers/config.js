@@ -4,7 +4,7 @@
 // implies. Wrong type or range → ERR_CPROF_INVALID_ARG. The preload reads the
 // same config from the environment (./env.js).
 const { invalidArg } = require('../errors')
-const { describe, invalid, isObject, validateKeys, validateBoolean, validateString, validateMs, validateInteger } = require('../validate')
+const { describe, invalid, isObject, validateKeys, validateBoolean, validatePath, validateMs, validateInteger } = require('../validate')
 const { startOptions: recorderStartOptions } = require('../recorder/options')
 const { CPU_INTERVAL_RANGE_US, HEAP_INTERVAL_RANGE_BYTES, FORMAT_EXT } = require('../options')
 const { incidentsOption } = require('../incidents/options')
@@ -83,7 +83,7 @@ function initConfig (config) {
     heap,
     signal,
     heapSignal,
-    dir: validateString(config.dir, 'dir', undefined, 'a directory path'),
+    dir: validatePath(config.dir, 'dir', undefined, 'a directory path'),
     timeout: validateMs(config.timeout, 'timeout', 0),
     maxDuration: validateMs(config.maxDuration, 'maxDuration', MAX_DURATION_DEFAULT_MS, { positive: true }),
     interval: validateInteger(config.interval, 'interval', CPU_INTERVAL_RANGE_US, 'µs'),

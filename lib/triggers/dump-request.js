@@ -107,7 +107,7 @@ function fresh (file, now = Date.now()) {
   try {
     fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
     if (!fs.fstatSync(fd).isFile()) return false
-    const req = JSON.parse(fs.readFileSync(fd, 'utf8'))
+    const req = JSON.parse(rundir.readBounded(fd))
     return typeof req.at === 'number' && Math.abs(now - req.at) <= MAX_AGE_MS
   } catch {
     return false
@@ -175,7 +175,7 @@ function takeRequest (dir, pid, kind, now) {
     }
     let req
     try {
-      req = JSON.parse(fs.readFileSync(fd, 'utf8'))
+      req = JSON.parse(rundir.readBounded(fd)) // a request is a line; a larger file is none
     } catch {}
     if (!req || typeof req.at !== 'number' || !(Math.abs(now - req.at) <= MAX_AGE_MS)) return undefined
     return req

@@ -7,8 +7,13 @@
 const crypto = require('node:crypto')
 const fs = require('node:fs')
 const path = require('node:path')
+const { removeStale } = require('../stale-temps')
 
 const MAX_BYTES = 1 << 20 // the recorder's marks are a few KB (512 window ends at most)
+// Marks nest 3 levels ({ heapWindows: { ends: [] } }); deeper is not ours,
+// and JSON.stringify (and the page) recurse on it: 400,000 levels under
+// MAX_BYTES ended cprof html with "Maximum call stack size exceeded".
+const MAX_DEPTH = 16
 const PROFILE_EXT = /\.(cpuprofile|heapprofile)$/i
 
 /** <stem>.marks.json beside <stem>.cpuprofile or <stem>.heapprofile, or null. */
@@ -18,8 +23,10 @@ function marksPath (profile) {
 
 // A file written whole: a private temp file (0600, created exclusively)
 // renamed into place, so a reader never sees it empty or half written
-// (docs/reliability.md, files cprof creates).
+// (docs/reliability.md, files cprof creates). The temp files of writers
+// killed mid-write are removed from the directory first (lib/stale-temps.js).
 async function writeWhole (file, text) {
+  await removeStale(path.dirname(file))
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}`)
   await fs.promises.writeFile(tmp, text, { mode: 0o600, flag: 'wx' })
   try {
@@ -51,7 +58,8 @@ function unfit (marks, heap) {
  * The viewerMarks text of the marks beside profile, or undefined when there
  * are none (no file) or they cannot be used: then warn(message) is called
  * once and the page opens without them. Reads only a regular file (a
- * symbolic link is not followed) of at most MAX_BYTES.
+ * symbolic link is not followed) of at most MAX_BYTES, nested at most
+ * MAX_DEPTH levels.
  */
 function readMarks (profile, warn) {
   const file = marksPath(profile)
@@ -63,6 +71,7 @@ function readMarks (profile, warn) {
   } catch (err) {
     return err.code === 'ENOENT' ? undefined : ignore(err.message)
   }
+  if (nesting(text) > MAX_DEPTH) return ignore(`nested deeper than ${MAX_DEPTH} levels`)
   let marks
   try {
     marks = JSON.parse(text)
@@ -70,7 +79,34 @@ function readMarks (profile, warn) {
     return ignore(`not JSON (${err.message})`)
   }
   const why = unfit(marks, /\.heapprofile$/i.test(profile))
-  return why ? ignore(why) : JSON.stringify(marks)
+  if (why) return ignore(why)
+  try {
+    return JSON.stringify(marks)
+  } catch (err) { // nothing should get here past the checks above; still, a page without marks
+    return ignore(err.message)
+  }
+}
+
+// How deep the arrays and objects of JSON text nest (brackets inside
+// strings not counted), read without recursion.
+function nesting (text) {
+  let depth = 0
+  let max = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // backslash: skip the escaped character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) {
+      inString = true
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) max = depth
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--
+    }
+  }
+  return max
 }
 
 // The text of a regular file of at most MAX_BYTES. O_NOFOLLOW and fstat on
@@ -97,4 +133,4 @@ function readSmallFile (file) {
   }
 }
 
-module.exports = { writeWhole, marksPath, writeMarks, readMarks, MAX_BYTES }
+module.exports = { writeWhole, marksPath, writeMarks, readMarks, MAX_BYTES, MAX_DEPTH }

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "errors.h"
 #include "macros.h"
@@ -58,6 +59,13 @@ int cprof__arg_string(napi_env env, napi_value v, const char *what, char **out) 
     *out = NULL;
     cprof__throw_last_error(env, "napi_get_value_string_utf8");
     return -1;
+  }
+  /* C reads up to the first NUL: "a\0b" would be "a". Paths, names and
+   * texts alike are refused (lib/validate.js validatePath says it first). */
+  if (strlen(*out) != n) {
+    free(*out);
+    *out = NULL;
+    return invalid(env, what, "a string without NUL characters (\\0): C would end it there");
   }
   return 0;
 }

@@ -258,8 +258,12 @@ static int write_file(const char *dir, const char *name, int keep, cprof_write_f
   if (dir == NULL || dir[0] == '\0' || bad_name(name) || fn == NULL)
     return cprof__errf(errbuf, errlen, CPROF_EINVAL,
                        "cprof_write_atomic: need a directory, a plain file name and a writer");
+  /* .<name>.<pid>.<TMP_RANDOM>: the pid lets a later writer tell the temp
+   * file of a process killed mid-write (lib/stale-temps.js removes those). */
+  char suffix[48];
+  snprintf(suffix, sizeof suffix, ".%ld.XXXXXXXXXXXX", (long)getpid()); /* TMP_RANDOM of them */
   char *final = join(dir, "/", name, "");
-  char *tmp = join(dir, "/.", name, ".XXXXXXXXXXXX"); /* TMP_RANDOM of them */
+  char *tmp = join(dir, "/.", name, suffix);
   int rc;
   if (final == NULL || tmp == NULL) {
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory");

@@ -450,7 +450,12 @@ static void write_atomic_temp_is_private_and_unguessable(void **state) {
     assert_true(pk->regular);
     assert_int_equal(pk->mode, 0600);
     assert_true(pk->cloexec);
-    assert_int_equal(strlen(pk->temp), strlen(".out.txt.") + 12);
+    /* .<name>.<pid>.<12 random>: the pid tells a later writer whether the
+     * process that made it is gone (lib/stale-temps.js). */
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, ".out.txt.%ld.", (long)getpid());
+    assert_int_equal(strncmp(pk->temp, prefix, strlen(prefix)), 0);
+    assert_int_equal(strlen(pk->temp), strlen(prefix) + 12);
   }
   /* Random, not derived from the pid or a counter a neighbour could guess. */
   assert_string_not_equal(a.temp, b.temp);

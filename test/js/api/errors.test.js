@@ -121,6 +121,53 @@ test('profile() with an invalid option rejects with ERR_CPROF_INVALID_ARG', asyn
   }
 })
 
+test('issue 36: a NUL in any path, a duration past the timer limit, a timeout beside profile()\'s duration: ERR_CPROF_INVALID_ARG, nothing starts', async () => {
+  const dir = makeTmpDir()
+  const nul = /must not contain a NUL character \(\\0\): the path would end there/
+  try {
+    // Was: resolved and profiled into "a" (C read the path up to the NUL).
+    for (const call of [
+      () => cprof.start({ dir: path.join(dir, 'a\0b') }),
+      () => cprof.heap.start({ dir: path.join(dir, 'a\0b') }),
+      () => cprof.profile({ duration: 50, dir: path.join(dir, 'a\0b') }),
+      () => cprof.heap.snapshot({ dir: path.join(dir, 'a\0b') }),
+      () => cprof.recorder.dump({ dir: path.join(dir, 'a\0b') }),
+      () => cprof.analyze(path.join(dir, 'x.cpuprofile\0.txt')),
+      () => cprof.recorder.start({ store: { dir: path.join(dir, 'a\0b') } }),
+      () => cprof.init({ dir: path.join(dir, 'a\0b') })
+    ]) {
+      const err = await rejectsWith(call, 'ERR_CPROF_INVALID_ARG')
+      assert.match(err.message, nul)
+    }
+    assert.equal(cprof.recorder.status().running, false)
+    // The C core's own check, for a path that reaches it by another way (the CLI's jobs).
+    const native = require('../../../lib/native')
+    assert.throws(() => native.convert(path.join(dir, 'x\0y'), null, 1, {}),
+      { code: 'ERR_CPROF_INVALID_ARG', message: /path must be a string without NUL characters/ })
+    assert.deepEqual(fs.readdirSync(dir), [], 'nothing was written')
+    // Was: accepted, and never settled (the native timer never came).
+    const limit = /must be a finite number of milliseconds (>|>=) 0 and <= 2147483647 \(about 24\.8 days, the timer limit\)/
+    for (const call of [
+      () => cprof.profile({ duration: 2 ** 53 }),
+      () => cprof.heap.profile({ duration: 2 ** 31 }),
+      () => cprof.start({ timeout: 2 ** 53 }),
+      () => cprof.start(2 ** 31),
+      () => cprof.init({ maxDuration: 2 ** 53 })
+    ]) {
+      assert.match((await rejectsWith(call, 'ERR_CPROF_INVALID_ARG')).message, limit)
+    }
+    const push = await rejectsWith(() => cprof.recorder.start({ push: { url: 'http://127.0.0.1:9', timeout: 2 ** 40 } }), 'ERR_CPROF_INVALID_ARG')
+    assert.match(push.message, /push\.timeout must be a number of milliseconds >= 1 and <= 2147483647/)
+    // Was: the timeout was dropped silently.
+    const both = await rejectsWith(() => cprof.profile({ duration: 100, timeout: 50 }), 'ERR_CPROF_INVALID_ARG')
+    assert.match(both.message, /profile\(\) takes no timeout: its duration \(ms\) is when it stops; .*start\(\{ timeout \}\)/)
+    await rejectsWith(() => cprof.stop(), 'ERR_CPROF_NOT_STARTED')
+  } finally {
+    await ensureStopped()
+    cprof.destroy()
+  }
+})
+
 test('after invalid arguments the profiler is idle and usable', async () => {
   await rejectsWith(() => cprof.stop(), 'ERR_CPROF_NOT_STARTED')
   const dir = makeTmpDir()

@@ -15,6 +15,7 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
 const {
+  ROOT,
   makeTmpDir,
   removeTmpDirs,
   childEnv,
@@ -22,6 +23,7 @@ const {
   assertCprofErrorInfo
 } = require('../helpers/util.js')
 const { FIXTURES, runFixture, startFixture } = require('../helpers/util.js').fixturesIn(__dirname)
+const cprof = require('../../..')
 
 after(removeTmpDirs)
 
@@ -353,11 +355,69 @@ for (const signal of ['SIGTERM', 'SIGKILL']) {
       assert.deepEqual(l.finals, [], 'no file under a final name')
       assert.ok(l.temps.length <= 1, JSON.stringify(l))
       t.diagnostic(`frozen mid-write with ${JSON.stringify(frozen)}; after ${signal}: ${l.temps.length} temp file left (${l.temps.join(', ')})`)
+      // The temp file names its writer; once stale, the next writer there removes it (issue 36).
+      for (const name of l.temps) {
+        assert.ok(name.includes(`.${c.child.pid}.`), `${name} names pid ${c.child.pid}`)
+        const old = (Date.now() - 2 * 60 * 1000) / 1000
+        fs.utimesSync(path.join(dir, name), old, old)
+      }
+      const next = await cprof.profile({ duration: 20, dir })
+      assert.deepEqual(listing(dir).temps, [], 'the next profile in the directory removed the stale temp file')
+      assert.ok(fs.existsSync(next.files.cpuprofile))
       return
     }
     t.skip('the write window was missed 5 times (a very loaded machine)')
   })
 }
+
+// Issue 36: a writer killed mid-write (above) cannot remove its temp file;
+// the name carries its pid, so the next writer in the directory removes the
+// ones of dead processes once untouched for a minute: stop()/profile() (the
+// C writer's .<name>.<pid>.<12 random>), recorder dumps and their marks
+// (.<stem>.marks.json.<pid>.<8 hex>), cprof html's output.
+test('issue 36: temp files left by killed writers (a dead pid, untouched for a minute) are removed by the next writer in the directory; nothing else is', {}, async () => {
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid // gone once spawnSync returns
+  const live = process.ppid
+  const old = (Date.now() - 2 * 60 * 1000) / 1000
+  function plant (dir) {
+    const names = {
+      stale: [`.cpu-1-x.cpuprofile.${dead}.AbCdEf012345`, `.cpu-1-x.pb.gz.${dead}.zyxWVU987654`, `.cpu-1-x.marks.json.${dead}.0123abcd`],
+      kept: [
+        `.cpu-2-x.cpuprofile.${live}.AbCdEf012345`, // its writer lives
+        `.notes.${dead}.txt`, // not a name cprof writes
+        `.cpu-3-x.cpuprofile.${dead}.short`, // nor this
+        `.cpu-4-x.marks.json.${dead}.89abcdef` // fresh: touched below, not backdated
+      ]
+    }
+    for (const n of [...names.stale, ...names.kept]) fs.writeFileSync(path.join(dir, n), 'partial', { mode: 0o600 })
+    for (const n of [...names.stale, ...names.kept.slice(0, 3)]) fs.utimesSync(path.join(dir, n), old, old)
+    return names
+  }
+  const dotted = (dir) => fs.readdirSync(dir).filter((n) => n.startsWith('.')).sort()
+
+  const a = makeTmpDir()
+  const inA = plant(a)
+  await cprof.profile({ duration: 20, dir: a })
+  assert.deepEqual(dotted(a), [...inA.kept].sort())
+
+  const b = makeTmpDir()
+  const inB = plant(b)
+  cprof.recorder.start({ window: 100 })
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    const d = await cprof.recorder.dump({ dir: b, formats: ['html'] })
+    assert.ok(d.files.marks, JSON.stringify(d.files))
+  } finally {
+    await cprof.recorder.stop()
+  }
+  assert.deepEqual(dotted(b), [...inB.kept].sort())
+
+  const c = makeTmpDir()
+  const inC = plant(c)
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin', 'cprof.js'), 'html', path.join(a, fs.readdirSync(a).find((n) => n.endsWith('.cpuprofile'))), '-o', path.join(c, 'page.html')], { encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(dotted(c), [...inC.kept].sort())
+})
 
 // ---- someone else uses the inspector ----
 

@@ -647,10 +647,10 @@ function cli (args, { env = {}, role } = {}) {
 
 // A Node process of role that catches SIGUSR2 (as cprof's trigger would)
 // and says so on stdout: what a signal sent to it did.
-async function listener (role) {
+async function listener (role, env = {}) {
   const u = users[role]
   const src = "process.on('SIGUSR2', () => console.log('got SIGUSR2')); console.log('ready'); setInterval(() => {}, 1000)"
-  const child = spawn(process.execPath, ['-e', src], { uid: u.uid, gid: u.gid, cwd: base, env: childEnv(), stdio: ['ignore', 'pipe', 'inherit'] })
+  const child = spawn(process.execPath, ['-e', src], { uid: u.uid, gid: u.gid, cwd: base, env: childEnv(env), stdio: ['ignore', 'pipe', 'inherit'] })
   let out = ''
   child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
   await new Promise((resolve) => { const on = () => { if (out.includes('ready')) { child.stdout.off('data', on); resolve() } }; child.stdout.on('data', on) })
@@ -663,12 +663,13 @@ function startTimeOf (pid) {
   return text.slice(text.lastIndexOf(')') + 2).split(' ')[22 - 3]
 }
 
-// An entry as lib/fleet/announce.js writes it, for process pid, naming signal.
-function entryFor (pid, app, signal) {
+// An entry as lib/fleet/announce.js writes it, for process pid, naming
+// signal; extra: fields added or replaced.
+function entryFor (pid, app, signal, extra = {}) {
   return JSON.stringify({
     v: 1, pid, ppid: 1, startTime: startTimeOf(pid), app, role: null, instance: null,
     triggers: { cpu: true, heap: false, signal, heapSignal: null, recorder: false, dumpSignal: null },
-    running: { cpu: null, heap: null }, last: { cpu: null, heap: null, dump: null }, updated: Date.now()
+    running: { cpu: null, heap: null }, last: { cpu: null, heap: null, dump: null }, updated: Date.now(), ...extra
   })
 }
 
@@ -1024,5 +1025,107 @@ test('issue 36: cprof attach to another user\'s node process: ERR_CPROF_ATTACH n
   } finally {
     target.child.kill('SIGKILL')
     await target.exited
+  }
+})
+
+// ---- Issue 36: bounded reads and clear errors ----
+
+// A recorder's heap trend as an entry announces it (status().heap.trend), one growing site.
+function trendFor (since) {
+  const at = Date.now()
+  return {
+    running: true, windows: 10, from: at - 5000, to: at,
+    heapTrend: {
+      growing: true, windows: 10, from: at - 5000, to: at, live: 4 << 20, perMinute: 2 << 20, since: at - 5000, sites: 3, growingSites: 1,
+      top: [{ functionName: 'grow36', url: '/srv/app.js', line: 7, live: 3 << 20, perMinute: 2 << 20, since, share: 0.9 }]
+    }
+  }
+}
+
+test('issue 36: a run-directory entry over 256 KiB, planted by the process\'s owner, is not read: root\'s trigger --dump --last, leaks and the owner\'s ps skip it with one line', async () => {
+  const dir = path.join(base, `run36-${tmpCount++}`)
+  fs.mkdirSync(dir, { mode: 0o700 })
+  fs.chownSync(dir, users.victim.uid, users.victim.gid)
+  const p = await listener('victim', { CPROF_RUN_DIR: dir })
+  const entry = path.join(dir, `${p.child.pid}.json`)
+  try {
+    // Valid JSON, every field right, the recorder said to run: only its size is wrong.
+    const body = entryFor(p.child.pid, 'big36', 'SIGUSR2', { recorder: { running: true, windows: 3 }, pad: 'x'.repeat(2 << 20) })
+    fs.writeFileSync(entry, body, { mode: 0o600 })
+    fs.chownSync(entry, users.victim.uid, users.victim.gid)
+    const line = `ignoring ${entry}: it is ${Buffer.byteLength(body)} bytes, more than the 262144 an entry can be`
+    const t = await cli(['trigger', String(p.child.pid), '--dump', '--last', '1'])
+    assert.equal(t.status, 1, t.describe())
+    assert.ok(t.stderr.includes(line), t.describe())
+    assert.match(t.stderr, new RegExp(`cannot pass --last to process ${p.child.pid}: it has no entry`))
+    const l = await cli(['leaks', String(p.child.pid)])
+    assert.equal(l.status, 1, l.describe())
+    assert.ok(l.stderr.includes(line), l.describe())
+    const ps = await cli(['ps', '--app', 'big36'], { role: 'victim', env: { CPROF_RUN_DIR: dir } })
+    assert.equal(ps.status, 0, ps.describe())
+    assert.ok(ps.stderr.includes(line), ps.describe())
+    assert.doesNotMatch(ps.stdout, /big36/)
+    assert.ok(fs.existsSync(entry), 'the live process\'s entry is skipped, not pruned')
+    await sleep(300)
+    assert.equal(p.out(), 'ready\n', 'nothing was sent')
+  } finally {
+    p.child.kill('SIGKILL')
+    await p.exited
+  }
+})
+
+test('issue 36: an entry field of the wrong type (since: "x") is skipped and named by leaks and ps; the other instance is printed', async () => {
+  const dir = rootDir('cprof-0', 'run')
+  const env = { CPROF_RUN_DIR: dir }
+  const a = await listener('victim')
+  const b = await listener('victim')
+  const entryB = path.join(dir, `${b.child.pid}.json`)
+  try {
+    fs.writeFileSync(path.join(dir, `${a.child.pid}.json`), entryFor(a.child.pid, 'typed36', 'SIGUSR2', { recorder: trendFor(Date.now() - 5000) }), { mode: 0o600 })
+    fs.writeFileSync(entryB, entryFor(b.child.pid, 'typed36', 'SIGUSR2', { recorder: trendFor('x') }), { mode: 0o600 })
+    const line = `ignoring ${entryB}: its field recorder.heapTrend.top[0].since has the wrong type`
+    const app = await cli(['leaks', '--app', 'typed36'], { env })
+    assert.equal(app.status, 0, app.describe())
+    assert.ok(app.stderr.includes(line), app.describe())
+    assert.match(app.stdout, new RegExp(`^pid ${a.child.pid} \\(typed36\\): live heap 4\\.0 MiB, growing`))
+    assert.match(app.stdout, /grow36 \/srv\/app\.js:7/)
+    assert.doesNotMatch(app.stdout, new RegExp(`pid ${b.child.pid}`))
+    const one = await cli(['leaks', String(b.child.pid)], { env })
+    assert.equal(one.status, 1, one.describe())
+    assert.ok(one.stderr.includes(line), one.describe())
+    assert.match(one.stderr, new RegExp(`process ${b.child.pid}'s run-directory entry cannot be used`))
+    const ps = await cli(['ps', '--app', 'typed36'], { env })
+    assert.equal(ps.status, 0, ps.describe())
+    assert.ok(ps.stderr.includes(line), ps.describe())
+    assert.match(ps.stdout, new RegExp(`\\n *${a.child.pid} `))
+    assert.doesNotMatch(ps.stdout, new RegExp(`\\n *${b.child.pid} `))
+  } finally {
+    for (const p of [a, b]) p.child.kill('SIGKILL')
+    await Promise.all([a.exited, b.exited])
+  }
+})
+
+test('issue 36: root\'s cprof leaks <pid of another user> reads the owner\'s run directory; a process running recorder.start({ heap: true }) without init() is told apart', async () => {
+  const tmp = sharedTmp()
+  const app = await recorderApp(tmp, () => {}, { init: { recorder: { window: 250, heap: true, heapWindow: 250 } } })
+  const bare = await recorderApp(sharedTmp(), () => {}, { recorderOnly: { window: 250, heap: true, heapWindow: 250 } })
+  try {
+    let r
+    // The entry carries a trend once the recorder has heap windows: wait for those, not for a time.
+    for (const end = Date.now() + 60000; Date.now() < end;) {
+      r = await cli(['leaks', String(app.pid)], { env: { TMPDIR: tmp } })
+      if (r.status === 0) break
+      assert.doesNotMatch(r.stderr, /does not run cprof/, r.describe())
+      await sleep(300)
+    }
+    assert.equal(r.status, 0, r.describe())
+    assert.match(r.stdout, new RegExp(`^pid ${app.pid} \\(.*\\): live heap `), r.describe())
+    const n = await cli(['leaks', String(bare.pid)])
+    assert.equal(n.status, 1, n.describe())
+    assert.match(n.stderr, new RegExp(`process ${bare.pid} has cprof loaded but no run-directory entry: it uses cprof .* without cprof\\.init\\(\\)`), n.describe())
+    assert.match(n.stderr, /Call cprof\.init\(\) in it/)
+  } finally {
+    await app.stop()
+    await bare.stop()
   }
 })

@@ -41,12 +41,24 @@ test('validateBoolean and validateString', () => {
   assert.throws(() => v.validateString(3, 's'), invalid('s must be a non-empty string, got number 3'))
 })
 
-test('validateMs: finite, >= 0 (> 0 when positive)', () => {
+const LIMIT = 'and <= 2147483647 (about 24.8 days, the timer limit)'
+test('validateMs: finite, >= 0 (> 0 when positive), at most the timer limit', () => {
   assert.equal(v.validateMs(undefined, 't', 7), 7)
   assert.equal(v.validateMs(0, 't'), 0)
-  assert.throws(() => v.validateMs(-1, 't'), invalid('t must be a finite number of milliseconds >= 0, got number -1'))
-  assert.throws(() => v.validateMs(Infinity, 't'), invalid('t must be a finite number of milliseconds >= 0, got number Infinity'))
-  assert.throws(() => v.validateMs(0, 't', 1, { positive: true }), invalid('t must be a finite number of milliseconds > 0, got number 0'))
+  assert.equal(v.validateMs(2 ** 31 - 1, 't'), 2 ** 31 - 1)
+  assert.throws(() => v.validateMs(-1, 't'), invalid(`t must be a finite number of milliseconds >= 0 ${LIMIT}, got number -1`))
+  assert.throws(() => v.validateMs(Infinity, 't'), invalid(`t must be a finite number of milliseconds >= 0 ${LIMIT}, got number Infinity`))
+  assert.throws(() => v.validateMs(0, 't', 1, { positive: true }), invalid(`t must be a finite number of milliseconds > 0 ${LIMIT}, got number 0`))
+  assert.throws(() => v.validateMs(2 ** 31, 't'), invalid(`t must be a finite number of milliseconds >= 0 ${LIMIT}, got number 2147483648`))
+})
+
+test('validatePath: a non-empty string without NUL (issue 36)', () => {
+  assert.equal(v.validatePath(undefined, 'dir', 'd'), 'd')
+  assert.equal(v.validatePath('/tmp/x', 'dir'), '/tmp/x')
+  assert.throws(() => v.validatePath('a\0b', 'dir', undefined, 'a directory path'),
+    invalid('dir must not contain a NUL character (\\0): the path would end there, got string "a\\u0000b"'))
+  assert.throws(() => v.validatePath('', 'dir', undefined, 'a directory path'),
+    invalid('dir must be a non-empty string (a directory path), got string ""'))
 })
 
 test('validateInteger: an integer in [min, max]', () => {

@@ -268,7 +268,9 @@ test('a malformed marks file beside a profile: cprof html says so on one line an
   const cases = {
     'not JSON': '{"reason": {"trigger": "eventLoopDelay"',
     'not an object': '[1, 2, 3]',
-    'a heap dump\'s marks': JSON.stringify({ endAt: 1, heapWindows: { ends: [1], live: [2] } })
+    'a heap dump\'s marks': JSON.stringify({ endAt: 1, heapWindows: { ends: [1], live: [2] } }),
+    // Under the 1 MiB cap; JSON.stringify of it overflowed the stack (issue 36).
+    'nested 400,000 deep': '{"reason":' + '['.repeat(400000) + ']'.repeat(400000) + '}'
   }
   for (const [what, text] of Object.entries(cases)) {
     fs.writeFileSync(path.join(bad, 'incident.marks.json'), text)
@@ -284,6 +286,29 @@ test('a malformed marks file beside a profile: cprof html says so on one line an
     assert.equal(await page.$('#heap-overview'), null, what)
     assert.deepEqual(problems, [], what)
     await page.close()
+  }
+  // cprof ui's page of it (was: 422): served, without marks, one stderr line.
+  fs.writeFileSync(path.join(bad, 'incident.marks.json'), cases['nested 400,000 deep'])
+  const ui = spawn(process.execPath, [CLI, 'ui', bad], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CPROF_RUN_DIR: path.join(bad, 'run') } })
+  let uiErr = ''
+  ui.stderr.setEncoding('utf8').on('data', (d) => { uiErr += d })
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let text = ''
+      const timer = setTimeout(() => reject(new Error(`cprof ui printed no URL: ${text}`)), 30000)
+      ui.stdout.setEncoding('utf8').on('data', (d) => {
+        text += d
+        const m = /^(http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/)$/m.exec(text)
+        if (m) { clearTimeout(timer); resolve(m[1]) }
+      })
+    })
+    const res = await fetch(url + 'view?file=incident.cpuprofile')
+    const body = await res.text()
+    assert.equal(res.status, 200, body)
+    assert.match(body, /<html/i)
+    assert.match(uiErr, /^cprof ui: ignoring .*incident\.marks\.json: nested deeper than 16 levels; the page opens without its marks$/m)
+  } finally {
+    ui.kill('SIGINT')
   }
   // A symbolic link in its place is not followed.
   fs.rmSync(path.join(bad, 'incident.marks.json'))
