@@ -23,21 +23,26 @@ function pointsArg (name, text) {
 // 100 · p: the share in percent, 0 for an empty whole.
 const pct = (part, whole) => (whole > 0 ? 100 * part / whole : 0)
 
-// Each ranked function of the core's JSON with the gate's figures:
-// before/after share of busy time (%), delta (pts), the noise allowance
-// (pts: sigma standard errors of the difference of two proportions, from
-// sample counts), and its status against the threshold.
+// Each ranked function of the core's JSON with the gate's figures: its
+// share of its side's busy samples before and after (%), the change (pts),
+// the noise allowance (pts: sigma standard errors of the difference of two
+// binomial proportions), and its status against the threshold.
+//
+// Samples, not time: a sample weighs the gap to the next one, which on a
+// loaded machine includes the time the process waited for a CPU, so time
+// shares of the same code move by several points between runs where sample
+// shares move by about one (docs/cli.md, "Regression gate").
 function judge (data, { threshold, minSamples = DEFAULTS.minSamples, sigma = DEFAULTS.sigma } = {}) {
   const [nb, na] = data.busySamples
   const rows = data.functions.map((f) => {
-    const before = pct(f.self[0], data.busy[0])
-    const after = pct(f.self[1], data.busy[1])
+    const before = pct(f.selfSamples[0], nb)
+    const after = pct(f.selfSamples[1], na)
     const delta = after - before
-    const pb = nb > 0 ? f.selfSamples[0] / nb : 0
-    const pa = na > 0 ? f.selfSamples[1] / na : 0
+    const pb = before / 100
+    const pa = after / 100
     const se = Math.sqrt((nb > 0 ? pb * (1 - pb) / nb : 0) + (na > 0 ? pa * (1 - pa) / na : 0))
     const noise = 100 * sigma * se
-    // the profile the change is measured against: head for a growth, base for a fall
+    // the side the change is measured on: head for a growth, base for a fall
     const samples = delta >= 0 ? f.selfSamples[1] : f.selfSamples[0]
     let status = 'change'
     if (threshold !== undefined && Math.abs(delta) > threshold) {
@@ -47,6 +52,7 @@ function judge (data, { threshold, minSamples = DEFAULTS.minSamples, sigma = DEF
     }
     return { ...f, before, after, delta, noise, samples, status }
   })
+  rows.sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta))
   const regressions = rows.filter((r) => r.status === 'regression')
   const improvements = rows.filter((r) => r.status === 'improvement')
   return { rows, regressions, improvements, failed: regressions.length > 0, threshold, minSamples, sigma }
@@ -63,12 +69,13 @@ function where (f) {
 }
 
 function ruleText (g) {
-  return `a function fails the gate when its self share of busy time grew by more than ${g.threshold} pts, ` +
-    `with at least ${g.minSamples} samples in head, and by more than ${g.sigma} standard errors of sampling noise`
+  return `a function fails when its share of the busy samples (its own samples / all samples but (idle)) ` +
+    `grew by more than ${g.threshold} pts, with at least ${g.minSamples} of its samples in head, ` +
+    `and by more than ${g.sigma} standard errors of sampling noise`
 }
 
 function verdictText (g, kind) {
-  const what = kind === 'heap' ? 'sampled size' : 'busy time'
+  const what = kind === 'heap' ? 'the samples' : 'busy samples'
   if (g.failed) {
     const n = g.regressions.length
     return `FAIL: ${n} function${n === 1 ? '' : 's'} grew by more than ${g.threshold} pts of ${what}: ` +
@@ -101,20 +108,19 @@ function mdText (s) {
 }
 
 function side (name, data, s, files) {
-  const busy = data.kind === 'cpu' ? `busy ${fixed(data.busy[s] / 1e6, 3)} s (${count(data.busySamples[s])} samples)` : `${count(data.samples[s])} samples`
+  const busy = data.kind === 'cpu' ? `busy ${fixed(data.busy[s] / 1e6, 3)} s, ${count(data.busySamples[s])} busy samples` : `${count(data.samples[s])} samples`
   return `**${name}**: ${files.length} profile${files.length === 1 ? '' : 's'}, ${busy}`
 }
 
 // The pull-request summary: the verdict (with a gate), what the shares are
 // of, then the top changes as a table.
 function markdown (data, g, { top = 10, base = [], head = [] } = {}) {
-  const cpu = data.kind === 'cpu'
-  const of = cpu ? 'busy time (CPU profile total without `(idle)`)' : 'the sampled size'
+  const of = data.kind === 'cpu' ? 'busy samples (all but `(idle)`)' : 'samples'
   const out = ['### cprof diff', '']
   if (g.threshold !== undefined) out.push(`${g.failed ? '\u274c' : '\u2705'} **${mdText(verdictText(g, data.kind))}**`, '')
   out.push(`${side('Base', data, 0, base)} \u00b7 ${side('Head', data, 1, head)}`, '')
-  out.push(`Self share = % of ${of} in each side; \u0394 in percentage points; samples: the function's own, in head (in base for a fall).` +
-    (g.threshold !== undefined ? ` Rule: ${ruleText(g)}.` : ''), '')
+  out.push(`Base and Head: a function's own samples as % of its side's ${of}; \u0394 in percentage points; ` +
+    'Samples: the function\'s own, in head (in base for a fall).' + (g.threshold !== undefined ? ` Rule: ${ruleText(g)}.` : ''), '')
   const shown = [...g.regressions, ...g.improvements]
   for (const r of g.rows) {
     if (shown.length >= Math.max(top, g.regressions.length + g.improvements.length)) break

@@ -1,0 +1,175 @@
+'use strict'
+
+// cprof diff as a CI gate (--fail-above, --format md, --html, several runs per
+// side) on real `node --cpu-prof` profiles of a benchmark whose head makes
+// one function do twice the work (fixtures/diff-gate-bench.js): the gate fails
+// naming it, passes on the same code twice, and never ranks (idle). The
+// markdown summary is read back with markdown-it, as a pull-request comment
+// would be rendered.
+
+const { test: nodeTest, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const MarkdownIt = require('markdown-it')
+
+const { ROOT, makeTmpDir, removeTmpDirs, childEnv } = require('../helpers/util.js')
+const { runFixture } = require('../helpers/util.js').fixturesIn(__dirname)
+
+after(removeTmpDirs)
+
+const test = (name, fn) => nodeTest(name, { timeout: 60000 }, fn)
+
+const BIN = path.join(ROOT, 'bin', 'cprof.js')
+const SLOW = 'renderRows'
+
+function cli (...args) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 30000, env: childEnv() })
+  if (r.error) throw r.error
+  r.describe = () => `cprof ${args.join(' ')} → status ${r.status}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`
+  return r
+}
+
+function status (want, ...args) {
+  const r = cli(...args)
+  assert.equal(r.status, want, r.describe())
+  return r
+}
+
+// One run of the benchmark under node --cpu-prof into its own directory:
+// ~1 s of CPU, thousands of samples at 200 µs. head also idles 300 ms after
+// its work, so its profile has (idle) samples the diff must leave out.
+function run (variant) {
+  const dir = makeTmpDir('cprof-gate-')
+  const r = runFixture('diff-gate-bench.js', [variant, '1000', variant === 'head' ? '300' : '0'], {
+    execArgv: ['--cpu-prof', '--cpu-prof-interval', '200', `--cpu-prof-dir=${dir}`],
+    timeout: 30000
+  })
+  assert.equal(r.status, 0, r.describe())
+  const [name] = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))
+  assert.ok(name, 'node --cpu-prof wrote a profile')
+  return { dir, file: path.join(dir, name) }
+}
+
+let baseA, baseB, head
+
+before(() => {
+  baseA = run('base')
+  baseB = run('base')
+  head = run('head')
+})
+
+// The rows of the text table (after its two header lines), by function.
+function tableRows (text) {
+  const lines = text.split('\n')
+  const at = lines.findIndex((l) => /^\s+before\s+after\s+pts/.test(l))
+  assert.ok(at > 0, text)
+  const rows = []
+  for (const l of lines.slice(at + 1)) {
+    if (!l.trim()) break
+    rows.push(l)
+  }
+  return rows
+}
+
+// The markdown's tables as arrays of rows of cell texts, rendered by markdown-it.
+function mdTables (md) {
+  const tokens = new MarkdownIt().parse(md, {})
+  const tables = []
+  let row = null
+  let cell = null
+  for (const t of tokens) {
+    if (t.type === 'table_open') tables.push([])
+    else if (t.type === 'tr_open') row = []
+    else if (t.type === 'tr_close') tables[tables.length - 1].push(row)
+    else if (t.type === 'th_open' || t.type === 'td_open') cell = ''
+    else if (t.type === 'th_close' || t.type === 'td_close') { row.push(cell); cell = null } else if (t.type === 'inline' && cell !== null) cell += t.children.map((c) => c.content).join('')
+  }
+  return tables
+}
+
+test('the gate fails on a function made 2x slower, naming it: exit 1, text and markdown', () => {
+  const r = status(1, 'diff', baseA.file, head.file, '--fail-above', '5%')
+  assert.match(r.stdout, new RegExp(`^REGRESSION +${SLOW} \\(.*diff-gate-bench\\.js:\\d+\\): [\\d.]+% → [\\d.]+%, \\+[\\d.]+ pts`, 'm'), r.stdout)
+  assert.match(r.stdout, new RegExp(`^FAIL: 1 function grew by more than 5 pts of busy samples: ${SLOW}$`, 'm'))
+  // The table ranks it first: its share of busy time grew from about a third to about a half.
+  const first = tableRows(r.stdout)[0]
+  assert.match(first, new RegExp(`\\s\\+[\\d.]+\\s+[\\d.]+%\\s+[\\d.]+%\\s+\\+[\\d.]+  ${SLOW} \\(.*diff-gate-bench\\.js:\\d+\\)$`), first)
+
+  // Two base runs merged against the head, the markdown summary and the page beside it.
+  const out = makeTmpDir()
+  const page = path.join(out, 'diff.html')
+  const md = status(1, 'diff', '--base', baseA.file, '--base', baseB.dir, '--head', head.dir,
+    '--fail-above', '5', '--format', 'md', '--html', page).stdout
+  assert.equal(r.stderr, '')
+  const html = new MarkdownIt().render(md)
+  assert.match(html, new RegExp(`<strong>FAIL: 1 function grew by more than 5 pts of busy samples: ${SLOW}</strong>`), md)
+  assert.match(md, /\*\*Base\*\*: 2 profiles, .* \*\*Head\*\*: 1 profile,/)
+  const tables = mdTables(md)
+  assert.equal(tables.length, 1, md)
+  const [header, ...rows] = tables[0]
+  assert.deepEqual(header, ['Function', 'Where', 'Base', 'Head', 'Δ pts', 'Noise ±', 'Samples', ''])
+  for (const row of rows) assert.equal(row.length, header.length, `every row has ${header.length} cells: ${row}`)
+  const regressions = rows.filter((c) => c[7] === '❌ regression')
+  assert.deepEqual(regressions.map((c) => c[0]), [SLOW], md)
+  const [, where, was, is, delta, noise, samples] = regressions[0]
+  assert.match(where, /^diff-gate-bench\.js:\d+$/)
+  assert.ok(parseFloat(delta) > 5 && parseFloat(delta) > parseFloat(noise), md)
+  assert.ok(parseFloat(is) - parseFloat(was) > 5, md)
+  assert.ok(Number(samples.replace(/,/g, '')) >= 30)
+  assert.ok(!rows.some((c) => c[0] === '(idle)'), '(idle) is not ranked')
+  // The differential page, whose data says it is a diff of the two sides.
+  const data = JSON.parse(/<script type="application\/json" id="cprof-data">([\s\S]*?)<\/script>/.exec(fs.readFileSync(page, 'utf8'))[1])
+  assert.equal(data.diff, true)
+  assert.equal(data.title, '2 profiles → ' + path.basename(head.file))
+  assert.ok(data.fns.name.includes(SLOW))
+})
+
+test('the same code twice passes: exit 0', () => {
+  const r = status(0, 'diff', baseA.file, baseB.file, '--fail-above', '5%')
+  assert.match(r.stdout, /^PASS: no function's share of busy samples grew by more than 5 pts beyond noise$/m, r.stdout)
+  assert.doesNotMatch(r.stdout, /^REGRESSION/m)
+  const md = status(0, 'diff', baseB.dir, baseA.dir, '--fail-above', '5', '--format', 'md').stdout
+  assert.match(new MarkdownIt().render(md), /<strong>PASS: /)
+  // Too few samples to judge: a real growth is not counted either.
+  const few = status(0, 'diff', baseA.file, head.file, '--fail-above', '5', '--min-samples', '1000000')
+  assert.match(few.stdout, new RegExp(`^not counted  ${SLOW} .*: \\+[\\d.]+ pts, few samples`, 'm'), few.stdout)
+})
+
+test('(idle) is never ranked, and shares are of busy time', () => {
+  // head idled 300 ms: its total is larger than its busy time.
+  const r = status(0, 'diff', baseA.file, head.file, '--top', '100000')
+  const m = /after: \d+ samples, ([\d.]+) ms, busy ([\d.]+) ms/.exec(r.stdout)
+  assert.ok(m && Number(m[1]) - Number(m[2]) > 100, r.stdout.slice(0, 400))
+  assert.match(r.stdout, /Shares are % of each profile's busy time \(its total without \(idle\)/)
+  const rows = tableRows(r.stdout)
+  assert.ok(rows.length > 3)
+  assert.ok(!rows.some((l) => /\s\(idle\)$/.test(l)), '(idle) is not a row')
+  // The self shares of each side add up to 100% of busy time, not less.
+  const sums = [0, 0]
+  for (const l of rows) {
+    const c = l.trim().split(/\s+/)
+    sums[0] += parseFloat(c[4])
+    sums[1] += parseFloat(c[5])
+  }
+  for (const s of sums) assert.ok(Math.abs(s - 100) < 0.5, `self shares sum to ${s}%`)
+  const md = status(0, 'diff', baseA.file, head.file, '--format', 'md', '--top', '100000').stdout
+  assert.ok(!mdTables(md)[0].some((c) => c[0] === '(idle)'))
+})
+
+test('usage errors exit 2; a directory without profiles is ERR_CPROF_IO, exit 1', () => {
+  for (const args of [
+    ['--fail-above', '0'], ['--fail-above', 'lots'], ['--fail-above', '150%'], ['--format', 'xml'],
+    ['--sigma', '-1'], ['--min-samples', 'x']
+  ]) {
+    const r = status(2, 'diff', baseA.file, head.file, ...args)
+    assert.match(r.stderr, /^cprof diff: .*\nusage: cprof diff/, r.describe())
+  }
+  assert.match(status(2, 'diff', '--base', baseA.file).stderr, /--head is missing/)
+  assert.match(status(2, 'diff', baseA.file, '--base', baseA.file, '--head', head.file).stderr, /either as <before> <after> or with --base\/--head/)
+  const empty = makeTmpDir()
+  const r = status(1, 'diff', empty, head.file, '--fail-above', '5')
+  assert.match(r.stderr, /^cprof: ERR_CPROF_IO: .* holds no \.cpuprofile or \.heapprofile file/, r.describe())
+  assert.match(cli('diff', '--help').stdout, /--fail-above PTS/)
+})
