@@ -15,6 +15,7 @@ const { spawnSync } = require('node:child_process')
 const MarkdownIt = require('markdown-it')
 
 const { ROOT, makeTmpDir, removeTmpDirs, childEnv } = require('../helpers/util.js')
+const { haveChromium, launch, openPage, screenshot } = require('../helpers/browser')
 const { runFixture } = require('../helpers/util.js').fixturesIn(__dirname)
 
 after(removeTmpDirs)
@@ -60,6 +61,8 @@ before(() => {
   head = run('head')
 })
 
+let pagePath
+
 // The rows of the text table (after its two header lines), by function.
 function tableRows (text) {
   const lines = text.split('\n')
@@ -99,7 +102,7 @@ test('the gate fails on a function made 2x slower, naming it: exit 1, text and m
 
   // Two base runs merged against the head, the markdown summary and the page beside it.
   const out = makeTmpDir()
-  const page = path.join(out, 'diff.html')
+  const page = pagePath = path.join(out, 'diff.html')
   const md = status(1, 'diff', '--base', baseA.file, '--base', baseB.dir, '--head', head.dir,
     '--fail-above', '5', '--format', 'md', '--html', page).stdout
   assert.equal(r.stderr, '')
@@ -173,3 +176,48 @@ test('usage errors exit 2; a directory without profiles is ERR_CPROF_IO, exit 1'
   assert.match(r.stderr, /^cprof: ERR_CPROF_IO: .* holds no \.cpuprofile or \.heapprofile file/, r.describe())
   assert.match(cli('diff', '--help').stdout, /--fail-above PTS/)
 })
+
+nodeTest('the differential page in Chromium: % of busy time by default, (idle) not ranked; % of the total on the toggle',
+  { timeout: 120000, skip: haveChromium() ? false : 'needs /usr/bin/chromium' }, async () => {
+    assert.ok(pagePath && fs.existsSync(pagePath), 'the gate test wrote the page')
+    const browser = await launch()
+    try {
+      const { page, problems } = await openPage(browser, 'file://' + pagePath)
+      await page.click('#tabs button[data-view="flat"]')
+      const look = () => page.evaluate(() => {
+        const heads = [...document.querySelectorAll('#view-flat thead th')].map((th) => th.textContent)
+        const rows = [...document.querySelectorAll('#view-flat tbody tr')].map((r) => [...r.children].map((td) => td.textContent))
+        return {
+          of: document.getElementById('pct-of').value,
+          shown: !document.getElementById('pct-of-label').hidden,
+          tip: document.querySelector('#view-flat th.pct').title,
+          treeTip: document.querySelector('#view-topdown th.pct').title,
+          heads,
+          rows,
+          root: [...document.querySelector('#view-topdown tbody tr').children].map((td) => td.textContent)
+        }
+      })
+      const name = (v, row) => row[v.heads.indexOf('Function')]
+      const busy = await look()
+      assert.equal(busy.of, 'busy')
+      assert.ok(busy.shown)
+      assert.match(busy.tip, /% of busy time: the total without \(idle\)/)
+      assert.match(busy.treeTip, /% of busy time/)
+      assert.ok(!busy.rows.some((r) => name(busy, r).startsWith('(idle)')), '(idle) is not ranked')
+      assert.ok(name(busy, busy.rows[0]).startsWith('renderRows'), JSON.stringify(busy.rows[0]))
+      // Of busy time, the root is the whole: 100%, though head idled.
+      assert.equal(busy.root[1], '100.0%')
+      await screenshot(page, 'diff-gate-busy.png')
+      await page.select('#pct-of', 'total')
+      const total = await look()
+      assert.match(total.tip, /% of the total sampled time, \(idle\) included/)
+      assert.ok(total.rows.some((r) => name(total, r).startsWith('(idle)')), '(idle) is a row of the total')
+      const pctOf = (v, fn) => parseFloat(v.rows.find((r) => name(v, r).startsWith(fn))[v.heads.indexOf('Self %')])
+      assert.ok(pctOf(total, 'renderRows') < pctOf(busy, 'renderRows'), 'a share of the total is smaller than of busy time')
+      await screenshot(page, 'diff-gate-total.png')
+      assert.deepEqual(problems, [])
+      await page.close()
+    } finally {
+      await browser.close()
+    }
+  })
