@@ -900,6 +900,13 @@ static void diff_table_and_svg(void **state) {
   assert_non_null(strstr(text, "Differential flame graph: a \xE2\x86\x92 b"));
   assert_non_null(strstr(text, "fill=\"rgb(255,0,0)\"")); /* the largest growth: full red */
   assert_non_null(strstr(text, ",255)\""));               /* something shrank: blue */
+  /* (idle) has no share of busy time: grey, and the subtitle says what shares are of */
+  const char *idle = strstr(text, "<title>(idle)");
+  int r, g, bl;
+  assert_non_null(idle);
+  assert_int_equal(sscanf(strstr(idle, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &bl), 3);
+  assert_true(r == g && g == bl);
+  assert_non_null(strstr(text, "change of self share of busy time"));
   free(text);
   cprof_profile_t *h = parse_file(CPROF_FIXTURES "/small.heapprofile");
   f = tmpfile();
