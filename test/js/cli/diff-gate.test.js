@@ -221,3 +221,30 @@ nodeTest('the differential page in Chromium: % of busy time by default, (idle) n
       await browser.close()
     }
   })
+
+test('markdown: names are text, never markup or a column; control characters escaped', () => {
+  const names = ['a|b', '<img src=x onerror=alert(1)>', '**bold** _it_ `code` [link](http://x)', 'tab\there\nnew']
+  const frame = (functionName, url = '', line = -1) => ({ functionName, scriptId: '1', url, lineNumber: line, columnNumber: 0 })
+  // One node per name under the root; before: equal samples, after: the first name twice as many.
+  const profile = (weights) => {
+    const nodes = [{ id: 1, callFrame: frame('(root)'), children: names.map((_, i) => i + 2) }]
+    names.forEach((n, i) => nodes.push({ id: i + 2, callFrame: frame(n, `file:///app/${n.replace(/\W/g, '')}.js`, i) }))
+    const samples = []
+    weights.forEach((w, i) => { for (let k = 0; k < w; k++) samples.push(i + 2) })
+    return { nodes, startTime: 0, endTime: samples.length * 1000, samples, timeDeltas: samples.map(() => 1000) }
+  }
+  const dir = makeTmpDir()
+  const a = path.join(dir, 'a.cpuprofile')
+  const b = path.join(dir, 'b.cpuprofile')
+  fs.writeFileSync(a, JSON.stringify(profile([100, 100, 100, 100])))
+  fs.writeFileSync(b, JSON.stringify(profile([400, 100, 100, 100])))
+  const md = status(1, 'diff', a, b, '--format', 'md', '--fail-above', '5').stdout
+  assert.doesNotMatch(md, /[\x00-\x08\x0b-\x1f]/, 'no raw control character')
+  const html = new MarkdownIt().render(md)
+  assert.doesNotMatch(html, /<img|<strong>bold|<em>it|<code>code|<a href/, html)
+  const [header, ...rows] = mdTables(md)[0]
+  assert.equal(rows.length, names.length)
+  for (const r of rows) assert.equal(r.length, header.length, JSON.stringify(r))
+  assert.deepEqual(rows.map((r) => r[0]).sort(), [...names.slice(0, 3), 'tab\\there\\nnew'].sort())
+  assert.equal(rows.find((r) => r[7] === '❌ regression')[0], 'a|b')
+})
