@@ -30,11 +30,13 @@ in percentage points (pts).
   --top N             rows in the table (default 30; 10 with --format md)
   --format text|md    text: the table (default); md: a short markdown summary
                       for a pull-request comment (verdict, top changes)
-  --fail-above PTS    the regression gate: exit 1 when a function's self share
-                      of busy time grew by more than PTS percentage points
-                      ("5%", "5" and "5pts" are the same), with at least
-                      --min-samples samples in <after> and by more than
-                      --sigma standard errors of sampling noise; exit 0 if not
+  --fail-above PTS    the regression gate: exit 1 when a function's share of
+                      the busy samples (its own samples / all but (idle)) grew
+                      by more than PTS percentage points ("5%", "5" and "5pts"
+                      are the same), with at least --min-samples of its samples
+                      in <after>, and by more than --sigma standard errors of
+                      sampling noise; exit 0 if not (docs/cli.md, "Regression
+                      gate": the rule and how noise is handled)
   --min-samples N     samples a function needs on the side it grew on to fail
                       the gate (default ${DEFAULTS.minSamples})
   --sigma K           how many standard errors a change must exceed (default
