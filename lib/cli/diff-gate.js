@@ -119,8 +119,10 @@ function markdown (data, g, { top = 10, base = [], head = [] } = {}) {
   const out = ['### cprof diff', '']
   if (g.threshold !== undefined) out.push(`${g.failed ? '\u274c' : '\u2705'} **${mdText(verdictText(g, data.kind))}**`, '')
   out.push(`${side('Base', data, 0, base)} \u00b7 ${side('Head', data, 1, head)}`, '')
-  out.push(`Base and Head: a function's own samples as % of its side's ${of}; \u0394 in percentage points; ` +
-    'Samples: the function\'s own, in head (in base for a fall).' + (g.threshold !== undefined ? ` Rule: ${ruleText(g)}.` : ''), '')
+  out.push(`Base, Head: a function's own samples as % of its side's ${of}; \u0394 in percentage points; ` +
+    'Samples: its own, in head (in base for a fall).' + (g.threshold !== undefined
+    ? ` Gate: \u0394 above ${g.threshold} pts, at least ${g.minSamples} samples, beyond ${g.sigma} standard errors of sampling noise.`
+    : ''), '')
   const shown = [...g.regressions, ...g.improvements]
   for (const r of g.rows) {
     if (shown.length >= Math.max(top, g.regressions.length + g.improvements.length)) break
