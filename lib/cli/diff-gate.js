@@ -119,6 +119,14 @@ function markdown (data, g, { top = 10, base = [], head = [] } = {}) {
   const out = ['### cprof diff', '']
   if (g.threshold !== undefined) out.push(`${g.failed ? '\u274c' : '\u2705'} **${mdText(verdictText(g, data.kind))}**`, '')
   out.push(`${side('Base', data, 0, base)} \u00b7 ${side('Head', data, 1, head)}`, '')
+  if (data.kind === 'cpu' && base.length && head.length && data.busy[0] > 0) {
+    // Per profile, the unit of work when every run does the same work; not gated:
+    // a sample's time includes the time the process waited for a CPU.
+    const b = data.busy[0] / base.length
+    const h = data.busy[1] / head.length
+    out.push(`Busy time per profile: ${fixed(b / 1e6, 3)} s \u2192 ${fixed(h / 1e6, 3)} s ` +
+      `(${signed(100 * (h - b) / b).replace(/\.(\d)\d$/, '.$1')}%; comparable when each run does the same work; not gated)`, '')
+  }
   out.push(`Base, Head: a function's own samples as % of its side's ${of}; \u0394 in percentage points; ` +
     'Samples: its own, in head (in base for a fall).' + (g.threshold !== undefined
     ? ` Gate: \u0394 above ${g.threshold} pts, at least ${g.minSamples} samples, beyond ${g.sigma} standard errors of sampling noise.`
