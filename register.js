@@ -20,6 +20,11 @@ function preload () {
   const cprof = require('./lib/index')
   cprof.init(config)
   noSignalNote(config)
+  // A signal from outside started a profile: say it was received.
+  cprof.on('start', (s) => {
+    const stops = s.timeout > 0 ? `stops after ${Math.round(s.timeout / 1000)} s or at the next ${s.signal}` : `stops at the next ${s.signal}`
+    process.stderr.write(`cprof: ${s.signal}: started a ${s.kind} profile in pid ${s.pid} (${stops}); files go to ${s.dir}\n`)
+  })
   // Nobody in the app listens: say where each profile went, on one line.
   cprof.on('profile', (r) => {
     const file = Object.values(r.files || {})[0]

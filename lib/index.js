@@ -41,9 +41,21 @@ function emitProfile (result) {
   }
 }
 
+// A profile a signal started: the 'start' event (the preload prints it, so
+// whoever sent the signal sees it was received; register.js).
+function signalStarted (kind, signal, o) {
+  const dir = o.dir !== undefined ? o.dir : options[kind === 'cpu' ? 'cpuStartOptions' : 'heapStartOptions']({}).dir
+  try {
+    cprof.emit('start', { kind, trigger: 'signal', signal, pid: process.pid, timeout: o.timeout, dir })
+  } catch (err) {
+    report(err)
+  }
+}
+
 const hooks = {
   report,
   emitProfile,
+  signalStarted,
   started: (kind, run) => announcer.running(kind, run),
   failed: (kind, err) => announcer.failed(kind, err)
 }

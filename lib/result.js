@@ -34,4 +34,20 @@ function shapeResult (kind, r, fields, tail = {}) {
   }
 }
 
-module.exports = { shapeResult, resultFiles }
+// A function's name for one line: "fn" or "(anonymous) file.js:12".
+function frameName (f) {
+  const base = typeof f.url === 'string' && f.url ? f.url.split('/').pop() : ''
+  return f.functionName || `(anonymous)${base ? ` ${base}:${f.line}` : ''}`
+}
+
+/** One line a person reads first: "wrote <file> (cpu, 1.8 s, 141
+ * samples); top self: hashLoop 61.2 %, parse 10.1 %, (anonymous) a.js:3 4.0 %". */
+function resultLine (r) {
+  const file = Object.values(r.files || {})[0]
+  const secs = typeof r.durationMs === 'number' ? ` ${(r.durationMs / 1000).toFixed(1)} s,` : ''
+  const top = ((r.summary && r.summary.top) || []).slice(0, 3)
+    .map((f) => `${frameName(f)} ${Number(f.selfPercent).toFixed(1)} %`)
+  return `wrote ${file} (${r.kind},${secs} ${r.samples} samples)${top.length ? `; top self: ${top.join(', ')}` : ''}`
+}
+
+module.exports = { shapeResult, resultFiles, resultLine }

@@ -30,7 +30,8 @@ const USAGE = `usage: cprof attach <pid> [--duration S] [--heap [--include-colle
 
 Profiles a running Node.js process that never loaded cprof: sends it SIGUSR1,
 which makes Node open its inspector on 127.0.0.1 (port 9229, or the
---inspect-port it was started with), connects to it, samples for the
+--inspect-port it was started with), finds it among the process's own
+listening sockets (/proc), connects to it, samples for the
 duration, then closes the target's inspector again and prints the top
 functions. While attached the inspector port is open on loopback: any local
 user who connects to it in that time can run code in the process.
@@ -41,7 +42,8 @@ number). If cprof is killed outright (SIGKILL), its watchdog process closes
 the inspector at once; should that be killed too, the target closes it by
 itself ${GRACE_MS / 1000} s after the duration ends.
 
-Refuses, sending nothing, when the process is not node, SIGUSR1 is ignored or
+Refuses, sending nothing, when its /proc entries are not yours to read (run as
+its user or root), the process is not node, SIGUSR1 is ignored or
 blocked there or Node runs with --disable-sigusr1, the inspector port is
 already open (someone's debugger) or taken by another process, or the
 process's --inspect-port names a host other than loopback (0.0.0.0: every

@@ -22,8 +22,10 @@ const USAGE = `usage: cprof trigger <pid> [--heap] [--signal <name>] [--duration
        cprof trigger <pid> --dump [--last <s>] [--signal <name>] [--force]
        cprof trigger <pid> --snapshot [--dir <dir>] [--force]
        cprof trigger --app NAME --snapshot [--json]
-       cprof trigger --app NAME | <pid> --tree [--heap] [--duration <s>] [--formats LIST] [--json]
-       cprof trigger --app NAME | <pid> --tree --dump [--last <s>] [--formats LIST] [--json]
+       cprof trigger --app NAME [--heap] [--duration <s>] [--formats LIST] [--json]
+       cprof trigger <pid> --tree [--heap] [--duration <s>] [--formats LIST] [--json]
+       cprof trigger --app NAME --dump [--last <s>] [--formats LIST] [--json]
+       cprof trigger <pid> --tree --dump [--last <s>] [--formats LIST] [--json]
 
 Toggles profiling in a process that runs cprof's signal trigger
 (cprof.init() or node -r cprof/register): the first signal starts a
@@ -77,7 +79,7 @@ Fan-out (the processes that announced themselves; see \`cprof ps\`):
   With --snapshot (--app only): every process of the app writes a heap snapshot,
   one process after the other (each pauses its own process); exit 1 when any
   wrote none. --json prints [{ pid, label, file, bytes, durationMs } | { pid, label, reason }].
-  --formats LIST    also write the merged profile as: pprof, folded, svg, txt
+  --formats LIST    also write the merged profile as: pprof, folded, svg, txt, html
   --top N           functions in the printed summary (default 10)
   --json            print the merged result as JSON
 `

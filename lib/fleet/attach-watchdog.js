@@ -10,8 +10,10 @@
 // target's own timer fires — or at all, had no timer been armed: the
 // watchdog closes it as soon as it listens and watches until it is closed,
 // the target exits, or an hour passed (closeOpened), then exits. It
-// touches only the inspector of that same process (pid and start time), at
-// the port it was told, and leaves one alone while a live attach's guard
+// touches only the inspector of that same process (pid and start time),
+// found as attach finds it (a listening socket of that process new since
+// before the signal that answers as an inspector, on whatever port), and
+// leaves one alone while a live attach's guard
 // announces itself there (a token other than the one we were given).
 const { closeOpened } = require('./attach')
 

@@ -5,14 +5,20 @@
 // in-process path runs (Profiler.* or HeapProfiler.*Sampling), then closes
 // the target's inspector again, so no debugger port stays open, and returns
 // the profile's JSON text. Before anything is sent it checks, and refuses
-// with ERR_CPROF_ATTACH and nothing changed, when: the process is not Node,
-// SIGUSR1 is ignored or blocked there, Node runs with --disable-sigusr1, the
-// inspector port is already open (someone's debugger) or taken, or it is
-// configured on an address other than loopback (unless opts.force).
+// with ERR_CPROF_ATTACH and nothing changed, when: its /proc entries are
+// not ours to read or it runs in another network namespace, the process is
+// not Node, SIGUSR1 is ignored or blocked there, Node runs with
+// --disable-sigusr1, the inspector port is already open (someone's
+// debugger) or taken, or it is configured (its argv and NODE_OPTIONS, read
+// as Node reads them) on an address other than loopback (unless
+// opts.force). Where the inspector really opened is not taken from that
+// configuration but from the target's own listening sockets, before and
+// after the signal (findInspector): argv cannot show process.debugPort set
+// in code, and process.title overwrites the argv /proc shows.
 //
 // The inspector must close even when this process cannot close it (killed
 // with SIGKILL): a watchdog process started before the signal
-// (attach-watchdog.js) closes it as soon as this one dies, and the first
+// (attach-watchdog.js) closes it, wherever it opened, as soon as this one dies, and the first
 // command sent makes the target arm an unref'd timer of its own that closes
 // the inspector after the duration plus GRACE_MS (the guard, below), should
 // the watchdog be killed too. opts.signal (an AbortSignal: the CLI's
@@ -77,23 +83,114 @@ function splitHostPort (v) {
   return { host: v.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(v.slice(colon + 1)) }
 }
 
-// --inspect-port=[host:]N, --inspect[-brk|-wait]=[host:]N, --debug-port=N in
-// the command line or NODE_OPTIONS: the address SIGUSR1 opens (last one
-// wins, as in Node's option parser); else 127.0.0.1:9229. Also whether
-// --disable-sigusr1 is set.
-function inspectorOptions (argv, nodeOptions) {
-  const args = [...(nodeOptions ? nodeOptions.split(/\s+/).filter(Boolean) : []), ...argv]
+// Node's options that take a value, which may be the next argument
+// (`--require mod`): needed to tell an option's value from the script,
+// where Node stops reading options. Inspector ones apart (INSPECT_*).
+// Options not listed and not known as flags (KNOWN_FLAGS) are taken as
+// taking a value too, so an option newer than this list does not end the
+// reading early (at worst an app argument is read as Node's: a refusal
+// --force overrides, never a missed one).
+const VALUE_OPTIONS = new Set([
+  '--require', '--import', '--loader', '--experimental-loader', '--eval', '--print', '--input-type',
+  '--conditions', '--title', '--max-http-header-size', '--secure-heap', '--secure-heap-min',
+  '--unhandled-rejections', '--dns-result-order', '--diagnostic-dir', '--report-dir', '--report-directory',
+  '--report-filename', '--report-signal', '--heapsnapshot-signal', '--heapsnapshot-near-heap-limit',
+  '--heap-prof-dir', '--heap-prof-name', '--heap-prof-interval', '--cpu-prof-dir', '--cpu-prof-name',
+  '--cpu-prof-interval', '--icu-data-dir', '--openssl-config', '--tls-cipher-list', '--tls-keylog',
+  '--use-largepages', '--redirect-warnings', '--trace-event-categories', '--trace-event-file-pattern',
+  '--es-module-specifier-resolution', '--experimental-specifier-resolution', '--experimental-policy',
+  '--policy-integrity', '--disable-proto', '--disable-warning', '--env-file', '--env-file-if-exists',
+  '--watch-path', '--test-name-pattern', '--test-skip-pattern', '--test-reporter',
+  '--test-reporter-destination', '--test-shard', '--test-concurrency', '--test-timeout',
+  '--test-coverage-include', '--test-coverage-exclude', '--test-coverage-branches',
+  '--test-coverage-functions', '--test-coverage-lines', '--test-isolation', '--experimental-test-isolation',
+  '--test-global-setup', '--test-rerun-failures', '--experimental-config-file', '--experimental-sea-config',
+  '--snapshot-blob', '--build-snapshot-config', '--localstorage-file', '--allow-fs-read', '--allow-fs-write',
+  '--experimental-default-type', '--inspect-publish-uid', '--network-family-autoselection-attempt-timeout',
+  '--trace-require-module', '--v8-pool-size', '--watch-kill-signal', '--run', '--max-old-space-size-percentage',
+  '--openssl-legacy-provider-path'
+])
+// -x aliases (Node has no bundled short flags but -pe).
+const SHORT = { '-r': ['--require'], '-e': ['--eval'], '-p': ['--print'], '-pe': ['--print', '--eval'], '-C': ['--conditions'] }
+// Where SIGUSR1 opens the inspector: --inspect-port / --debug-port take
+// [host:]port (a value, = or the next argument); --inspect, --inspect-brk,
+// --inspect-wait and --inspect-brk-node are flags whose =[host:]port form
+// sets it too (Node's alias "--inspect=" for "--inspect-port X --inspect").
+const INSPECT_PORT = new Set(['--inspect-port', '--debug-port'])
+const INSPECT_FLAGS = new Set(['--inspect', '--inspect-brk', '--inspect-wait', '--inspect-brk-node'])
+// Flags Node knows (they take no value): the ones allowed in NODE_OPTIONS
+// by the Node running cprof, and a few common ones that are not.
+const KNOWN_FLAGS = new Set([...(process.allowedNodeEnvironmentFlags || []),
+  '--check', '-c', '--interactive', '-i', '--test', '--watch', '--watch-preserve-output', '--prof',
+  '--prof-process', '--build-snapshot', '--completion-bash', '--entry-url', '--experimental-strip-types',
+  '--expose-internals', '--expose-gc', '--allow-natives-syntax', '--no-opt', '-v', '--version', '-h', '--help']
+  .filter((f) => !VALUE_OPTIONS.has(f) && !INSPECT_PORT.has(f)))
+
+// NODE_OPTIONS split as Node splits it: at spaces outside double quotes,
+// a backslash in quotes escaping the next character.
+function splitNodeOptions (text) {
+  const out = []
+  let inString = false
+  let fresh = true
+  for (let i = 0; i < text.length; i++) {
+    let c = text[i]
+    if (c === '\\' && inString) {
+      if (i + 1 === text.length) break // Node: "invalid escape"
+      c = text[++i]
+    } else if (c === ' ' && !inString) {
+      fresh = true
+      continue
+    } else if (c === '"') {
+      inString = !inString
+      continue
+    }
+    if (fresh) out.push(c)
+    else out[out.length - 1] += c
+    fresh = false
+  }
+  return out
+}
+
+// Node's options in args (argv after argv[0], or NODE_OPTIONS split), read
+// as Node's option parser reads them: up to the first argument that is not
+// an option (the script, "-") or "--"; "--flag=value" or "--flag value"
+// for options that take one (the value may not start with "-"); "_" in a
+// "--" name read as "-". Yields [name, value]: value undefined for a flag.
+function * nodeOptions (args) {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (a === '--' || a.length <= 1 || a[0] !== '-') return
+    let name = a
+    let value
+    const eq = a.indexOf('=')
+    if (a[1] === '-' && eq > 0) {
+      name = a.slice(0, eq)
+      value = a.slice(eq + 1)
+    }
+    if (name.startsWith('--')) name = '--' + name.slice(2).replace(/_/g, '-')
+    const names = SHORT[name] || [name]
+    const last = names[names.length - 1]
+    const takes = VALUE_OPTIONS.has(last) || INSPECT_PORT.has(last) ||
+      (!KNOWN_FLAGS.has(last) && !INSPECT_FLAGS.has(last) && last !== '--disable-sigusr1')
+    if (value === undefined && takes && i + 1 < args.length && !args[i + 1].startsWith('-')) value = args[++i]
+    for (const n of names.slice(0, -1)) yield [n, undefined]
+    yield [last, value]
+  }
+}
+
+// --inspect-port [host:]N, --debug-port, --inspect[-brk|-wait|-brk-node]=
+// [host:]N in NODE_OPTIONS, then the command line (args: argv after
+// argv[0]): the address SIGUSR1 opens, as Node keeps it (each one updates
+// the host if it names one, and the port); else 127.0.0.1:9229. Also
+// whether --disable-sigusr1 is set.
+function inspectorOptions (args, nodeOptionsText) {
   let host = DEFAULT_HOST
   let port = DEFAULT_PORT
   let disabled = false
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]
-    if (a === '--') break
-    if (a === '--disable-sigusr1') disabled = true
-    const m = /^(--(?:inspect-port|debug-port|inspect|inspect-brk|inspect-wait))(?:=(.*))?$/.exec(a)
-    if (!m) continue
-    let v = m[2]
-    if (v === undefined && /port$/.test(m[1])) v = args[++i]
+  const all = [...(nodeOptionsText ? nodeOptions(splitNodeOptions(nodeOptionsText)) : []), ...nodeOptions(args)]
+  for (const [name, v] of all) {
+    if (name === '--disable-sigusr1') disabled = true
+    if (!INSPECT_PORT.has(name) && !INSPECT_FLAGS.has(name)) continue
     if (v === undefined || v === '') continue
     const hp = splitHostPort(v)
     if (hp.host) host = hp.host
@@ -114,64 +211,102 @@ function hostPort (host, port) {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
 }
 
-// argv up to the script (node's own options), so an app's `--inspect-port`
-// argument is not taken for Node's.
-function nodeArgs (cmd) {
-  const out = []
-  for (const a of cmd.slice(1)) {
-    if (!a.startsWith('-')) break
-    out.push(a)
-  }
-  return out
-}
-
 function isNode (pid) {
   return { node: procfs.isNode(pid) === true, exe: procfs.exe(pid), cmd: procfs.cmdline(pid) }
 }
 
-// GET http://host:port/json/list → the inspector's targets, or null
-// when nothing (or no inspector) answers.
-function jsonList (port, host = DEFAULT_HOST, timeoutMs = 1000) {
+// GET http://host:port/json/list: { kind: 'inspector', path } (the
+// WebSocket path of its first target, checked to be /<id>), 'other' (an
+// answer that is not an inspector's: an app's server) or 'none' (refused,
+// reset, no answer within timeoutMs). The inspector answers on a thread of
+// its own, even while the target's main thread is blocked.
+function probe (port, host = DEFAULT_HOST, timeoutMs = 1000) {
   return new Promise((resolve) => {
-    const req = http.get({ host, port, path: '/json/list', timeout: timeoutMs }, (res) => {
+    const req = http.get({ host, port, path: '/json/list', timeout: timeoutMs, agent: false }, (res) => {
       let body = ''
       res.setEncoding('utf8')
-      res.on('data', (d) => { body += d })
+      res.on('data', (d) => { if (body.length < 1 << 20) body += d })
       res.on('end', () => {
         try {
           const list = JSON.parse(body)
-          resolve(Array.isArray(list) ? list : null)
+          const t = Array.isArray(list) && list.find((x) => x && typeof x.webSocketDebuggerUrl === 'string')
+          const p = t && new URL(t.webSocketDebuggerUrl).pathname
+          resolve(p && /^\/[\w-]+$/.test(p) ? { kind: 'inspector', path: p } : { kind: 'other' })
         } catch {
-          resolve(null)
+          resolve({ kind: 'other' })
         }
       })
+      res.on('error', () => resolve({ kind: 'none' }))
     })
     req.on('timeout', () => req.destroy())
-    req.on('error', () => resolve(null))
+    req.on('error', (e) => resolve({ kind: /^HPE_/.test(e.code || '') ? 'other' : 'none' }))
   })
 }
 
-function portOwners (port) {
-  const inodes = new Set(procfs.tcpListeners().filter((l) => l.port === port).map((l) => l.inode))
-  return inodes.size > 0
+// The inspector's targets at host:port, or null when nothing (or no inspector) answers.
+async function jsonList (port, host = DEFAULT_HOST, timeoutMs = 1000) {
+  return (await probe(port, host, timeoutMs)).kind === 'inspector' ? [] : null
+}
+
+// The target's own listening sockets, or throws ERR_CPROF_ATTACH: its fds
+// are another user's (EACCES) or it is gone.
+function listenersOf (pid) {
+  const r = procfs.ownListeners(pid)
+  if (r.error) throw procError(pid, r.error, 'fd')
+  return r.listeners
+}
+
+function procError (pid, code, what) {
+  if (code === 'ENOENT' || code === 'ESRCH') return attachError(`process ${pid} exited`)
+  if (code === 'EACCES' || code === 'EPERM') {
+    const uid = procfs.status(pid)?.Uid?.split(/\s+/)[0]
+    const me = typeof process.geteuid === 'function' ? process.geteuid() : '?'
+    const who = String(uid) === String(me)
+      ? `process ${pid} runs as your uid ${me} but is not dumpable (a setuid or capability binary, or ` +
+        'prctl(PR_SET_DUMPABLE, 0)), so only root may read it'
+      : `process ${pid} runs as uid ${uid ?? '?'}, you are uid ${me}`
+    return attachError(`cannot read /proc/${pid}/${what} (${code}): ${who}, and attach must see its sockets to find ` +
+      `where its inspector opens. Nothing was sent. Run cprof attach as ${who.includes('dumpable') ? 'root' : 'that user (or as root)'}`,
+    { reason: 'permission' })
+  }
+  return attachError(`cannot read /proc/${pid}/${what} (${code}); nothing was sent`)
+}
+
+// Whether a socket of another process listens on port (in the target's
+// network namespace): the target's inspector could not open there.
+function portOwners (pid, port, own) {
+  const mine = new Set(own.map((l) => l.inode))
+  return procfs.tcpListeners(pid).some((l) => l.port === port && !mine.has(l.inode))
 }
 
 const BUSY = 'someone else is debugging (or an earlier cprof attach was killed: its inspector closes by itself ' +
   `within its --duration + ${GRACE_MS / 1000} s); attach refuses to share it and sent nothing`
 
 /**
- * The checks made before any signal: { host, port, before } or throws
+ * The checks made before any signal: { host, port, before (the inodes of
+ * the sockets the target listens on now), startTime } or throws
  * ERR_CPROF_ATTACH. force: accept an inspector host other than loopback.
  */
 async function preflight (pid, { force = false } = {}) {
   if (procfs.startTime(pid) === null) throw attachError(`no process ${pid} (or not one you may inspect)`)
+  // Its sockets first: another user's process says so (not "not node").
+  const ns = procfs.netNamespace(pid)
+  if (ns.error) throw procError(pid, ns.error, 'ns/net')
+  let own = listenersOf(pid)
+  const mine = procfs.netNamespace(process.pid)
+  if (mine.ns && ns.ns !== mine.ns) {
+    throw attachError(`process ${pid} runs in another network namespace (${ns.ns}; a container?): its loopback is not ` +
+      'this one, so attach could not reach (or would reach the wrong) inspector. Nothing was sent. Run cprof attach ' +
+      `inside its namespace (e.g. nsenter -t ${pid} -n cprof attach ${pid})`)
+  }
   const who = isNode(pid)
   if (!who.node) {
     throw attachError(`process ${pid} is not Node.js (its executable is ${who.exe || 'unreadable'}): ` +
       'attach works on node processes only')
   }
-  const env = procfs.env(pid) || {}
-  const opts = inspectorOptions(nodeArgs(who.cmd || []), env.NODE_OPTIONS)
+  const env = procfs.env(pid)
+  if (env === null && procfs.startTime(pid) !== null) throw procError(pid, 'EACCES', 'environ')
+  const opts = inspectorOptions((who.cmd || []).slice(1), (env || {}).NODE_OPTIONS)
   if (opts.disabled) {
     throw attachError(`process ${pid} runs with --disable-sigusr1: SIGUSR1 does not open its inspector there`)
   }
@@ -181,38 +316,38 @@ async function preflight (pid, { force = false } = {}) {
     throw attachError(`process ${pid} has SIGUSR1 ${disp}, not Node's handler that opens the inspector ` +
       `(${disp === 'default' ? 'the signal would terminate it' : 'the signal would do nothing'}); nothing was sent`)
   }
-  const own = procfs.listeningPorts(pid) || []
-  if (opts.port !== 0 && (own.includes(opts.port) || (await jsonList(opts.port)) !== null)) {
-    const at = own.includes(opts.port) ? (procfs.listenAddresses(pid, opts.port) || [])[0] : null
-    throw attachError(`an inspector already listens on ${hostPort(at || DEFAULT_HOST, opts.port)}` +
-      `${at ? ` (process ${pid}'s)` : ''}: ${BUSY}`)
+  const at = (p) => own.find((l) => l.port === p)?.address
+  const probeHost = isLoopback(opts.host) && opts.host !== 'localhost' ? opts.host : DEFAULT_HOST
+  if (opts.port !== 0 && (at(opts.port) || (await jsonList(opts.port, probeHost)) !== null)) {
+    throw attachError(`an inspector already listens on ${hostPort(at(opts.port) || probeHost, opts.port)}` +
+      `${at(opts.port) ? ` (process ${pid}'s)` : ''}: ${BUSY}`)
   }
   if (opts.port === 0) {
     // --inspect-port=0: an inspector already open would be on any port of its own.
-    for (const p of own) {
-      if ((await jsonList(p)) !== null) {
-        throw attachError(`an inspector already listens on ${hostPort((procfs.listenAddresses(pid, p) || [])[0] || DEFAULT_HOST, p)} ` +
-          `(process ${pid}'s): ${BUSY}`)
+    for (const p of new Set(own.map((l) => l.port))) {
+      if ((await jsonList(p, reachAt(at(p))[0])) !== null) {
+        throw attachError(`an inspector already listens on ${hostPort(at(p), p)} (process ${pid}'s): ${BUSY}`)
       }
     }
   }
-  if (opts.port !== 0 && portOwners(opts.port)) {
+  if (opts.port !== 0 && portOwners(pid, opts.port, own)) {
     throw attachError(`port ${opts.port} is taken by another process, so process ${pid} could not open its ` +
       'inspector there; nothing was sent (start it with --inspect-port=<free port>)')
   }
   if (!force && !isLoopback(opts.host)) throw exposedError(pid, opts.host, opts.port, 'is configured to open')
-  return { host: opts.host, port: opts.port, before: own, startTime: procfs.startTime(pid) }
+  own = listenersOf(pid) // as late as can be: what listens after this is new
+  return { host: opts.host, port: opts.port, before: own.map((l) => l.inode), startTime: procfs.startTime(pid) }
 }
 
 // Node opens the inspector where --inspect-port says, also on every
 // interface (0.0.0.0, ::) or a public address: anyone who can reach it can
 // run code in the process. Refused unless --force.
-function exposedError (pid, host, port, verb) {
+function exposedError (pid, host, port, verb, after = 'Nothing was sent. ') {
   const every = host === '0.0.0.0' || host === '::' ? ', every interface' : ''
   return attachError(`process ${pid}'s inspector ${verb} on ${hostPort(host, port)}${every}, not on loopback (its --inspect-port or ` +
     '--inspect host): other hosts that can reach that address could connect while attached and run code in the ' +
-    `process. ${verb === 'is configured to open' ? 'Nothing was sent. ' : ''}Restart it with ` +
-    '--inspect-port=127.0.0.1:<port>, or pass --force to attach anyway')
+    `process. ${after}Restart it with ` +
+    '--inspect-port=127.0.0.1:<port>, or pass --force to attach anyway', { exposed: true })
 }
 
 // The inspector's WebSocket, as a small request/reply client.
@@ -251,29 +386,74 @@ async function connect (url) {
   return { ws, post }
 }
 
-// Where to reach a listener bound at address: itself, or loopback for a
-// wildcard (0.0.0.0, ::), which accepts there too.
+// Where to reach a listener bound at address, in order of preference:
+// loopback for a wildcard (0.0.0.0, ::: it accepts there too), else the
+// address itself. A specific non-loopback address is one of this host's:
+// the kernel delivers a connection to it locally (over lo), so attach's
+// own connection (only ever to close an inspector it refuses, unless
+// --force) never leaves the host.
 function reachAt (address) {
-  if (address === '0.0.0.0') return DEFAULT_HOST
-  if (address === '::') return '::1'
-  return address
+  if (address === '0.0.0.0') return [DEFAULT_HOST]
+  if (address === '::') return ['::1', DEFAULT_HOST]
+  return [address]
 }
 
-// The inspector's WebSocket URL, port and the address it really listens on
-// (from /proc/net/tcp, not from what was configured) if it listens now, else
-// null. Port 0 (--inspect-port=0) is a port the kernel picks: a new
-// listener of the process's, not among those it had before the signal.
-async function findInspector (pid, { port, before }) {
-  const now = procfs.listeningPorts(pid) || []
-  const candidates = port === 0 ? now.filter((p) => !before.includes(p)) : now.filter((p) => p === port)
-  for (const p of candidates) {
-    const address = (procfs.listenAddresses(pid, p) || [])[0]
-    if (!address) continue
-    const list = await jsonList(p, reachAt(address))
-    const target = list && list.find((t) => t.webSocketDebuggerUrl)
-    if (target) return { url: target.webSocketDebuggerUrl, port: p, address }
+// Probe bookkeeping across polls of findInspector: sockets that answered
+// as something other than an inspector (an app's server) are not asked
+// again; silent ones again after a backoff (200 ms doubling, up to 10 s).
+function probeState () {
+  return { other: new Set(), retry: new Map() }
+}
+
+/**
+ * The inspector the target opened after the signal: a socket it listens on
+ * now and did not before (pre.before, inodes) that answers /json/list as an
+ * inspector — on whatever port: the configured one, one the kernel picked
+ * (port 0), or one set in code (process.debugPort = N), which argv cannot
+ * tell. { url, port, address (a non-loopback one if any), addresses,
+ * inodes } or null. The configured port is asked first.
+ */
+async function findInspector (pid, pre, state = probeState()) {
+  const r = procfs.ownListeners(pid)
+  if (r.error) return null
+  const before = new Set(pre.before)
+  const now = Date.now()
+  const fresh = r.listeners.filter((l) => !before.has(l.inode) && !state.other.has(l.inode))
+  const ports = [...new Set(fresh.map((l) => l.port))].sort((a, b) => (b === pre.port) - (a === pre.port))
+  for (const port of ports) {
+    const socks = fresh.filter((l) => l.port === port)
+    const key = socks.map((l) => l.inode).join(',')
+    const wait = state.retry.get(key)
+    if (wait && wait.at > now) continue
+    for (const host of [...new Set(socks.flatMap((l) => reachAt(l.address)))]) {
+      const answer = await probe(port, host)
+      if (answer.kind === 'inspector') {
+        const addresses = socks.map((l) => l.address)
+        return {
+          url: `ws://${hostPort(host, port)}${answer.path}`,
+          port,
+          address: addresses.find((a) => !isLoopback(a)) || addresses[0],
+          addresses,
+          inodes: socks.map((l) => l.inode)
+        }
+      }
+      if (answer.kind === 'other') {
+        for (const l of socks) state.other.add(l.inode)
+        break
+      }
+    }
+    if (!socks.some((l) => state.other.has(l.inode))) {
+      const ms = Math.min((wait ? wait.ms * 2 : 200), 10000)
+      state.retry.set(key, { ms, at: Date.now() + ms })
+    }
   }
   return null
+}
+
+// Whether any of the sockets (inodes) still listens in process pid.
+function stillListening (pid, inodes) {
+  const r = procfs.ownListeners(pid)
+  return !r.error && r.listeners.some((l) => inodes.includes(l.inode))
 }
 
 // findInspector once it listens, polled every 10 ms: until the guard is
@@ -281,25 +461,27 @@ async function findInspector (pid, { port, before }) {
 async function waitForInspector (pid, pre, waitMs = OPEN_WAIT_MS, signal) {
   const { host, port } = pre
   const deadline = Date.now() + waitMs
+  const state = probeState()
   while (Date.now() < deadline) {
     if (signal && signal.aborted) {
       throw attachError(`interrupted while waiting for process ${pid} to open its inspector; if it still opens, ` +
         "cprof's watchdog closes it", { interrupted: true })
     }
     if (procfs.startTime(pid) === null) throw attachError(`process ${pid} exited after SIGUSR1`)
-    const open = await findInspector(pid, pre)
+    const open = await findInspector(pid, pre, state)
     if (open) return open
     await sleep(10)
   }
-  throw attachError(`process ${pid} did not open its inspector on ${hostPort(host, port)} within ${waitMs / 1000} s ` +
-    'of SIGUSR1: the app may handle SIGUSR1 itself (process.on(\'SIGUSR1\'), which /proc cannot tell from ' +
+  throw attachError(`process ${pid} did not open its inspector (configured: ${hostPort(host, port)}; none of its new ` +
+    `listening sockets answered as one) within ${waitMs / 1000} s of SIGUSR1: the app may handle SIGUSR1 itself ` +
+    '(process.on(\'SIGUSR1\'), which /proc cannot tell from ' +
     "Node's handler), or its event loop is blocked; if it still opens, cprof's watchdog closes it")
 }
 
-async function waitClosed (pid, port) {
+async function waitClosed (pid, inodes) {
   const deadline = Date.now() + CLOSE_WAIT_MS
   while (Date.now() < deadline) {
-    if (!(procfs.listeningPorts(pid) || []).includes(port)) return true
+    if (!stillListening(pid, inodes)) return true
     await sleep(50)
   }
   return false
@@ -372,6 +554,9 @@ async function attach (opts) {
   const { pid, signal } = opts
   const pre = await preflight(pid, { force: opts.force })
   if (signal && signal.aborted) throw attachError('interrupted before anything was sent', { interrupted: true })
+  // Loaded now, not once the inspector is open: the time it listens is
+  // the time anyone who can reach it can run code in the target.
+  require('ws')
   // Tells this attach's guard from another's (closeOpened).
   const token = crypto.randomBytes(8).toString('hex')
   const watchdog = startWatchdog(pid, pre, token)
@@ -404,24 +589,35 @@ async function attach (opts) {
   // The watchdog stands down only once the port is seen closed; else
   // (closeInspector could not connect, the target is blocked) it stays in
   // charge until the inspector closes or the target exits.
-  const closed = await waitClosed(pid, open.port)
+  const closed = await waitClosed(pid, open.inodes)
   if (closed) watchdog.say('done')
   else watchdog.leave()
+  if (failed && failed.exposed) {
+    failed = exposedError(pid, open.address, open.port, 'opened', closed
+      ? 'cprof closed it again at once and profiled nothing. '
+      : "cprof could not close it yet: its watchdog closes it. ")
+  }
   if (failed) throw failed
   return { text, kind: opts.heap ? 'heap' : 'cpu', port: open.port, address: open.address, closed, interrupted: Boolean(signal && signal.aborted) }
 }
 
 // Connected to the open inspector: the guard first, then the profile (none
-// when aborted by then); the inspector closed in every case.
-async function attached ({ url, port, address }, opts, token) {
+// when aborted by then); the inspector closed in every case. One that
+// listens on an address other than loopback (configured where argv or
+// NODE_OPTIONS could not show it: an --env-file, process.title having
+// overwritten the command line) is refused without --force, and closed at
+// once over a connection of its own (reachAt) that only closes it.
+async function attached ({ url, port, address, addresses }, opts, token) {
+  const loopback = addresses.every(isLoopback)
+  if (!loopback && !opts.force) {
+    await closeInspector(null, null, url)
+    throw exposedError(opts.pid, address, port, 'opened')
+  }
   let client
   let guard
   try {
     client = await connect(url)
     guard = await armGuard(client, opts.durationMs + GRACE_MS, token)
-    const loopback = isLoopback(address)
-    // Configured loopback but listening elsewhere: refused as in preflight.
-    if (!loopback && !opts.force) throw exposedError(opts.pid, address, port, 'opened')
     if (opts.onOpen) opts.onOpen({ port, address, loopback })
     return opts.signal && opts.signal.aborted ? null : await profile(client, guard, opts)
   } finally {
@@ -469,12 +665,16 @@ function startWatchdog (pid, pre, token) {
 // live attach racing us to it arms its guard.
 async function closeOpened (pid, pre, token, maxMs = WATCH_MAX_MS) {
   const deadline = Date.now() + maxMs
+  const state = probeState()
+  let open = null
   let seen = 0
   let pending = null // one close attempt at a time: a blocked target answers none
   while (Date.now() < deadline && procfs.sameProcess(pid, pre.startTime)) {
-    const open = await findInspector(pid, pre)
-    if (!open && seen) return 'closed'
-    if (open && !seen) seen = Date.now()
+    if (open && !stillListening(pid, open.inodes)) return 'closed'
+    if (!open) {
+      open = await findInspector(pid, pre, state)
+      if (open) seen = Date.now()
+    }
     if (open && !pending && Date.now() - seen >= SETTLE_MS) {
       pending = closeUnguarded(open.url, token).finally(() => { pending = null })
       await Promise.race([pending, sleep(ACT_MS)])

@@ -125,28 +125,42 @@ function env (pid) {
   return out
 }
 
-/** The socket inodes among the process's file descriptors (a Set of strings). */
-function socketInodes (pid) {
+/**
+ * The socket inodes among the process's file descriptors (a Set of
+ * strings); null if unreadable. socketInodesOr: { inodes } or { error }
+ * (the errno code: EACCES for another user's process, ENOENT once gone).
+ */
+function socketInodesOr (pid) {
   const out = new Set()
   let fds
   try {
     fds = fs.readdirSync(`/proc/${pid}/fd`)
-  } catch {
-    return null
+  } catch (e) {
+    return { error: e.code || 'EIO' }
   }
   for (const fd of fds) {
     try {
       const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))
       if (m) out.add(m[1])
-    } catch {}
+    } catch (e) {
+      if (e.code === 'EACCES' || e.code === 'EPERM') return { error: e.code }
+      // ENOENT: that fd closed meanwhile
+    }
   }
-  return out
+  return { inodes: out }
 }
 
-// /proc/net/tcp{,6} rows in state 0A (TCP_LISTEN): [{ port, inode, address }].
-function tcpListeners () {
+function socketInodes (pid) {
+  return socketInodesOr(pid).inodes || null
+}
+
+// /proc/<pid>/net/tcp{,6} (the process's network namespace; without pid,
+// ours) rows in state 0A (TCP_LISTEN): [{ port, inode, address }], address
+// as in the file (hex).
+function tcpListeners (pid) {
   const out = []
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+  const at = pid === undefined ? '/proc/net' : `/proc/${pid}/net`
+  for (const file of [`${at}/tcp`, `${at}/tcp6`]) {
     const text = read(file)
     if (text === null) continue
     for (const line of text.split('\n').slice(1)) {
@@ -159,13 +173,37 @@ function tcpListeners () {
   return out
 }
 
+/**
+ * The TCP sockets the process itself listens on (its fds mapped to the
+ * inodes of /proc/<pid>/net/tcp{,6}): { listeners: [{ inode, port, address
+ * (decoded) }] } or { error: errno code } when its fds cannot be read.
+ */
+function ownListeners (pid) {
+  const r = socketInodesOr(pid)
+  if (r.error) return { error: r.error }
+  return {
+    listeners: tcpListeners(pid).filter((l) => r.inodes.has(l.inode))
+      .map((l) => ({ inode: l.inode, port: l.port, address: decodeAddress(l.address) }))
+  }
+}
+
 /** The TCP ports the process listens on (through its own sockets), sorted; null if unreadable. */
 function listeningPorts (pid) {
-  const inodes = socketInodes(pid)
-  if (inodes === null) return null
-  const ports = new Set()
-  for (const l of tcpListeners()) if (inodes.has(l.inode)) ports.add(l.port)
-  return [...ports].sort((a, b) => a - b)
+  const r = ownListeners(pid)
+  if (r.error) return null
+  return [...new Set(r.listeners.map((l) => l.port))].sort((a, b) => a - b)
+}
+
+/**
+ * The process's network namespace (the /proc/<pid>/ns/net link, e.g.
+ * "net:[4026531840]"), or { error: errno code }.
+ */
+function netNamespace (pid) {
+  try {
+    return { ns: fs.readlinkSync(`/proc/${pid}/ns/net`) }
+  } catch (e) {
+    return { error: e.code || 'EIO' }
+  }
 }
 
 // An address column of /proc/net/tcp{,6} (hex, each 32-bit word in host
@@ -186,9 +224,9 @@ function decodeAddress (hex) {
 
 /** The addresses (decoded, as decodeAddress) the process listens on at port, through its own sockets; null if unreadable. */
 function listenAddresses (pid, port) {
-  const inodes = socketInodes(pid)
-  if (inodes === null) return null
-  return tcpListeners().filter((l) => l.port === port && inodes.has(l.inode)).map((l) => decodeAddress(l.address))
+  const r = ownListeners(pid)
+  if (r.error) return null
+  return r.listeners.filter((l) => l.port === port).map((l) => l.address)
 }
 
 /**
@@ -211,6 +249,7 @@ async function cpuPercent (pids, windowMs = 250) {
 
 module.exports = {
   startTime,
+  status,
   sameProcess,
   cpuTicks,
   cpuPercent,
@@ -222,6 +261,8 @@ module.exports = {
   env,
   listeningPorts,
   listenAddresses,
+  ownListeners,
+  netNamespace,
   decodeAddress,
   tcpListeners
 }

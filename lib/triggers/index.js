@@ -15,6 +15,7 @@ const { installWorker, createPrimary } = require('../fleet/cluster')
 const SLOT = { cpu: 0, heap: 1, dump: 2 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
 const dumpRequest = require('./dump-request')
 const { watchSignal } = require('./signal-watch')
+const { resultLine } = require('../result')
 const { createSnapshotTrigger } = require('./snapshot-trigger')
 
 // The profile's timer: the trigger's timeout (or the configured one),
@@ -30,14 +31,31 @@ function startOptions (c, kind, timeout) {
   return o
 }
 
-// A PM2 action's parameter: a timeout in ms, or none (undefined).
-function timeoutParam (param) {
-  if (param === undefined || param === null || param === '') return undefined
-  const ms = Number(param)
-  if (!Number.isFinite(ms) || ms < 0) {
-    throw invalidArg(`the parameter is a timeout in milliseconds >= 0, got ${JSON.stringify(param)}`)
+// A PM2 action's parameter: words, "<ms>" (a timeout, or a dump's last)
+// and "full" (the reply keeps the summary) → { ms, full }.
+function actionParam (param) {
+  const out = { ms: undefined, full: false }
+  if (param === undefined || param === null) return out
+  for (const word of String(param).split(/[\s,]+/).filter(Boolean)) {
+    if (word === 'full') {
+      out.full = true
+      continue
+    }
+    const ms = Number(word)
+    if (!Number.isFinite(ms) || ms < 0 || out.ms !== undefined) {
+      throw invalidArg(`the parameter is a timeout in milliseconds >= 0 and/or "full", got ${JSON.stringify(param)}`)
+    }
+    out.ms = ms
   }
-  return ms
+  return out
+}
+
+// A profile's reply to `pm2 trigger`: first a line a person reads (the
+// file, its length, the top 3 by self time), then the fields a script
+// reads; the summary (20 functions, ~3 KB an instance) only with "full".
+function profileReply (r, { full }) {
+  const { summary, ...rest } = r
+  return { line: resultLine(r), ok: true, ...rest, ...(full ? { summary } : {}) }
 }
 
 // A dump of the recorder, as its triggers ask: into the configured dir,
@@ -55,20 +73,25 @@ function dumpOptions (c, last) {
 function pm2Actions (c, ctl, snapshot, snap) {
   const actions = {}
   if (c.recorder) {
-    actions['cprof:dump'] = async (param) => ({ ok: true, ...(await ctl.recorder.dump(dumpOptions(c, timeoutParam(param)))) })
+    actions['cprof:dump'] = async (param) => {
+      const p = actionParam(param)
+      return profileReply(await ctl.recorder.dump(dumpOptions(c, p.ms)), p)
+    }
     if (c.recorder.heap === true) {
-      actions['cprof:dump:heap'] = async (param) =>
-        ({ ok: true, ...(await ctl.recorder.dump({ ...dumpOptions(c, timeoutParam(param)), kind: 'heap' })) })
+      actions['cprof:dump:heap'] = async (param) => {
+        const p = actionParam(param)
+        return profileReply(await ctl.recorder.dump({ ...dumpOptions(c, p.ms), kind: 'heap' }), p)
+      }
     }
   }
   for (const kind of ['cpu', 'heap']) {
     if (!c[kind]) continue
     actions[`cprof:${kind}:start`] = async (param) => {
-      const o = startOptions(c, kind, timeoutParam(param))
+      const o = startOptions(c, kind, actionParam(param).ms)
       await ctl[kind].start(o)
       return { ok: true, kind, started: true, pid: process.pid, stopsAfterMs: o.timeout }
     }
-    actions[`cprof:${kind}:stop`] = async () => ({ ok: true, ...(await ctl[kind].stop()) })
+    actions[`cprof:${kind}:stop`] = async (param) => profileReply(await ctl[kind].stop(), actionParam(param))
   }
   if (c.heap) {
     actions['cprof:heap:snapshot'] = async () => {
@@ -142,8 +165,13 @@ function createTriggers (ctl, snapshot, hooks) {
       hooks.report(err)
       return
     }
-    const p = k.isRunning() ? k.stop() : k.start(startOptions(c, kind))
-    p.catch(hooks.report)
+    if (k.isRunning()) {
+      k.stop().catch(hooks.report)
+      return
+    }
+    const o = startOptions(c, kind)
+    const sig = kind === 'cpu' ? c.signal : c.heapSignal
+    k.start(o).then(() => { if (sig && hooks.signalStarted) hooks.signalStarted(kind, sig.name, o) }, hooks.report)
   }
 
   // The dump signal: `cprof trigger <pid> --dump --last S` leaves the

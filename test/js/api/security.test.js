@@ -970,3 +970,59 @@ test('cprof attach killed with SIGKILL: another user can no longer reach the tar
     await target.exited
   }
 })
+
+// Issue 36, item 1: `node --inspect-port 0.0.0.0:P app.js` (the value as
+// the next argument) was not seen as configured off loopback: attach sent
+// SIGUSR1, waited on 127.0.0.1:9229, gave up, and nothing closed the
+// inspector open on every interface: another user ran code as the victim.
+test('issue 36: --inspect-port 0.0.0.0:P (space form): the victim\'s attach refuses before the signal, the attacker finds nothing to connect to', async () => {
+  const tmp = sharedTmp()
+  for (const [name, text] of [['attach-target.js', TARGET_JS], ['attach-intruder.js', INTRUDER_JS]]) fs.writeFileSync(path.join(pkg, name), text)
+  sys('chmod', ['-R', 'a+rX', pkg])
+  const out = path.join(tmp, 'victim-out')
+  fs.mkdirSync(out, { mode: 0o700 })
+  fs.chownSync(out, users.victim.uid, users.victim.gid)
+  const inspectPort = await new Promise((resolve) => {
+    const s = require('node:net').createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+  })
+  const target = spawnAs('victim', ['--inspect-port', `0.0.0.0:${inspectPort}`, path.join(pkg, 'attach-target.js')], tmp)
+  try {
+    await target.until(STDOUT_PORT)
+    const r = await cli(['attach', String(target.child.pid), '--duration', '1', '--wait', '2', '--dir', out], { role: 'victim' })
+    await sleep(500)
+    const intrude = sys(process.execPath, [path.join(pkg, 'attach-intruder.js'), String(inspectPort)], {
+      uid: users.attacker.uid, gid: users.attacker.gid, cwd: tmp, encoding: 'utf8', timeout: 30000
+    })
+    assert.deepEqual(JSON.parse(intrude.stdout.trim().split('\n').pop() || '{}'), { refused: 'ECONNREFUSED' }, r.describe())
+    assert.equal(inspectorListens(inspectPort), false, 'the inspector opened')
+    assert.equal(r.status, 1, r.describe())
+    assert.ok(r.stderr.includes(`inspector is configured to open on 0.0.0.0:${inspectPort}, every interface`), r.describe())
+  } finally {
+    target.child.kill('SIGKILL')
+    await target.exited
+  }
+})
+
+// Another user's process: its fds (and so its sockets) cannot be read;
+// attach says so, and what to do, instead of "not Node.js".
+test('issue 36: cprof attach to another user\'s node process: ERR_CPROF_ATTACH naming the permission and what to do, nothing sent', async () => {
+  const tmp = sharedTmp()
+  fs.writeFileSync(path.join(pkg, 'attach-target.js'), TARGET_JS)
+  sys('chmod', ['-R', 'a+rX', pkg])
+  const target = spawnAs('victim', [path.join(pkg, 'attach-target.js')], tmp)
+  try {
+    await target.until(STDOUT_PORT)
+    const r = await cli(['attach', String(target.child.pid), '--duration', '1', '--wait', '2'], { role: 'attacker', env: { TMPDIR: tmp } })
+    assert.equal(r.status, 1, r.describe())
+    assert.match(r.stderr, new RegExp(`ERR_CPROF_ATTACH: cannot read /proc/${target.child.pid}/\\S+ \\((EACCES|EPERM)\\): process ` +
+      `${target.child.pid} runs as uid ${users.victim.uid}, you are uid ${users.attacker.uid}.*Nothing was sent\\. ` +
+      'Run cprof attach as that user \\(or as root\\)'))
+    assert.equal(target.child.exitCode, null)
+  } finally {
+    target.child.kill('SIGKILL')
+    await target.exited
+  }
+})

@@ -675,13 +675,35 @@ test('the inspector host and port as Node reads --inspect-port / --inspect', () 
     [['--inspect-port', '[::]:0'], { host: '::', port: 0 }],
     [['--inspect-port=[::1]'], { host: '::1', port: 9229 }],
     [['--inspect-port=0.0.0.0:9300', '--inspect-port=9301'], { host: '0.0.0.0', port: 9301 }],
-    [['--inspect=example.com'], { host: 'example.com', port: 9229 }]
+    [['--inspect=example.com'], { host: 'example.com', port: 9229 }],
+    // Issue 36: the value as the next argument, as Node takes it, with the script after it.
+    [['--inspect-port', '0.0.0.0:39234', 'app.js'], { host: '0.0.0.0', port: 39234 }],
+    [['--inspect-port', '39237', 'app.js'], { host: '127.0.0.1', port: 39237 }],
+    [['--debug-port', '10.1.2.3:39238', 'app.js'], { host: '10.1.2.3', port: 39238 }],
+    [['--inspect_port=0.0.0.0:1', 'app.js'], { host: '0.0.0.0', port: 1 }], // Node reads _ as -
+    [['--inspect-wait=[::]:5', 'app.js'], { host: '::', port: 5 }],
+    [['--inspect-brk-node=0.0.0.0:6'], { host: '0.0.0.0', port: 6 }],
+    [['-r', './hook.js', '--inspect-port', '0.0.0.0:7', 'app.js'], { host: '0.0.0.0', port: 7 }],
+    [['-e', 'code', '--inspect-port', '8'], { host: '127.0.0.1', port: 8 }],
+    // Node stops at the script (or "--"): the app's own arguments are not Node's.
+    [['app.js', '--inspect-port', '0.0.0.0:9'], { host: '127.0.0.1', port: 9229 }],
+    [['-e', 'code', 'x', '--inspect-port', '0.0.0.0:9'], { host: '127.0.0.1', port: 9229 }],
+    [['--', 'app.js', '--inspect-port=0.0.0.0:9'], { host: '127.0.0.1', port: 9229 }],
+    // --inspect is a flag: "--inspect host:port" makes host:port the script.
+    [['--inspect', '0.0.0.0:9'], { host: '127.0.0.1', port: 9229 }]
   ]
   for (const [argv, want] of cases) {
     const got = inspectorOptions(argv)
     assert.deepEqual({ host: got.host, port: got.port }, want, argv.join(' '))
   }
   assert.equal(inspectorOptions([], '--inspect-port=0.0.0.0:1234').host, '0.0.0.0')
+  // NODE_OPTIONS as Node splits it (quotes, backslash escapes), then the command line over it.
+  assert.deepEqual(inspectorOptions([], '--inspect-port "0.0.0.0:1235"'), { host: '0.0.0.0', port: 1235, disabled: false })
+  assert.deepEqual(inspectorOptions([], '--require "a b.js"  --title "x \\"y\\" z" --inspect-port 0.0.0.0:1236'),
+    { host: '0.0.0.0', port: 1236, disabled: false })
+  assert.deepEqual(inspectorOptions(['--inspect-port', '1238', 'app.js'], '--inspect-port 127.0.0.3:1237'),
+    { host: '127.0.0.3', port: 1238, disabled: false })
+  assert.equal(inspectorOptions(['--disable-sigusr1', 'app.js']).disabled, true)
 })
 
 test('attach to a process whose --inspect-port is 0.0.0.0: refused without --force (nothing sent); with --force the address printed is the one listening', { timeout: 90000 }, async () => {
@@ -706,6 +728,154 @@ test('attach to a process whose --inspect-port is 0.0.0.0: refused without --for
   assert.equal(listening(inspectPort), false)
   await get(port, '/quit')
   assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
+// Issue 36, item 1: where the inspector opens, however it was configured.
+// Each refusal: nothing sent (Node prints nothing), no port opened, the
+// app serves and ends as it would have.
+async function assertRefusedUntouched (srv, port, inspectPort, r, re) {
+  assert.equal(r.status, 1, r.describe())
+  assert.match(r.stderr, re)
+  assert.match(r.stderr, /Nothing was sent\./)
+  assert.doesNotMatch(srv.err(), /Debugger/, 'no SIGUSR1 reached it')
+  assert.equal(listening(inspectPort), false)
+  assert.equal(await get(port, '/'), 200)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+}
+
+test('attach refuses, before any signal, a non-loopback inspector address in every spelling Node accepts (--flag value, _, --debug-port, NODE_OPTIONS)', { timeout: 120000 }, async () => {
+  const spellings = [
+    [(p) => ['--inspect-port', `0.0.0.0:${p}`], {}, (p) => `0\\.0\\.0\\.0:${p}, every interface`],
+    [(p) => ['--debug-port', `[::]:${p}`], {}, (p) => `\\[::\\]:${p}, every interface`],
+    [(p) => [`--inspect_port=192.0.2.1:${p}`], {}, (p) => `192\\.0\\.2\\.1:${p}, not on loopback`],
+    [(p) => ['-r', path.join(FIXTURES, 'noop.js'), '--inspect-port', `myhost:${p}`], {}, (p) => `myhost:${p}, not on loopback`],
+    [() => [], { NODE_OPTIONS: '--inspect-port "0.0.0.0:P"' }, (p) => `0\\.0\\.0\\.0:${p}, every interface`],
+    [() => [], { NODE_OPTIONS: '--debug_port 0.0.0.0:P' }, (p) => `0\\.0\\.0\\.0:${p}, every interface`]
+  ]
+  for (const [args, env, where] of spellings) {
+    const inspectPort = await freePort()
+    const e = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace('P', inspectPort)]))
+    const child = spawn(process.execPath, [...args(inspectPort), path.join(FIXTURES, 'attach-server.js')], {
+      env: childEnv(e), stdio: ['ignore', 'pipe', 'pipe']
+    })
+    servers.push(child)
+    const srv = wrapServer(child)
+    const port = await srv.port
+    const r = await cprof(['attach', String(child.pid), '--duration', '0.5', '--wait', '3', '--dir', makeTmpDir()])
+    await assertRefusedUntouched(srv, port, inspectPort, r,
+      new RegExp(`ERR_CPROF_ATTACH: process ${child.pid}'s inspector is configured to open on ${where(inspectPort)}`))
+  }
+})
+
+test('attach profiles through the port of --inspect-port PORT, --debug-port PORT and NODE_OPTIONS (value as the next argument), and closes it', { timeout: 120000 }, async () => {
+  for (const [args, env] of [[(p) => ['--inspect-port', String(p)], {}], [(p) => ['--debug-port', `127.0.0.1:${p}`], {}],
+    [() => [], { NODE_OPTIONS: '--inspect-port P' }]]) {
+    const inspectPort = await freePort()
+    const e = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace('P', inspectPort)]))
+    const child = spawn(process.execPath, [...args(inspectPort), path.join(FIXTURES, 'attach-server.js')], {
+      env: childEnv(e), stdio: ['ignore', 'pipe', 'pipe']
+    })
+    servers.push(child)
+    const srv = wrapServer(child)
+    const port = await srv.port
+    const r = await cprof(['attach', String(child.pid), '--duration', '0.5', '--dir', makeTmpDir(), '--json'])
+    assert.equal(r.status, 0, r.describe())
+    const res = JSON.parse(r.stdout)
+    assert.deepEqual([res.port, res.address, res.closed], [inspectPort, '127.0.0.1', true], r.describe())
+    assert.equal(listening(inspectPort), false)
+    await get(port, '/quit')
+    assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+  }
+})
+
+test('attach finds an inspector that opens where argv does not say (process.debugPort set in code) from the target\'s sockets, profiles and closes it', { timeout: 60000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer([], [`debug-port=${inspectPort}`])
+  const port = await srv.port
+  const r = await cprof(['attach', String(srv.child.pid), '--duration', '0.5', '--dir', makeTmpDir(), '--json'])
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.deepEqual([res.port, res.address, res.closed], [inspectPort, '127.0.0.1', true], r.describe())
+  assert.ok(res.samples > 0, r.describe())
+  assert.match(srv.err(), new RegExp(`Debugger listening on ws://127\\.0\\.0\\.1:${inspectPort}/`))
+  assert.equal(listening(inspectPort), false)
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
+// process.title overwrites the command line /proc shows, so the refusal
+// before the signal cannot see --inspect-port 0.0.0.0:P: the inspector
+// opens there, and attach, seeing where its socket listens, closes it at
+// once and profiles nothing.
+test('an inspector that opens on 0.0.0.0 although argv did not show it (process.title overwrote it) is refused and closed at once', { timeout: 60000 }, async () => {
+  const inspectPort = await freePort()
+  const srv = startServer(['--inspect-port', `0.0.0.0:${inspectPort}`], ['title=app'])
+  const port = await srv.port
+  assert.doesNotMatch(fs.readFileSync(`/proc/${srv.child.pid}/cmdline`, 'latin1'), /inspect-port/)
+  const dir = makeTmpDir()
+  const r = await cprof(['attach', String(srv.child.pid), '--duration', '5', '--dir', dir])
+  assert.equal(r.status, 1, r.describe())
+  assert.ok(r.stderr.includes(`ERR_CPROF_ATTACH: process ${srv.child.pid}'s inspector opened on 0.0.0.0:${inspectPort}, every interface, ` +
+    'not on loopback'), r.describe())
+  assert.match(r.stderr, /cprof closed it again at once and profiled nothing/)
+  assert.equal(listening(inspectPort), false)
+  assert.match(srv.err(), new RegExp(`Debugger listening on ws://0\\.0\\.0\\.0:${inspectPort}/`))
+  assert.deepEqual(fs.readdirSync(dir), [])
+  await get(port, '/quit')
+  assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+})
+
+// attach gives up (--wait) while the main thread is blocked; the inspector
+// opens afterwards on the port of `--inspect-port PORT` (space form), or
+// of process.debugPort set in code, not 9229: the watchdog watches the
+// port that actually opens and closes it.
+for (const [how, nodeArgs, appArgs] of [['--inspect-port PORT (space)', (p) => ['--inspect-port', String(p)], () => []],
+  ['process.debugPort = PORT in code', () => [], (p) => [`debug-port=${p}`]]]) {
+  test(`attach given up on a target with ${how}: the inspector that opens later is closed on that port`, { timeout: 90000 }, async () => {
+    const inspectPort = await freePort()
+    const srv = startServer(nodeArgs(inspectPort), appArgs(inspectPort))
+    const port = await srv.port
+    const blocked = get(port, '/block/6')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const r = await cprof(['attach', String(srv.child.pid), '--duration', '1', '--wait', '1', '--dir', makeTmpDir()])
+    assert.equal(r.status, 1, r.describe())
+    await blocked
+    assert.ok(await waitUntil(() => /Debugger listening/.test(srv.err()), 15000), srv.err())
+    assert.match(srv.err(), new RegExp(`Debugger listening on ws://127\\.0\\.0\\.1:${inspectPort}/`))
+    assert.ok(await waitUntil(() => !listening(inspectPort), 20000), `port ${inspectPort} still listens 20 s after it opened`)
+    assert.match(r.stderr, /did not open its inspector \(configured: 127\.0\.0\.1:\d+;/)
+    assert.equal(await get(port, '/'), 200)
+    await get(port, '/quit')
+    assert.deepEqual(await srv.exited, { status: 3, signal: null }, srv.err())
+  })
+}
+
+// A target in a network namespace of its own (a container): its 127.0.0.1
+// is not ours, so whatever answers on ours at its port is another
+// process's. Refused before the signal.
+const noUnshare = process.getuid() !== 0 || spawnSync('unshare', ['-n', 'true']).status !== 0
+  ? 'needs root and unshare(1) to make a network namespace' : false
+test('attach refuses a node in another network namespace, and sends nothing', { timeout: 30000, skip: noUnshare }, async () => {
+  const child = spawn('unshare', ['-n', process.execPath, '-e', 'setInterval(() => {}, 1000)'], { env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] })
+  servers.push(child)
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  assert.ok(await waitUntil(() => {
+    try {
+      return fs.readlinkSync(`/proc/${child.pid}/exe`) === fs.realpathSync(process.execPath) &&
+        fs.readlinkSync(`/proc/${child.pid}/ns/net`) !== fs.readlinkSync('/proc/self/ns/net')
+    } catch {
+      return false
+    }
+  }, 10000), 'the target runs node in its own namespace')
+  const r = await cprof(['attach', String(child.pid), '--duration', '0.5', '--wait', '2', '--dir', makeTmpDir()])
+  assert.equal(r.status, 1, r.describe())
+  assert.match(r.stderr, new RegExp(`ERR_CPROF_ATTACH: process ${child.pid} runs in another network namespace .*Nothing was sent\\. ` +
+    `Run cprof attach inside its namespace \\(e\\.g\\. nsenter -t ${child.pid} -n cprof attach ${child.pid}\\)`))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.doesNotMatch(stderr, /Debugger/)
+  child.kill()
 })
 
 // The target's close timer (lib/fleet/attach.js guardExpr), evaluated as

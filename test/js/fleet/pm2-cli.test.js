@@ -166,13 +166,13 @@ test('CPROF_PROFILING=1 beside CPROF_RECORDER=1: pm2 trigger cprof:cpu:start/sto
   }
   assert.equal(started.ok, true, JSON.stringify(started))
   await sleep(1500)
-  const stopped = (await pm2Trigger(t, 'cli-both', 'cprof:cpu:stop'))[0]
+  const stopped = (await pm2Trigger(t, 'cli-both', 'cprof:cpu:stop', 'full'))[0]
   assert.equal(stopped.ok, true, JSON.stringify(stopped))
   assert.equal(path.dirname(stopped.files.cpuprofile), dirs.both)
   assert.ok(stopped.durationMs >= 1000, `${stopped.durationMs} ms`)
   assert.ok(stopped.summary.top.some((f) => f.functionName === 'hotWork'), JSON.stringify(stopped.summary.top.slice(0, 5)))
   // The recorder went on meanwhile: its dump covers the profile's span too.
-  const dump = (await pm2Trigger(t, 'cli-both', 'cprof:dump'))[0]
+  const dump = (await pm2Trigger(t, 'cli-both', 'cprof:dump', 'full'))[0]
   assert.equal(dump.ok, true, JSON.stringify(dump))
   assert.ok(dump.from <= stopped.startTime && dump.to >= stopped.startTime + stopped.durationMs,
     `dump ${dump.from}..${dump.to}, profile from ${stopped.startTime} for ${stopped.durationMs} ms`)

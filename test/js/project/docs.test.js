@@ -161,3 +161,21 @@ test('cprof --help: the convert line names each format of cprof convert --to', (
     assert.ok(line.includes(words[f]), `cprof --help's convert line should name ${words[f]}: ${line}`)
   }
 })
+
+// Every error code the code raises has its row in docs/api.md's errors
+// table, and every row names a code the code raises.
+test("docs: api.md's error table lists exactly the ERR_CPROF_* codes in lib/, src/, bin/ and register.js", () => {
+  const raised = new Set()
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+      const rel = path.join(dir, e.name)
+      if (e.isDirectory()) walk(rel)
+      else if (/\.(js|c|h)$/.test(e.name)) for (const m of read(rel).matchAll(/ERR_CPROF_[A-Z_]+[A-Z]/g)) raised.add(m[0])
+    }
+  }
+  for (const dir of ['lib', 'src', 'bin']) walk(dir)
+  for (const m of read('register.js').matchAll(/ERR_CPROF_[A-Z_]+[A-Z]/g)) raised.add(m[0])
+  const rows = new Set([...read('docs/api.md').matchAll(/^\| `(ERR_CPROF_[A-Z_]+)` \|/gm)].map((m) => m[1]))
+  assert.deepEqual([...raised].filter((c) => !rows.has(c)).sort(), [], 'codes raised but not in the table')
+  assert.deepEqual([...rows].filter((c) => !raised.has(c)).sort(), [], 'rows for codes nothing raises')
+})

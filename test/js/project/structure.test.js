@@ -155,3 +155,16 @@ test('every JS test file is in a folder of test/js, where the runners look', () 
     assert.deepEqual(deeper, [], `test files below test/js/${f}/ are never run`)
   }
 })
+
+// test/js/README.md's table is the test map: each folder's row names every
+// test file in it, and only those.
+test('test/js/README.md names every test file in its folder\'s row, and no other', () => {
+  const js = path.join(ROOT, 'test', 'js')
+  const readme = fs.readFileSync(path.join(js, 'README.md'), 'utf8')
+  const rows = new Map([...readme.matchAll(/^\| `([a-z-]+)\/` \|.*\| ([^|]+) \|$/gm)].map((m) => [m[1], m[2].split(',').map((t) => t.trim()).sort()]))
+  const folders = fs.readdirSync(js, { withFileTypes: true }).filter((d) => d.isDirectory() && fs.readdirSync(path.join(js, d.name)).some((f) => f.endsWith('.test.js')))
+  for (const { name } of folders) {
+    const files = fs.readdirSync(path.join(js, name)).filter((f) => f.endsWith('.test.js')).map((f) => f.slice(0, -'.test.js'.length)).sort()
+    assert.deepEqual(rows.get(name), files, `test/js/README.md's row for ${name}/`)
+  }
+})

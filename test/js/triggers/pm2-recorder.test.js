@@ -57,7 +57,7 @@ test('pm2 trigger <app> cprof:dump [ms]: the reply names the files and gives the
     await sleep(200)
   }
   await sleep(1500) // a few windows
-  const r = await trigger(t, 'cprof:dump', '600')
+  const r = await trigger(t, 'cprof:dump', '600 full')
   assert.equal(r.ok, true, JSON.stringify(r))
   assert.equal(r.kind, 'cpu')
   assert.ok(r.windows >= 2 && r.windows <= 4, `windows: ${r.windows}`)

@@ -113,14 +113,16 @@ for (const app of ['cprof-io', 'cprof-env']) {
   })
 }
 
-test('pm2 trigger cprof:cpu:start / cprof:cpu:stop: the reply names the file and gives the summary', async (t) => {
+test('pm2 trigger cprof:cpu:start / cprof:cpu:stop full: the reply says one line first, names the file and gives the summary', async (t) => {
   const started = await trigger(t, 'cprof-io', 'cprof:cpu:start', '20000')
   assert.equal(started.ok, true, JSON.stringify(started))
   assert.equal(started.kind, 'cpu')
   assert.equal(started.stopsAfterMs, 20000)
   await sleep(700)
-  const r = await trigger(t, 'cprof-io', 'cprof:cpu:stop')
+  const r = await trigger(t, 'cprof-io', 'cprof:cpu:stop', 'full')
   assert.equal(r.ok, true, JSON.stringify(r))
+  assert.equal(Object.keys(r)[0], 'line', 'a line a person reads comes first')
+  assert.match(r.line, new RegExp(`^wrote ${r.files.cpuprofile} \\(cpu, [\\d.]+ s, ${r.samples} samples\\); top self: .+ [\\d.]+ %`))
   assert.equal(r.kind, 'cpu')
   assert.equal(path.dirname(r.files.cpuprofile), dirs.io)
   assertCpuProfileSchema(JSON.parse(fs.readFileSync(r.files.cpuprofile, 'utf8')))
@@ -146,7 +148,7 @@ test('pm2 trigger: failures come back in the reply, and the app lives on', async
   assert.equal(list.find((p) => p.name === 'cprof-io').pm2_env.restart_time, 0, 'never restarted')
 })
 
-test('pm2 trigger cprof:heap:start / stop and cprof:heap:snapshot', async (t) => {
+test('pm2 trigger cprof:heap:start / stop (a short reply) and cprof:heap:snapshot', async (t) => {
   assert.equal((await trigger(t, 'cprof-env', 'cprof:heap:start')).ok, true)
   await sleep(500)
   const heap = await trigger(t, 'cprof-env', 'cprof:heap:stop')
@@ -154,7 +156,10 @@ test('pm2 trigger cprof:heap:start / stop and cprof:heap:snapshot', async (t) =>
   assert.equal(heap.kind, 'heap')
   assert.equal(path.dirname(heap.files.heapprofile), dirs.env)
   assert.equal(JSON.parse(fs.readFileSync(heap.files.heapprofile, 'utf8')).head.callFrame.functionName, '(root)')
-  assert.ok(Array.isArray(heap.summary.top))
+  // Without "full": the line, the fields, no summary (was ~3 KB an instance).
+  assert.match(heap.line, new RegExp(`^wrote ${heap.files.heapprofile} \\(heap, [\\d.]+ s, ${heap.samples} samples\\)`))
+  assert.equal(heap.summary, undefined)
+  assert.ok(JSON.stringify(heap).length < 1024, `${JSON.stringify(heap).length} bytes`)
   const snap = await trigger(t, 'cprof-env', 'cprof:heap:snapshot')
   assert.equal(snap.ok, true, JSON.stringify(snap))
   assert.equal(path.dirname(snap.files.heapsnapshot), dirs.env)

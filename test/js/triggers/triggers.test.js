@@ -274,6 +274,9 @@ for (const how of ['-r', 'NODE_OPTIONS']) {
     await app.next((l) => l.worker === 42)
     assert.equal(catches(pid, 12), true)
     app.child.kill('SIGUSR2')
+    // The sender sees the signal was received.
+    const started = await app.next((l) => l.startsWith('cprof: SIGUSR2: '), { stderr: true })
+    assert.equal(started, `cprof: SIGUSR2: started a cpu profile in pid ${pid} (stops after 600 s or at the next SIGUSR2); files go to ${dir}`)
     await sleep(500)
     app.child.kill('SIGUSR2')
     const line = await app.next((l) => l.startsWith('cprof: wrote '), { stderr: true })
@@ -281,7 +284,7 @@ for (const how of ['-r', 'NODE_OPTIONS']) {
     assertCpuFile(file, dir)
     const r = await app.exited
     assert.equal(r.status, 0, app.describe())
-    assert.equal(r.stderr, `${line}\n`, 'one line per profile, nothing else')
+    assert.equal(r.stderr, `${started}\n${line}\n`, 'one line at the start, one per profile, nothing else')
   })
 }
 
