@@ -6,7 +6,7 @@ const COMMANDS = {
   report: 'report on a profile (or a recorder store): top functions, the call tree, callers',
   flame: 'write an SVG flame graph of a profile',
   convert: 'convert a profile to pprof, folded stacks, SVG, the text report or the HTML viewer',
-  diff: 'compare two profiles: per-function deltas and a differential flame graph',
+  diff: 'compare two profiles (or sets of runs) by share of busy time; a CI gate (--fail-above)',
   merge: 'merge profiles of one kind into one (files, or a recorder store\'s windows)',
   snapshot: 'what holds the memory in a .heapsnapshot: largest objects, retainer paths, classes',
   html: 'write a self-contained HTML viewer of a profile (or of a diff of two)',

@@ -24,7 +24,8 @@ attached to a ticket) to read a .cpuprofile or .heapprofile in a browser: the fl
 graph (zoom, search, hover; icicle and left-heavy orderings), the top-down call
 tree, the bottom-up view (callers) and the flat profile, with self and total per
 function. With two profiles of the same kind, the same views of the diff: widths
-from <after>, each frame and function coloured by the change of its share.
+from <after>, each frame and function coloured by the change of its share (of busy
+time, the total without (idle), by default: cprof diff's rule).
 A .heapsnapshot: its classes (count, shallow and retained size), their largest
 objects and the retainer tree of a selected object (docs/viewer.md).
 

@@ -86,6 +86,7 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_string(env, obj, "title", &in->title) != 0 || opt_double(env, obj, "top", &top) != 0 ||
       opt_double(env, obj, "cut", &cut) != 0 || opt_string(env, obj, "focus", &in->focus) != 0 ||
       opt_bool(env, obj, "text", &in->want.text) != 0 ||
+      opt_bool(env, obj, "diffJson", &in->opts.diff_json) != 0 ||
       opt_bool(env, obj, "needSamples", &in->want.need_samples) != 0 ||
       opt_bool(env, obj, "keepExisting", &in->opts.keep_existing) != 0 ||
       opt_string(env, obj, "main", &in->main) != 0 ||

@@ -1,7 +1,7 @@
 /* Diff of two profiles of the same kind: a per-function table and a
  * differential flame graph. Profiles of different lengths are compared by
  * shares: each function's self (or total) as a percentage of its own
- * profile's total, so a 10 s profile and a 30 s one compare fairly. The
+ * profile's busy time, so a 10 s profile and a 30 s one compare fairly. The
  * file writers of every diff output (the HTML one included) are here too. */
 #include "diff.h"
 
@@ -34,21 +34,38 @@ static int merged_tree(cprof__tree_t *t, const cprof_profile_t *a, const cprof_p
 
 typedef struct {
   int64_t self[2], total[2];
-  double key; /* change of self share, percentage points */
+  uint64_t count[2]; /* samples whose leaf is the function (CPU) */
+  double key;        /* change of self share of busy time, percentage points */
   uint32_t fn;
 } drow_t;
 
-/* Per-function self and total in both slots; a recursive function's total
- * counts each sample once (only its outermost nodes add). */
+/* What the shares are of. A CPU profile's busy time is its total without
+ * (idle): V8 samples a waiting event loop as (idle), which is no code's
+ * time, and speedscope leaves it out too (DevTools files it as Idle).
+ * (program) and (garbage collector) are CPU work: they stay in, and in the
+ * ranking. A heap profile has no idle: busy is its total. */
+typedef struct {
+  int64_t busy[2], idle[2];
+  uint64_t busy_samples[2], idle_samples[2];
+} busy_t;
+
+static int is_root(const cprof_frame_t *fr) {
+  return fr->url[0] == '\0' && strcmp(fr->name, "(root)") == 0;
+}
+
+/* Per-function self, self samples and total in both slots; a recursive
+ * function's total counts each sample once (only its outermost nodes add). */
 static int fn_sums(const cprof__tree_t *t, drow_t *rows) {
   uint32_t *on_stack = calloc((size_t)t->nfns + 1, sizeof(*on_stack));
   if (on_stack == NULL) return CPROF_ENOMEM;
   for (uint32_t i = 0; i < t->nfns; i++)
     rows[i] = (drow_t){.fn = i};
   for (uint32_t i = 0; i < t->nnodes; i++)
-    for (int s = 0; s < 2; s++)
-      rows[t->nodes[i].fn].self[s] =
-          cprof__sat_add(rows[t->nodes[i].fn].self[s], t->nodes[i].self[s]);
+    for (int s = 0; s < 2; s++) {
+      drow_t *r = &rows[t->nodes[i].fn];
+      r->self[s] = cprof__sat_add(r->self[s], t->nodes[i].self[s]);
+      r->count[s] += t->nodes[i].count[s];
+    }
   uint32_t cur = 0;
   for (;;) {
     const cprof__tnode_t *n = &t->nodes[cur];
@@ -78,25 +95,49 @@ static int drow_cmp(const void *va, const void *vb) {
   return a->fn < b->fn ? -1 : a->fn > b->fn;
 }
 
-static int table(FILE *f, const cprof__tree_t *t, const cprof_export_opts_t *o) {
+/* The rows of the functions in either profile but (root) and (idle), by
+ * the change of their share of busy time, the largest first; *n of them,
+ * and the busy time in *b. NULL when out of memory. */
+static drow_t *ranked(const cprof__tree_t *t, uint32_t *n, busy_t *b, int *err) {
   drow_t *rows = malloc(((size_t)t->nfns + 1) * sizeof(*rows));
-  char v0[64], v1[64];
-  int err = 0;
-  if (rows == NULL) return CPROF_ENOMEM;
-  if ((err = fn_sums(t, rows)) != 0) {
-    free(rows);
-    return err;
+  *n = 0;
+  *b = (busy_t){{t->total[0], t->total[1]}, {0, 0}, {t->samples[0], t->samples[1]}, {0, 0}};
+  if (rows == NULL) {
+    *err = CPROF_ENOMEM;
+    return NULL;
   }
-  uint32_t n = 0;
+  if ((*err = fn_sums(t, rows)) != 0) {
+    free(rows);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < t->nfns; i++)
+    if (t->fns[i].kind == CPROF__KIND_IDLE)
+      for (int s = 0; s < 2; s++) {
+        b->idle[s] += rows[i].self[s];
+        b->idle_samples[s] += rows[i].count[s];
+      }
+  for (int s = 0; s < 2; s++) {
+    b->busy[s] = t->total[s] - b->idle[s];
+    b->busy_samples[s] = t->samples[s] - b->idle_samples[s];
+  }
   for (uint32_t i = 0; i < t->nfns; i++) {
     drow_t *r = &rows[i];
-    const cprof_frame_t *fr = t->fns[r->fn].frame;
-    if (fr->url[0] == '\0' && strcmp(fr->name, "(root)") == 0) continue;
+    if (is_root(t->fns[r->fn].frame) || t->fns[r->fn].kind == CPROF__KIND_IDLE) continue;
     if (r->total[0] == 0 && r->total[1] == 0) continue;
-    r->key = cprof__pct(r->self[1], t->total[1]) - cprof__pct(r->self[0], t->total[0]);
-    rows[n++] = *r;
+    r->key = cprof__pct(r->self[1], b->busy[1]) - cprof__pct(r->self[0], b->busy[0]);
+    rows[(*n)++] = *r;
   }
-  qsort(rows, n, sizeof(*rows), drow_cmp);
+  qsort(rows, *n, sizeof(*rows), drow_cmp);
+  return rows;
+}
+
+static int table(FILE *f, const cprof__tree_t *t, const cprof_export_opts_t *o) {
+  char v0[64], v1[64], b0[64], b1[64];
+  int err = 0, cpu = t->kind == CPROF_KIND_CPU;
+  uint32_t n;
+  busy_t b;
+  drow_t *rows = ranked(t, &n, &b, &err);
+  if (rows == NULL) return err;
   unsigned top = o->top ? o->top : TOP_DEFAULT;
   if (n > top) n = top;
   /* names and the title come from files: escaped for the terminal */
@@ -105,20 +146,31 @@ static int table(FILE *f, const cprof__tree_t *t, const cprof_export_opts_t *o) 
     err = CPROF_EIO;
   cprof__fmt_value(v0, sizeof(v0), t->kind, t->total[0]);
   cprof__fmt_value(v1, sizeof(v1), t->kind, t->total[1]);
+  cprof__fmt_value(b0, sizeof(b0), t->kind, b.busy[0]);
+  cprof__fmt_value(b1, sizeof(b1), t->kind, b.busy[1]);
+  if (cpu ? fprintf(f,
+                    "before: %" PRIu64 " samples, %s, busy %s; after: %" PRIu64
+                    " samples, %s, busy %s\n"
+                    "Shares are %% of each profile's busy time (its total without (idle), which "
+                    "is waiting, not code); pts = percentage points.\n",
+                    t->samples[0], v0, b0, t->samples[1], v1, b1) < 0
+          : fprintf(f,
+                    "before: %" PRIu64 " samples, %s; after: %" PRIu64 " samples, %s\n"
+                    "Shares are %% of each profile's own total; pts = percentage points.\n",
+                    t->samples[0], v0, t->samples[1], v1) < 0)
+    err = CPROF_EIO;
   if (fprintf(f,
-              "before: %" PRIu64 " samples, %s; after: %" PRIu64 " samples, %s\n"
-              "Shares are %% of each profile's own total; pts = percentage points.\n"
               "Top %" PRIu32 " functions by change of self share:\n\n"
               "%13s %13s %8s %8s %8s  %8s %8s %8s  %s\n",
-              t->samples[0], v0, t->samples[1], v1, n, "self before", "self after", "self%",
-              "self%", "change", "total%", "total%", "change", "function") < 0 ||
+              n, "self before", "self after", "self%", "self%", "change", "total%", "total%",
+              "change", "function") < 0 ||
       fprintf(f, "%13s %13s %8s %8s %8s  %8s %8s %8s\n", "", "", "before", "after", "pts", "before",
               "after", "pts") < 0)
     err = CPROF_EIO;
   for (uint32_t i = 0; i < n && !err; i++) {
     const drow_t *r = &rows[i];
-    double sb = cprof__pct(r->self[0], t->total[0]), sa = cprof__pct(r->self[1], t->total[1]);
-    double tb = cprof__pct(r->total[0], t->total[0]), ta = cprof__pct(r->total[1], t->total[1]);
+    double sb = cprof__pct(r->self[0], b.busy[0]), sa = cprof__pct(r->self[1], b.busy[1]);
+    double tb = cprof__pct(r->total[0], b.busy[0]), ta = cprof__pct(r->total[1], b.busy[1]);
     cprof__fmt_value(v0, sizeof(v0), t->kind, r->self[0]);
     cprof__fmt_value(v1, sizeof(v1), t->kind, r->self[1]);
     if (fprintf(f, "%13s %13s %7.2f%% %7.2f%% %+8.2f  %7.2f%% %7.2f%% %+8.2f  ", v0, v1, sb, sa,
@@ -131,6 +183,74 @@ static int table(FILE *f, const cprof__tree_t *t, const cprof_export_opts_t *o) 
   return fflush(f) != 0 || ferror(f) ? CPROF_EIO : 0;
 }
 
+/* A JSON string; a byte that is not UTF-8 becomes U+FFFD. */
+static int json_str(FILE *f, const char *s) {
+  const unsigned char *u = (const unsigned char *)s;
+  uint32_t cp;
+  if (fputc('"', f) == EOF) return -1;
+  while (*u) {
+    size_t n = cprof__utf8_next(u, &cp);
+    int rc;
+    if (n == 0) {
+      rc = fputs("\\ufffd", f);
+      n = 1;
+    } else if (cp == '"' || cp == '\\') {
+      rc = fprintf(f, "\\%c", (char)cp);
+    } else if (cp < 0x20 || cp == 0x7f) {
+      rc = fprintf(f, "\\u%04" PRIx32, cp);
+    } else {
+      rc = fwrite(u, 1, n, f) == n ? 0 : EOF;
+    }
+    if (rc < 0) return -1;
+    u += n;
+  }
+  return fputc('"', f) == EOF ? -1 : 0;
+}
+
+static int json_pair_i64(FILE *f, const char *key, int64_t a, int64_t b) {
+  return fprintf(f, ",\"%s\":[%" PRId64 ",%" PRId64 "]", key, a, b) < 0 ? -1 : 0;
+}
+
+/* Every ranked function (not only --top) with its figures in both
+ * profiles, for the CLI's gate and summaries (lib/cli/diff.js):
+ * {"kind","samples","total","busy","busySamples","idle","idleSamples",
+ *  "functions":[{"name","url","line","label","self","total","selfSamples"}]},
+ * each figure a [before, after] pair; line is 1-based (0: none). */
+static int json_rows(FILE *f, const cprof__tree_t *t) {
+  uint32_t n;
+  busy_t b;
+  int err = 0, bad = 0;
+  drow_t *rows = ranked(t, &n, &b, &err);
+  if (rows == NULL) return err;
+  bad |= fprintf(f, "{\"kind\":\"%s\"", t->kind == CPROF_KIND_CPU ? "cpu" : "heap") < 0;
+  bad |= json_pair_i64(f, "samples", (int64_t)t->samples[0], (int64_t)t->samples[1]);
+  bad |= json_pair_i64(f, "total", t->total[0], t->total[1]);
+  bad |= json_pair_i64(f, "busy", b.busy[0], b.busy[1]);
+  bad |= json_pair_i64(f, "busySamples", (int64_t)b.busy_samples[0], (int64_t)b.busy_samples[1]);
+  bad |= json_pair_i64(f, "idle", b.idle[0], b.idle[1]);
+  bad |= json_pair_i64(f, "idleSamples", (int64_t)b.idle_samples[0], (int64_t)b.idle_samples[1]);
+  bad |= fputs(",\"functions\":[", f) == EOF;
+  for (uint32_t i = 0; i < n && !bad; i++) {
+    const drow_t *r = &rows[i];
+    const cprof__fn_t *fn = &t->fns[r->fn];
+    bad |= fputs(i ? ",{\"name\":" : "{\"name\":", f) == EOF;
+    bad |= json_str(f, fn->frame->name[0] ? fn->frame->name : "(anonymous)");
+    bad |= fputs(",\"url\":", f) == EOF;
+    bad |= json_str(f, cprof__short_url(fn->frame->url));
+    bad |= fprintf(f, ",\"line\":%" PRId64 ",\"label\":",
+                   fn->frame->line >= 0 ? (int64_t)fn->frame->line + 1 : 0) < 0;
+    bad |= json_str(f, fn->label);
+    bad |= json_pair_i64(f, "self", r->self[0], r->self[1]);
+    bad |= json_pair_i64(f, "total", r->total[0], r->total[1]);
+    bad |= json_pair_i64(f, "selfSamples", (int64_t)r->count[0], (int64_t)r->count[1]);
+    bad |= fputc('}', f) == EOF;
+  }
+  bad |= fputs("]}\n", f) == EOF;
+  free(rows);
+  if (bad) return CPROF_EIO;
+  return fflush(f) != 0 || ferror(f) ? CPROF_EIO : 0;
+}
+
 int cprof_diff_text(const cprof_profile_t *before, const cprof_profile_t *after,
                     const cprof_export_opts_t *o, FILE *f) {
   static const cprof_export_opts_t defaults = {0};
@@ -138,7 +258,8 @@ int cprof_diff_text(const cprof_profile_t *before, const cprof_profile_t *after,
   if (f == NULL) return CPROF_EINVAL;
   int rc = merged_tree(&t, before, after);
   if (rc != 0) return rc;
-  rc = table(f, &t, o ? o : &defaults);
+  if (!o) o = &defaults;
+  rc = o->diff_json ? json_rows(f, &t) : table(f, &t, o);
   cprof__tree_free(&t);
   return rc;
 }

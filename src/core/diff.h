@@ -10,7 +10,10 @@
 #include "profile.h"
 
 /* Per-function table: self and total before and after, as shares of each
- * profile's total and in the unit, sorted by the change of self share. */
+ * profile's busy time (CPU: the total without (idle); heap: the total) and
+ * in the unit, sorted by the change of self share; (idle) is not ranked.
+ * With o->diff_json, every ranked function's figures as one JSON object
+ * instead (diff.c's json_rows says its shape). */
 int cprof_diff_text(const cprof_profile_t *before, const cprof_profile_t *after,
                     const cprof_export_opts_t *o, FILE *f);
 

@@ -62,6 +62,7 @@ typedef struct {
   int pprof_lines;         /* pprof CPU: one Location per line, not per function */
   const cprof_source_texts_t *source_texts; /* the line views' source when the file is not on
                                                disk (a map's sourcesContent); NULL: none */
+  int diff_json; /* cprof_diff_text: every function's figures as JSON, not the table (diff.h) */
 } cprof_export_opts_t;
 
 /* The writers; each takes opts (NULL = all defaults). */

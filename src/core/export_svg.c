@@ -52,6 +52,7 @@ typedef struct {
   uint32_t nitems, cap;
   uint32_t max_depth;
   double max_delta; /* diff: the largest |change of self share| drawn */
+  int64_t busy[2];  /* diff: what shares are of, the total without (idle) (diff.c's rule) */
 } layout_t;
 
 static int add_item(layout_t *L, item_t it) {
@@ -67,9 +68,12 @@ static int add_item(layout_t *L, item_t it) {
   return 0;
 }
 
-static double self_delta(const cprof__tree_t *t, const cprof__tnode_t *n) {
-  double before = t->total[0] > 0 ? (double)n->self[0] / (double)t->total[0] : 0.0;
-  double after = t->total[1] > 0 ? (double)n->self[1] / (double)t->total[1] : 0.0;
+/* The change of n's self share of busy time; (idle) has none (grey). */
+static double self_delta(const layout_t *L, const cprof__tnode_t *n) {
+  const cprof__tree_t *t = L->t;
+  if (t->fns[n->fn].kind == CPROF__KIND_IDLE) return 0.0;
+  double before = L->busy[0] > 0 ? (double)n->self[0] / (double)L->busy[0] : 0.0;
+  double after = L->busy[1] > 0 ? (double)n->self[1] / (double)L->busy[1] : 0.0;
   return after - before;
 }
 
@@ -98,7 +102,7 @@ static int layout_children(layout_t *L, const item_t *parent, uint32_t *stack, u
       if ((rc = add_item(L, (item_t){c, depth, 1, x, w})) != 0) return rc;
       stack[(*top)++] = L->nitems - 1;
       if (L->diff) {
-        double d = fabs(self_delta(t, &t->nodes[c]));
+        double d = fabs(self_delta(L, &t->nodes[c]));
         if (d > L->max_delta) L->max_delta = d;
       }
     }
@@ -267,7 +271,7 @@ static void put_title(out_t *o, const layout_t *L, const item_t *it) {
   static const char *what[2] = {"self", "total"};
   for (int k = 0; k < 2; k++) {
     const int64_t *v = k == 0 ? n->self : n->total;
-    double before = cprof__pct(v[0], t->total[0]), after = cprof__pct(v[1], t->total[1]);
+    double before = cprof__pct(v[0], L->busy[0]), after = cprof__pct(v[1], L->busy[1]);
     putf(o, "&#10;%s ", what[k]);
     put_value(o, t->kind, v[0]);
     put(o, " \xE2\x86\x92 "); /* → */
@@ -286,7 +290,7 @@ static void put_frame(out_t *o, const layout_t *L, const item_t *it, int img_h) 
     const cprof__tnode_t *n = &t->nodes[it->node];
     label = t->fns[n->fn].label;
     if (L->diff)
-      diff_rgb(self_delta(t, n), L->max_delta, rgb);
+      diff_rgb(self_delta(L, n), L->max_delta, rgb);
     else
       kind_rgb(node_kind(t, it->node), label_hash(label), rgb);
   }
@@ -475,7 +479,11 @@ static void put_subtitle(out_t *o, const layout_t *L, const cprof_export_opts_t 
     put_value(o, t->kind, t->total[0]);
     put(o, ", after ");
     put_value(o, t->kind, t->total[1]);
-    put(o, " \xC2\xB7 width: after \xC2\xB7 colour: change of self share (red grew, blue shrank)");
+    put(o, t->kind == CPROF_KIND_CPU
+               ? " \xC2\xB7 width: after \xC2\xB7 colour: change of self share of busy time, "
+                 "without (idle) (red grew, blue shrank)"
+               : " \xC2\xB7 width: after \xC2\xB7 colour: change of self share (red grew, blue "
+                 "shrank)");
   } else {
     putf(o, "%" PRIu64 " samples, ", t->samples[0]);
     put_value(o, t->kind, t->total[0]);
@@ -491,9 +499,13 @@ static void put_subtitle(out_t *o, const layout_t *L, const cprof_export_opts_t 
 
 int cprof__svg_write(FILE *f, const cprof__tree_t *t, int diff, const cprof_export_opts_t *opts) {
   static const cprof_export_opts_t defaults = {0};
-  layout_t L = {.t = t, .slot = diff ? 1 : 0, .diff = diff};
+  layout_t L = {.t = t, .slot = diff ? 1 : 0, .diff = diff, .busy = {t->total[0], t->total[1]}};
   out_t o = {f, 0};
   if (opts == NULL) opts = &defaults;
+  for (uint32_t i = 0; diff && i < t->nnodes; i++)
+    if (t->fns[t->nodes[i].fn].kind == CPROF__KIND_IDLE)
+      for (int s = 0; s < 2; s++)
+        L.busy[s] -= t->nodes[i].self[s];
   int rc = layout(&L);
   if (rc != 0) {
     free(L.items);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* strndup, memmem */
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cjson/cJSON.h>
 #include <zlib.h>
 
 #include "helpers.h"
@@ -858,11 +859,39 @@ static void diff_table_and_svg(void **state) {
   assert_int_equal(cprof_diff_text(a, b, &o, f), 0);
   char *text = slurp(f, &len);
   fclose(f);
-  assert_non_null(strstr(text, "a → b\nbefore: 7 samples, 1.00 ms; after: 7 samples, 1.30 ms"));
-  /* work: 550 of 1000 (55%) → 850 of 1300 (65.38%), the biggest change, first */
+  assert_non_null(strstr(text, "a → b\nbefore: 7 samples, 1.00 ms, busy 0.90 ms; after: 7 samples, "
+                               "1.30 ms, busy 1.20 ms\nShares are % of each profile's busy time"));
+  /* shares of busy time (the total without (idle)'s 100 µs): work: 550 of 900 (61.11%) → 850 of
+   * 1200 (70.83%), the biggest change, first */
   const char *row = strstr(text, "work<T>");
   assert_non_null(row);
-  assert_non_null(strstr(text, "0.55 ms       0.85 ms   55.00%   65.38%   +10.38"));
+  assert_non_null(strstr(text, "0.55 ms       0.85 ms   61.11%   70.83%    +9.72"));
+  assert_null(strstr(text, "  (idle)\n"));                  /* waiting is not ranked: no row */
+  assert_non_null(strstr(text, "  (garbage collector)\n")); /* GC is CPU work: a row */
+  free(text);
+  /* diff_json: every ranked function, busy time and samples per side */
+  f = tmpfile();
+  assert_non_null(f);
+  o.diff_json = 1;
+  assert_int_equal(cprof_diff_text(a, b, &o, f), 0);
+  o.diff_json = 0;
+  text = slurp(f, &len);
+  fclose(f);
+  cJSON *j = cJSON_Parse(text);
+  assert_non_null(j);
+  assert_string_equal(cJSON_GetObjectItem(j, "kind")->valuestring, "cpu");
+  assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "busy"), 0)->valuedouble, 900);
+  assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "idle"), 1)->valuedouble, 100);
+  assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "busySamples"), 0)->valuedouble, 6);
+  const cJSON *fns = cJSON_GetObjectItem(j, "functions"), *first = cJSON_GetArrayItem(fns, 0);
+  assert_string_equal(cJSON_GetObjectItem(first, "name")->valuestring, "work<T>&'x';y");
+  assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(first, "self"), 1)->valuedouble, 850);
+  const cJSON *fn;
+  cJSON_ArrayForEach(fn, fns) {
+    assert_string_not_equal(cJSON_GetObjectItem(fn, "name")->valuestring, "(idle)");
+    assert_string_not_equal(cJSON_GetObjectItem(fn, "name")->valuestring, "(root)");
+  }
+  cJSON_Delete(j);
   free(text);
   f = tmpfile();
   assert_int_equal(cprof_diff_svg(a, b, &o, f), 0);
@@ -871,6 +900,13 @@ static void diff_table_and_svg(void **state) {
   assert_non_null(strstr(text, "Differential flame graph: a \xE2\x86\x92 b"));
   assert_non_null(strstr(text, "fill=\"rgb(255,0,0)\"")); /* the largest growth: full red */
   assert_non_null(strstr(text, ",255)\""));               /* something shrank: blue */
+  /* (idle) has no share of busy time: grey, and the subtitle says what shares are of */
+  const char *idle = strstr(text, "<title>(idle)");
+  int r, g, bl;
+  assert_non_null(idle);
+  assert_int_equal(sscanf(strstr(idle, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &bl), 3);
+  assert_true(r == g && g == bl);
+  assert_non_null(strstr(text, "change of self share of busy time"));
   free(text);
   cprof_profile_t *h = parse_file(CPROF_FIXTURES "/small.heapprofile");
   f = tmpfile();

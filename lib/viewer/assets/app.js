@@ -8,8 +8,8 @@ function figures (m) {
   add('Profile', (cpu ? 'CPU' : 'heap') + (m.diff ? ' diff' : ''))
   if (d.durationUs > 0) add('Duration', fmtValue(d.durationUs, 'us'))
   if (m.diff) {
-    add('Before', `${fmtValue(m.grand[0], m.unit)}, ${fmtCount(d.samples[0])} samples`)
-    add('After', `${fmtValue(m.grand[1], m.unit)}, ${fmtCount(d.samples[1])} samples`)
+    add('Before', `${fmtValue(m.grand[0], m.unit)}` + (cpu ? `, busy ${fmtValue(m.busy[0], m.unit)}` : '') + `, ${fmtCount(d.samples[0])} samples`)
+    add('After', `${fmtValue(m.grand[1], m.unit)}` + (cpu ? `, busy ${fmtValue(m.busy[1], m.unit)}` : '') + `, ${fmtCount(d.samples[1])} samples`)
   } else {
     add(cpu ? 'Sampled time' : 'Sampled size', fmtValue(m.grand[0], m.unit))
     add('Samples', fmtCount(d.samples[0]))
@@ -18,8 +18,9 @@ function figures (m) {
   else if (cpu && d.samples[m.main] > 0 && d.durationUs > 0) add('Interval', '~' + (d.durationUs / d.samples[m.main] / 1000).toFixed(2) + ' ms (mean)')
   if (cpu) {
     for (const [k, name] of [['Idle', '(idle)'], ['Program', '(program)'], ['GC', '(garbage collector)']]) {
-      const v = specialShare(m, name, m.main)
-      add(k, v.pct.toFixed(1) + '%' + (m.diff ? ` (before ${specialShare(m, name, 0).pct.toFixed(1)}%)` : ''))
+      // of the total whatever the percentages below are of: (idle) is no share of busy time
+      const pct = (s) => (m.grand[s] ? 100 * specialShare(m, name, s).v / m.grand[s] : 0).toFixed(1) + '%'
+      add(k, pct(m.main) + ' of total' + (m.diff ? ` (before ${pct(0)})` : ''))
     }
   } else {
     // A .heapprofile holds no per-sample mark of collected or live (V8's
@@ -39,7 +40,7 @@ function figures (m) {
 
 function legend (m, box) {
   const items = m.diff
-    ? [['hsl(6, 85%, 52%)', 'grew (share of the total, after vs before)'], ['hsl(218, 85%, 52%)', 'shrank'], ['hsl(220, 8%, 86%)', 'unchanged'], ['#d63ad6', 'search match']]
+    ? [['hsl(6, 85%, 52%)', 'grew (share, after vs before)'], ['hsl(218, 85%, 52%)', 'shrank'], ['hsl(220, 8%, 86%)', 'unchanged'], ['#d63ad6', 'search match']]
     : [['hsl(22, 72%, 58%)', 'application'], ['hsl(85, 48%, 50%)', 'node_modules'], ['hsl(210, 55%, 63%)', 'Node.js'], ['hsl(0, 0%, 72%)', 'V8 / native'], ['hsl(0, 0%, 86%)', '(idle)'], ['#d63ad6', 'search match']]
   for (const [c, t] of items) {
     const s = el('span')
@@ -54,10 +55,11 @@ function legend (m, box) {
 function tipText (m, i) {
   const f = m.fn[i]
   const s = m.main
-  const lines = [`total ${fmtValue(m.total[s][i], m.unit)} (${fmtPct(m.total[s][i], m.grand[s])}), self ${fmtValue(m.self[s][i], m.unit)} (${fmtPct(m.self[s][i], m.grand[s])})`]
+  const lines = [`total ${fmtValue(m.total[s][i], m.unit)} (${fmtPct(m.total[s][i], m.denom[s])}), self ${fmtValue(m.self[s][i], m.unit)} (${fmtPct(m.self[s][i], m.denom[s])})`]
   if (m.diff) {
-    lines.push(`before: total ${fmtPct(m.total[0][i], m.grand[0])}, self ${fmtPct(m.self[0][i], m.grand[0])}; change ${fmtPts(share(m, m.total[1][i], 1) - share(m, m.total[0][i], 0))} (total)`)
+    lines.push(`before: total ${fmtPct(m.total[0][i], m.denom[0])}, self ${fmtPct(m.self[0][i], m.denom[0])}; change ${fmtPts(share(m, m.total[1][i], 1) - share(m, m.total[0][i], 0))} (total)`)
   }
+  lines.push(pctOfText(m))
   return { name: m.fns.name[f], url: m.fns.url[f] ? m.fns.url[f] + (m.fns.line[f] ? ':' + m.fns.line[f] : '') : '', lines }
 }
 
@@ -74,6 +76,10 @@ function main () {
   const range = applyRange(d, td, wantedRange(td))
   phase('time')
   const m = buildModel(d)
+  // A diff compares code: its shares are of busy time by default, as cprof
+  // diff's are; a profile's page starts with the total. (CPU only: a heap
+  // profile has no idle.)
+  if (d.kind === 'cpu' && m.diff) setPctOf(m, 'busy')
   phase('model')
   showHeader(d.title || 'cprof profile', figures(m))
   legend(m, document.getElementById('legend'))
@@ -157,8 +163,23 @@ function main () {
     const match = matcher(search.value)
     const r = flame.search(match)
     views.flat.setMatch(match)
-    info.textContent = !search.value.trim() ? '' : !r ? 'not a valid search' : `${r.fns} function${r.fns === 1 ? '' : 's'}, ${fmtPct(r.covered, m.grand[m.main])} of the total`
+    info.textContent = !search.value.trim() ? '' : !r ? 'not a valid search' : `${r.fns} function${r.fns === 1 ? '' : 's'}, ${fmtPct(r.covered, m.denom[m.main])} of the ${m.pctOf === 'busy' ? 'busy time' : 'total'}`
   })
+  const pctOf = document.getElementById('pct-of')
+  if (d.kind === 'cpu') {
+    pctOf.value = m.pctOf
+    pctOf.title = pctOfText(m)
+    document.getElementById('pct-of-label').hidden = false
+    pctOf.addEventListener('change', () => {
+      setPctOf(m, pctOf.value)
+      pctOf.title = pctOfText(m)
+      flame.recolour()
+      for (const name of ['topdown', 'bottomup']) views[name].view.render()
+      views.flat.render()
+      search.dispatchEvent(new Event('input'))
+      zoomed(flame.state.zoom)
+    })
+  }
   document.getElementById('order').addEventListener('change', (e) => flame.setOrder(e.target.value))
   document.getElementById('layout').addEventListener('change', (e) => flame.setLayout(e.target.value))
   document.getElementById('reset').addEventListener('click', () => flame.zoom(0))

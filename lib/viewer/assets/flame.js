@@ -57,7 +57,11 @@ function nodeColourer (m, colours) {
 
 function frameColour (m, i, f) {
   if (m.diff) {
-    const t0 = m.total[0][i]; const t1 = m.total[1][i]
+    // Of busy time, (idle) is no share (grey) and the root is the whole busy time.
+    const busy = m.pctOf === 'busy'
+    if (busy && m.fns.kind[f] === 4) return 'hsl(220, 8%, 86%)'
+    const t0 = busy && i === 0 ? m.busy[0] : m.total[0][i]
+    const t1 = busy && i === 0 ? m.busy[1] : m.total[1][i]
     const d = share(m, t1, 1) - share(m, t0, 0)
     const a = Math.min(1, Math.abs(d) / 4)
     if (a < 0.02) return 'hsl(220, 8%, 86%)'
@@ -75,7 +79,7 @@ function kindColour (kind, name) {
 function createFlame (m, canvas, opts) {
   const state = { zoom: 0, order: 'alpha', layout: 'flame', match: null, matched: null, hover: -1, selectedFn: -1 }
   const xs = {}
-  const colourOf = nodeColourer(m, colourTable(m))
+  let colourOf = nodeColourer(m, colourTable(m))
   let rows = [] // per drawn level: [x0, x1, node, ...]
   const span = Math.min(m.maxDepth, LEVELS - 1) // drawn levels - 1
   let lo = 0 // the shallowest level drawn
@@ -215,6 +219,8 @@ function createFlame (m, canvas, opts) {
     setOrder (o) { state.order = o; draw() },
     setLayout (l) { state.layout = l; draw(); toRoot() },
     selectFn (f) { state.selectedFn = f; draw() },
+    // After the shares' denominator changed (a diff's colours are changes of share).
+    recolour () { colourOf = nodeColourer(m, colourTable(m)); draw() },
     // Where node i was drawn (CSS px in the canvas), or null: for tests.
     rectOf (i) {
       const list = rows[m.depth[i] - lo] || []

@@ -31,9 +31,11 @@ function createFlatView (m, container, onSelect) {
   const thead = el('thead')
   const hr = el('tr')
   for (const c of cols) {
-    const th = el('th', 'sortable', c.title)
+    const pct = /%|before|change/i.test(c.title)
+    const th = el('th', 'sortable' + (pct ? ' pct' : ''), c.title)
     th.dataset.sort = c.key
-    th.title = 'Sort by ' + c.title.toLowerCase()
+    th.dataset.sortTitle = 'Sort by ' + c.title.toLowerCase()
+    th.title = th.dataset.sortTitle
     hr.appendChild(th)
   }
   hr.appendChild(el('th', 'fn', 'Function'))
@@ -48,10 +50,10 @@ function createFlatView (m, container, onSelect) {
     switch (c.key) {
       case 'self': text = fmtValue(m.fnSelf[s][f], m.unit); break
       case 'total': text = fmtValue(m.fnTotal[s][f], m.unit); break
-      case 'selfPct': text = fmtPct(m.fnSelf[s][f], m.grand[s]); break
-      case 'totalPct': text = fmtPct(m.fnTotal[s][f], m.grand[s]); break
-      case 'selfBefore': text = fmtPct(m.fnSelf[0][f], m.grand[0]); break
-      case 'totalBefore': text = fmtPct(m.fnTotal[0][f], m.grand[0]); break
+      case 'selfPct': text = fmtPct(m.fnSelf[s][f], m.denom[s]); break
+      case 'totalPct': text = fmtPct(m.fnTotal[s][f], m.denom[s]); break
+      case 'selfBefore': text = fmtPct(m.fnSelf[0][f], m.denom[0]); break
+      case 'totalBefore': text = fmtPct(m.fnTotal[0][f], m.denom[0]); break
       default: {
         const v = d(c.key === 'selfChange' ? m.fnSelf : m.fnTotal, f)
         text = fmtPts(v)
@@ -63,7 +65,8 @@ function createFlatView (m, container, onSelect) {
 
   function render () {
     const col = cols.find((c) => c.key === sortKey)
-    const rows = fns.slice().sort((a, b) => col.get(b) - col.get(a) || a - b)
+    // Of busy time, (idle) is not a share: not ranked (cprof diff leaves it out too).
+    const rows = fns.filter((f) => m.pctOf !== 'busy' || m.fns.kind[f] !== 4).sort((a, b) => col.get(b) - col.get(a) || a - b)
     let shown = rows.slice(0, FLAT_ROWS)
     if (selected >= 0 && !shown.includes(selected) && rows.includes(selected)) shown = [...shown, selected]
     const frag = document.createDocumentFragment()
@@ -81,7 +84,10 @@ function createFlatView (m, container, onSelect) {
       frag.appendChild(tr)
     }
     tbody.replaceChildren(frag)
-    for (const th of hr.children) th.classList.toggle('sorted', th.dataset.sort === sortKey)
+    for (const th of hr.children) {
+      th.classList.toggle('sorted', th.dataset.sort === sortKey)
+      if (th.classList.contains('pct')) th.title = th.dataset.sortTitle + '. ' + pctOfText(m)
+    }
     note.textContent = `Flat profile: ${fmtCount(rows.length)} functions` + (rows.length > FLAT_ROWS ? `, the first ${FLAT_ROWS} shown` : '') +
       '. Click a column to sort, a function to focus it in the flame graph and the trees.'
   }

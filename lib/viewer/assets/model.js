@@ -50,6 +50,16 @@ function buildModel (d) {
     fnSelf, fnTotal, fnNodes, unit: d.unit, diff: !!d.diff,
     grand: slots.map((s, k) => totals[k][0] || 0)
   }
+  // What percentages are of (setPctOf): the total, or the busy time, the
+  // total without (idle) — waiting, which speedscope leaves out too.
+  // (program) and GC are CPU work and stay in. A heap profile has no idle.
+  m.busy = m.grand.map((g, k) => {
+    let idle = 0
+    for (let f = 0; f < nf; f++) if (fns.kind[f] === 4) idle += fnSelf[k][f]
+    return g - idle
+  })
+  m.pctOf = 'total'
+  m.denom = m.grand.slice()
   // Node i's children, in file (label) order or heaviest first. In
   // depth-first order they are i + 1, then each one's subtree end: no
   // lists are built up front (50,000 small arrays cost more than the rest
@@ -68,9 +78,22 @@ function buildModel (d) {
   return m
 }
 
-// The share of a node or function in slot s: value / that slot's grand total.
+// The share of a node or function in slot s: value / that slot's total,
+// or its busy time (m.pctOf).
 function share (m, v, s) {
-  return m.grand[s] ? 100 * v / m.grand[s] : 0
+  return m.denom[s] ? 100 * v / m.denom[s] : 0
+}
+
+function setPctOf (m, which) {
+  m.pctOf = which === 'busy' ? 'busy' : 'total'
+  for (let k = 0; k < m.grand.length; k++) m.denom[k] = m.pctOf === 'busy' ? m.busy[k] : m.grand[k]
+}
+
+// What a percentage is of, in words (column tooltips, the toolbar).
+function pctOfText (m) {
+  return m.pctOf === 'busy'
+    ? '% of busy time: the total without (idle), which is waiting, not code'
+    : '% of the total' + (m.unit === 'us' ? ' sampled time, (idle) included' : ' sampled size')
 }
 
 // Special frames V8 adds: (idle), (program), (garbage collector).

@@ -36,7 +36,7 @@ function valueCells (m, tr, v, withBar) {
   if (withBar) td.appendChild(bar(share(m, v[s], s)))
   td.appendChild(document.createTextNode(fmtValue(v[s], m.unit)))
   tr.appendChild(td)
-  tr.appendChild(el('td', 'num', fmtPct(v[s], m.grand[s])))
+  tr.appendChild(el('td', 'num', fmtPct(v[s], m.denom[s])))
   if (m.diff) {
     const d = share(m, v[1], 1) - share(m, v[0], 0)
     tr.appendChild(el('td', 'num ' + (d > 0.005 ? 'grew' : d < -0.005 ? 'shrank' : ''), fmtPts(d)))
@@ -55,7 +55,10 @@ function createTreeView (m, container, source, onSelect) {
   const table = el('table')
   const thead = el('thead')
   const hr = el('tr')
-  for (const c of source.columns) hr.appendChild(el('th', c.cls || '', c.title))
+  for (const c of source.columns) {
+    const pct = /%|change/.test(c.title)
+    hr.appendChild(el('th', (c.cls || '') + (pct ? ' pct' : ''), c.title))
+  }
   thead.appendChild(hr)
   const tbody = el('tbody')
   table.appendChild(thead)
@@ -110,6 +113,7 @@ function createTreeView (m, container, source, onSelect) {
   }
 
   function render () {
+    for (const th of hr.querySelectorAll('th.pct')) th.title = pctOfText(m)
     count = 0
     bases.clear()
     const frag = document.createDocumentFragment()
@@ -177,7 +181,8 @@ function topDownSource (m) {
       return d - m.depth[i]
     },
     cells (i, tr, name) {
-      valueCells(m, tr, m.total.map((t) => t[i]), true)
+      // the root holds (idle): of busy time, the whole is the busy time
+      valueCells(m, tr, m.total.map((t, s) => i === 0 && m.pctOf === 'busy' ? m.busy[s] : t[i]), true)
       valueCells(m, tr, m.self.map((s) => s[i]))
       tr.appendChild(name)
     },

@@ -184,6 +184,11 @@ test('report, diff, convert --to txt and list print hostile names, urls, titles 
   assert.equal(d.status, 0, d.describe())
   assertNoRawControl(d.stdout + d.stderr, 'diff')
   assert.ok(d.stdout.includes(escapedLabel), d.stdout)
+  for (const args of [['--fail-above', '1', '--min-samples', '0', '--sigma', '0'], ['--format', 'md']]) {
+    const g = cli(['diff', file, file, ...args])
+    assert.equal(g.status, 0, g.describe())
+    assertNoRawControl(g.stdout + g.stderr, `diff ${args.join(' ')}`)
+  }
 
   const txt = path.join(dir, 'out.txt')
   assert.equal(cli(['convert', file, '--to', 'txt', '-o', txt]).status, 0)
