@@ -144,11 +144,12 @@ typedef struct {
 } cprof__snap_map_t;
 #define CPROF__SNAP_READ_PIECE (8u << 20) /* bytes a read(2) asks for */
 int cprof__snap_load(const char *path, cprof__snap_map_t *m, char *errbuf, size_t errlen);
-/* The same with hook(ctx, fd, done) called before each piece is read (the
- * tests' seam: a file truncated between two pieces). */
+/* The same in pieces of `piece` bytes (0: CPROF__SNAP_READ_PIECE) with
+ * hook(ctx, fd, done) called before each is read (the tests' and the
+ * fuzzer's seam: a file truncated or grown between two pieces). */
 typedef void (*cprof__snap_read_hook_t)(void *ctx, int fd, size_t done);
-int cprof__snap_load_hooked(const char *path, cprof__snap_map_t *m, cprof__snap_read_hook_t hook,
-                            void *ctx, char *errbuf, size_t errlen);
+int cprof__snap_load_hooked(const char *path, cprof__snap_map_t *m, size_t piece,
+                            cprof__snap_read_hook_t hook, void *ctx, char *errbuf, size_t errlen);
 void cprof__snap_unload(cprof__snap_map_t *m);
 void cprof__snap_release(const char *text, size_t upto);
 

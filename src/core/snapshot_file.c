@@ -41,8 +41,8 @@ static int changed(const char *path, char *errbuf, size_t errlen) {
                      path);
 }
 
-int cprof__snap_load_hooked(const char *path, cprof__snap_map_t *m, cprof__snap_read_hook_t hook,
-                            void *ctx, char *errbuf, size_t errlen) {
+int cprof__snap_load_hooked(const char *path, cprof__snap_map_t *m, size_t piece,
+                            cprof__snap_read_hook_t hook, void *ctx, char *errbuf, size_t errlen) {
   struct stat st, after;
   m->map = NULL;
   m->len = 0;
@@ -63,6 +63,7 @@ int cprof__snap_load_hooked(const char *path, cprof__snap_map_t *m, cprof__snap_
                        (long long)st.st_size);
   }
   size_t len = (size_t)st.st_size, got = 0;
+  if (piece == 0) piece = CPROF__SNAP_READ_PIECE;
   void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED) {
     close(fd);
@@ -72,7 +73,7 @@ int cprof__snap_load_hooked(const char *path, cprof__snap_map_t *m, cprof__snap_
   int rc = CPROF_OK;
   while (got < len && rc == CPROF_OK) {
     if (hook != NULL) hook(ctx, fd, got);
-    size_t want = len - got < CPROF__SNAP_READ_PIECE ? len - got : CPROF__SNAP_READ_PIECE;
+    size_t want = len - got < piece ? len - got : piece;
     ssize_t r = read(fd, (char *)map + got, want);
     if (r < 0 && errno == EINTR) continue;
     if (r < 0)
@@ -97,7 +98,7 @@ int cprof__snap_load_hooked(const char *path, cprof__snap_map_t *m, cprof__snap_
 }
 
 int cprof__snap_load(const char *path, cprof__snap_map_t *m, char *errbuf, size_t errlen) {
-  return cprof__snap_load_hooked(path, m, NULL, NULL, errbuf, errlen);
+  return cprof__snap_load_hooked(path, m, 0, NULL, NULL, errbuf, errlen);
 }
 
 void cprof__snap_unload(cprof__snap_map_t *m) {

@@ -432,7 +432,7 @@ static void file_changed_while_read(void **state) {
     shrink_t c = {path, cases[i].at, cases[i].to, 0};
     err[0] = '\0';
     m.map = (void *)1;
-    int rc = cprof__snap_load_hooked(path, &m, change_file, &c, err, sizeof err);
+    int rc = cprof__snap_load_hooked(path, &m, 0, change_file, &c, err, sizeof err);
     if (rc != CPROF_EIO) fail_msg("case %zu: rc %d (%s)", i, rc, err);
     assert_int_equal(c.changes, 1);
     assert_null(m.map);
