@@ -1,7 +1,9 @@
 // The source pane: the selected function's self time per line (V8's
 // positionTicks, split and summed by the C core: a function's lines add up
 // to its self time), a heat bar per line beside the source text read when
-// the page was made, or the line table when the file could not be read.
+// the page was made, or the line table when the file could not be read, or
+// was not shown by rule (sources.why: a link to a file that is no source,
+// a file the profile's owner could not read; issue 36).
 // Heap profiles have no lines: the pane says so.
 const LINES_SPAN = 120 // a function's lines shown as one block up to this span
 
@@ -54,7 +56,9 @@ function createLinesView (m, box) {
     const text = textOf(file)
     const url = S.url[file]
     if (url !== m.fns.url[f]) wrap.appendChild(el('div', 'note', 'in ' + url))
-    if (!text) wrap.appendChild(el('div', 'note', 'The source of ' + url + ' could not be read when this page was made: the line table alone.'))
+    const why = S.why && typeof S.why[file] === 'string' ? S.why[file] : null
+    if (!text && why) wrap.appendChild(el('div', 'note', 'source not shown: ' + url + ': ' + why + '; the line table alone.'))
+    else if (!text) wrap.appendChild(el('div', 'note', 'The source of ' + url + ' could not be read when this page was made: the line table alone.'))
     const table = el('table', 'lines')
     const hr = el('tr')
     for (const t of ['Line', '', 'Self', 'Share']) hr.appendChild(el('th', '', t))
