@@ -351,9 +351,10 @@ static int (*const LOADERS[CPROF_JOB_KINDS])(job_t *job) = {
  * original sources; the .cpuprofile/.heapprofile keep V8's frames. */
 static int map_frames(job_t *job) {
   cprof_sm_stats_t b;
-  int rc = cprof__map_frames(job->profile, &job->sm, &job->sm_stats);
+  int rc = cprof__map_frames(job->profile, job->in.opts.source_owners, &job->sm, &job->sm_stats);
   if (rc == CPROF_OK && job->profile_b &&
-      (rc = cprof__map_frames(job->profile_b, &job->sm_b, &b)) == CPROF_OK)
+      (rc = cprof__map_frames(job->profile_b, job->in.opts.source_owners, &job->sm_b, &b)) ==
+          CPROF_OK)
     cprof__add_sm_stats(&job->sm_stats, &b);
   /* The line views show an original file that is not on disk from its map. */
   if (rc == CPROF_OK) job->in.opts.source_texts = cprof_sourcemap_texts(job->sm);

@@ -27,7 +27,7 @@ typedef struct cprof_source_texts_s cprof_source_texts_t;
  * its real path (source.h). n == 0: the reader's own profile, nothing
  * checked. */
 #define CPROF_SOURCE_OWNERS_MAX 4
-typedef struct {
+typedef struct cprof_source_owners_s {
   unsigned n;
   int too_many; /* more owners than fit: no file is shown */
   uint32_t uid[CPROF_SOURCE_OWNERS_MAX];

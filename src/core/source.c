@@ -132,7 +132,8 @@ static int denied(const cprof_source_owners_t *o, const struct stat *st, unsigne
   return -1;
 }
 
-#define NOT_SHOWN(...) (snprintf(why, whylen, __VA_ARGS__), CPROF_EIO)
+#define SAY(...) (void)snprintf(why, whylen, __VA_ARGS__)
+#define NOT_SHOWN(...) (SAY(__VA_ARGS__), CPROF_EIO)
 
 /* Opens path's real file for reading: every link resolved first
  * (realpath), the real name must be source code, then each directory of
@@ -189,6 +190,37 @@ static int open_source(const char *path, const cprof_source_owners_t *owners, in
   if (dir >= 0) close(dir);
   free(real);
   return rc;
+}
+
+int cprof__source_owners_may_read(const char *path, const cprof_source_owners_t *o, char *why,
+                                  size_t whylen) {
+  if (!o || (o->n == 0 && !o->too_many)) return 1;
+  if (o->too_many)
+    return SAY("the profiles have more than %d owners, which cprof does not check",
+               CPROF_SOURCE_OWNERS_MAX),
+           0;
+  char *real = realpath(path, NULL);
+  if (!real) return SAY("it cannot be resolved: %s", strerror(errno)), 0;
+  struct stat st;
+  int who = -1;
+  for (char *sl = real; who < 0 && sl; sl = strchr(sl + 1, '/')) {
+    char keep = sl[1];
+    sl[sl == real ? 1 : 0] = '\0'; /* "/" itself, then each directory */
+    if (stat(real, &st) != 0 || (who = denied(o, &st, 1)) >= 0) {
+      if (who < 0) who = 0;
+      SAY("the profile's owner (uid %u) cannot reach it: a directory on its path is closed "
+          "to them",
+          (unsigned)o->uid[who]);
+    }
+    if (sl == real)
+      sl[1] = keep;
+    else
+      sl[0] = '/';
+  }
+  if (who < 0 && (stat(real, &st) != 0 || (who = denied(o, &st, 4)) >= 0))
+    SAY("the profile's owner (uid %u) cannot read it", (unsigned)o->uid[who < 0 ? 0 : who]);
+  free(real);
+  return who < 0;
 }
 
 int cprof__source_read(const char *url, const cprof_source_texts_t *texts,

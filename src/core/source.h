@@ -54,6 +54,13 @@ int cprof__source_read(const char *url, const cprof_source_texts_t *texts,
                        const cprof_source_owners_t *owners, cprof__source_t *out, char *why,
                        size_t whylen);
 
+/* Whether each of o (NULL: nobody) could read the file at path: every
+ * directory of its real path searchable and the file readable by its mode
+ * bits, as for cprof__source_read (stat, for a file already read: a source
+ * map). 0 with the reason in why. */
+int cprof__source_owners_may_read(const char *path, const cprof_source_owners_t *o, char *why,
+                                  size_t whylen);
+
 /* Line `line` (1-based) without its line break: 1 with *s and *n, 0 when
  * the file has no such line. */
 int cprof__source_line(const cprof__source_t *src, int32_t line, const char **s, size_t *n);

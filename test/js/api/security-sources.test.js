@@ -140,3 +140,41 @@ test('control: root\'s own copy of the profile shows root\'s files (only the lin
   assert.ok(!r.stdout.includes(MARK.link))
   assert.match(r.stdout, /source not shown: .*x\.js: it is a link/)
 })
+
+// With --source-maps: the planter's bundle.js maps (no sourcesContent) to
+// root's app-secrets.js in the closed directory, and their other.js names a
+// map of root's, mode 0600, whose sourcesContent holds a marker. Neither
+// shows: the original file goes through the same rule, the map closed to
+// them is not used at all.
+test('root\'s --source-maps report and page on the planted profile: no marker through a map\'s sources or a root-only map\'s sourcesContent', () => {
+  const chown = (f) => fs.lchownSync(f, user.uid, user.gid)
+  const bundle = path.join(files.plant, 'bundle.js')
+  fs.writeFileSync(bundle, 'f()\n//# sourceMappingURL=bundle.js.map\n', { mode: 0o644 })
+  fs.writeFileSync(bundle + '.map', JSON.stringify({ version: 3, sources: [files.closed], names: [], mappings: 'AAAA' }), { mode: 0o644 })
+  const rootMap = path.join(base, 'root.js.map')
+  fs.writeFileSync(rootMap, JSON.stringify({ version: 3, sources: ['/nowhere/secret-original.ts'], sourcesContent: ['MARKER-ROOT-MAP-CONTENT'], names: [], mappings: 'AAAA' }), { mode: 0o600 })
+  const other = path.join(files.plant, 'other.js')
+  fs.writeFileSync(other, `g()\n//# sourceMappingURL=${rootMap}\n`, { mode: 0o644 })
+  for (const f of [bundle, bundle + '.map', other]) chown(f)
+  const nodes = [{ id: 1, callFrame: { functionName: '(root)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 }, hitCount: 0, children: [2, 3] },
+    fn(2, 'f', bundle), fn(3, 'g', other)]
+  const samples = [2, 2, 2, 3, 3, 3]
+  const prof = path.join(files.plant, 'mapped.cpuprofile')
+  fs.writeFileSync(prof, JSON.stringify({ nodes, startTime: 0, endTime: 6000, samples, timeDeltas: samples.map(() => 1000) }))
+  chown(prof)
+  const r = cli('report', prof, '--lines', '--source-maps')
+  assert.equal(r.status, 0, r.stderr)
+  for (const m of [MARK.closed, 'MARKER-ROOT-MAP-CONTENT']) assert.ok(!r.stdout.includes(m), `${m} shown:\n${r.stdout}`)
+  assert.match(r.stdout, /source not shown: .*app-secrets\.js: the profile's owner .* cannot reach it/)
+  const out = path.join(base, 'mapped.html')
+  const h = cli('html', prof, '-o', out, '--source-maps')
+  assert.equal(h.status, 0, h.stderr)
+  const html = fs.readFileSync(out, 'utf8')
+  for (const m of [MARK.closed, 'MARKER-ROOT-MAP-CONTENT']) assert.ok(!html.includes(m), `${m} in the page`)
+  // control: root's own copy maps through both and shows both
+  const mine = path.join(base, 'mapped-roots.cpuprofile')
+  fs.copyFileSync(prof, mine)
+  const c = cli('report', mine, '--lines', '--source-maps')
+  assert.equal(c.status, 0, c.stderr)
+  for (const m of [MARK.closed, 'MARKER-ROOT-MAP-CONTENT']) assert.ok(c.stdout.includes(m), `${m} not shown:\n${c.stdout}`)
+})
