@@ -178,3 +178,19 @@ test('root\'s --source-maps report and page on the planted profile: no marker th
   assert.equal(c.status, 0, c.stderr)
   for (const m of [MARK.closed, 'MARKER-ROOT-MAP-CONTENT']) assert.ok(c.stdout.includes(m), `${m} not shown:\n${c.stdout}`)
 })
+
+test('root\'s cprof ui on the planter\'s directory: the planted profile\'s page shows no marker, sources.why says why', async () => {
+  const { createUiServer } = require('../../../lib/ui/server')
+  const ui = await createUiServer({ dir: files.plant })
+  try {
+    const res = await fetch(ui.url + 'view?file=planted.cpuprofile')
+    const html = await res.text()
+    assert.equal(res.status, 200, html.slice(0, 300))
+    for (const m of [MARK.link, MARK.closed, MARK.mode]) assert.ok(!html.includes(m), `${m} in the page`)
+    const S = JSON.parse(/id="cprof-data"[^>]*>(.*?)<\/script>/s.exec(html)[1]).sources
+    assert.match(S.why[S.url.findIndex((u) => u.endsWith('mine.js'))], /cannot read it/)
+    assert.ok(html.includes(MARK.own))
+  } finally {
+    await ui.close()
+  }
+})
