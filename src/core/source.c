@@ -239,7 +239,7 @@ int cprof__source_read(const char *url, const cprof_source_texts_t *texts,
   free(path);
   /* The file on disk first, as the page and report always did; a map's
    * copy only for a file that is gone (or never shipped) or not shown: the
-   * map it came from passed the same rule (sourcemap_find.c). */
+   * map it came from passed the same rule (sourcemap_apply.c: script_for). */
   if (rc == CPROF_EIO && url && read_embedded(url, texts, out) == CPROF_OK) {
     rc = CPROF_OK;
     why[0] = '\0';
