@@ -40,22 +40,29 @@ static void job_free(job_t *job) {
 /* The job's error message (the code is run's return value). */
 #define ERRBUF(job) (job)->err.msg, sizeof(job)->err.msg
 
-/* Reads a whole file: the CLI and analyze() path. */
-static int read_file(job_t *job, const char *path, char **out, size_t *len) {
+/* Reads a whole file: the CLI and analyze() path. A profile file's owner
+ * (profile set) goes to job->owners. */
+static int read_file(job_t *job, const char *path, int profile, char **out, size_t *len) {
   FILE *f = fopen(path, "rb");
   struct stat st;
   long n;
   char *buf;
-  if (f && fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+  int have_st = f && fstat(fileno(f), &st) == 0;
+  if (have_st && !S_ISREG(st.st_mode)) {
     fclose(f);
     snprintf(ERRBUF(job), "cannot read %s: %s", path,
              S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
     return CPROF_EIO;
   }
-  if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+  if (!f || !have_st || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
+      fseek(f, 0, SEEK_SET) != 0) {
     snprintf(ERRBUF(job), "cannot read %s: %s", path, strerror(errno));
     if (f) fclose(f);
     return CPROF_EIO;
+  }
+  if (profile) { /* whose profile it is: the line views show what they could read */
+    cprof_source_owners_add(&job->owners, (uint32_t)st.st_uid, (uint32_t)st.st_gid);
+    job->in.opts.source_owners = &job->owners;
   }
   buf = malloc((size_t)n + 1);
   *len = buf ? fread(buf, 1, (size_t)n, f) : 0;
@@ -76,7 +83,7 @@ static int read_file(job_t *job, const char *path, char **out, size_t *len) {
 static int load(job_t *job, const char *path, char **json, size_t *len, int need,
                 cprof_profile_t **out) {
   int rc;
-  if (path && (rc = read_file(job, path, json, len)) != CPROF_OK) return rc;
+  if (path && (rc = read_file(job, path, 1, json, len)) != CPROF_OK) return rc;
   rc = cprof_profile_parse(*json, *len, out, ERRBUF(job));
   free(*json); /* never hold the profile twice */
   *json = NULL;
@@ -101,7 +108,7 @@ static int load(job_t *job, const char *path, char **json, size_t *len, int need
 static int read_html_template(job_t *job) {
   size_t len = 0;
   if (!job->in.out.outs[CPROF_FORMAT_HTML] || !job->in.out.html_path) return CPROF_OK;
-  int rc = read_file(job, job->in.out.html_path, &job->html_template, &len);
+  int rc = read_file(job, job->in.out.html_path, 0, &job->html_template, &len);
   job->in.opts.html_template = job->html_template;
   job->in.opts.html_template_len = len;
   return rc;
@@ -344,9 +351,10 @@ static int (*const LOADERS[CPROF_JOB_KINDS])(job_t *job) = {
  * original sources; the .cpuprofile/.heapprofile keep V8's frames. */
 static int map_frames(job_t *job) {
   cprof_sm_stats_t b;
-  int rc = cprof__map_frames(job->profile, &job->sm, &job->sm_stats);
+  int rc = cprof__map_frames(job->profile, job->in.opts.source_owners, &job->sm, &job->sm_stats);
   if (rc == CPROF_OK && job->profile_b &&
-      (rc = cprof__map_frames(job->profile_b, &job->sm_b, &b)) == CPROF_OK)
+      (rc = cprof__map_frames(job->profile_b, job->in.opts.source_owners, &job->sm_b, &b)) ==
+          CPROF_OK)
     cprof__add_sm_stats(&job->sm_stats, &b);
   /* The line views show an original file that is not on disk from its map. */
   if (rc == CPROF_OK) job->in.opts.source_texts = cprof_sourcemap_texts(job->sm);

@@ -42,6 +42,9 @@ typedef struct {
   cprof_sm_frames_t *sm, *sm_b; /* source_maps: V8's frames, swapped out */
   cprof_sm_stats_t sm_stats;
   char *html_template; /* the viewer page read from in.html_path */
+  /* the owners of the profile files read, other than this process's user:
+   * the line views show only the sources they could read (issue 36) */
+  cprof_source_owners_t owners;
 } job_t;
 
 #endif

@@ -26,9 +26,11 @@ static void init_cache(void) {
   cache = cprof_smcache_new(CACHE_MAX_BYTES, lock, unlock, &mutex);
 }
 
-int cprof__map_frames(cprof_profile_t *p, cprof_sm_frames_t **out, cprof_sm_stats_t *stats) {
+int cprof__map_frames(cprof_profile_t *p, const cprof_source_owners_t *owners,
+                      cprof_sm_frames_t **out, cprof_sm_stats_t *stats) {
+  cprof_sm_limits_t lim = {0, 0, owners};
   uv_once(&once, init_cache);
-  return cprof_sourcemap_apply(p, cache, NULL, out, stats);
+  return cprof_sourcemap_apply(p, cache, &lim, out, stats);
 }
 
 void cprof__add_sm_stats(cprof_sm_stats_t *sum, const cprof_sm_stats_t *b) {

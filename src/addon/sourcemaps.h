@@ -7,7 +7,8 @@
 #include "../core/cprof.h"
 
 /* cprof_sourcemap_apply with the process-wide cache. Any thread. */
-int cprof__map_frames(cprof_profile_t *p, cprof_sm_frames_t **out, cprof_sm_stats_t *stats);
+int cprof__map_frames(cprof_profile_t *p, const cprof_source_owners_t *owners,
+                      cprof_sm_frames_t **out, cprof_sm_stats_t *stats);
 
 /* Adds b's counts (and errors, while there is room) to sum: a diff maps two
  * profiles and reports once. */

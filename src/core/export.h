@@ -20,6 +20,24 @@ typedef int (*cprof_exporter_fn)(const cprof_profile_t *p, FILE *f);
  * that are not on disk, by the url the mapped frames name (source.h). */
 typedef struct cprof_source_texts_s cprof_source_texts_t;
 
+/* Whose profile it is: the owners (uid, primary gid) of the profile files
+ * read, other than the reader (the process's effective uid) and root. The
+ * line views show a source file (and a source map's text) only where each
+ * could read it too, by its mode bits and every directory's search bit on
+ * its real path (source.h). n == 0: the reader's own profile, nothing
+ * checked. */
+#define CPROF_SOURCE_OWNERS_MAX 4
+typedef struct cprof_source_owners_s {
+  unsigned n;
+  int too_many; /* more owners than fit: no file is shown */
+  uint32_t uid[CPROF_SOURCE_OWNERS_MAX];
+  uint32_t gid[CPROF_SOURCE_OWNERS_MAX];
+} cprof_source_owners_t;
+
+/* Adds the owner of a profile file (uid, gid from its fstat) unless it is
+ * the reader, root, or already there. */
+void cprof_source_owners_add(cprof_source_owners_t *o, uint32_t uid, uint32_t gid);
+
 /* ---- derived formats: pprof, folded stacks, SVG flame graph, text ---- */
 
 typedef enum {
@@ -60,8 +78,9 @@ typedef struct {
   int lines;               /* text: a "Self time by line" section; html: sources and lines */
   const char *lines_focus; /* text with lines: the functions this names, not the top ones */
   int pprof_lines;         /* pprof CPU: one Location per line, not per function */
-  const cprof_source_texts_t *source_texts; /* the line views' source when the file is not on
-                                               disk (a map's sourcesContent); NULL: none */
+  const cprof_source_texts_t *source_texts;   /* the line views' source when the file is not on
+                                                 disk (a map's sourcesContent); NULL: none */
+  const cprof_source_owners_t *source_owners; /* whose profile it is (NULL: the reader's) */
   int diff_json; /* cprof_diff_text: every function's figures as JSON, not the table (diff.h) */
 } cprof_export_opts_t;
 

@@ -31,7 +31,8 @@
  * lines are in, read now so the page stays self-contained:
  *     "lines": { "fn": [], "file": [], "line": [], "self": [] } (rows by
  *              function, file, line; file indexes "sources"; line 0: no line),
- *     "sources": { "url": [], "text": [] (null: not read) }
+ *     "sources": { "url": [], "text": [] (null: not read), "why": [] (the reason
+ *                 a file is not shown by rule, else null) }
  * Only the files the lines name are read (the frames' scripts, or the
  * originals their source maps name), regular files only, each up to
  * CPROF__SOURCE_MAX and all together up to SOURCES_BUDGET bytes, the
@@ -183,7 +184,7 @@ static void fn_columns(hw_t *w, const cprof__tree_t *t) {
 }
 
 static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
-                       const cprof_source_texts_t *texts);
+                       const cprof_export_opts_t *o);
 
 /* ---- the samples in time order (timeline) ---- */
 
@@ -311,7 +312,7 @@ static int write_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
     node_column(w, t, COL_SELF1);
   }
   hw_str(w, "}");
-  int rc = diff ? CPROF_OK : write_lines(w, t, p, o->source_texts);
+  int rc = diff ? CPROF_OK : write_lines(w, t, p, o);
   if (tl != NULL && tl->n > 0) write_timeline(w, tl);
   if (o->html_marks != NULL) {
     hw_str(w, ",\"marks\":");
@@ -349,19 +350,26 @@ static int by_self(const void *a, const void *b) {
   return x > y ? -1 : x < y;
 }
 
-/* "text": each file's source, most self time first while the budget lasts. */
-static void write_sources(hw_t *w, const files_t *fs, const cprof_source_texts_t *texts) {
+#define WHY_MAX 160 /* bytes of a reason a source is not shown */
+
+/* "text": each file's source, most self time first while the budget lasts;
+ * "why": for a file not shown by rule (source.h: a link to a file that is
+ * no source, not readable by the profile's owner), the reason, else null. */
+static void write_sources(hw_t *w, const files_t *fs, const cprof_export_opts_t *o) {
   uint32_t *order = malloc(((size_t)fs->n + 1) * sizeof *order);
   cprof__source_t *src = calloc((size_t)fs->n + 1, sizeof *src);
+  char(*why)[WHY_MAX] = calloc((size_t)fs->n + 1, sizeof *why);
   size_t budget = SOURCES_BUDGET;
-  if (order && src) {
+  if (order && src && why) {
     for (uint32_t i = 0; i < fs->n; i++)
       order[i] = i;
     g_file_self = fs->self;
     qsort(order, fs->n, sizeof *order, by_self);
     for (uint32_t k = 0; k < fs->n; k++) {
       cprof__source_t *s = &src[order[k]];
-      if (fs->self[order[k]] <= 0 || cprof__source_read(fs->url[order[k]], texts, s) != CPROF_OK)
+      if (fs->self[order[k]] <= 0 ||
+          cprof__source_read(fs->url[order[k]], o->source_texts, o->source_owners, s, why[order[k]],
+                             WHY_MAX) != CPROF_OK)
         continue;
       if (s->len > budget)
         cprof__source_free(s);
@@ -377,9 +385,18 @@ static void write_sources(hw_t *w, const files_t *fs, const cprof_source_texts_t
     else
       hw_str(w, "null");
   }
+  hw_str(w, "],\"why\":[");
+  for (uint32_t i = 0; i < fs->n; i++) {
+    if (i > 0) hw_put(w, ",", 1);
+    if (why && why[i][0] && !(src && src[i].text))
+      hw_json_str(w, why[i]);
+    else
+      hw_str(w, "null");
+  }
   hw_str(w, "]}");
   for (uint32_t i = 0; src && i < fs->n; i++)
     cprof__source_free(&src[i]);
+  free(why);
   free(src);
   free(order);
 }
@@ -403,7 +420,7 @@ static void line_rows(hw_t *w, const cprof_lines_t *l, const uint32_t *tfn, cons
 
 static int write_lines_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
                             const cprof_flat_t *flat, const cprof_lines_t *l,
-                            const cprof_source_texts_t *texts) {
+                            const cprof_export_opts_t *o) {
   uint32_t *tfn = malloc(((size_t)flat->nfuncs + 1) * sizeof *tfn);
   uint32_t *file = malloc(((size_t)l->nlines + 1) * sizeof *file), cap = 16;
   while (cap < (uint64_t)l->nlines * 2)
@@ -432,7 +449,7 @@ static int write_lines_data(hw_t *w, const cprof__tree_t *t, const cprof_profile
       if (i > 0) hw_put(w, ",", 1);
       hw_json_str(w, cprof__short_url(fs.url[i]));
     }
-    write_sources(w, &fs, texts);
+    write_sources(w, &fs, o);
   }
   free(tfn);
   free(file);
@@ -444,7 +461,7 @@ static int write_lines_data(hw_t *w, const cprof__tree_t *t, const cprof_profile
 
 /* The "lines" and "sources" members, when p has positionTicks. */
 static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
-                       const cprof_source_texts_t *texts) {
+                       const cprof_export_opts_t *o) {
   cprof_flat_t flat;
   cprof_lines_t l;
   if (!p || p->kind != CPROF_KIND_CPU || p->nline_ticks == 0 || !t->node_of ||
@@ -453,7 +470,7 @@ static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p
   int rc = cprof_flat_build(p, &flat);
   if (rc != CPROF_OK) return rc;
   if ((rc = cprof_lines_build(p, &flat, NULL, &l)) == CPROF_OK) {
-    rc = write_lines_data(w, t, p, &flat, &l, texts);
+    rc = write_lines_data(w, t, p, &flat, &l, o);
     cprof_lines_free(&l);
   }
   cprof_flat_free(&flat);

@@ -30,9 +30,9 @@
 int cprof_snapshot_report(const char *json, size_t len, unsigned top, char **out, char *errbuf,
                           size_t errlen);
 
-/* cprof_snapshot_report on a file, mapped read-only rather than read into
- * memory (the kernel pages it in and drops it as the reader passes).
- * CPROF_EIO when it cannot be opened or mapped. */
+/* cprof_snapshot_report on a file, read into memory in pieces (the text
+ * behind the parse given back as it goes). CPROF_EIO when it cannot be
+ * read, or changes (shrinks, grows, is rewritten) while it is read. */
 int cprof_snapshot_report_file(const char *path, unsigned top, char **out, char *errbuf,
                                size_t errlen);
 

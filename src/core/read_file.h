@@ -14,4 +14,8 @@
 int cprof__read_regular(const char *path, size_t max, char **out, size_t *len, struct stat *st,
                         char *errbuf, size_t errlen);
 
+/* The same on an open fd (not closed). */
+int cprof__read_fd(int fd, size_t max, char **out, size_t *len, struct stat *st, char *errbuf,
+                   size_t errlen);
+
 #endif

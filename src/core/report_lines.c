@@ -23,6 +23,7 @@ typedef struct {
   const cprof_flat_t *flat;
   const cprof_lines_t *lines;
   const cprof_source_texts_t *texts;
+  const cprof_source_owners_t *owners;
 } lrep_t;
 
 /* Profile and file text for a terminal: controls as visible escapes
@@ -121,13 +122,20 @@ static void row(lrep_t *r, int64_t self, int64_t fself, int32_t line, int has_se
 static void one_file(lrep_t *r, uint32_t a, uint32_t b, int64_t fself, int own) {
   const cprof_line_t *L = r->lines->lines;
   cprof__source_t src;
-  int have = cprof__source_read(L[a].url, r->texts, &src) == CPROF_OK;
+  char why[160];
+  int have = cprof__source_read(L[a].url, r->texts, r->owners, &src, why, sizeof why) == CPROF_OK;
   if (!own) {
     putf(r, "  in ");
     put_text(r, cprof__short_url(L[a].url));
     putf(r, ":\n");
   }
-  if (!have) {
+  if (!have && why[0]) {
+    putf(r, "  (source not shown: ");
+    put_text(r, cprof__short_url(L[a].url));
+    putf(r, ": ");
+    put_text(r, why);
+    putf(r, "; the line table alone)\n");
+  } else if (!have) {
     putf(r, "  (source not readable at ");
     put_text(r, cprof__short_url(L[a].url));
     putf(r, ": the line table alone)\n");
@@ -189,7 +197,7 @@ static void one_function(lrep_t *r, uint32_t fn) {
 
 int cprof__report_lines(FILE *f, const cprof_profile_t *p, const cprof_flat_t *flat,
                         const cprof_export_opts_t *o) {
-  lrep_t r = {f, 0, p, flat, NULL, o->source_texts};
+  lrep_t r = {f, 0, p, flat, NULL, o->source_texts, o->source_owners};
   uint32_t fns[MATCH_MAX > CPROF__LINES_TOP ? MATCH_MAX : CPROF__LINES_TOP];
   const char *name = o->lines_focus && o->lines_focus[0] ? o->lines_focus : NULL;
   if (p->kind != CPROF_KIND_CPU) {

@@ -18,7 +18,7 @@
  * arrays' sizes), snapshot_dom.c (retainers, dominator tree, retained sizes),
  * snapshot_class.c (classes), snapshot_report.c (the JSON report),
  * snapshot_paths.c (objects grouped by retainer path), snapshot_diff.c
- * (cprof snapshot diff), snapshot_file.c (files mapped), snapshot_view.c
+ * (cprof snapshot diff), snapshot_file.c (files read), snapshot_view.c
  * (the viewer's page data), snapshot_retainers.c (retainers of a set),
  * snapshot_location.c (closures' locations). */
 #ifndef CPROF_SNAPSHOT_H
@@ -57,8 +57,7 @@ typedef struct {
 } cprof__snap_loc_t;
 
 /* Gives back the pages of json before upto, which the parse never reads
- * again, and between the analysis's steps all of them (a mapped file's
- * pages come back from the page cache as names are read):
+ * again (never the strings: they are read by name until the end):
  * snapshot_file.c's cprof__snap_release; NULL for text in memory that
  * must stay. */
 typedef void (*cprof__snap_release_t)(const char *json, size_t upto);
@@ -153,26 +152,34 @@ int cprof__snap_view(const char *json, size_t len, unsigned classes,
                      size_t errlen);
 
 /* The whole analysis cprof__snap_report runs before its report: parse,
- * release (may be NULL), graph, detachedness, shallow sizes, release of
- * the whole text, dominators, distances, release again, the dominator
- * tree's lists.
+ * release (may be NULL) of the text before the strings, graph,
+ * detachedness, shallow sizes, dominators, distances, the dominator tree's
+ * lists.
  * Free s with cprof__snap_free, also after an error. */
 int cprof__snap_analyse(const char *json, size_t len,
                         void (*release)(const char *json, size_t upto), cprof__snap_t *s,
                         char *errbuf, size_t errlen);
 
-/* A snapshot file mapped read-only (snapshot_file.c), and the release hook
- * that gives the pages before the strings back once read. */
+/* A snapshot file read into an anonymous mapping of its own (snapshot_file.c:
+ * never a SIGBUS when the file shrinks), and the release hook that gives the
+ * text behind the parse back. */
 typedef struct {
   void *map;
   size_t len;
 } cprof__snap_map_t;
-int cprof__snap_map(const char *path, cprof__snap_map_t *m, char *errbuf, size_t errlen);
-void cprof__snap_unmap(cprof__snap_map_t *m);
+#define CPROF__SNAP_READ_PIECE (8u << 20) /* bytes a read(2) asks for */
+int cprof__snap_load(const char *path, cprof__snap_map_t *m, char *errbuf, size_t errlen);
+/* The same in pieces of `piece` bytes (0: CPROF__SNAP_READ_PIECE) with
+ * hook(ctx, fd, done) called before each is read (the tests' and the
+ * fuzzer's seam: a file truncated or grown between two pieces). */
+typedef void (*cprof__snap_read_hook_t)(void *ctx, int fd, size_t done);
+int cprof__snap_load_hooked(const char *path, cprof__snap_map_t *m, size_t piece,
+                            cprof__snap_read_hook_t hook, void *ctx, char *errbuf, size_t errlen);
+void cprof__snap_unload(cprof__snap_map_t *m);
 void cprof__snap_release(const char *text, size_t upto);
 
 /* How cprof_snapshot_diff gets snapshot i (0 A, 1 B, 2 C) analysed into s:
- * load, then done once s is freed (a file is unmapped). label names it in
+ * load, then done once s is freed (a file's text is freed). label names it in
  * messages ("snapshot B", a path). */
 typedef struct {
   int (*load)(void *ctx, unsigned i, cprof__snap_t *s, char *errbuf, size_t errlen);

@@ -1,10 +1,15 @@
-/* cprof_snapshot_report_file, cprof_snapshot_view_file and cprof_snapshot_diff_files: each snapshot
- * mapped read-only, not read into a buffer. The reader passes over it once, front to back
- * (MADV_SEQUENTIAL): the kernel can drop pages behind it, so a snapshot larger than the free memory
- * still reads, and its text is never copied; the strings, at its end, are read from it when the
- * report names them. */
+/* cprof_snapshot_report_file, cprof_snapshot_view_file and cprof_snapshot_diff_files: each
+ * snapshot read into memory of its own, not mapped. A mapped file that another process shrinks
+ * while it is analysed is a SIGBUS at the first page past its new end: the end of `cprof snapshot`
+ * and of the whole `cprof ui` that analyses it (issue 36). So the file is read with read(2), in
+ * pieces of CPROF__SNAP_READ_PIECE bytes, into an anonymous mapping that nothing outside the
+ * process can take away; a file that ends before the size fstat gave, or whose size or mtime
+ * differ once read, is CPROF_EIO naming the file. The parse gives the text behind it back
+ * (cprof__snap_release: MADV_DONTNEED) as it reads the nodes and edges arrays, so the arrays and
+ * the text they come from are not both resident; the strings, which the report reads by name
+ * later, stay. */
 #ifndef _GNU_SOURCE
-#define _DEFAULT_SOURCE /* O_CLOEXEC, madvise under -std=c11 */
+#define _DEFAULT_SOURCE /* O_CLOEXEC, madvise, MAP_ANONYMOUS under -std=c11 */
 #endif
 #include <errno.h>
 #include <stdint.h>
@@ -19,60 +24,100 @@
 #include "internal.h"
 #include "snapshot.h"
 
-/* Once read, the text before the strings array (the nodes and edges, most
- * of the file) is never read again: its pages go back to the kernel now
- * rather than when memory runs short, so they do not count in the peak RSS
- * next to the analysis's arrays. */
+/* Text the parse never reads again (the nodes and edges before the
+ * reader): its pages go back to the system now, so they do not count in
+ * the peak RSS next to the arrays read from them. text is the start of the
+ * anonymous mapping cprof__snap_load made (page-aligned). */
 void cprof__snap_release(const char *text, size_t upto) {
   long page = sysconf(_SC_PAGESIZE);
   size_t n = page > 0 ? upto / (size_t)page * (size_t)page : 0;
   if (n > 0) (void)madvise((void *)(uintptr_t)text, n, MADV_DONTNEED);
 }
 
-int cprof__snap_map(const char *path, cprof__snap_map_t *m, char *errbuf, size_t errlen) {
-  struct stat st;
+static int changed(const char *path, char *errbuf, size_t errlen) {
+  return cprof__errf(errbuf, errlen, CPROF_EIO,
+                     "%s changed while it was read (it shrank, grew or was rewritten): analyse it "
+                     "again once whatever writes it has finished",
+                     path);
+}
+
+int cprof__snap_load_hooked(const char *path, cprof__snap_map_t *m, size_t piece,
+                            cprof__snap_read_hook_t hook, void *ctx, char *errbuf, size_t errlen) {
+  struct stat st, after;
   m->map = NULL;
   m->len = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    int e = fd < 0 || errno != 0 ? errno : EINVAL;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO: refused below, not waited on */
+  int e = fd < 0 || fstat(fd, &st) != 0 ? errno : S_ISREG(st.st_mode) ? 0 : -1;
+  if (e != 0) {
     if (fd >= 0) close(fd);
     return cprof__errf(errbuf, errlen, CPROF_EIO, "cannot read %s: %s", path,
-                       e ? strerror(e) : "not a regular file");
+                       e < 0 ? "not a regular file" : strerror(e));
   }
   if (st.st_size == 0) {
     close(fd);
     return cprof__errf(errbuf, errlen, CPROF_EPARSE, "%s is empty, not a heap snapshot", path);
   }
-  void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  int e = errno;
+  if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
+    close(fd);
+    return cprof__errf(errbuf, errlen, CPROF_EIO, "cannot read %s: %lld bytes is too large", path,
+                       (long long)st.st_size);
+  }
+  size_t len = (size_t)st.st_size, got = 0;
+  if (piece == 0) piece = CPROF__SNAP_READ_PIECE;
+  void *map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) {
+    close(fd);
+    return cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory reading %s (%zu bytes)", path,
+                       len);
+  }
+  int rc = CPROF_OK;
+  while (got < len && rc == CPROF_OK) {
+    if (hook != NULL) hook(ctx, fd, got);
+    size_t want = len - got < piece ? len - got : piece;
+    ssize_t r = read(fd, (char *)map + got, want);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0)
+      rc = cprof__errf(errbuf, errlen, CPROF_EIO, "cannot read %s: %s", path, strerror(errno));
+    else if (r == 0)
+      rc = changed(path, errbuf, errlen); /* ended before its size: it shrank */
+    else
+      got += (size_t)r;
+  }
+  if (rc == CPROF_OK &&
+      (fstat(fd, &after) != 0 || after.st_size != st.st_size ||
+       after.st_mtim.tv_sec != st.st_mtim.tv_sec || after.st_mtim.tv_nsec != st.st_mtim.tv_nsec))
+    rc = changed(path, errbuf, errlen);
   close(fd);
-  if (map == MAP_FAILED)
-    return cprof__errf(errbuf, errlen, CPROF_EIO, "cannot map %s: %s", path, strerror(e));
-  (void)madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+  if (rc != CPROF_OK) {
+    munmap(map, len);
+    return rc;
+  }
   m->map = map;
-  m->len = (size_t)st.st_size;
+  m->len = len;
   return CPROF_OK;
 }
 
-void cprof__snap_unmap(cprof__snap_map_t *m) {
+int cprof__snap_load(const char *path, cprof__snap_map_t *m, char *errbuf, size_t errlen) {
+  return cprof__snap_load_hooked(path, m, 0, NULL, NULL, errbuf, errlen);
+}
+
+void cprof__snap_unload(cprof__snap_map_t *m) {
   if (m->map != NULL) munmap(m->map, m->len);
   m->map = NULL;
 }
-
 typedef int (*one_fn)(const char *json, size_t len, unsigned top,
                       void (*release)(const char *json, size_t upto), char **out, char *errbuf,
                       size_t errlen);
 
-/* fn (the report or the view) on the file mapped. */
+/* fn (the report or the view) on the file read. */
 static int one_file(one_fn fn, const char *path, unsigned top, char **out, char *errbuf,
                     size_t errlen) {
   cprof__snap_map_t m;
   *out = NULL;
-  int rc = cprof__snap_map(path, &m, errbuf, errlen);
+  int rc = cprof__snap_load(path, &m, errbuf, errlen);
   if (rc != CPROF_OK) return rc;
   rc = fn(m.map, m.len, top, cprof__snap_release, out, errbuf, errlen);
-  cprof__snap_unmap(&m);
+  cprof__snap_unload(&m);
   return rc;
 }
 
@@ -86,7 +131,7 @@ int cprof_snapshot_view_file(const char *path, unsigned classes, char **out, cha
   return one_file(cprof__snap_view, path, classes, out, errbuf, errlen);
 }
 
-/* cprof_snapshot_diff_files: one file mapped at a time, unmapped once its
+/* cprof_snapshot_diff_files: one file in memory at a time, unloaded once its
  * analysis is freed. */
 typedef struct {
   const char *const *paths;
@@ -96,14 +141,14 @@ typedef struct {
 static int file_load(void *ctx, unsigned i, cprof__snap_t *s, char *errbuf, size_t errlen) {
   files_t *f = ctx;
   memset(s, 0, sizeof *s);
-  int rc = cprof__snap_map(f->paths[i], &f->map, errbuf, errlen);
+  int rc = cprof__snap_load(f->paths[i], &f->map, errbuf, errlen);
   if (rc != CPROF_OK) return rc;
   return cprof__snap_analyse(f->map.map, f->map.len, cprof__snap_release, s, errbuf, errlen);
 }
 
 static void file_done(void *ctx, unsigned i) {
   (void)i;
-  cprof__snap_unmap(&((files_t *)ctx)->map);
+  cprof__snap_unload(&((files_t *)ctx)->map);
 }
 
 static const char *file_label(void *ctx, unsigned i) {

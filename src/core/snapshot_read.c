@@ -67,7 +67,9 @@ static int read_u32(cprof__rd_t *r, uint32_t *out) {
 
 static void release(cprof__rd_t *r, cprof__snap_t *s) {
   uint64_t at = cprof__rd_offset(r);
-  if (at - s->released < RELEASE_BYTES) return;
+  /* strings read before the arrays (not V8's order) sit behind the reader
+   * and are read until the end: nothing goes back then */
+  if (at - s->released < RELEASE_BYTES || s->str_count > 0) return;
   s->release(r->base, at);
   s->released = at;
 }
@@ -76,7 +78,7 @@ static void release(cprof__rd_t *r, cprof__snap_t *s) {
  * meta came first, but never beyond what the rest of the input can hold
  * (each value takes 2 bytes at least), so a lying count costs nothing. The
  * text read so far goes to release (when not NULL) as the array is read:
- * a mapped file's pages would otherwise stay resident next to the array
+ * its pages would otherwise stay resident next to the array
  * until the end of the parse, doubling its peak. */
 static int read_u32_array(cprof__rd_t *r, cprof__snap_t *s, uint64_t hint, uint32_t **out,
                           uint64_t *len) {

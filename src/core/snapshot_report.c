@@ -172,14 +172,10 @@ int cprof__snap_analyse(const char *json, size_t len,
   if (rc == CPROF_OK) rc = cprof__snap_graph(s, errbuf, errlen);
   if (rc == CPROF_OK && (cprof__snap_detached(s) != CPROF_OK || cprof__snap_shallow(s) != CPROF_OK))
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory analysing the heap snapshot");
-  /* The strings' pages too, wherever no step reads many names (the
-   * dominators read none; the distance search reads some, which come back
-   * from the page cache as they are read): they would otherwise sit next
-   * to the largest arrays. */
-  if (rc == CPROF_OK && release != NULL) release(json, len);
+  /* The strings stay: the text is the file read into memory (snapshot_file.c),
+   * a page given back would read as zeros, not come back from the file. */
   if (rc == CPROF_OK) rc = cprof__snap_dominators(s, errbuf, errlen);
   if (rc == CPROF_OK) rc = cprof__snap_distances(s, errbuf, errlen);
-  if (rc == CPROF_OK && release != NULL) release(json, len);
   if (rc == CPROF_OK) rc = cprof__snap_dominated(s, errbuf, errlen);
   return rc;
 }

@@ -4,6 +4,8 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -99,17 +101,149 @@ static int read_embedded(const char *url, const cprof_source_texts_t *t, cprof__
   return CPROF_EIO;
 }
 
-int cprof__source_read(const char *url, const cprof_source_texts_t *texts, cprof__source_t *out) {
-  *out = (cprof__source_t){0};
-  char *path = url ? cprof__sm_url_to_path(url) : NULL;
-  int rc = CPROF_EIO;
+void cprof_source_owners_add(cprof_source_owners_t *o, uint32_t uid, uint32_t gid) {
+  if (uid == 0 || uid == (uint32_t)geteuid()) return;
+  for (unsigned i = 0; i < o->n; i++)
+    if (o->uid[i] == uid && o->gid[i] == gid) return;
+  if (o->n == CPROF_SOURCE_OWNERS_MAX) {
+    o->too_many = 1;
+    return;
+  }
+  o->uid[o->n] = uid;
+  o->gid[o->n++] = gid;
+}
+
+/* Whether user uid (primary group gid) has `bit` (4 read, 1 search) on st
+ * by its mode bits, as the kernel picks them: the owner's if uid owns it,
+ * else the group's if gid is its group, else the others'. Supplementary
+ * groups and ACLs are not read: a file readable only through them is not
+ * shown. */
+static int may(const struct stat *st, uint32_t uid, uint32_t gid, unsigned bit) {
+  unsigned m = (unsigned)st->st_mode;
+  if (st->st_uid == (uid_t)uid) return (m >> 6 & bit) != 0;
+  if (st->st_gid == (gid_t)gid) return (m >> 3 & bit) != 0;
+  return (m & bit) != 0;
+}
+
+/* The first owner in o who lacks `bit` on st, or -1. */
+static int denied(const cprof_source_owners_t *o, const struct stat *st, unsigned bit) {
+  for (unsigned i = 0; o && i < o->n; i++)
+    if (!may(st, o->uid[i], o->gid[i], bit)) return (int)i;
+  return -1;
+}
+
+#define SAY(...) (void)snprintf(why, whylen, __VA_ARGS__)
+#define NOT_SHOWN(...) (SAY(__VA_ARGS__), CPROF_EIO)
+
+/* Opens path's real file for reading: every link resolved first
+ * (realpath), the real name must be source code, then each directory of
+ * the real path is opened in turn without following links (O_PATH,
+ * O_NOFOLLOW: a link put in its place since is refused, not followed) and,
+ * with owners, checked for their search bit, and the file itself opened
+ * without following a link, a regular file under the size limit, readable
+ * by the owners. CPROF_OK with *fd, or CPROF_EIO: why empty when there is
+ * no such file, else the reason it is not shown. */
+static int open_source(const char *path, const cprof_source_owners_t *owners, int *fd, char *why,
+                       size_t whylen) {
+  why[0] = '\0';
+  if (owners && owners->too_many)
+    return NOT_SHOWN("the profiles have more than %d owners, which cprof does not check",
+                     CPROF_SOURCE_OWNERS_MAX);
+  char *real = realpath(path, NULL);
+  if (!real) return CPROF_EIO;
+  if (!source_ext(real)) {
+    free(real);
+    return NOT_SHOWN("it is a link to a file not named like source code");
+  }
+  int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), rc = CPROF_OK, who;
   struct stat st;
-  if (path && source_ext(path))
-    rc = cprof__read_regular(path, CPROF__SOURCE_MAX, &out->text, &out->len, &st, NULL, 0);
+  char *comp = real + 1, *slash;
+  while (dir >= 0 && rc == CPROF_OK) {
+    if (fstat(dir, &st) != 0) {
+      rc = CPROF_EIO;
+    } else if ((who = denied(owners, &st, 1)) >= 0) {
+      rc = NOT_SHOWN("the profile's owner (uid %u) cannot reach it: a directory on its path is "
+                     "closed to them",
+                     (unsigned)owners->uid[who]);
+    } else if (!(slash = strchr(comp, '/'))) {
+      break; /* comp is the file's name */
+    } else {
+      *slash = '\0';
+      int next = openat(dir, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), e = errno;
+      close(dir);
+      dir = next;
+      errno = e;
+      comp = slash + 1;
+    }
+  }
+  if (dir < 0 && rc == CPROF_OK) /* gone, or a directory made a link since realpath */
+    rc = errno == ELOOP || errno == ENOTDIR ? NOT_SHOWN("its path changed while it was read")
+                                            : CPROF_EIO;
+  if (rc == CPROF_OK) {
+    *fd = openat(dir, comp, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (*fd < 0)
+      rc = errno == ELOOP ? NOT_SHOWN("its path changed while it was read") : CPROF_EIO;
+    else if (fstat(*fd, &st) == 0 && S_ISREG(st.st_mode) && (who = denied(owners, &st, 4)) >= 0)
+      rc = NOT_SHOWN("the profile's owner (uid %u) cannot read it", (unsigned)owners->uid[who]);
+    if (rc != CPROF_OK && *fd >= 0) close(*fd);
+  }
+  if (dir >= 0) close(dir);
+  free(real);
+  return rc;
+}
+
+int cprof__source_owners_may_read(const char *path, const cprof_source_owners_t *o, char *why,
+                                  size_t whylen) {
+  if (!o || (o->n == 0 && !o->too_many)) return 1;
+  if (o->too_many)
+    return SAY("the profiles have more than %d owners, which cprof does not check",
+               CPROF_SOURCE_OWNERS_MAX),
+           0;
+  char *real = realpath(path, NULL);
+  if (!real) return SAY("it cannot be resolved: %s", strerror(errno)), 0;
+  struct stat st;
+  int who = -1;
+  for (char *sl = real; who < 0 && sl; sl = strchr(sl + 1, '/')) {
+    char keep = sl[1];
+    sl[sl == real ? 1 : 0] = '\0'; /* "/" itself, then each directory */
+    if (stat(real, &st) != 0 || (who = denied(o, &st, 1)) >= 0) {
+      if (who < 0) who = 0;
+      SAY("the profile's owner (uid %u) cannot reach it: a directory on its path is closed "
+          "to them",
+          (unsigned)o->uid[who]);
+    }
+    if (sl == real)
+      sl[1] = keep;
+    else
+      sl[0] = '/';
+  }
+  if (who < 0 && (stat(real, &st) != 0 || (who = denied(o, &st, 4)) >= 0))
+    SAY("the profile's owner (uid %u) cannot read it", (unsigned)o->uid[who < 0 ? 0 : who]);
+  free(real);
+  return who < 0;
+}
+
+int cprof__source_read(const char *url, const cprof_source_texts_t *texts,
+                       const cprof_source_owners_t *owners, cprof__source_t *out, char *why,
+                       size_t whylen) {
+  *out = (cprof__source_t){0};
+  char *path = url ? cprof__sm_url_to_path(url) : NULL, nowhy[1];
+  if (!why || whylen == 0) why = nowhy, whylen = sizeof nowhy;
+  why[0] = '\0';
+  int rc = CPROF_EIO, fd = -1;
+  struct stat st;
+  if (path && source_ext(path) && (rc = open_source(path, owners, &fd, why, whylen)) == CPROF_OK) {
+    rc = cprof__read_fd(fd, CPROF__SOURCE_MAX, &out->text, &out->len, &st, NULL, 0);
+    close(fd);
+  }
   free(path);
   /* The file on disk first, as the page and report always did; a map's
-   * copy only for a file that is gone (or never shipped). */
-  if (rc == CPROF_EIO && url) rc = read_embedded(url, texts, out);
+   * copy only for a file that is gone (or never shipped) or not shown: the
+   * map it came from passed the same rule (sourcemap_apply.c: script_for). */
+  if (rc == CPROF_EIO && url && read_embedded(url, texts, out) == CPROF_OK) {
+    rc = CPROF_OK;
+    why[0] = '\0';
+  }
   if (rc == CPROF_OK) rc = index_lines(out);
   if (rc != CPROF_OK) cprof__source_free(out);
   return rc;

@@ -2,9 +2,10 @@
  * report's --lines, the HTML viewer's source pane). Only the files a
  * profile names are read: a frame's url, or the original file a source map
  * maps it to, only files named like source code (.js .mjs .cjs .jsx .ts
- * .mts .cts .tsx .vue .svelte .coffee), and only regular files of bounded
- * size (a FIFO or device named by a hostile profile is refused, never
- * waited on). Internal. */
+ * .mts .cts .tsx .vue .svelte .coffee) once every link is resolved, and
+ * only regular files of bounded size (a FIFO or device named by a hostile
+ * profile is refused, never waited on); when the profile is another
+ * user's, only files that user could read too (issue 36). Internal. */
 #ifndef CPROF_SOURCE_H
 #define CPROF_SOURCE_H
 
@@ -43,10 +44,22 @@ int cprof__source_texts_add(cprof_source_texts_t *t, const char *key, const char
 void cprof__source_texts_free(cprof_source_texts_t *t);
 
 /* The file url names ("/abs/x.js" or a file: URL), or when it cannot be
- * read, its text in texts (may be NULL): CPROF_OK, or CPROF_EIO when there
- * is no such readable regular file under the size limit (or the url names
- * no file) and no text, CPROF_ENOMEM. */
-int cprof__source_read(const char *url, const cprof_source_texts_t *texts, cprof__source_t *out);
+ * read or is not shown, its text in texts (may be NULL): CPROF_OK, or
+ * CPROF_EIO when there is no such file (why empty) or it is not shown (why
+ * says why: a link to a file not named like source code, or not readable
+ * by one of owners, whose check is in source.c), CPROF_ENOMEM. The file
+ * read is the real file after every link, a regular file under the size
+ * limit, named like source code. */
+int cprof__source_read(const char *url, const cprof_source_texts_t *texts,
+                       const cprof_source_owners_t *owners, cprof__source_t *out, char *why,
+                       size_t whylen);
+
+/* Whether each of o (NULL: nobody) could read the file at path: every
+ * directory of its real path searchable and the file readable by its mode
+ * bits, as for cprof__source_read (stat, for a file already read: a source
+ * map). 0 with the reason in why. */
+int cprof__source_owners_may_read(const char *path, const cprof_source_owners_t *o, char *why,
+                                  size_t whylen);
 
 /* Line `line` (1-based) without its line break: 1 with *s and *n, 0 when
  * the file has no such line. */

@@ -223,7 +223,8 @@ static const char *styled_source(cprof_sm_frames_t *f, const char *v8_url, const
 typedef struct {
   const char *url;
   entry_t *e;
-  int none; /* url names no file */
+  int none;   /* url names no file */
+  int hidden; /* its script or map is not readable by the profile's owner: not used */
 } slot_t;
 
 typedef struct {
@@ -248,6 +249,19 @@ static void note_error(cprof_sm_stats_t *st, const entry_t *e) {
   }
 }
 
+/* A map not used for this profile: its script or map file is closed to the
+ * profile's owner. */
+static void note_msg(cprof_sm_stats_t *st, const char *script, const char *why) {
+  st->map_errors++;
+  for (int i = 0; i < CPROF_SM_ERRORS; i++) {
+    if (st->errors[i][0] == '\0') {
+      snprintf(st->errors[i], sizeof st->errors[i], "the source map of %s is not used: %s", script,
+               why);
+      return;
+    }
+  }
+}
+
 /* The slot for a frame's url, loading its map on first sight. */
 static int script_for(scripts_t *t, cprof_smcache_t *c, const cprof_sm_limits_t *lim,
                       const char *url, cprof_sm_stats_t *st, slot_t **out) {
@@ -261,13 +275,24 @@ static int script_for(scripts_t *t, cprof_smcache_t *c, const cprof_sm_limits_t 
     return CPROF_OK;
   }
   s->e = acquire(c, path, lim);
-  free(path);
-  if (!s->e) return CPROF_ENOMEM;
+  if (!s->e) {
+    free(path);
+    return CPROF_ENOMEM;
+  }
   st->scripts++;
-  if (s->e->map)
+  char why[200] = "";
+  if (s->e->map && lim &&
+      (!cprof__source_owners_may_read(path, lim->owners, why, sizeof why) ||
+       (s->e->origin.map_path[0] &&
+        !cprof__source_owners_may_read(s->e->origin.map_path, lim->owners, why, sizeof why)))) {
+    s->hidden = 1; /* the cache keeps it for readers who may */
+    note_msg(st, path, why);
+  } else if (s->e->map) {
     st->scripts_with_map++;
-  else if (s->e->err != CPROF_OK)
+  } else if (s->e->err != CPROF_OK) {
     note_error(st, s->e);
+  }
+  free(path);
   return CPROF_OK;
 }
 
@@ -275,7 +300,8 @@ static int map_frame(cprof_sm_frames_t *f, const cprof_frame_t *fr, const slot_t
                      cprof_frame_t *out, cprof_sm_stats_t *st) {
   cprof_sm_pos_t pos;
   st->frames++;
-  if (!s->e->map || fr->line < 0 || !cprof_sourcemap_lookup(s->e->map, fr->line, fr->column, &pos))
+  if (!s->e->map || s->hidden || fr->line < 0 ||
+      !cprof_sourcemap_lookup(s->e->map, fr->line, fr->column, &pos))
     return CPROF_OK;
   const char *url = styled_source(f, fr->url, pos.source);
   const char *name =
@@ -301,7 +327,7 @@ static int map_ticks(cprof_profile_t *p, cprof_sm_frames_t *f, scripts_t *t,
     cprof_sm_pos_t pos;
     out[i] = p->line_ticks[i];
     if (!out[i].url) out[i].url = fr->url;
-    if (!s->url || s->none || !s->e || !s->e->map || out[i].line <= 0 ||
+    if (!s->url || s->none || !s->e || !s->e->map || s->hidden || out[i].line <= 0 ||
         !cprof_sourcemap_lookup(s->e->map, out[i].line - 1, 0, &pos))
       continue;
     if (!(out[i].url = styled_source(f, fr->url, pos.source))) return CPROF_ENOMEM;

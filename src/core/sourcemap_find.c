@@ -233,7 +233,7 @@ static int linked_map(find_t *f, const char *url, size_t n, cprof_sourcemap_t **
 
 int cprof_sourcemap_find(const char *path, const cprof_sm_limits_t *lim, cprof_sourcemap_t **out,
                          cprof_sm_origin_t *origin, char *errbuf, size_t errlen) {
-  cprof_sm_limits_t l = {CPROF_SM_MAX_BYTES, CPROF_SM_MAX_BYTES};
+  cprof_sm_limits_t l = {CPROF_SM_MAX_BYTES, CPROF_SM_MAX_BYTES, NULL};
   if (lim && lim->max_script_bytes) l.max_script_bytes = lim->max_script_bytes;
   if (lim && lim->max_map_bytes) l.max_map_bytes = lim->max_map_bytes;
   find_t f = {path, &l, origin, errbuf, errlen};

@@ -13,9 +13,14 @@
  * decoded data: URL). 0 picks the default (CPROF_SM_MAX_BYTES). */
 #define CPROF_SM_MAX_BYTES (64u * 1024 * 1024)
 
+struct cprof_source_owners_s; /* export.h */
 typedef struct {
   size_t max_script_bytes;
   size_t max_map_bytes;
+  /* cprof_sourcemap_apply: the profile's owners (NULL: the reader's own
+   * profile): a script or map file one of them could not read is not used
+   * (its frames stay V8's, its sourcesContent unshown; issue 36) */
+  const struct cprof_source_owners_s *owners;
 } cprof_sm_limits_t;
 
 /* Identity of what a map was loaded from, so a cache can tell a stale one:

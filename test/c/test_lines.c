@@ -127,20 +127,20 @@ static void source_reads_regular_files_only(void **state) {
   fputs("line one\r\nline two\n", f);
   fclose(f);
   cprof__source_t s;
-  assert_int_equal(cprof__source_read(fifo, NULL, &s), CPROF_EIO);
-  assert_int_equal(cprof__source_read("/dev/zero", NULL, &s), CPROF_EIO);
-  assert_int_equal(cprof__source_read("node:internal/x", NULL, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read(fifo, NULL, NULL, &s, NULL, 0), CPROF_EIO);
+  assert_int_equal(cprof__source_read("/dev/zero", NULL, NULL, &s, NULL, 0), CPROF_EIO);
+  assert_int_equal(cprof__source_read("node:internal/x", NULL, NULL, &s, NULL, 0), CPROF_EIO);
   /* Not named like source code: never read (a profile naming a secret). */
   char notsrc[80];
   snprintf(notsrc, sizeof notsrc, "%s/id_rsa", dir);
   FILE *k = fopen(notsrc, "w");
   fputs("secret\n", k);
   fclose(k);
-  assert_int_equal(cprof__source_read(notsrc, NULL, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read(notsrc, NULL, NULL, &s, NULL, 0), CPROF_EIO);
   unlink(notsrc);
   char url[80];
   snprintf(url, sizeof url, "file://%s", file);
-  assert_int_equal(cprof__source_read(url, NULL, &s), CPROF_OK);
+  assert_int_equal(cprof__source_read(url, NULL, NULL, &s, NULL, 0), CPROF_OK);
   const char *t;
   size_t n;
   assert_true(cprof__source_line(&s, 1, &t, &n));
@@ -165,16 +165,131 @@ static void source_falls_back_to_map_texts(void **state) {
   assert_int_equal(cprof__source_texts_add(&t, K2, "/no/such/gone.ts", "other"), 0);
   assert_int_equal(t.n, 1); /* one text per url */
   cprof__source_t s;
-  assert_int_equal(cprof__source_read("/no/such/gone.ts", NULL, &s), CPROF_EIO);
-  assert_int_equal(cprof__source_read("/no/such/gone.ts", &t, &s), CPROF_OK);
+  assert_int_equal(cprof__source_read("/no/such/gone.ts", NULL, NULL, &s, NULL, 0), CPROF_EIO);
+  assert_int_equal(cprof__source_read("/no/such/gone.ts", &t, NULL, &s, NULL, 0), CPROF_OK);
   const char *line;
   size_t n;
   assert_true(cprof__source_line(&s, 2, &line, &n));
   assert_int_equal(n, 9);
   assert_memory_equal(line, "b: number", 9);
   cprof__source_free(&s);
-  assert_int_equal(cprof__source_read("/no/such/other.ts", &t, &s), CPROF_EIO);
+  assert_int_equal(cprof__source_read("/no/such/other.ts", &t, NULL, &s, NULL, 0), CPROF_EIO);
   cprof__source_texts_free(&t);
+}
+
+/* A file of text in dir/name with mode; its path in out. */
+static void put_file(char *out, size_t n, const char *dir, const char *name, const char *text,
+                     mode_t mode) {
+  snprintf(out, n, "%s/%s", dir, name);
+  FILE *f = fopen(out, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  assert_int_equal(chmod(out, mode), 0);
+}
+
+/* Issue 36: the name in the profile says .js, the file read is whatever
+ * its links end at. A link x.js to a secret not named like source code is
+ * refused with the reason; a link a.js to a real .js file reads. */
+static void source_links_resolved(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cprof-lines-XXXXXX", secret[96], real[96], link[96], why[160];
+  assert_non_null(mkdtemp(dir));
+  put_file(secret, sizeof secret, dir, "shadow", "MARKER-secret\n", 0600);
+  put_file(real, sizeof real, dir, "real.ts", "ok\n", 0644);
+  snprintf(link, sizeof link, "%s/x.js", dir);
+  assert_int_equal(symlink(secret, link), 0);
+  cprof__source_t s;
+  assert_int_equal(cprof__source_read(link, NULL, NULL, &s, why, sizeof why), CPROF_EIO);
+  assert_null(s.text);
+  assert_non_null(strstr(why, "a link to a file not named like source code"));
+  unlink(link);
+  assert_int_equal(symlink(real, link), 0);
+  assert_int_equal(cprof__source_read(link, NULL, NULL, &s, why, sizeof why), CPROF_OK);
+  assert_string_equal(s.text, "ok\n");
+  assert_string_equal(why, "");
+  cprof__source_free(&s);
+  /* a missing file says no reason: it is not there */
+  assert_int_equal(cprof__source_read("/no/such/file.js", NULL, NULL, &s, why, sizeof why),
+                   CPROF_EIO);
+  assert_string_equal(why, "");
+  unlink(link);
+  unlink(secret);
+  unlink(real);
+  rmdir(dir);
+}
+
+/* Issue 36: another user's profile shows only the files that user could
+ * read: the file's mode bits for them (owner, group, others, as the kernel
+ * picks), and every directory on the real path searchable by them. Run as
+ * root (as the security suite is) to chown; else the owner bits alone. */
+static void source_only_what_the_owner_reads(void **state) {
+  (void)state;
+  const uint32_t U = 54321, G = 54322;
+  cprof_source_owners_t o = {1, 0, {U}, {G}};
+  char top[] = "/tmp/cprof-lines-XXXXXX", closed[96], path[128], why[160];
+  assert_non_null(mkdtemp(top));
+  assert_int_equal(chmod(top, 0755), 0);
+  cprof__source_t s;
+  put_file(path, sizeof path, top, "open.js", "open\n", 0644);
+  assert_int_equal(cprof__source_read(path, NULL, &o, &s, why, sizeof why), CPROF_OK);
+  cprof__source_free(&s);
+  unlink(path);
+  put_file(path, sizeof path, top, "secret.js", "MARKER\n", 0600);
+  assert_int_equal(cprof__source_read(path, NULL, &o, &s, why, sizeof why), CPROF_EIO);
+  assert_null(s.text);
+  assert_non_null(strstr(why, "the profile's owner (uid 54321) cannot read it"));
+  /* the reader's own profile (no owners): shown */
+  assert_int_equal(cprof__source_read(path, NULL, NULL, &s, why, sizeof why), CPROF_OK);
+  cprof__source_free(&s);
+  /* through a link named .js, the same */
+  char link[96];
+  snprintf(link, sizeof link, "%s/x.js", top);
+  assert_int_equal(symlink(path, link), 0);
+  assert_int_equal(cprof__source_read(link, NULL, &o, &s, why, sizeof why), CPROF_EIO);
+  assert_non_null(strstr(why, "cannot read it"));
+  unlink(link);
+  unlink(path);
+  /* world-readable, in a directory closed to them */
+  snprintf(closed, sizeof closed, "%s/closed", top);
+  assert_int_equal(mkdir(closed, 0700), 0);
+  put_file(path, sizeof path, closed, "app.js", "MARKER\n", 0644);
+  assert_int_equal(cprof__source_read(path, NULL, &o, &s, why, sizeof why), CPROF_EIO);
+  assert_non_null(strstr(why, "cannot reach it: a directory on its path is closed to them"));
+  if (geteuid() == 0) {
+    /* theirs by owner, then by group: shown */
+    assert_int_equal(chown(closed, U, 0), 0);
+    assert_int_equal(chown(path, U, 0), 0);
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(cprof__source_read(path, NULL, &o, &s, why, sizeof why), CPROF_OK);
+    cprof__source_free(&s);
+    assert_int_equal(chown(path, 0, G), 0);
+    assert_int_equal(chmod(path, 0640), 0);
+    assert_int_equal(cprof__source_read(path, NULL, &o, &s, why, sizeof why), CPROF_OK);
+    cprof__source_free(&s);
+    /* owner bits win over the others': owned by them, mode 0066 */
+    assert_int_equal(chown(path, U, G), 0);
+    assert_int_equal(chmod(path, 0066), 0);
+    assert_int_equal(cprof__source_read(path, NULL, &o, &s, why, sizeof why), CPROF_EIO);
+  }
+  /* more owners than are checked: nothing shown */
+  cprof_source_owners_t many = {0};
+  for (uint32_t u = 1000; u < 1000 + CPROF_SOURCE_OWNERS_MAX + 1; u++)
+    cprof_source_owners_add(&many, u, u);
+  assert_true(many.too_many);
+  put_file(path, sizeof path, top, "open.js", "open\n", 0644);
+  assert_int_equal(cprof__source_read(path, NULL, &many, &s, why, sizeof why), CPROF_EIO);
+  assert_non_null(strstr(why, "more than"));
+  /* the reader and root are never added */
+  cprof_source_owners_t none = {0};
+  cprof_source_owners_add(&none, (uint32_t)geteuid(), 0);
+  cprof_source_owners_add(&none, 0, 0);
+  assert_int_equal(none.n, 0);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/app.js", closed);
+  unlink(path);
+  rmdir(closed);
+  rmdir(top);
 }
 
 int main(void) {
@@ -184,6 +299,8 @@ int main(void) {
       cmocka_unit_test(split_is_of_time),
       cmocka_unit_test(source_reads_regular_files_only),
       cmocka_unit_test(source_falls_back_to_map_texts),
+      cmocka_unit_test(source_links_resolved),
+      cmocka_unit_test(source_only_what_the_owner_reads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,10 @@
  * hand-made snapshot whose dominator tree is known, and on broken and
  * hostile variants of it: every one refused with a code and a message,
  * none read out of bounds (make check SAN=1 runs them under ASan). */
+#define _DEFAULT_SOURCE /* mkstemp, truncate under -std=c11 */
 #include <cjson/cJSON.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "snapshot.h"
@@ -358,6 +361,88 @@ static void bad_arguments(void **state) {
   assert_null(out);
 }
 
+/* ---- a file that changes while it is read (snapshot_file.c) ---- */
+
+typedef struct {
+  const char *path;
+  size_t at;   /* the piece before which the file changes */
+  off_t to;    /* its new size (-1: a byte appended) */
+  int changes; /* how many times the hook changed it */
+} shrink_t;
+
+static void change_file(void *ctx, int fd, size_t done) {
+  (void)fd;
+  shrink_t *c = ctx;
+  if (done != c->at) return;
+  c->changes++;
+  if (c->to >= 0) {
+    assert_int_equal(truncate(c->path, c->to), 0);
+  } else {
+    FILE *f = fopen(c->path, "ab");
+    assert_non_null(f);
+    fputc(' ', f);
+    fclose(f);
+  }
+}
+
+/* The tiny snapshot padded with trailing spaces to pad bytes, in a temp
+ * file; its path in path. */
+static char *padded_file(size_t pad, char *path) {
+  char *text = dq(TINY);
+  size_t len = strlen(text);
+  strcpy(path, "/tmp/cprof-test-snapshot-XXXXXX");
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(text, 1, len, f), len);
+  for (size_t i = len; i < pad; i++)
+    fputc(' ', f);
+  fclose(f);
+  return text;
+}
+
+/* Truncated before the first piece, between two pieces (a file over
+ * CPROF__SNAP_READ_PIECE), to nothing or to half, or grown while read:
+ * CPROF_EIO naming the file, no signal (a mapped file was a SIGBUS), and
+ * nothing left loaded. Unchanged, the same file reads. */
+static void file_changed_while_read(void **state) {
+  (void)state;
+  char path[64], err[512];
+  size_t size = CPROF__SNAP_READ_PIECE + (CPROF__SNAP_READ_PIECE / 2);
+  char *text = padded_file(size, path);
+  cprof__snap_map_t m;
+  assert_int_equal(cprof__snap_load(path, &m, err, sizeof err), CPROF_OK);
+  assert_int_equal(m.len, size);
+  assert_memory_equal(m.map, text, strlen(text));
+  cprof__snap_unload(&m);
+  char *out = NULL;
+  assert_int_equal(cprof_snapshot_report_file(path, 5, &out, err, sizeof err), CPROF_OK);
+  free(out);
+  const struct {
+    size_t at;
+    off_t to;
+  } cases[] = {{0, 0},
+               {0, 100},
+               {CPROF__SNAP_READ_PIECE, 0},
+               {CPROF__SNAP_READ_PIECE, CPROF__SNAP_READ_PIECE + 10},
+               {CPROF__SNAP_READ_PIECE, -1}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    free(padded_file(size, path));
+    shrink_t c = {path, cases[i].at, cases[i].to, 0};
+    err[0] = '\0';
+    m.map = (void *)1;
+    int rc = cprof__snap_load_hooked(path, &m, 0, change_file, &c, err, sizeof err);
+    if (rc != CPROF_EIO) fail_msg("case %zu: rc %d (%s)", i, rc, err);
+    assert_int_equal(c.changes, 1);
+    assert_null(m.map);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, "changed while it was read"));
+    unlink(path);
+  }
+  free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(dominator_tree),          cmocka_unit_test(report_classes_and_paths),
@@ -365,6 +450,7 @@ int main(void) {
       cmocka_unit_test(strings_decoded),         cmocka_unit_test(bad_arguments),
       cmocka_unit_test(node_fields_packed),      cmocka_unit_test(wide_records),
       cmocka_unit_test(owned_array_in_owner),    cmocka_unit_test(weakmap_detached_rules),
+      cmocka_unit_test(file_changed_while_read),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -341,10 +341,10 @@ static void find_failures(void **state) {
   /* Bounds: the script, then the map. */
   put(t, "big.js", "f()\n//# sourceMappingURL=big.js.map\n");
   put(t, "big.js.map", MAP_JSON);
-  cprof_sm_limits_t small = {8, 0};
+  cprof_sm_limits_t small = {8, 0, NULL};
   assert_int_equal(find(t, "big.js", &small, &m, err, sizeof err), CPROF_EIO);
   assert_non_null(strstr(err, "limit"));
-  cprof_sm_limits_t small_map = {0, 16};
+  cprof_sm_limits_t small_map = {0, 16, NULL};
   assert_int_equal(find(t, "big.js", &small_map, &m, err, sizeof err), CPROF_EIO);
   assert_non_null(strstr(err, "limit"));
   /* A malformed map names the script and the map. */
@@ -487,6 +487,54 @@ static void cache_bound_evicts(void **state) {
   cprof_profile_free(p);
 }
 
+/* Issue 36: another user's profile uses a script's map only when that user
+ * could read the script and the map file (their text, sourcesContent
+ * included, would show): in a directory closed to them, or a map of mode
+ * 0600 not theirs, the frames stay V8's and the reason is counted. */
+static void apply_only_what_the_owner_reads(void **state) {
+  tmp_t *t = *state;
+  put(t, "app.js", "function a() {}\n//# sourceMappingURL=app.js.map\n");
+  put(t, "app.js.map",
+      "{'version':3,'sources':['a.ts'],'sourcesContent':['MARKER'],'names':['original'],"
+      "'mappings':'AAAA,SAASA'}");
+  char mp[256], js[256];
+  snprintf(mp, sizeof mp, "%s/app.js.map", t->dir);
+  snprintf(js, sizeof js, "%s/app.js", t->dir);
+  cprof_source_owners_t o = {1, 0, {54321}, {54322}};
+  cprof_sm_limits_t lim = {0, 0, &o};
+  cprof_profile_t *p = profile_at(t);
+  cprof_smcache_t *c = cprof_smcache_new(1 << 20, NULL, NULL, NULL);
+  cprof_sm_frames_t *f;
+  cprof_sm_stats_t st;
+  uint32_t a = frame_named(p, "a");
+  assert_int_equal(chmod(t->dir, 0700), 0);
+  assert_int_equal(cprof_sourcemap_apply(p, c, &lim, &f, &st), CPROF_OK);
+  assert_int_equal(st.mapped, 0);
+  assert_int_equal(st.scripts_with_map, 0);
+  assert_true(st.map_errors > 0);
+  assert_non_null(
+      strstr(st.errors[0], "is not used: the profile's owner (uid 54321) cannot reach"));
+  assert_string_equal(p->frames[a].name, "a");
+  assert_null(cprof_sourcemap_texts(f));
+  cprof_sourcemap_release(p, f);
+  assert_int_equal(chmod(t->dir, 0755), 0);
+  assert_int_equal(chmod(js, 0644), 0);
+  assert_int_equal(chmod(mp, 0600), 0);
+  assert_int_equal(cprof_sourcemap_apply(p, c, &lim, &f, &st), CPROF_OK);
+  assert_int_equal(st.mapped, 0);
+  assert_non_null(strstr(st.errors[0], "cannot read it"));
+  cprof_sourcemap_release(p, f);
+  assert_int_equal(chmod(mp, 0644), 0); /* open to them: used, from the cache */
+  assert_int_equal(cprof_sourcemap_apply(p, c, &lim, &f, &st), CPROF_OK);
+  assert_int_equal(st.mapped, 1);
+  assert_int_equal(st.map_errors, 0);
+  assert_string_equal(p->frames[a].name, "original");
+  assert_non_null(cprof_sourcemap_texts(f));
+  cprof_sourcemap_release(p, f);
+  cprof_smcache_free(c);
+  cprof_profile_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(decode_and_lookup),
@@ -501,6 +549,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(find_external_inline_and_guess, setup, teardown),
       cmocka_unit_test_setup_teardown(find_failures, setup, teardown),
       cmocka_unit_test_setup_teardown(apply_swap_release, setup, teardown),
+      cmocka_unit_test_setup_teardown(apply_only_what_the_owner_reads, setup, teardown),
       cmocka_unit_test_setup_teardown(cache_bound_evicts, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,12 @@
  *           the table)
  *   bytes → cprof_snapshot_diff: the input cut at its NUL bytes into up to
  *           three snapshots A, B, C (no NUL: the input three times)
+ *   bytes → a file read by snapshot_file.c in small pieces: unchanged (the
+ *           text read must be the input, and its report with the text
+ *           behind the parse given back must be the report of the input
+ *           in memory), then truncated (shrinking) or grown at a point the
+ *           input picks between two pieces: CPROF_EIO naming the file,
+ *           nothing loaded (issue 36: a mapped file was a SIGBUS)
  *
  * Oracles besides the sanitizers: a parse either succeeds or fails with
  * EPARSE/ESCHEMA and a message; locations name closures, one each, in
@@ -18,6 +24,7 @@
  * made, is valid JSON; a snapshot diffed with itself has nothing new. */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +153,79 @@ static void diff(const char *text, size_t len) {
   free(out);
 }
 
+/* ---- the file reader (snapshot_file.c) on a file that changes ---- */
+
+typedef struct {
+  const char *path;
+  size_t at; /* truncate (or grow) before the piece that starts at or after this */
+  off_t to;  /* the new size; -1: grown by a byte */
+  int done;
+} change_t;
+
+static void change_hook(void *ctx, int fd, size_t done) {
+  (void)fd;
+  change_t *c = ctx;
+  if (c->done || done < c->at) return;
+  c->done = 1;
+  if (c->to >= 0) {
+    SNAP_FUZZ_CHECK(truncate(c->path, c->to) == 0);
+  } else {
+    FILE *f = fopen(c->path, "ab");
+    SNAP_FUZZ_CHECK(f != NULL);
+    fputc(' ', f);
+    fclose(f);
+  }
+}
+
+static int write_file(const char *path, const char *text, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (f == NULL) return -1;
+  int ok = fwrite(text, 1, len, f) == len;
+  return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static void file_read(const char *text, size_t len) {
+  char path[64] = "/tmp/cprof-fuzz-snapshot-XXXXXX", err[512] = "";
+  int fd = mkstemp(path);
+  if (fd < 0) return;
+  close(fd);
+  if (len == 0 || write_file(path, text, len) != 0) {
+    unlink(path);
+    return;
+  }
+  /* pieces of 1 to 64 bytes, and the point where the file changes, from
+   * the input's first and last bytes */
+  size_t piece = 1 + (unsigned char)text[0] % 64, at = (unsigned char)text[len - 1] * len / 256;
+  cprof__snap_map_t m;
+  int rc = cprof__snap_load_hooked(path, &m, piece, NULL, NULL, err, sizeof err);
+  SNAP_FUZZ_CHECK(rc == CPROF_OK || rc == CPROF_ENOMEM);
+  if (rc == CPROF_OK) {
+    SNAP_FUZZ_CHECK(m.len == len && memcmp(m.map, text, len) == 0);
+    char *a = NULL, *b = NULL, e2[256];
+    int ra = cprof__snap_report(m.map, m.len, 3, cprof__snap_release, &a, err, sizeof err);
+    int rb = cprof_snapshot_report(text, len, 3, &b, e2, sizeof e2);
+    SNAP_FUZZ_CHECK(ra == rb);
+    SNAP_FUZZ_CHECK(ra != CPROF_OK || strcmp(a, b) == 0);
+    free(a);
+    free(b);
+    cprof__snap_unload(&m);
+  }
+  off_t tos[2] = {(off_t)(at / 2), -1};
+  for (int i = 0; i < 2; i++) {
+    change_t c = {path, at, tos[i], 0};
+    if (write_file(path, text, len) != 0) break;
+    err[0] = '\0';
+    rc = cprof__snap_load_hooked(path, &m, piece, change_hook, &c, err, sizeof err);
+    SNAP_FUZZ_CHECK(c.done || rc == CPROF_OK || rc == CPROF_ENOMEM);
+    if (c.done) { /* changed before the last piece was read, or after: never read whole */
+      SNAP_FUZZ_CHECK(rc == CPROF_EIO && m.map == NULL);
+      SNAP_FUZZ_CHECK(strstr(err, path) != NULL && strstr(err, "changed while") != NULL);
+    }
+    if (rc == CPROF_OK) cprof__snap_unload(&m);
+  }
+  unlink(path);
+}
+
 int cprof_fuzz_snapshot_one(const uint8_t *data, size_t size) {
   /* an exact-size copy, so ASan sees any read past the end */
   char *text = malloc(size ? size : 1);
@@ -155,6 +235,7 @@ int cprof_fuzz_snapshot_one(const uint8_t *data, size_t size) {
   report(text, size);
   view(text, size);
   diff(text, size);
+  file_read(text, size);
   free(text);
   return 0;
 }

@@ -5,8 +5,10 @@
 // from its first line (the call frame's) to its last (funcrange.js), each
 // line with its heat bar, self time and share, the hot ones highlighted,
 // stretches of more than LINES_FOLD lines without ticks folded into one
-// row that opens them. Without the text: the line table alone. Heap
-// profiles have no lines: the pane says so.
+// row that opens them. Without the text: the line table alone, saying why
+// when the file was not shown by rule (sources.why: a link to a file that
+// is no source, a file the profile's owner could not read; issue 36).
+// Heap profiles have no lines: the pane says so.
 const LINES_FOLD = 8 // cold lines shown before a stretch is folded
 const LINES_CONTEXT = 2 // cold lines kept each side of a fold
 const LINES_HOT = 0.1 // a line with this share of the function's self time is hot
@@ -101,7 +103,9 @@ function createLinesView (m, box) {
     const url = S.url[file]
     const own = url === m.fns.url[f]
     if (!own) wrap.appendChild(el('div', 'note', 'in ' + url))
-    if (!text) wrap.appendChild(el('div', 'note', 'The source of ' + url + ' could not be read when this page was made: the line table alone.'))
+    const why = S.why && typeof S.why[file] === 'string' ? S.why[file] : null
+    if (!text && why) wrap.appendChild(el('div', 'note', 'source not shown: ' + url + ': ' + why + '; the line table alone.'))
+    else if (!text) wrap.appendChild(el('div', 'note', 'The source of ' + url + ' could not be read when this page was made: the line table alone.'))
     const table = el('table', 'lines')
     const hr = el('tr')
     for (const t of ['Line', '', 'Self', 'Share']) hr.appendChild(el('th', '', t))

@@ -7,7 +7,7 @@
 
 const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
-const { spawnSync } = require('node:child_process')
+const { spawn, spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
 
@@ -15,6 +15,7 @@ const { pathToFileURL } = require('node:url')
 
 const { makeTmpDir, removeTmpDirs, childEnv } = require('../helpers/util.js')
 const { runFixture, FIXTURES } = require('../helpers/util.js').fixturesIn(__dirname)
+const { writeShrinkingSnapshot, truncateWhenHeld } = require('../helpers/shrinking-snapshot.js')
 
 after(removeTmpDirs)
 
@@ -137,6 +138,35 @@ test('cprof snapshot: a truncated or foreign file is refused with exit 1 and one
   assert.match(r.stderr, /ERR_CPROF_IO: .*No such file/)
   r = cli('snapshot', prof, '--top', '0')
   assert.equal(r.status, 2)
+})
+
+// Issue 36, item 3: the file cut to 4 KiB as soon as the process holds it
+// (open or mapped), a real race made reliable by 256 MiB of leading
+// whitespace to read. A mapped file was a SIGBUS (exit by signal, no
+// message); read in pieces, it is ERR_CPROF_IO naming the file. Up to five
+// tries: one at least must cut the file while it is held, none may end by
+// a signal.
+test('cprof snapshot: a file truncated while it is read is ERR_CPROF_IO naming it, never a signal', async () => {
+  const dir = makeTmpDir('cprof-snapshot-shrink-')
+  const file = path.join(dir, 'shrinking.heapsnapshot')
+  let cuts = 0
+  for (let i = 0; i < 5 && cuts < 2; i++) {
+    writeShrinkingSnapshot(file, 256)
+    const child = spawn(process.execPath, [BIN, 'snapshot', file], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() })
+    let stderr = ''
+    child.stderr.on('data', (d) => { stderr += d })
+    let exited = false
+    const exit = new Promise((resolve) => child.on('exit', (code, signal) => { exited = true; resolve({ code, signal }) }))
+    const cut = await truncateWhenHeld(child.pid, file, 4096, () => exited)
+    const { code, signal } = await exit
+    assert.equal(signal, null, `try ${i}: ended by ${signal}: ${stderr}`)
+    if (!cut) continue
+    cuts++
+    assert.equal(code, 1, stderr)
+    assert.match(stderr, /^cprof: ERR_CPROF_IO: .*shrinking\.heapsnapshot changed while it was read/)
+    assert.match(stderr, /analyse it again/)
+  }
+  assert.ok(cuts > 0, 'the file was never cut while cprof held it')
 })
 
 // DevTools' own heap-snapshot code, headless, on the same file: the 20

@@ -13,6 +13,7 @@ const { makeTmpDir, removeTmpDirs } = require('../helpers/util')
 const { runFixture } = require('../helpers/util').fixturesIn(path.join(__dirname, '..', 'cli'))
 const { haveChromium, launch, openPage } = require('../helpers/browser')
 const { createUiServer } = require('../../../lib/ui/server')
+const { writeShrinkingSnapshot, truncateWhenHeld } = require('../helpers/shrinking-snapshot')
 
 const skipBrowser = haveChromium() ? false : 'needs /usr/bin/chromium (apt-get install -y chromium)'
 const NAME = 'leak.heapsnapshot'
@@ -62,6 +63,39 @@ test('a broken snapshot gets 422 with the reader\'s message', async () => {
     const r = await get(u.url + 'view?file=broken.heapsnapshot')
     assert.equal(r.status, 422)
     assert.match(r.body, /^cprof ui: ERR_CPROF_/)
+  } finally {
+    await u.close()
+  }
+})
+
+// Issue 36, item 3: a snapshot in the served directory cut while the
+// dashboard reads it (its analysis runs in this process, on a libuv
+// worker). A mapped file was a SIGBUS that ended the whole dashboard (here:
+// this test process); read in pieces, that file's page is a 422 naming it
+// and the server answers after. Up to five tries, one at least cut mid-read.
+test('a snapshot truncated while the dashboard reads it: 422 for that file, the server answers after', async () => {
+  const dir = makeTmpDir('cprof-ui-snap-shrink-')
+  const file = path.join(dir, 'shrinking.heapsnapshot')
+  const u = await createUiServer({ dir })
+  try {
+    let cuts = 0
+    for (let i = 0; i < 5 && cuts < 2; i++) {
+      writeShrinkingSnapshot(file, 256)
+      let done = false
+      const page = get(u.url + 'view?file=shrinking.heapsnapshot').finally(() => { done = true })
+      const cut = await truncateWhenHeld(process.pid, file, 4096, () => done)
+      const r = await page
+      if (!cut) continue
+      cuts++
+      assert.equal(r.status, 422, r.body.slice(0, 300))
+      assert.match(r.body, /^cprof ui: ERR_CPROF_IO: .*shrinking\.heapsnapshot changed while it was read/)
+      const files = await get(u.url + 'api/files')
+      assert.equal(files.status, 200)
+      assert.ok(JSON.parse(files.body).files.some((f) => f.name === 'shrinking.heapsnapshot'))
+    }
+    assert.ok(cuts > 0, 'the file was never cut while the dashboard held it')
+    const good = await get(ui.url + 'view?file=' + NAME) // another file still opens
+    assert.equal(good.status, 200)
   } finally {
     await u.close()
   }
