@@ -1,7 +1,6 @@
 // The heap trend (docs/recorder.md, Heap trend), when the page carries one
 // (the heapGrowth incident's page: lib/viewer/index.js withTrend): small
-// multiples, one line chart per growing allocation site (where V8 allocated
-// the bytes, not what holds them) of its live bytes per window,
+// multiples, one line chart per growing allocation site of its live bytes per window,
 // the whole heap first, all on one time axis. Drawn as SVG elements built
 // with the DOM (names stay text, never markup).
 const SVG_NS = 'http://www.w3.org/2000/svg'
