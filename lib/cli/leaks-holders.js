@@ -100,8 +100,9 @@ function holderTable (all) {
 /** The text of the holders part of the report. */
 function renderHolders (r) {
   const a = r.snapshots
+  const pauses = a[0].durationMs === null ? '' : `pauses ${seconds(a[0].durationMs)} s and ${seconds(a[1].durationMs)} s; `
   let out = `held by (${r.measures.holders}): heap snapshots ${seconds(r.intervalMs)} s apart ` +
-    `(pauses ${seconds(a[0].durationMs)} s and ${seconds(a[1].durationMs)} s; ${bytes(a[0].bytes)} and ${bytes(a[1].bytes)}); ` +
+    `(${pauses}${bytes(a[0].bytes)} and ${bytes(a[1].bytes)}); ` +
     `new in the second: ${r.added.count.toLocaleString('en-US')} objects, ${bytes(r.added.selfSize)}, by what holds them\n`
   out += holderTable(r.holders)
   for (const w of r.warnings) out += `  warning: ${termSafe(w)}\n`
@@ -161,4 +162,4 @@ async function takeHolders (e, o, { err, who }) {
   }
 }
 
-module.exports = { takeHolders, renderHolders, intervalArg, pickInstance, heapEstimate, costLines, INTERVAL_DEFAULT_S }
+module.exports = { takeHolders, renderHolders, intervalArg, pickInstance, heapEstimate, costLines, INTERVAL_DEFAULT_S, DIFF_TOP, HOLDERS_TOP }
