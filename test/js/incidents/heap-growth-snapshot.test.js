@@ -218,3 +218,22 @@ test('an incident snapshot refused for disk space is counted and reported; the f
   assert.deepEqual(inc.status().snapshots, { written: 0, skipped: 0, refused: 1, failed: 0 })
   assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot')), [])
 })
+
+test('heapGrowth holders: a second snapshot refused is reported (ERR_CPROF_IO), nothing compared, the firing\'s files stand', async () => {
+  const { scheduleHolders } = require('../../../lib/incidents/holders')
+  const dir = makeTmpDir('cprof-growth-holders-refused-')
+  let spawned = false
+  const err = await new Promise((resolve) => {
+    const r = scheduleHolders({ first: path.join(dir, 'incident.heapsnapshot'), at: dir, name: 'incident', reason: {} }, 0.01, resolve, {
+      incidentSnapshot: async (o) => {
+        assert.deepEqual(o, { at: dir, dir: undefined, name: 'incident.second' })
+        return { skipped: 'busy', why: 'a heap snapshot is already being written (asked for at …)' }
+      },
+      spawn: () => { spawned = true }
+    })
+    assert.deepEqual(r.files, { json: path.join(dir, 'incident.holders.json'), text: path.join(dir, 'incident.holders.txt') })
+  })
+  assert.equal(spawned, false)
+  assert.equal(err.code, 'ERR_CPROF_IO')
+  assert.match(err.message, /^heapGrowth: no holders report: a heap snapshot is already being written .*; the firing's files stand \(cprof leaks <pid> --holders takes one by hand\)$/)
+})
