@@ -75,6 +75,20 @@ function costLines (who, e, est, intervalS, dir, keep) {
     `  the snapshots hold every string in the process (secrets too); ${keep ? 'kept (--keep): keep them private' : 'deleted once compared (--keep keeps them)'}\n`
 }
 
+/** Before any pause: null when dir's free space (statfs) is at least need
+ * bytes, or cannot be read (the process's own check still applies), else why. */
+async function diskShort (dir, need, statfs = (d) => fs.promises.statfs(d)) {
+  if (!dir) return null
+  let free
+  try {
+    const st = await statfs(dir)
+    free = st.bavail * st.bsize
+  } catch {
+    return null
+  }
+  return free < need ? `${dir} has ${bytes(free)} free, below the ${bytes(need)} the two snapshots need (the first file, then twice the heap free for the second)` : null
+}
+
 function unlinkQuiet (file) {
   try {
     fs.unlinkSync(file)
@@ -118,7 +132,10 @@ function renderHolders (r) {
  */
 async function takeHolders (e, o, { err, who }) {
   const est = heapEstimate(e)
-  err.write(costLines(who, e, est, o.intervalS, o.dir || e.dir, o.keep))
+  const dir = o.dir || e.dir
+  err.write(costLines(who, e, est, o.intervalS, dir, o.keep))
+  const full = await diskShort(dir, cost(est.heap, 2).disk)
+  if (full) return { why: `ERR_CPROF_NO_SPACE: no snapshot taken: ${full}. Free disk space or give --dir on a larger disk`, code: 1 }
   const files = []
   let interrupted = false
   const onInt = () => {
@@ -162,4 +179,4 @@ async function takeHolders (e, o, { err, who }) {
   }
 }
 
-module.exports = { takeHolders, renderHolders, intervalArg, pickInstance, heapEstimate, costLines, INTERVAL_DEFAULT_S, DIFF_TOP, HOLDERS_TOP }
+module.exports = { takeHolders, renderHolders, intervalArg, pickInstance, heapEstimate, costLines, diskShort, INTERVAL_DEFAULT_S, DIFF_TOP, HOLDERS_TOP }

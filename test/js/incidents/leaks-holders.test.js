@@ -19,7 +19,7 @@ const path = require('node:path')
 const { makeTmpDir, removeTmpDirs, cprofAsync } = require('../helpers/util.js')
 const { startFixture } = require('../helpers/util.js').fixturesIn(__dirname)
 const { holderOf, holders, cost } = require('../../../lib/fleet/holders')
-const { pickInstance, intervalArg } = require('../../../lib/cli/leaks-holders')
+const { pickInstance, intervalArg, diskShort } = require('../../../lib/cli/leaks-holders')
 
 const ROOT = path.join(__dirname, '..', '..', '..')
 const REGISTER = path.join(ROOT, 'register.js')
@@ -159,7 +159,7 @@ test('holderOf: the variable or property of the collection the objects are entri
   assert.match(hs[0].path, /html → \(string\)$/)
 })
 
-test('cost: the pause, memory, file and disk of two snapshots by the measured rules; --app snapshots the fastest-growing instance', () => {
+test('cost: the pause, memory, file and disk of two snapshots by the measured rules; --app snapshots the fastest-growing instance; too little disk refuses before any pause', async () => {
   const c = cost(100 * MIB, 2)
   assert.deepEqual(c.pauseMs, [4000, 8000]) // 40–80 ms per MiB
   assert.deepEqual(c.rss, [800 * MIB, 2200 * MIB])
@@ -169,4 +169,8 @@ test('cost: the pause, memory, file and disk of two snapshots by the measured ru
   const e = (pid, perMinute) => ({ pid, recorder: perMinute === null ? null : { heapTrend: { windows: 10, perMinute } } })
   assert.equal(pickInstance([e(1, 10), e(2, 500), e(3, null), e(4, 20)]).pid, 2)
   assert.equal(pickInstance([e(3, null), e(1, -5)]).pid, 1)
+  const statfs = (free) => async () => ({ bavail: free / 4096, bsize: 4096 })
+  assert.equal(await diskShort('/srv/p', c.disk, statfs(400 * MIB)), '/srv/p has 400.0 MiB free, below the 420.0 MiB the two snapshots need (the first file, then twice the heap free for the second)')
+  assert.equal(await diskShort('/srv/p', c.disk, statfs(500 * MIB)), null)
+  assert.equal(await diskShort('/srv/p', c.disk, async () => { throw new Error('ENOSYS') }), null) // unknown: the process checks
 })
