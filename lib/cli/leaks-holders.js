@@ -138,14 +138,18 @@ async function takeHolders (e, o, { err, who }) {
   if (full) return { why: `ERR_CPROF_NO_SPACE: no snapshot taken: ${full}. Free disk space or give --dir on a larger disk`, code: 1 }
   const files = []
   let interrupted = false
+  let pending = false // a request the process may still answer with a file
   const onInt = () => {
     interrupted = true
     if (!o.keep) for (const f of files) unlinkQuiet(f)
+    if (pending) err.write(`${who}: interrupted while process ${e.pid} writes a snapshot: it will be left in ${termSafe(dir || 'its directory')} (heap-${e.pid}-*.heapsnapshot); delete it\n`)
     process.exit(130)
   }
   process.once('SIGINT', onInt)
   try {
+    pending = true
     const a = await requestSnapshot(e.pid, { force: o.force, dir: o.dir })
+    pending = false
     if (a.why) return { why: `no first snapshot: ${a.why}`, code: 1 }
     files.push(a.file)
     err.write(`${who}: snapshot A: ${wroteLine(a)}; the next in ${o.intervalS} s\n`)
@@ -153,7 +157,9 @@ async function takeHolders (e, o, { err, who }) {
     await new Promise((resolve) => setTimeout(resolve, o.intervalS * 1000))
     if (procfs.status(e.pid) === null) return { why: `process ${e.pid} exited before the second snapshot`, code: 1 }
     const startB = Date.now()
+    pending = true
     const b = await requestSnapshot(e.pid, { force: o.force, dir: o.dir })
+    pending = false
     if (b.why) return { why: `no second snapshot: ${b.why}`, code: 1 }
     files.push(b.file)
     err.write(`${who}: snapshot B: ${wroteLine(b)}; comparing\n`)
