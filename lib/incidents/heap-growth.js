@@ -90,9 +90,10 @@ function threshold (o, trigger) {
  * heap-snapshot.js) goes to snapshotted(s); the 'profile' event goes out once
  * all are written. Resolves with the dump's result plus files.leaks, and
  * files.heapsnapshot or snapshotSkipped: { reason: 'busy' | 'space' | 'failed', why }.
- * holders: { seconds, done(err|null) } (heapGrowth.holders): once the
- * snapshot is written, a second one that many seconds later and the
- * holders report (lib/incidents/holders.js), after the event.
+ * holders: { seconds, done(err|null), scheduled(cancel) } (heapGrowth.holders):
+ * once the snapshot is written, a second one that many seconds later and
+ * the holders report (lib/incidents/holders.js), after the event; cancel()
+ * drops it if its timer has not run.
  */
 async function writeHeapGrowth (recorder, dumpOpts, reason, trend, snapshotted, holders) {
   const formats = [...new Set([...(dumpOpts.formats || []), 'html'])]
@@ -108,7 +109,9 @@ async function writeHeapGrowth (recorder, dumpOpts, reason, trend, snapshotted, 
     else r.snapshotSkipped = { reason: s.skipped, why: s.why }
     snapshotted(s)
     if (s.file && holders) {
-      r.holders = scheduleHolders({ first: s.file, at, dir: dumpOpts.dir, name: dumpOpts.name, reason }, holders.seconds, holders.done)
+      const h = scheduleHolders({ first: s.file, at, dir: dumpOpts.dir, name: dumpOpts.name, reason }, holders.seconds, holders.done)
+      holders.scheduled(h.cancel)
+      r.holders = { files: h.files, due: h.due }
     }
   })
 }

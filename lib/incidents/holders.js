@@ -29,8 +29,9 @@ function childEnv () {
  * Schedules the second snapshot and the report: ctx { first (the firing's
  * snapshot), at (its directory), dir (the dump's dir option), name (the
  * firing's stem), reason }; done(err) once written (err null) or not (an
- * ERR_CPROF_IO error saying why). Returns { files: { json, text }, due }:
- * where the report will be, and when the second snapshot is due (ms).
+ * ERR_CPROF_IO error saying why). Returns { files: { json, text }, due,
+ * cancel }: where the report will be, when the second snapshot is due (ms),
+ * and cancel() (incidents stopped before it: nothing taken, done not called).
  */
 function scheduleHolders (ctx, seconds, done, deps = { incidentSnapshot, spawn }) {
   const files = { json: path.join(ctx.at, `${ctx.name}.holders.json`), text: path.join(ctx.at, `${ctx.name}.holders.txt`) }
@@ -59,7 +60,7 @@ function scheduleHolders (ctx, seconds, done, deps = { incidentSnapshot, spawn }
     })
   }, seconds * 1000)
   t.unref()
-  return { files, due: started + seconds * 1000 }
+  return { files, due: started + seconds * 1000, cancel: () => clearTimeout(t) }
 }
 
 module.exports = { scheduleHolders }

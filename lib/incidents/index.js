@@ -119,7 +119,14 @@ function createIncidents (deps) {
     changed()
     if (trigger === 'heapNearLimit') return fireHeap(run, reason)
     if (trigger === 'heapGrowth') {
-      const holders = run.o.heapGrowth.holders ? { seconds: run.o.heapGrowth.holders, done: (err) => { if (err) deps.report(err) } } : null
+      // heapGrowth.holders: the report comes later; stop() cancels it
+      const holders = run.o.heapGrowth.holders
+        ? {
+            seconds: run.o.heapGrowth.holders,
+            done: (err) => { if (err) deps.report(err) },
+            scheduled: (cancel) => { if (active === run) run.stops.push(cancel); else cancel() }
+          }
+        : null
       return heapGrowth.writeHeapGrowth(deps.recorder, { ...run.dumpOpts, name: stem('heap', trigger, at) },
         reason, run.trend, run.o.heapGrowth.snapshot ? countSnapshot : null, holders)
         .catch(failed)

@@ -237,3 +237,13 @@ test('heapGrowth holders: a second snapshot refused is reported (ERR_CPROF_IO), 
   assert.equal(err.code, 'ERR_CPROF_IO')
   assert.match(err.message, /^heapGrowth: no holders report: a heap snapshot is already being written .*; the firing's files stand \(cprof leaks <pid> --holders takes one by hand\)$/)
 })
+
+test('heapGrowth holders: cancelled before its timer (incidents stopped), nothing is taken', async () => {
+  const { scheduleHolders } = require('../../../lib/incidents/holders')
+  let taken = false
+  const r = scheduleHolders({ first: '/x/a.heapsnapshot', at: '/x', name: 'incident', reason: {} }, 0.05,
+    () => assert.fail('done called after cancel'), { incidentSnapshot: async () => { taken = true; return {} }, spawn: () => {} })
+  r.cancel()
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  assert.equal(taken, false)
+})
