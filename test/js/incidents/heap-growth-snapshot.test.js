@@ -223,6 +223,7 @@ test('heapGrowth holders: a second snapshot refused is reported (ERR_CPROF_IO), 
   const { scheduleHolders } = require('../../../lib/incidents/holders')
   const dir = makeTmpDir('cprof-growth-holders-refused-')
   let spawned = false
+  const alive = setInterval(() => {}, 1000) // the holders timer is unref'd
   const err = await new Promise((resolve) => {
     const r = scheduleHolders({ first: path.join(dir, 'incident.heapsnapshot'), at: dir, name: 'incident', reason: {} }, 0.01, resolve, {
       incidentSnapshot: async (o) => {
@@ -233,6 +234,7 @@ test('heapGrowth holders: a second snapshot refused is reported (ERR_CPROF_IO), 
     })
     assert.deepEqual(r.files, { json: path.join(dir, 'incident.holders.json'), text: path.join(dir, 'incident.holders.txt') })
   })
+  clearInterval(alive)
   assert.equal(spawned, false)
   assert.equal(err.code, 'ERR_CPROF_IO')
   assert.match(err.message, /^heapGrowth: no holders report: a heap snapshot is already being written .*; the firing's files stand \(cprof leaks <pid> --holders takes one by hand\)$/)
