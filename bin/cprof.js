@@ -2,6 +2,7 @@
 'use strict'
 // cprof CLI: one module per command under lib/cli/.
 const COMMANDS = {
+  run: 'run a command (node, npm, npx…) and profile each of its node processes to its exit, process.exit() too',
   report: 'report on a profile (or a recorder store): top functions, the call tree, callers',
   flame: 'write an SVG flame graph of a profile',
   convert: 'convert a profile to pprof, folded stacks, SVG, the text report or the HTML viewer',

@@ -109,6 +109,9 @@ async function devtools (file, top) {
   return { totalSize: snap.totalSize, ms, objects, classes }
 }
 
+// HeapSnapshotModel.baseSystemDistance: DevTools shows no distance from there
+const BASE_SYSTEM_DISTANCE = 100000000
+
 function rel (a, b) {
   return a === b ? 0 : Math.abs(a - b) / Math.max(Math.abs(a), Math.abs(b))
 }
@@ -132,10 +135,12 @@ function compare (ours, theirs, tolerance) {
     rows.push({ what: `class ${o.name} count`, ours: o.count, theirs: t.count })
     rows.push({ what: `class ${o.name} shallow`, ours: o.selfSize, theirs: t.selfSize })
     rows.push({ what: `class ${o.name} retained`, ours: o.retainedSize, theirs: t.retainedSize })
-    rows.push({ what: `class ${o.name} distance`, ours: o.distance, theirs: t.distance })
+    // DevTools shows "−" where cprof's JSON has null: no user root reaches it
+    const shown = t.distance >= 0 && t.distance < BASE_SYSTEM_DISTANCE ? t.distance : null
+    rows.push({ what: `class ${o.name} distance`, ours: o.distance, theirs: shown })
   }
   for (const r of rows) {
-    r.diff = r.ours === null ? 1 : rel(r.ours, r.theirs)
+    r.diff = r.ours === r.theirs ? 0 : r.ours === null || r.theirs === null ? 1 : rel(r.ours, r.theirs)
     r.ok = r.diff * 100 <= tolerance
   }
   return { rows, skipped }

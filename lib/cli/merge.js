@@ -162,4 +162,4 @@ async function run (argv) {
   return 0
 }
 
-module.exports = { run, USAGE }
+module.exports = { run, USAGE, formatList }

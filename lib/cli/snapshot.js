@@ -66,11 +66,20 @@ function edgeLabel (step) {
   return /^\d+$/.test(step.edge) ? `[${step.edge}]` : step.edge
 }
 
+// Where a function is defined, as DevTools shows it: the script's last path
+// part and the line (from 1); the full URL is in --json's location.
+function where (loc) {
+  const url = loc.url === undefined ? `script ${loc.scriptId}` : loc.url.slice(loc.url.lastIndexOf('/') + 1) || loc.url
+  return `${url}:${loc.line}`
+}
+
 // A node on a path: its class; a root group ("(GC roots)") or a function by
-// its name, which says more.
+// its name and where it is defined, which say more.
 function nodeLabel (step) {
   if (step.type === 'synthetic' && step.name) return step.name
-  if (step.type === 'closure' && step.name) return `${step.name}()`
+  if (step.type === 'closure' && (step.name || step.location)) {
+    return `${step.name || '(anonymous)'}()` + (step.location ? ` ${where(step.location)}` : '')
+  }
   return step.class
 }
 

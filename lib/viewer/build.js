@@ -14,7 +14,7 @@ const path = require('node:path')
 const { TEMPLATE_PATH, MARKER } = require('./index')
 
 const ASSETS = path.join(__dirname, 'assets')
-const SCRIPTS = ['format.js', 'model.js', 'flame.js', 'tree.js', 'flat.js', 'lines.js', 'trend.js', 'open.js', 'time.js', 'heapwin.js', 'retainers.js', 'snapshot.js', 'app.js']
+const SCRIPTS = ['format.js', 'model.js', 'flame.js', 'tree.js', 'flat.js', 'funcrange.js', 'lines.js', 'trend.js', 'open.js', 'axis.js', 'stalls.js', 'time.js', 'heapwin.js', 'retainers.js', 'snapshot.js', 'app.js']
 
 function hash (text) {
   return `'sha256-${crypto.createHash('sha256').update(text, 'utf8').digest('base64')}'`

@@ -11,7 +11,8 @@
  *     "startTime" (ms since the epoch, 0 unknown), "includeCollected",
  *     "samples": [before, after], "total": [before, after],
  *     "fns": { "name": [], "url": [], "line": [] (1-based, 0 unknown),
- *              "kind": [] (cprof__kind_t) },
+ *              "col": [] (1-based, 0 unknown: where the function starts, which
+ *              the source pane reads its whole body from), "kind": [] (cprof__kind_t) },
  *     "nodes": { "fn": [], "depth": [], "self": [], "self1": [] (diff) },
  *     "timeline": (CPU, not a diff, with samples) { "first": µs from startTime
  *       to the first sample, "nodeBits": 16|32, "node": base64,
@@ -159,8 +160,9 @@ static void node_column(hw_t *w, const cprof__tree_t *t, col_t col) {
 }
 
 static void fn_columns(hw_t *w, const cprof__tree_t *t) {
-  static const char *const keys[] = {"{\"name\":[", "],\"url\":[", "],\"line\":[", "],\"kind\":["};
-  for (int k = 0; k < 4; k++) {
+  static const char *const keys[] = {"{\"name\":[", "],\"url\":[", "],\"line\":[", "],\"col\":[",
+                                     "],\"kind\":["};
+  for (int k = 0; k < 5; k++) {
     hw_str(w, keys[k]);
     for (uint32_t i = 0; i < t->nfns; i++) {
       const cprof_frame_t *fr = t->fns[i].frame;
@@ -171,6 +173,8 @@ static void fn_columns(hw_t *w, const cprof__tree_t *t) {
         hw_json_str(w, cprof__short_url(fr->url));
       else if (k == 2)
         hw_i64(w, fr->line >= 0 ? (int64_t)fr->line + 1 : 0);
+      else if (k == 3)
+        hw_i64(w, fr->line >= 0 && fr->column >= 0 ? (int64_t)fr->column + 1 : 0);
       else
         hw_i64(w, (int64_t)t->fns[i].kind);
     }

@@ -19,7 +19,12 @@
  * objects: the `top` largest by retained size (not the root, not synthetic
  * nodes), each with one shortest retainer path from the root (root's edge
  * first); classes: the `top` largest by retained size, with the path of
- * their largest object. Sizes in bytes.
+ * their largest object. Sizes in bytes. distance: null where DevTools
+ * shows none (no user root reaches the node by strong edges). A node
+ * (object or step) also has nameLength, its name's full length, when the
+ * name was cut (past 1,024 characters, CPROF__SNAP_NAME_MAX, as class and edge
+ * names everywhere), and a closure with a position location: { url,
+ * line, column, scriptId } (from 1; url absent when unknown).
  * CPROF_OK, CPROF_EPARSE, CPROF_ESCHEMA, CPROF_ENOMEM, CPROF_EINVAL (top
  * 0 or over CPROF_SNAPSHOT_TOP_MAX), with a message in errbuf. */
 int cprof_snapshot_report(const char *json, size_t len, unsigned top, char **out, char *errbuf,

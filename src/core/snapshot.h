@@ -19,18 +19,27 @@
  * snapshot_class.c (classes), snapshot_report.c (the JSON report),
  * snapshot_paths.c (objects grouped by retainer path), snapshot_diff.c
  * (cprof snapshot diff), snapshot_file.c (files mapped), snapshot_view.c
- * (the viewer's page data), snapshot_retainers.c (retainers of a set). */
+ * (the viewer's page data), snapshot_retainers.c (retainers of a set),
+ * snapshot_location.c (closures' locations). */
 #ifndef CPROF_SNAPSHOT_H
 #define CPROF_SNAPSHOT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+struct cJSON;
+
 #define CPROF__SNAP_NONE UINT32_MAX
 /* DevTools' HeapSnapshotModel.baseSystemDistance: distances of objects
  * reached only through the (GC roots), not from a user root, start here. */
 #define CPROF__SNAP_SYSTEM_DISTANCE 100000000
 #define CPROF__SNAP_NO_DISTANCE (-5)
+/* Whether a distance is one to show: DevTools shows "−" for the others
+ * (HeapSnapshotGridNodes.ts), the nodes no user root reaches (only the GC
+ * roots, or nothing). The JSON outputs give them as null. */
+static inline int cprof__snap_shown_distance(int32_t d) {
+  return d >= 0 && d < CPROF__SNAP_SYSTEM_DISTANCE;
+}
 /* Type name lists longer than this are refused (V8 has 14 node types and 7
  * edge types). */
 #define CPROF__SNAP_MAX_TYPES 256
@@ -39,6 +48,13 @@ typedef struct {
   char **names;
   uint32_t count;
 } cprof__snap_types_t;
+
+/* A closure's location (snapshot_location.c): its node, V8's script id,
+ * line and column from 0 as the file has them, and its script's URL (a
+ * string index, CPROF__SNAP_NONE when the snapshot does not say). */
+typedef struct {
+  uint32_t node, script_id, line, column, url;
+} cprof__snap_loc_t;
 
 /* Gives back the pages of json before upto, which the parse never reads
  * again, and between the analysis's steps all of them (a mapped file's
@@ -96,6 +112,15 @@ typedef struct {
   uint32_t *dom_child;   /* node_count: the first node n dominates, or CPROF__SNAP_NONE */
   uint32_t *dom_next;    /* node_count: the next node with n's dominator (dom's room) */
   uint32_t unreachable;  /* nodes not reached from the root by retaining edges */
+
+  /* the top-level `locations` as read (meta.location_fields values a row),
+   * then, once the parse ends, the closures' in loc, by node */
+  uint32_t *locations;
+  uint64_t locations_len;
+  char **location_fields;
+  uint32_t n_location_fields;
+  cprof__snap_loc_t *loc;
+  uint32_t loc_count;
 } cprof__snap_t;
 
 /* Reads a .heapsnapshot's JSON text into s (zeroed first; free with
@@ -170,6 +195,17 @@ const char *cprof__snap_str_json(cprof__snap_t *s, const char *p, const char *en
 /* String i decoded (UTF-8, NUL-terminated; "" when out of range), valid
  * until CPROF__SNAP_STR_SLOTS - 1 more calls: copy what must last. */
 const char *cprof__snap_str(const cprof__snap_t *s, uint32_t i);
+/* String i as every output shows it (names, class names, edge names):
+ * cprof__snap_str cut after CPROF__SNAP_NAME_MAX characters (UTF-16 code
+ * units, as JavaScript counts a string's length; never inside a surrogate
+ * pair), then "…(104,857,600 chars)", its full length. V8 cuts the strings
+ * it writes at 1,024 by default (--heap-snapshot-string-limit), so only a
+ * snapshot written with a larger limit, or made by hand, is cut. *chars
+ * (may be NULL): the full length when cut, else 0. prefix (may be NULL)
+ * is put before it. The same slots as cprof__snap_str. */
+#define CPROF__SNAP_NAME_MAX 1024
+const char *cprof__snap_name(const cprof__snap_t *s, uint32_t i, const char *prefix,
+                             uint64_t *chars);
 
 /* The records after the parse (snapshot_read.c: compact_nodes,
  * compact_edges). A node keeps type, name, id, self_size; an edge type,
@@ -228,6 +264,18 @@ static inline uint32_t cprof__snap_ename(const cprof__snap_t *s, uint32_t edge) 
 static inline uint32_t cprof__snap_to(const cprof__snap_t *s, uint32_t edge) {
   return cprof__snap_edge(s, edge)[s->ef - 1];
 }
+
+/* Closures' locations (snapshot_location.c). cprof__snap_locations, at
+ * the parse's end (file_nf: the node fields as the file had them, which
+ * object_index counts in): s->locations to s->loc, the raw array freed;
+ * rows that name no closure are left out. CPROF_OK or CPROF_ENOMEM.
+ * cprof__snap_location: node's, or NULL. cprof__snap_location_json adds
+ * "location": { url, line, column, scriptId } (from 1, as DevTools shows
+ * them; url left out when unknown) to obj when node has one: 1, or 0 out
+ * of memory. */
+int cprof__snap_locations(cprof__snap_t *s, uint32_t file_nf);
+const cprof__snap_loc_t *cprof__snap_location(const cprof__snap_t *s, uint32_t node);
+int cprof__snap_location_json(struct cJSON *obj, const cprof__snap_t *s, uint32_t node);
 
 /* DevTools' detached native nodes (snapshot_detached.c): s->detached. */
 int cprof__snap_detached(cprof__snap_t *s);
@@ -288,6 +336,9 @@ struct cJSON *cprof__snap_path_json(const cprof__snap_t *s, uint32_t n);
  * first, in best[0..*k). */
 const char *cprof__snap_edge_name(const cprof__snap_t *s, uint32_t e, char *buf, size_t len);
 int cprof__snap_node_json(struct cJSON *obj, const cprof__snap_t *s, uint32_t n);
+/* "distance": d, or null when not cprof__snap_shown_distance (1, or 0 out
+ * of memory). */
+int cprof__snap_distance_json(struct cJSON *obj, int32_t d);
 void cprof__snap_largest(const cprof__snap_t *s, uint32_t top, uint32_t *best, uint32_t *k);
 
 /* The retainers of a set of nodes (snapshot_retainers.c), without the

@@ -24,11 +24,9 @@ uint32_t cprof__snap_class_key(const cprof__snap_t *s, uint32_t n) {
 }
 
 const char *cprof__snap_class_name(const cprof__snap_t *s, uint32_t key, char *buf, size_t len) {
-  if (key < s->str_count) return cprof__snap_str(s, key);
-  if (key - s->str_count >= s->ntypes.count) {
-    snprintf(buf, len, "Detached %s", cprof__snap_str(s, key - s->str_count - s->ntypes.count));
-    return buf;
-  }
+  if (key < s->str_count) return cprof__snap_name(s, key, NULL, NULL);
+  if (key - s->str_count >= s->ntypes.count)
+    return cprof__snap_name(s, key - s->str_count - s->ntypes.count, "Detached ", NULL);
   uint32_t t = key - s->str_count;
   if (t == s->t_hidden) return "(system)";
   if (t == s->t_code) return "(compiled code)";

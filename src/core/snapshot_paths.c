@@ -204,7 +204,7 @@ static int put(buf_t *b, const char *str) {
 
 static int put_node(buf_t *b, const cprof__snap_t *s, uint32_t n) {
   uint32_t t = cprof__snap_ntype(s, n);
-  const char *name = cprof__snap_str(s, cprof__snap_nname(s, n));
+  const char *name = cprof__snap_name(s, cprof__snap_nname(s, n), NULL, NULL);
   if (t == s->t_synthetic && *name) return put(b, name);
   if (t == s->t_closure && *name) return put(b, name) || put(b, "()");
   char buf[300];
@@ -214,7 +214,8 @@ static int put_node(buf_t *b, const cprof__snap_t *s, uint32_t n) {
 static int put_step(buf_t *b, const cprof__snap_t *s, const step_t *st, int first) {
   if (st->edge_key == EDGE_FROM_ROOT)
     return (first ? 0 : put(b, " → ")) || put_node(b, s, st->node);
-  const char *edge = st->edge_key == EDGE_INDEX ? "[]" : cprof__snap_str(s, st->edge_key);
+  const char *edge =
+      st->edge_key == EDGE_INDEX ? "[]" : cprof__snap_name(s, st->edge_key, NULL, NULL);
   return (first ? 0 : put(b, " → ")) || put(b, edge) || put(b, " → ") || put_node(b, s, st->node);
 }
 

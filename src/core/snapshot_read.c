@@ -27,9 +27,10 @@ void cprof__snap_free(cprof__snap_t *s) {
   free_names(s->etypes.names, s->etypes.count);
   free_names(s->node_fields, s->n_node_fields);
   free_names(s->edge_fields, s->n_edge_fields);
-  void *arrays[] = {s->nodes,     s->edges,    s->first_edge, s->page,
-                    s->essential, s->detached, s->dist,       s->parent_edge,
-                    s->dom,       s->retained, s->dom_child,  s->dom_next};
+  free_names(s->location_fields, s->n_location_fields);
+  void *arrays[] = {s->nodes,     s->edges,    s->first_edge,  s->page, s->essential,
+                    s->detached,  s->dist,     s->parent_edge, s->dom,  s->retained,
+                    s->dom_child, s->dom_next, s->locations,   s->loc};
   for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
     free(arrays[i]);
   cprof__snap_str_free(s);
@@ -80,7 +81,7 @@ static void release(cprof__rd_t *r, cprof__snap_t *s) {
 static int read_u32_array(cprof__rd_t *r, cprof__snap_t *s, uint64_t hint, uint32_t **out,
                           uint64_t *len) {
   uint64_t cap = hint, n = 0, room = (uint64_t)(r->end - r->p) / 2 + 1;
-  if (*out != NULL) return FAIL("a heap snapshot with two nodes or edges arrays");
+  if (*out != NULL) return FAIL("a heap snapshot with two nodes, edges or locations arrays");
   if (cap > room) cap = room;
   if (cap < 1024) cap = 1024;
   uint32_t *a = malloc((size_t)cap * sizeof *a);
@@ -198,6 +199,8 @@ static int read_meta(cprof__rd_t *r, cprof__snap_t *s, meta_pos_t *mp) {
       rc = read_types(r, &s->ntypes, &mp->ntypes_pos);
     else if (CPROF__KEY(key, klen, "edge_types"))
       rc = read_types(r, &s->etypes, &mp->etypes_pos);
+    else if (CPROF__KEY(key, klen, "location_fields"))
+      rc = read_names(r, &s->location_fields, &s->n_location_fields);
     else
       rc = cprof__rd_skip(r);
     if (rc != CPROF_OK) return rc;
@@ -262,6 +265,8 @@ static int read_document(cprof__rd_t *r, cprof__snap_t *s) {
       rc = read_u32_array(r, s, hint(s->decl_nodes, s->n_node_fields), &s->nodes, &s->nodes_len);
     } else if (CPROF__KEY(key, klen, "edges")) {
       rc = read_u32_array(r, s, hint(s->decl_edges, s->n_edge_fields), &s->edges, &s->edges_len);
+    } else if (CPROF__KEY(key, klen, "locations")) {
+      rc = read_u32_array(r, s, 0, &s->locations, &s->locations_len);
     } else if (CPROF__KEY(key, klen, "strings")) {
       rc = read_strings(r, s);
     } else {
@@ -365,8 +370,10 @@ int cprof__snap_parse(const char *json, size_t len, cprof__snap_release_t releas
   int rc = read_document(&r, s);
   cprof__rd_free(&r);
   if (rc == CPROF_OK) rc = cprof__snap_check(s, errbuf, errlen);
+  uint32_t file_nf = s->nf; /* the locations' object_index counts in the file's fields */
   if (rc == CPROF_OK) compact_edges(s); /* first: its room goes back before first_edge's */
-  if (rc == CPROF_OK && compact_nodes(s) != CPROF_OK)
+  if (rc == CPROF_OK &&
+      (compact_nodes(s) != CPROF_OK || cprof__snap_locations(s, file_nf) != CPROF_OK))
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory reading the heap snapshot");
   return rc;
 }

@@ -22,7 +22,7 @@ const char *cprof__snap_edge_name(const cprof__snap_t *s, uint32_t e, char *buf,
     snprintf(buf, len, "%u", name);
     return buf;
   }
-  return cprof__snap_str(s, name);
+  return cprof__snap_name(s, name, NULL, NULL);
 }
 
 static const char *node_class(const cprof__snap_t *s, uint32_t n, char *buf, size_t len) {
@@ -31,13 +31,21 @@ static const char *node_class(const cprof__snap_t *s, uint32_t n, char *buf, siz
 
 int cprof__snap_node_json(cJSON *obj, const cprof__snap_t *s, uint32_t n) {
   char buf[300];
+  uint64_t chars;
+  const char *name = cprof__snap_name(s, cprof__snap_nname(s, n), NULL, &chars);
   return cJSON_AddNumberToObject(obj, "id", cprof__snap_nid(s, n)) &&
-                 cJSON_AddStringToObject(obj, "name",
-                                         cprof__snap_str(s, cprof__snap_nname(s, n))) &&
+                 cJSON_AddStringToObject(obj, "name", name) &&
+                 (chars == 0 || cJSON_AddNumberToObject(obj, "nameLength", (double)chars)) &&
                  cJSON_AddStringToObject(obj, "class", node_class(s, n, buf, sizeof buf)) &&
-                 cJSON_AddStringToObject(obj, "type", s->ntypes.names[cprof__snap_ntype(s, n)])
+                 cJSON_AddStringToObject(obj, "type", s->ntypes.names[cprof__snap_ntype(s, n)]) &&
+                 cprof__snap_location_json(obj, s, n)
              ? 0
              : -1;
+}
+
+int cprof__snap_distance_json(cJSON *obj, int32_t d) {
+  return cprof__snap_shown_distance(d) ? cJSON_AddNumberToObject(obj, "distance", d) != NULL
+                                       : cJSON_AddNullToObject(obj, "distance") != NULL;
 }
 
 /* The BFS's first edges from the root to n, root end first. */
@@ -74,8 +82,8 @@ static int add_sizes(cJSON *o, const cprof__snap_t *s, uint64_t self, uint64_t r
   cJSON *p;
   return cJSON_AddNumberToObject(o, "selfSize", (double)self) &&
          cJSON_AddNumberToObject(o, "retainedSize", (double)retained) &&
-         cJSON_AddNumberToObject(o, "distance", distance) &&
-         (p = cprof__snap_path_json(s, at)) != NULL && cJSON_AddItemToObject(o, "path", p);
+         cprof__snap_distance_json(o, distance) && (p = cprof__snap_path_json(s, at)) != NULL &&
+         cJSON_AddItemToObject(o, "path", p);
 }
 
 static int listed(const cprof__snap_t *s, uint32_t n) {

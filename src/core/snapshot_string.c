@@ -4,6 +4,7 @@
  * reads few of them: class names, edge names on the paths it prints, the
  * handful its rules compare. So a snapshot's strings cost 8 bytes each, not
  * a copy of the file. The text must outlive the snapshot (cprof__snap_parse). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,10 +13,21 @@
 
 /* Decoded strings live in a few rotating buffers: a caller may hold the
  * last CPROF__SNAP_STR_SLOTS - 1 strings while asking for another. */
+/* Names past the cut, as measured once (cprof__snap_name): a page can
+ * name thousands of nodes by one long string, which is then scanned once,
+ * not once a node. key: the string's index + 1 (0: empty); offsets from
+ * its first character. */
+#define LONG_NAMES 16
+struct long_name {
+  uint32_t key;
+  uint64_t end, cut, count;
+};
+
 struct cprof__snap_scratch {
   char *buf[CPROF__SNAP_STR_SLOTS];
   size_t cap[CPROF__SNAP_STR_SLOTS];
   unsigned next;
+  struct long_name longs[LONG_NAMES];
 };
 
 static int grow_offsets(cprof__snap_t *s) {
@@ -172,6 +184,87 @@ const char *cprof__snap_str(const cprof__snap_t *s, uint32_t i) {
   if (decode(p, q, sc->buf[slot], &n) != 0) n = 0; /* valid: checked when read */
   sc->buf[slot][n] = '\0';
   return sc->buf[slot];
+}
+
+/* The code point at p in a checked JSON string's text (before end): its
+ * length in UTF-16 code units in *units (an escaped surrogate pair is one
+ * step of 2, as decode makes it one code point); returns the byte after
+ * it. */
+static const char *step(const char *p, const char *end, unsigned *units) {
+  unsigned hi, lo;
+  if (*p == '\\') {
+    *units = 1;
+    if (p[1] != 'u') return p + 2;
+    if (hex4(p + 2, end, &hi) == 0 && hi >= 0xD800 && hi <= 0xDBFF && end - p >= 12 &&
+        p[6] == '\\' && p[7] == 'u' && hex4(p + 8, end, &lo) == 0 && lo >= 0xDC00 && lo <= 0xDFFF) {
+      *units = 2;
+      return p + 12;
+    }
+    return p + 6;
+  }
+  *units = (unsigned char)*p >= 0xF0 ? 2 : 1; /* 4 bytes of UTF-8: a surrogate pair */
+  for (p++; p < end && ((unsigned char)*p & 0xC0) == 0x80; p++)
+    ;
+  return p;
+}
+
+/* n with thousands separators, as the CLI prints counts. */
+static void with_commas(char *out, uint64_t n) {
+  char digits[24];
+  int k = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n), o = 0;
+  for (int i = 0; i < k; i++) {
+    if (i > 0 && (k - i) % 3 == 0) out[o++] = ',';
+    out[o++] = digits[i];
+  }
+  out[o] = '\0';
+}
+
+const char *cprof__snap_name(const cprof__snap_t *s, uint32_t i, const char *prefix,
+                             uint64_t *chars) {
+  struct cprof__snap_scratch *sc = s->scratch;
+  if (chars != NULL) *chars = 0;
+  if (prefix == NULL) prefix = "";
+  if (i >= s->str_count || sc == NULL) return prefix;
+  const char *p = s->text + s->str_at[i] + 1, *end = p, *cut;
+  struct long_name *known = &sc->longs[i % LONG_NAMES];
+  uint64_t count = 0;
+  unsigned u;
+  if (known->key == i + 1) {
+    end = p + known->end, cut = p + known->cut, count = known->count;
+  } else {
+    while (*end != '"') /* checked when read: it ends before the text does */
+      end += *end == '\\' ? 2 : 1;
+    /* a UTF-16 unit takes a byte at least: a shorter text is never cut */
+    cut = end;
+    if ((size_t)(end - p) > CPROF__SNAP_NAME_MAX) {
+      for (const char *q = p; q < end; count += u) {
+        const char *next = step(q, end, &u);
+        if (cut == end && count + u > CPROF__SNAP_NAME_MAX) cut = q;
+        q = next;
+      }
+      *known = (struct long_name){i + 1, (uint64_t)(end - p), (uint64_t)(cut - p), count};
+    }
+  }
+  char more[64] = "";
+  if (cut != end) {
+    char n[32];
+    with_commas(n, count);
+    snprintf(more, sizeof more, "\xe2\x80\xa6(%s chars)", n);
+    if (chars != NULL) *chars = count;
+  }
+  size_t pre = strlen(prefix), need = pre + (size_t)(cut - p) + strlen(more) + 1, n = 0;
+  unsigned slot = sc->next++ % CPROF__SNAP_STR_SLOTS;
+  if (sc->cap[slot] < need) {
+    char *b = realloc(sc->buf[slot], need);
+    if (b == NULL) return prefix;
+    sc->buf[slot] = b;
+    sc->cap[slot] = need;
+  }
+  char *o = sc->buf[slot];
+  memcpy(o, prefix, pre);
+  if (decode(p, cut, o + pre, &n) != 0) n = 0; /* valid: checked when read */
+  memcpy(o + pre + n, more, strlen(more) + 1);
+  return o;
 }
 
 int cprof__snap_str_init(cprof__snap_t *s) {

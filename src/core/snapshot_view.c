@@ -143,7 +143,7 @@ static cJSON *index_list(view_t *v, const uint32_t *nodes, uint32_t k) {
 static int add_sizes(cJSON *o, uint64_t self, uint64_t retained, int32_t distance) {
   return cJSON_AddNumberToObject(o, "selfSize", (double)self) &&
          cJSON_AddNumberToObject(o, "retainedSize", (double)retained) &&
-         cJSON_AddNumberToObject(o, "distance", distance);
+         cprof__snap_distance_json(o, distance);
 }
 
 /* One class row: name, count, sizes, distance, objects (its largest,

@@ -100,6 +100,9 @@ static void cpu_page(void **state) {
   assert_true(hostile >= 0);
   assert_string_equal(cJSON_GetArrayItem(urls, hostile)->valuestring, "/app/<b>.js");
   assert_int_equal(cJSON_GetArrayItem(lines, hostile)->valueint, 20);
+  /* fns.col: 1-based, where the function starts (the source pane reads its body from it) */
+  assert_int_equal(cJSON_GetArraySize(get(d, "fns.col")), nf);
+  assert_int_equal(cJSON_GetArrayItem(get(d, "fns.col"), hostile)->valueint, 1);
   /* nodes: depth-first, root first, self sums to the total */
   cJSON *fn = get(d, "nodes.fn"), *depth = get(d, "nodes.depth"), *self = get(d, "nodes.self");
   int n = cJSON_GetArraySize(fn);

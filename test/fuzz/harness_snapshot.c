@@ -2,8 +2,8 @@
  * the libFuzzer target (fuzz_snapshot.c) and the cmocka replay of its
  * corpus and regressions (test/c/test_fuzz_replay_snapshot.c):
  *
- *   bytes → cprof__snap_analyse (parse, graph, detachedness, shallow
- *           sizes, dominators) → classes
+ *   bytes → cprof__snap_analyse (parse, closures' locations, graph,
+ *           detachedness, shallow sizes, dominators) → classes
  *   bytes → cprof_snapshot_report (the JSON report)
  *   bytes → cprof_snapshot_view (the viewer's data: every table index in
  *           the table)
@@ -11,7 +11,8 @@
  *           three snapshots A, B, C (no NUL: the input three times)
  *
  * Oracles besides the sanitizers: a parse either succeeds or fails with
- * EPARSE/ESCHEMA and a message; every dominator is a node; a node's
+ * EPARSE/ESCHEMA and a message; locations name closures, one each, in
+ * node order; every dominator is a node; a node's
  * retained size is at least its own size and at most its dominator's; the
  * root retains the sum of all shallow sizes it dominates; the report, when
  * made, is valid JSON; a snapshot diffed with itself has nothing new. */
@@ -69,6 +70,15 @@ static void analyse(const char *text, size_t len) {
                   rc == CPROF_ENOMEM);
   SNAP_FUZZ_CHECK(rc == CPROF_OK || err[0] != '\0');
   if (rc == CPROF_OK) check_tree(&s);
+  /* closures' locations: closures only, one each, by node */
+  for (uint32_t i = 0; rc == CPROF_OK && i < s.loc_count; i++) {
+    SNAP_FUZZ_CHECK(s.loc[i].node < s.node_count &&
+                    cprof__snap_ntype(&s, s.loc[i].node) == s.t_closure);
+    SNAP_FUZZ_CHECK(i == 0 || s.loc[i - 1].node < s.loc[i].node);
+    SNAP_FUZZ_CHECK(cprof__snap_location(&s, s.loc[i].node) == &s.loc[i]);
+    SNAP_FUZZ_CHECK(s.loc[i].url == CPROF__SNAP_NONE || s.loc[i].url < s.str_count);
+  }
+  SNAP_FUZZ_CHECK(rc != CPROF_OK || s.locations == NULL);
   cprof__snap_free(&s);
 }
 

@@ -1,9 +1,15 @@
 // The source pane: the selected function's self time per line (V8's
 // positionTicks, split and summed by the C core: a function's lines add up
-// to its self time), a heat bar per line beside the source text read when
-// the page was made, or the line table when the file could not be read.
-// Heap profiles have no lines: the pane says so.
-const LINES_SPAN = 120 // a function's lines shown as one block up to this span
+// to its self time) beside the source text read when the page was made, as
+// `go tool pprof -list` and DevTools' Sources show it: the whole function,
+// from its first line (the call frame's) to its last (funcrange.js), each
+// line with its heat bar, self time and share, the hot ones highlighted,
+// stretches of more than LINES_FOLD lines without ticks folded into one
+// row that opens them. Without the text: the line table alone. Heap
+// profiles have no lines: the pane says so.
+const LINES_FOLD = 8 // cold lines shown before a stretch is folded
+const LINES_CONTEXT = 2 // cold lines kept each side of a fold
+const LINES_HOT = 0.1 // a line with this share of the function's self time is hot
 
 function createLinesView (m, box) {
   const L = m.d.lines
@@ -45,15 +51,56 @@ function createLinesView (m, box) {
     const code = el('td', 'src')
     if (src !== null) code.appendChild(el('code', '', src))
     tr.appendChild(code)
-    if (self > 0) tr.className = 'hot'
+    if (self > 0) {
+      tr.className = self >= LINES_HOT * fnSelf || self === max ? 'ticked hot' : 'ticked'
+      // The heat behind the text: the hottest line the strongest.
+      if (max > 0) tr.style.setProperty('--heat', (0.1 + 0.3 * self / max).toFixed(3))
+    } else tr.className = 'cold'
     return tr
+  }
+
+  // "… 23 lines …": a click puts the folded lines in its place.
+  function foldRow (from, to, make) {
+    const tr = el('tr', 'fold')
+    tr.dataset.from = String(from)
+    tr.dataset.to = String(to)
+    const td = el('td', 'fold-cell')
+    td.colSpan = 5
+    const b = el('button', '', `\u2026 ${fmtCount(to - from + 1)} lines \u2026`)
+    b.type = 'button'
+    b.title = `Show lines ${from}\u2013${to} (no samples in them)`
+    b.addEventListener('click', () => {
+      const rows = []
+      for (let line = from; line <= to; line++) rows.push(make(line))
+      tr.replaceWith(...rows)
+    })
+    td.appendChild(b)
+    tr.appendChild(td)
+    return tr
+  }
+
+  // The lines to show: the function's own file from its first line to its
+  // end (read from the text), or to its last sampled line when the end
+  // cannot be read; another file (a source map's) its sampled lines' span.
+  function extent (f, own, text, lines) {
+    let lo = lines[0]
+    let hi = lines[lines.length - 1]
+    let whole = false
+    const start = m.fns.line[f]
+    if (own && text && start > 0 && start <= lo) {
+      const end = functionEnd(text, start, m.fns.col ? m.fns.col[f] : 0)
+      lo = start
+      if (end >= hi) { hi = end; whole = true }
+    }
+    return { lo, hi, whole }
   }
 
   function fileTable (f, file, idx, fnSelf) {
     const wrap = el('div', 'lines-file')
     const text = textOf(file)
     const url = S.url[file]
-    if (url !== m.fns.url[f]) wrap.appendChild(el('div', 'note', 'in ' + url))
+    const own = url === m.fns.url[f]
+    if (!own) wrap.appendChild(el('div', 'note', 'in ' + url))
     if (!text) wrap.appendChild(el('div', 'note', 'The source of ' + url + ' could not be read when this page was made: the line table alone.'))
     const table = el('table', 'lines')
     const hr = el('tr')
@@ -71,10 +118,35 @@ function createLinesView (m, box) {
     }
     const lines = [...by.keys()].filter((x) => x > 0).sort((a, b) => a - b)
     if (by.has(0)) tbody.appendChild(row(0, by.get(0), fnSelf, max, text ? '(no line: samples without positionTicks)' : null))
-    const lo = lines[0]
-    const hi = lines[lines.length - 1]
-    const shown = text && hi - lo < LINES_SPAN ? Array.from({ length: hi - lo + 1 }, (_, k) => lo + k) : lines
-    for (const line of shown) tbody.appendChild(row(line, by.get(line) || 0, fnSelf, max, text ? (text[line - 1] ?? '') : null))
+    const make = (line) => row(line, by.get(line) || 0, fnSelf, max, text ? (text[line - 1] ?? '') : null)
+    if (!text) {
+      for (const line of lines) tbody.appendChild(make(line))
+    } else if (lines.length) {
+      const { lo, hi, whole } = extent(f, own, text, lines)
+      wrap.dataset.from = String(lo)
+      wrap.dataset.to = String(hi)
+      wrap.dataset.whole = String(whole)
+      if (own) {
+        wrap.appendChild(el('div', 'note', whole
+          ? `Lines ${lo}\u2013${hi}: the whole function.`
+          : `Lines ${lo}\u2013${hi}: from its first line to its last sampled one (where it ends could not be read from the source).`))
+      }
+      // Each stretch of cold lines between two sampled ones (or the ends):
+      // shown when short, else its edges and a fold.
+      let at = lo
+      for (const h of [...lines, hi + 1]) {
+        const cold = h - at
+        if (cold > LINES_FOLD) {
+          for (let k = 0; k < LINES_CONTEXT; k++) tbody.appendChild(make(at + k))
+          tbody.appendChild(foldRow(at + LINES_CONTEXT, h - 1 - LINES_CONTEXT, make))
+          for (let k = h - LINES_CONTEXT; k < h; k++) tbody.appendChild(make(k))
+        } else {
+          for (let k = at; k < h; k++) tbody.appendChild(make(k))
+        }
+        if (h <= hi) tbody.appendChild(make(h))
+        at = h + 1
+      }
+    }
     table.appendChild(tbody)
     wrap.appendChild(table)
     return wrap

@@ -17,7 +17,7 @@ const SNAP_COLS = [
   { title: 'Count', key: 'count', fmt: fmtCount },
   { title: 'Shallow', key: 'selfSize', fmt: (v) => fmtValue(v, 'bytes') },
   { title: 'Retained', key: 'retainedSize', fmt: (v) => fmtValue(v, 'bytes') },
-  { title: 'Distance', key: 'distance', fmt: snapDistance }
+  { title: 'Distance', key: 'distance', cell: snapDistanceCell }
 ]
 
 function snapBox (parent, id, title) {
@@ -45,16 +45,19 @@ function createClassTable (d, box, onClass) {
   table.append(el('thead'), tbody)
   table.tHead.appendChild(hr)
   const left = d.classCount - d.classes.length
-  box.append(el('div', 'note', `The ${fmtCount(d.classes.length)} classes that retain the most` + (left > 0 ? ` (${fmtCount(left)} more not listed)` : '') + '. Click a class for its largest objects; click a column to sort.'), table)
+  box.append(el('div', 'note', `The ${fmtCount(d.classes.length)} classes that retain the most` + (left > 0 ? ` (${fmtCount(left)} more not listed)` : '') + '. Click a class for its largest objects; click a column to sort. Distance \u2014: no user root reaches it by strong references (hover for more).'), table)
 
   function render () {
     for (const th of hr.querySelectorAll('th[data-sort]')) th.classList.toggle('sorted', th.dataset.sort === sortKey)
-    const rows = d.classes.slice().sort((a, b) => sortKey === 'distance' ? a.distance - b.distance : b[sortKey] - a[sortKey])
+    // by distance nearest first, those without one last
+    const far = (c) => c.distance ?? Number.MAX_SAFE_INTEGER
+    const rows = d.classes.slice().sort((a, b) => sortKey === 'distance' ? far(a) - far(b) : b[sortKey] - a[sortKey])
     tbody.replaceChildren()
     for (const c of rows) {
       const tr = el('tr', c === selected ? 'selected' : '')
-      tr.appendChild(el('td', 'fn', c.name))
-      for (const col of SNAP_COLS) tr.appendChild(el('td', 'num', col.fmt(c[col.key])))
+      const name = tr.appendChild(el('td', 'fn', c.name))
+      name.title = c.name
+      for (const col of SNAP_COLS) tr.appendChild(col.cell ? col.cell(c[col.key]) : el('td', 'num', col.fmt(c[col.key])))
       tr.addEventListener('click', () => { selected = c; render(); onClass(c) })
       tbody.appendChild(tr)
     }
@@ -82,8 +85,8 @@ function createObjectList (d, box, title, onObject) {
       const n = d.table[t]
       const tr = el('tr', t === selected ? 'selected' : '')
       tr.dataset.t = t
-      tr.appendChild(el('td', 'fn', snapNodeLabel(n)))
-      tr.append(el('td', 'num', snapDistance(n.distance)), el('td', 'num', fmtValue(n.selfSize, 'bytes')), el('td', 'num', fmtValue(n.retainedSize, 'bytes')))
+      tr.appendChild(el('td', 'fn', snapNodeLabel(n))).title = snapNodeLabel(n, true)
+      tr.append(snapDistanceCell(n.distance), el('td', 'num', fmtValue(n.selfSize, 'bytes')), el('td', 'num', fmtValue(n.retainedSize, 'bytes')))
       tr.addEventListener('click', () => onObject(t))
       tbody.appendChild(tr)
     }

@@ -7,9 +7,11 @@
 // in the URL's hash (#range=<from>-<to>, µs from the profile's start) so a
 // shared file or a reload opens the same way. The exporter writes each
 // sample's node and weight as base64 uint16/uint32 (src/core/export_html.c,
-// "timeline").
+// "timeline"). Both canvases have a time axis above them (axis.js), and the
+// overview marks where the event loop was blocked (stalls.js).
 const TIME_ROW = 16
-const TIME_OVERVIEW_H = 64
+const TIME_OVERVIEW_H = 72
+const TIME_BAND_H = 6 // the blocking spans' band at the overview's bottom
 const TIME_CHART_H = 320
 
 // base64 of little-endian uint16 or uint32 values (export_html.c).
@@ -45,7 +47,14 @@ function timeData (d) {
   if (typeof d.marks === 'string') {
     try { marks = JSON.parse(d.marks) } catch (_) { marks = null }
   }
-  return { node, ts, n, span, marks, startMs: d.startTime || 0 }
+  // The wall clock at time 0 (ms since the epoch): the page's startTime
+  // (cprof's profiles, recorder dumps), else from the marks' endAt (a
+  // dump's .cpuprofile opened later: endAt is when its last sample ended).
+  // None for a merge: its inputs are laid one after the other, not at
+  // their times.
+  const merged = marks && Array.isArray(marks.instances)
+  const wallMs = merged ? 0 : d.startTime > 0 ? d.startTime : marks && marks.endAt > 0 ? marks.endAt - span / 1000 : 0
+  return { node, ts, n, span, marks, startMs: d.startTime || 0, wallMs }
 }
 
 // The first sample starting at or after t.
@@ -181,6 +190,9 @@ function createTimeView (m, td, range, hooks) {
   overview.id = 'time-overview'
   const chart = timeCanvas(panel, TIME_CHART_H, 'time-chart')
   chart.id = 'time-chart'
+  const overviewAxis = createAxis(panel, 'time-overview-axis', td.wallMs, overview)
+  const chartAxis = createAxis(panel, 'time-chart-axis', td.wallMs, chart)
+  const ticks = { overview: null, chart: null } // the last drawn, for the tests
   panel.prepend(bar, marksLine)
   const flamePanel = document.getElementById('flame-panel')
   flamePanel.parentNode.insertBefore(panel, flamePanel)
@@ -215,6 +227,7 @@ function createTimeView (m, td, range, hooks) {
     columns = { w, busy, gc }
     return columns
   }
+  const blocks = blockingSpans(td, (i) => idleFn[m.fn[td.node[i]]] === 1)
   const fire = firing(td)
   const instances = (td.marks && Array.isArray(td.marks.instances) ? td.marks.instances : [])
     .filter((x) => x && x.firstSample >= 0 && x.firstSample < td.n)
@@ -238,6 +251,7 @@ function createTimeView (m, td, range, hooks) {
     const parts = []
     if (fire) parts.push(['#e0312b', 'incident fired (' + fire.reason.trigger + ')'])
     if (windows.length) parts.push(['#7a7f87', 'recorder window edges'])
+    if (blocks.length) parts.push(['#e8890c', `event loop blocked > ${BLOCK_MIN_US / 1000} ms: ${blocks.length} span${blocks.length === 1 ? '' : 's'} (hover the band)`])
     if (instances.length) {
       const names = instances.slice(0, 4).map((x) => x.name).join(', ') + (instances.length > 4 ? ', \u2026' : '')
       parts.push(['#2f6fde', `${instances.length} merged profiles, one after the other: ${names}`])
@@ -253,12 +267,19 @@ function createTimeView (m, td, range, hooks) {
     }
   }
 
+  // [a, b) in the units of an axis's ticks (a range: those of the
+  // overview's), with the time of day when known.
+  function spanText (a, b, tk, extra, to = '\u2013') {
+    const f = timeFormat(tk.step, extra)
+    return `${f(a)}${to}${f(b)}` + (td.wallMs > 0 ? ` (${clockAt(td.wallMs, a)}${to}${clockAt(td.wallMs, b)} UTC)` : '')
+  }
+
   function setInfo () {
-    const whole = fmtValue(td.span, 'us')
+    const whole = timeFormat(ticks.overview.step, 1)(td.span)
     info.textContent = (range
-      ? `Range ${fmtValue(range.a, 'us')}\u2013${fmtValue(range.b, 'us')} of ${whole} (${fmtCount(range.i1 - range.i0)} samples): every view below counts only this range.`
+      ? `Range ${spanText(range.a, range.b, ticks.overview, 2)} of ${whole} (${fmtCount(range.i1 - range.i0)} samples): every view below counts only this range.`
       : `${fmtCount(td.n)} samples over ${whole}.`) +
-      ` Shown: ${fmtValue(view.v0, 'us')}\u2013${fmtValue(view.v1, 'us')}. Drag on the overview to select a range; wheel to zoom, drag the chart to pan.`
+      ` Shown: ${spanText(view.v0, view.v1, ticks.chart, 1)}. Drag on the overview to select a range; wheel to zoom, drag the chart to pan.`
   }
 
   function drawOverview () {
@@ -267,13 +288,17 @@ function createTimeView (m, td, range, hooks) {
     ctx.fillStyle = '#fff'
     ctx.fillRect(0, 0, w, h)
     const per = td.span / w
-    const H = h - 14
+    const H = h - 14 - TIME_BAND_H - 2
+    drawGrid(ctx, ticks.overview, 0, h)
     const cols = overviewColumns(w)
     ctx.fillStyle = 'hsl(210, 55%, 63%)'
     for (let x = 0; x < w; x++) if (cols.busy[x] > 0) ctx.fillRect(x, 14 + H * (1 - cols.busy[x]), 1, H * cols.busy[x])
     ctx.fillStyle = '#d2402f'
     for (let x = 0; x < w; x++) if (cols.gc[x] > 0) ctx.fillRect(x, 14 + H * (1 - cols.gc[x]), 1, H * cols.gc[x])
     const X = (t) => t / per
+    // The blocking spans: a band at the bottom, each at least 2 px wide.
+    ctx.fillStyle = '#e8890c'
+    for (const s of blocks) ctx.fillRect(X(s.a), h - TIME_BAND_H - 1, Math.max(2, X(s.b) - X(s.a)), TIME_BAND_H)
     if (range) {
       ctx.fillStyle = 'rgba(47, 111, 222, 0.16)'
       ctx.fillRect(X(range.a), 0, Math.max(1, X(range.b) - X(range.a)), h)
@@ -337,6 +362,7 @@ function createTimeView (m, td, range, hooks) {
     ctx.fillStyle = '#fff'
     ctx.fillRect(0, 0, w, h)
     const scale = w / (view.v1 - view.v0)
+    drawGrid(ctx, ticks.chart, 0, h)
     ctx.font = '11px system-ui, sans-serif'
     const { cols, rows, anc } = layout(w, h, scale)
     for (let r = 0; r < rows; r++) {
@@ -370,10 +396,19 @@ function createTimeView (m, td, range, hooks) {
     if (fire) { ctx.fillStyle = '#e0312b'; ctx.fillRect(X(fire.t) - 1, 0, 2, h) }
   }
 
+  // Widths are read, then the canvases drawn, then the DOM written: no
+  // layout is forced in between. The overview's ticks change only with
+  // its width.
   function draw () {
     pending = 0
+    const ow = overview.clientWidth || 800
+    const cw = chart.clientWidth || 800
+    if (!ticks.overview || ticks.overview.w !== ow) ticks.overview = { ...axisTicks(0, td.span, ow, td.wallMs), w: ow }
+    ticks.chart = axisTicks(view.v0, view.v1, cw, td.wallMs)
     drawOverview()
     drawChart()
+    overviewAxis.show(ticks.overview, ow)
+    chartAxis.show(ticks.chart, cw)
     setInfo()
   }
   function schedule () {
@@ -453,6 +488,7 @@ function createTimeView (m, td, range, hooks) {
       schedule()
       return
     }
+    if (ev.target === overview) return showBlockTip(ev)
     if (ev.target !== chart) return
     const rect = chart.getBoundingClientRect()
     const b = boxAt(ev.clientX - rect.left, ev.clientY - rect.top)
@@ -460,6 +496,7 @@ function createTimeView (m, td, range, hooks) {
     showTip(b, ev)
   })
   chart.addEventListener('mouseleave', () => { if (hover) { hover = null; schedule() } showTip(null) })
+  overview.addEventListener('mouseleave', () => showTip(null))
 
   // The tooltip (#tip, text only): the frame, when it ran, and its totals.
   const tip = document.getElementById('tip')
@@ -470,8 +507,26 @@ function createTimeView (m, td, range, hooks) {
     const s = td.ts[run.a]; const e = td.ts[run.b]
     tip.replaceChildren(el('b', '', t.name))
     if (t.url) tip.appendChild(el('div', 'u', t.url))
-    tip.appendChild(el('div', '', `on the stack ${fmtValue(e - s, 'us')}, from ${fmtValue(s, 'us')} to ${fmtValue(e, 'us')} (${fmtCount(run.b - run.a)} samples)`))
+    tip.appendChild(el('div', '', `on the stack ${fmtValue(e - s, 'us')}, ${spanText(s, e, ticks.chart, 1)} (${fmtCount(run.b - run.a)} samples)`))
     tip.appendChild(el('div', '', (range ? 'in the range: ' : '') + t.lines[0]))
+    placeTip(ev)
+  }
+  // Over the overview: the blocking span under the pointer (within 3 px).
+  function blockAt (x) {
+    const per = td.span / overview.clientWidth
+    return blocks.find((s) => x >= s.a / per - 3 && x <= s.b / per + 3) || null
+  }
+  function blockText (s) {
+    return `blocked ${timeFormat(ticks.overview.step, 2)(s.b - s.a)} from ${spanText(s.a, s.b, ticks.overview, 2, ' to ')}`
+  }
+  function showBlockTip (ev) {
+    const s = blockAt(ev.clientX - overview.getBoundingClientRect().left - overview.clientLeft)
+    if (!s) { tip.hidden = true; return }
+    tip.replaceChildren(el('b', '', blockText(s)))
+    tip.appendChild(el('div', '', `${fmtCount(s.i1 - s.i0)} samples, none (idle): the event loop did not turn (GC and (program) inside count as blocked)`))
+    placeTip(ev)
+  }
+  function placeTip (ev) {
     tip.hidden = false
     tip.style.left = Math.max(4, Math.min(ev.clientX + 14, window.innerWidth - tip.offsetWidth - 8)) + 'px'
     tip.style.top = Math.max(4, ev.clientY + 18 + tip.offsetHeight > window.innerHeight ? ev.clientY - tip.offsetHeight - 10 : ev.clientY + 18) + 'px'
@@ -520,5 +575,5 @@ function createTimeView (m, td, range, hooks) {
     for (let z = i >= 0 ? td.node[i] : -1; z > 0; z = m.parent[z]) out.unshift(z)
     return out
   }
-  return { phases, view, ts: td.ts, draw, zoomAt, panBy, selectRange, stackAt, range, fire, instances, windows }
+  return { phases, view, ts: td.ts, draw, zoomAt, panBy, selectRange, stackAt, range, fire, instances, windows, blocks, ticks, wallMs: td.wallMs }
 }

@@ -11,8 +11,10 @@ const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
 
+const { pathToFileURL } = require('node:url')
+
 const { makeTmpDir, removeTmpDirs, childEnv } = require('../helpers/util.js')
-const { runFixture } = require('../helpers/util.js').fixturesIn(__dirname)
+const { runFixture, FIXTURES } = require('../helpers/util.js').fixturesIn(__dirname)
 
 after(removeTmpDirs)
 
@@ -83,7 +85,25 @@ test('cprof snapshot --json: N Sessions of one size, held by the sessionCache Ma
   assert.ok(map.retainedSize >= session.retainedSize, `${map.retainedSize} >= ${session.retainedSize}`)
   assert.ok(rep.totalSize >= map.retainedSize)
   assert.equal(rep.nodes, groundTruthNodes(file))
+
+  // the closure on the path says where it is defined: the fixture's file
+  // and line (from 1), as DevTools shows it
+  const fn = steps.find((s) => s.type === 'closure' && s.name === 'getSession')
+  assert.ok(fn, JSON.stringify(steps))
+  const fixture = path.join(FIXTURES, 'snapshot-leak.js')
+  assert.ok([fixture, pathToFileURL(fixture).href].includes(fn.location.url), JSON.stringify(fn.location))
+  assert.equal(fn.location.line, GET_SESSION_LINE)
+
+  // distances: DevTools' where a user root reaches, else null (never its
+  // internal 100,000,000 and up)
+  const distances = [...rep.objects, ...rep.classes].map((o) => o.distance)
+  assert.ok(distances.every((d) => d === null || (Number.isInteger(d) && d >= 0 && d < 1e8)), distances.join())
+  assert.ok(distances.includes(null), 'objects held only by the GC roots have none')
+  assert.equal(session.distance, steps.length, "a path's length is its end's distance")
 })
+
+// the line of `function getSession` in the fixture, from 1
+const GET_SESSION_LINE = fs.readFileSync(path.join(FIXTURES, 'snapshot-leak.js'), 'utf8').split('\n').findIndex((l) => l.startsWith('function getSession')) + 1
 
 function groundTruthNodes (file) {
   const snap = JSON.parse(fs.readFileSync(file, 'utf8'))
@@ -95,6 +115,7 @@ test('cprof snapshot: the text report names the path and the class', () => {
   assert.equal(r.status, 0, r.stderr)
   assert.match(r.stdout, /^Heap snapshot .*: [\d,]+ objects, [\d,]+ references, [\d.]+ [KM]iB reachable/)
   assert.match(r.stdout, /sessionCache → Map → table → \(array\) → \[\d+\] → Session/)
+  assert.match(r.stdout, new RegExp(`getSession\\(\\) snapshot-leak\\.js:${GET_SESSION_LINE} → context → system / Context → sessionCache`))
   assert.match(r.stdout, new RegExp(`^\\s*${N.toLocaleString('en-US')}\\s+[\\d.]+ KiB\\s+[\\d.]+ [KM]iB\\s+Session$`, 'm'))
 })
 
@@ -289,4 +310,48 @@ test('cprof snapshot diff: a missing file, a file that is no snapshot, snapshots
     assert.equal(r.status, 2, args.join(' '))
     assert.match(r.stderr, /^cprof snapshot diff: /)
   }
+})
+
+// A string far past V8's own 1,024-character cut (written with a larger
+// --heap-snapshot-string-limit, or planted in a file): every output names
+// it by its first 1,024 characters and its full length, never whole (a
+// 12 MB string made 84 MB of --json, a 37 MB page and 12 MB of text).
+test('a 12,000,000-character string is cut to 1,024 with its length in every output', () => {
+  const LEN = 12_000_000
+  const dir = makeTmpDir('cprof-snapshot-long-')
+  const f = runFixture('snapshot-long-string.js', [dir, String(LEN)], { timeout: 180000, execArgv: [`--heap-snapshot-string-limit=${LEN + 1}`] })
+  assert.equal(f.status, 0, f.describe())
+  const { a, b } = f.json[0]
+  assert.ok(fs.statSync(b).size > LEN, 'V8 wrote the string whole')
+  const stated = `\u2026(${LEN.toLocaleString('en-US')} chars)`
+  const cut = (s) => s.length === 1024 + stated.length && s.startsWith('x'.repeat(1024)) && s.endsWith(stated)
+
+  const json = cli('snapshot', b, '--json')
+  assert.equal(json.status, 0, json.stderr)
+  assert.ok(json.stdout.length < 200_000, `${json.stdout.length} bytes of --json`)
+  const rep = JSON.parse(json.stdout)
+  const str = rep.objects.find((o) => o.nameLength === LEN)
+  assert.ok(str && cut(str.name) && str.type === 'string', JSON.stringify(str)?.slice(0, 300))
+  // the property named by the string, on its path
+  assert.ok(str.path.some((s) => cut(s.edge)), JSON.stringify(str.path.map((s) => s.edge.slice(-30))))
+
+  const text = cli('snapshot', b)
+  assert.equal(text.status, 0, text.stderr)
+  assert.ok(text.stdout.length < 200_000, `${text.stdout.length} bytes of text`)
+  assert.ok(text.stdout.includes('x'.repeat(1024) + stated + ' → (string)'), 'the path names the property cut')
+
+  const diff = cli('snapshot', 'diff', a, b, '--json')
+  assert.equal(diff.status, 0, diff.stderr)
+  assert.ok(diff.stdout.length < 200_000, `${diff.stdout.length} bytes of diff --json`)
+  const group = JSON.parse(diff.stdout).added.groups.find((g) => g.path.includes('x'.repeat(1024) + stated + ' → (string)'))
+  assert.ok(group, 'the new string\'s group, its path naming the property cut')
+  assert.ok(group.example.path.some((s) => cut(s.edge)))
+
+  const page = path.join(dir, 'b.html')
+  const html = cli('html', b, '-o', page)
+  assert.equal(html.status, 0, html.stderr)
+  assert.ok(fs.statSync(page).size < 3_000_000, `${fs.statSync(page).size} bytes of page`)
+  const data = JSON.parse(/id="cprof-data">(.*?)<\/script>/s.exec(fs.readFileSync(page, 'utf8'))[1])
+  const node = data.table.find((n) => n.nameLength === LEN)
+  assert.ok(node && cut(node.name), 'the page\'s data holds the string cut, with its length')
 })

@@ -14,6 +14,7 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { makeTmpDir, removeTmpDirs, childEnv, fileMode } = require('../helpers/util')
 const { runFixture } = require('../helpers/util').fixturesIn(path.join(__dirname, '..', 'cli'))
+const viewerFixtures = require('../helpers/util').fixturesIn(__dirname)
 const { haveChromium, launch, openPage, screenshot } = require('../helpers/browser')
 
 const CLI = path.resolve(__dirname, '..', '..', '..', 'bin', 'cprof.js')
@@ -45,7 +46,7 @@ function hostileSnapshot (file) {
   fs.writeFileSync(file, JSON.stringify({ snapshot: { meta, node_count: 3, edge_count: 2 }, nodes, edges, strings: ['', ...HOSTILE] }))
 }
 
-let dir, leakPage, hostilePage
+let dir, leakPage, hostilePage, chainPage, chain
 before(() => {
   dir = makeTmpDir('cprof-snapview-')
   const r = runFixture('snapshot-leak.js', [path.join(dir, 'leak.heapsnapshot'), String(N)], { timeout: 180000 })
@@ -59,6 +60,13 @@ before(() => {
   hostilePage = path.join(dir, 'hostile.html')
   const x = cli(['html', path.join(dir, 'hostile.heapsnapshot'), '-o', hostilePage])
   assert.equal(x.status, 0, x.stderr)
+  // a linked list of 300 Entries under a closure: deep retainer chains
+  const c = viewerFixtures.runFixture('snapshot-chain.js', [path.join(dir, 'chain.heapsnapshot'), '300'], { timeout: 180000 })
+  assert.equal(c.status, 0, c.describe())
+  chain = c.json[0]
+  chainPage = path.join(dir, 'chain.html')
+  const y = cli(['html', chain.file, '-o', chainPage])
+  assert.equal(y.status, 0, y.stderr)
 })
 after(removeTmpDirs)
 
@@ -101,6 +109,25 @@ test('hostile names stay text in the data block', () => {
   assert.ok(pageData(hostilePage).table.some((n) => n.class === HOSTILE[0]))
 })
 
+// In the page: selects object `at` (-1: the last) of class cls's list and
+// measures the retainer tree: each row's label, tooltip and Retained cell
+// (where it is, whether its text fits), the box's right edge (or the
+// window's) and its horizontal overflow.
+function measure (cls, at) {
+  const v = window.cprofViewer
+  v.selectClass(cls)
+  v.selectObject(v.snapshot.classes.find((c) => c.name === cls).objects.at(at))
+  const box = document.getElementById('snap-retainers')
+  const edge = Math.min(box.getBoundingClientRect().right, window.innerWidth)
+  const rows = [...box.querySelectorAll('tbody tr')].filter((tr) => tr.cells.length === 4).map((tr) => {
+    const [name, , , retained] = tr.cells
+    const b = retained.getBoundingClientRect()
+    return { label: name.textContent, title: name.title, left: b.left, right: b.right, fits: retained.scrollWidth <= retained.clientWidth, retained: retained.textContent }
+  })
+  box.querySelector('tbody tr:nth-child(24)')?.scrollIntoView()
+  return { rows, edge, overflow: box.scrollWidth - box.clientWidth }
+}
+
 describe('in Chromium', { skip: skipBrowser }, () => {
   let browser
   before(async () => { browser = await launch() })
@@ -140,6 +167,48 @@ describe('in Chromium', { skip: skipBrowser }, () => {
     assert.ok(collapsed[1] < collapsed[0], String(collapsed))
     assert.deepEqual(problems, [])
     assert.deepEqual(requests.filter((u) => !u.startsWith('file://')), [])
+  })
+
+  // The retainer tree of the Payload at the list's tail (6 levels of
+  // Entries, then "retainers not looked up") and of the 20th Entry from
+  // the head (20 Entries up, the closure holding the head, the global: a
+  // tree over 25 rows deep).
+  test('a deep retainer chain keeps every column in view at 1400 px; closures say where they are defined; no distance is —', async () => {
+    const { page, problems } = await openPage(browser, 'file://' + chainPage, { width: 1400, height: 1000 })
+    const tail = await page.evaluate(measure, 'Payload', 0)
+    assert.ok(tail.rows.filter((x) => /^\W*next in Entry @/.test(x.label)).length >= 5, tail.rows.map((x) => x.label).join('\n'))
+    const r = await page.evaluate(measure, 'Entry', -1)
+    for (const t of [tail, r]) {
+      for (const x of t.rows) {
+        assert.ok(x.left >= 0 && x.right <= t.edge, `${x.label}: Retained cell at ${x.left}-${x.right}, the box ends at ${t.edge}`)
+        assert.ok(x.fits && /\d/.test(x.retained), `${x.label}: Retained "${x.retained}" clipped`)
+      }
+      assert.equal(t.overflow, 0, 'no horizontal scroll in the retainers box')
+    }
+    assert.ok(r.rows.filter((x) => /^\W*next in Entry @/.test(x.label)).length >= 19, r.rows.map((x) => x.label).join('\n'))
+    assert.ok(r.rows.length >= 25, String(r.rows.length))
+    // the closure that holds the list's head, named with its file and line
+    const hold = r.rows.find((x) => /context in holdChain\(\)/.test(x.label))
+    assert.match(hold?.label ?? '', new RegExp(`^\\W*context in holdChain\\(\\) snapshot-chain\\.js:${chain.holdLine} @\\d+$`))
+    assert.ok(hold.title.includes(`${path.join(viewerFixtures.FIXTURES, 'snapshot-chain.js')}:${chain.holdLine}:`), hold.title)
+    await screenshot(page, 'viewer-snapshot-chain.png')
+
+    // a class no user root reaches: "—", the tooltip says why; sorted by
+    // distance such classes come last
+    const d = pageData(chainPage)
+    const far = d.classes.find((c) => c.distance === null)
+    assert.ok(far, 'the page lists a class held by the GC roots only')
+    const cell = await page.evaluate((name) => {
+      const tr = [...document.querySelectorAll('#snap-classes tbody tr')].find((row) => row.cells[0].textContent === name)
+      const c = tr.cells[tr.cells.length - 1]
+      document.querySelector('#snap-classes th[data-sort="distance"]').click()
+      const last = [...document.querySelectorAll('#snap-classes tbody tr')].at(-1)
+      return { text: c.textContent, title: c.title, last: last.cells[last.cells.length - 1].textContent }
+    }, far.name)
+    assert.equal(cell.text, '\u2014')
+    assert.match(cell.title, /no user root .* reaches/i)
+    assert.equal(cell.last, '\u2014')
+    assert.deepEqual(problems, [])
   })
 
   test('hostile names are shown as text, never run', async () => {
