@@ -21,8 +21,9 @@ running now (cpu, heap profile, recorder(<N>w): the flight recorder with N
 windows in its ring; incidents(<F> fired, <S> suppressed): the incident
 triggers' firings, and the crossings their cooldown, hourly cap or warm-up
 kept from writing, with each trigger's largest), CPU % of one core over
-${WINDOW_MS} ms, RSS, with the recorder's heap windows the heap trend (the top growing allocation site and its growth
-per minute, or "steady"; details: cprof leaks <pid>), and the signals it
+${WINDOW_MS} ms, RSS, with the recorder's heap windows the heap trend (the top growing site, where V8
+allocated the bytes, and its growth per minute, or "steady"; details, and what
+holds them: cprof leaks <pid> [--holders]), and the signals it
 installed (cpu:, heap: and dump: the flight recorder's).
 Processes announce themselves in ${rundir.runDir()}
 (or $CPROF_RUN_DIR); entries of processes that died are removed here.

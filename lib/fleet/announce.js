@@ -146,7 +146,9 @@ function createAnnouncer (hooks) {
   // The flight recorder's state (lib/recorder/index.js status()), rewritten when
   // it starts, stops, and at each window it adds to its ring. heapTrend:
   // status().heap.trend with heap windows (the top growing sites, at most
-  // 10), read by cprof ps and cprof leaks (docs/recorder.md, Heap trend).
+  // 10), read by cprof ps and cprof leaks (docs/recorder.md, Heap trend);
+  // heapUsed: V8's used heap then (what a heap snapshot costs is in
+  // proportion to it: cprof leaks --holders says so before taking two).
   function recorderState (st) {
     recorder = st
       ? {
@@ -154,7 +156,8 @@ function createAnnouncer (hooks) {
           windows: st.windows,
           from: st.from,
           to: st.to,
-          heapTrend: (st.heap && st.heap.trend) || null
+          heapTrend: (st.heap && st.heap.trend) || null,
+          heapUsed: process.memoryUsage().heapUsed
         }
       : null
     // The incident counters (lib/incidents/index.js), once incidents were set.

@@ -38,14 +38,15 @@ function clock (ms) {
   return ms ? new Date(ms).toISOString().slice(11, 19) : '-'
 }
 
-/** One line for cprof ps: "+17.7 MiB/min leakyRemember app.js:20", "heap +1.2 MiB/min,
- * no growing site" (the whole heap grows, no one site does: warm-up, many small
- * sites), "steady", or "-". */
+/** One line for cprof ps: "+17.7 MiB/min allocated at leakyRemember app.js:20" (where V8
+ * allocated the growing bytes, not what holds them: cprof leaks --holders), "heap
+ * +1.2 MiB/min, no growing site" (the whole heap grows, no one site does: warm-up, many
+ * small sites), "steady", or "-". */
 function psText (entry) {
   const t = entry.recorder && entry.recorder.heapTrend
   if (!t || !t.windows) return '-'
   if (!t.top || t.top.length === 0) return t.growing ? `heap ${perMinute(t.perMinute)}, no growing site` : 'steady'
-  return `${perMinute(t.top[0].perMinute)} ${siteName(t.top[0], entry.cwd)}` +
+  return `${perMinute(t.top[0].perMinute)} allocated at ${siteName(t.top[0], entry.cwd)}` +
     (t.growingSites > 1 ? ` (+${t.growingSites - 1} more)` : '')
 }
 

@@ -14,6 +14,7 @@ const { invalid, isObject, validateKeys, validateNumber, validateBoolean } = req
 const { withTrend } = require('../viewer')
 const { writeWhole } = require('../viewer/marks-file') // temp file + rename: never read half written
 const { incidentSnapshot } = require('./heap-snapshot')
+const { scheduleHolders } = require('./holders')
 
 const MIB = 1024 * 1024
 const MINUTES_DEFAULT = 10
@@ -24,18 +25,24 @@ function positive (value, name, max) {
 }
 
 /** incidents.heapGrowth → null (off) or { mbPerMinute, minutes,
- * snapshot: true (only when on) }. true: any steady growth (mbPerMinute 0)
- * for the default 10 minutes, no snapshot. */
+ * snapshot: true (only when on), holders: seconds (only when set) }. true:
+ * any steady growth (mbPerMinute 0) for the default 10 minutes, no snapshot. */
 function heapGrowthOption (value) {
   if (value === undefined || value === null || value === false) return null
   if (value === true) return { mbPerMinute: 0, minutes: MINUTES_DEFAULT }
-  if (!isObject(value)) throw invalid('incidents.heapGrowth must be { mbPerMinute, minutes, snapshot }', value)
-  validateKeys(value, ['mbPerMinute', 'minutes', 'snapshot'], 'in incidents.heapGrowth')
+  if (!isObject(value)) throw invalid('incidents.heapGrowth must be { mbPerMinute, minutes, snapshot, holders }', value)
+  validateKeys(value, ['mbPerMinute', 'minutes', 'snapshot', 'holders'], 'in incidents.heapGrowth')
   const snapshot = validateBoolean(value.snapshot, 'incidents.heapGrowth.snapshot', false)
+  const holders = value.holders === undefined || value.holders === null || value.holders === false ? null
+    : validateNumber(value.holders, 'incidents.heapGrowth.holders', { min: 0, max: 3600, above: true, unit: 'seconds' })
+  if (holders !== null && !snapshot) {
+    throw invalid('incidents.heapGrowth.holders needs snapshot: true (its first snapshot is the firing\'s; each pauses the app)', value.holders)
+  }
   return {
     mbPerMinute: value.mbPerMinute === undefined ? 0 : positive(value.mbPerMinute, 'mbPerMinute', 1e6),
     minutes: value.minutes === undefined ? MINUTES_DEFAULT : positive(value.minutes, 'minutes', 10_000),
-    ...(snapshot ? { snapshot } : {})
+    ...(snapshot ? { snapshot } : {}),
+    ...(holders !== null ? { holders } : {})
   }
 }
 
@@ -83,8 +90,12 @@ function threshold (o, trigger) {
  * heap-snapshot.js) goes to snapshotted(s); the 'profile' event goes out once
  * all are written. Resolves with the dump's result plus files.leaks, and
  * files.heapsnapshot or snapshotSkipped: { reason: 'busy' | 'space' | 'failed', why }.
+ * holders: { seconds, done(err|null), scheduled(cancel) } (heapGrowth.holders):
+ * once the snapshot is written, a second one that many seconds later and
+ * the holders report (lib/incidents/holders.js), after the event; cancel()
+ * drops it if its timer has not run.
  */
-async function writeHeapGrowth (recorder, dumpOpts, reason, trend, snapshotted) {
+async function writeHeapGrowth (recorder, dumpOpts, reason, trend, snapshotted, holders) {
   const formats = [...new Set([...(dumpOpts.formats || []), 'html'])]
   return recorder.dump({ ...dumpOpts, kind: 'heap', formats }, { reason, trend }, async (r) => {
     const at = path.dirname(r.files.heapprofile)
@@ -97,6 +108,11 @@ async function writeHeapGrowth (recorder, dumpOpts, reason, trend, snapshotted) 
     if (s.file) r.files.heapsnapshot = s.file
     else r.snapshotSkipped = { reason: s.skipped, why: s.why }
     snapshotted(s)
+    if (s.file && holders) {
+      const h = scheduleHolders({ first: s.file, at, dir: dumpOpts.dir, name: dumpOpts.name, reason }, holders.seconds, holders.done)
+      holders.scheduled(h.cancel)
+      r.holders = { files: h.files, due: h.due }
+    }
   })
 }
 

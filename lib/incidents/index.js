@@ -119,8 +119,16 @@ function createIncidents (deps) {
     changed()
     if (trigger === 'heapNearLimit') return fireHeap(run, reason)
     if (trigger === 'heapGrowth') {
+      // heapGrowth.holders: the report comes later; stop() cancels it
+      const holders = run.o.heapGrowth.holders
+        ? {
+            seconds: run.o.heapGrowth.holders,
+            done: (err) => { if (err) deps.report(err) },
+            scheduled: (cancel) => { if (active === run) run.stops.push(cancel); else cancel() }
+          }
+        : null
       return heapGrowth.writeHeapGrowth(deps.recorder, { ...run.dumpOpts, name: stem('heap', trigger, at) },
-        reason, run.trend, run.o.heapGrowth.snapshot ? countSnapshot : null)
+        reason, run.trend, run.o.heapGrowth.snapshot ? countSnapshot : null, holders)
         .catch(failed)
     }
     deps.recorder.dump({ ...run.dumpOpts, last: run.o.last, name: stem('cpu', trigger, at) }, { reason })

@@ -33,6 +33,7 @@ const ENV_VARS = [
   ['CPROF_ON_HEAP_LOW_MARK', 'heapLowMark', envNumber],
   ['CPROF_ON_HEAP_GROWTH', 'heapGrowth', envHeapGrowth],
   ['CPROF_ON_HEAP_GROWTH_SNAPSHOT', 'heapGrowth.snapshot', envFlag],
+  ['CPROF_ON_HEAP_GROWTH_HOLDERS', 'heapGrowth.holders', envNumber],
   ['CPROF_ON_COOLDOWN', 'cooldown', envNumber],
   ['CPROF_ON_MAX_PER_HOUR', 'maxPerHour', envNumber],
   ['CPROF_ON_ESCALATE', 'escalate', envNumber],

@@ -1,6 +1,6 @@
 // The heap trend (docs/recorder.md, Heap trend), when the page carries one
 // (the heapGrowth incident's page: lib/viewer/index.js withTrend): small
-// multiples, one line chart per growing site of its live bytes per window,
+// multiples, one line chart per growing allocation site of its live bytes per window,
 // the whole heap first, all on one time axis. Drawn as SVG elements built
 // with the DOM (names stay text, never markup).
 const SVG_NS = 'http://www.w3.org/2000/svg'
@@ -49,13 +49,14 @@ function renderTrend (t, box) {
   if (!t || !Array.isArray(t.times) || t.times.length < 2) return false
   const head = `${t.windows} windows, live heap ${fmtValue(t.live, 'bytes')}, ` +
     (t.growing ? `growing ${perMin(t.perMinute)} since ${fmtClock(t.since)} UTC` : 'not growing steadily') +
-    `; ${t.growingSites} growing site${t.growingSites === 1 ? '' : 's'} of ${t.sites}`
+    `; ${t.growingSites} growing allocation site${t.growingSites === 1 ? '' : 's'} of ${t.sites}` +
+    (t.top.length ? ': each chart is where V8 allocated the bytes, not what holds them (cprof leaks <pid> --holders)' : '')
   box.appendChild(el('p', 'trend-head', head))
   const grid = el('div', 'trend-grid')
   grid.appendChild(trendCard('Whole live heap', perMin(t.perMinute), trendChart(t.times, t.heapSeries, '#556')))
   for (const s of t.top) {
     const where = s.url ? ` ${s.url}${s.line ? ':' + s.line : ''}` : ''
-    const sub = `${perMin(s.perMinute)}, live ${fmtValue(s.live, 'bytes')}, since ${fmtClock(s.since)} UTC` +
+    const sub = `allocated here ${perMin(s.perMinute)}, live ${fmtValue(s.live, 'bytes')}, since ${fmtClock(s.since)} UTC` +
       (s.share === null ? '' : `, ${Math.round(s.share * 100)}% of the heap's growth`)
     grid.appendChild(trendCard((s.functionName || '(anonymous)') + where, sub, trendChart(t.times, s.series, '#c0392b')))
   }

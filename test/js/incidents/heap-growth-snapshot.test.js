@@ -54,15 +54,31 @@ function firing (env) {
   })
 }
 
-test('CPROF_ON_HEAP_GROWTH_SNAPSHOT=1: the firing writes a heap snapshot beside the report and the profile, naming the leak\'s class', { timeout: WAIT_MS + 60_000 }, async () => {
+test('CPROF_ON_HEAP_GROWTH_SNAPSHOT=1: the firing writes a heap snapshot beside the report and the profile, naming the leak\'s class; with CPROF_ON_HEAP_GROWTH_HOLDERS=3 a second one 3 s later and the holders report, naming the leak\'s Map', { timeout: WAIT_MS + 90_000 }, async () => {
   const dir = makeTmpDir('cprof-growth-snapshot-')
   const { child, profile } = await firing({
     CPROF_DIR: dir,
     CPROF_RUN_DIR: path.join(dir, 'run'),
     CPROF_ON_HEAP_GROWTH: '1,0.2', // 1 MiB/min for 12 s
-    CPROF_ON_HEAP_GROWTH_SNAPSHOT: '1'
+    CPROF_ON_HEAP_GROWTH_SNAPSHOT: '1',
+    CPROF_ON_HEAP_GROWTH_HOLDERS: '3'
   })
+  // The holders report comes after the event: <stem>.holders.json, .txt
+  assert.ok(profile.holders, JSON.stringify(profile))
+  const { json, text } = profile.holders.files
+  for (let i = 0; i < 1200 && !(fs.existsSync(json) && fs.existsSync(text)); i++) await new Promise((resolve) => setTimeout(resolve, 100))
   child.kill()
+  assert.ok(fs.existsSync(json) && fs.existsSync(text), 'the holders report is written')
+  const held = JSON.parse(fs.readFileSync(json, 'utf8'))
+  assert.equal(held.reason.trigger, 'heapGrowth')
+  assert.equal(held.holders[0].holder, 'leaked → Map', JSON.stringify(held.holders.slice(0, 3)))
+  assert.ok(held.holders[0].classes.some((c) => c.class === 'LeakedEntry'), JSON.stringify(held.holders[0]))
+  assert.ok(held.intervalMs >= 3000)
+  assert.equal(held.snapshots[0].file, profile.files.heapsnapshot)
+  assert.match(fs.readFileSync(text, 'utf8'), /^held by \(retainer paths of the objects new in the second snapshot\): .*\n.*HELD BY: NEW OBJECTS\n.* leaked → Map: /)
+  for (const f of [json, text]) assert.equal(fs.statSync(f).mode & 0o777, 0o600)
+  // The second snapshot is deleted once compared.
+  assert.equal(fs.existsSync(held.snapshots[1].file), false)
   assert.equal(profile.reason.trigger, 'heapGrowth')
   // The event comes once every file is written: all are there, one stem.
   const stem = path.basename(profile.files.heapprofile, '.heapprofile')
@@ -74,8 +90,9 @@ test('CPROF_ON_HEAP_GROWTH_SNAPSHOT=1: the firing writes a heap snapshot beside 
   }
   assert.equal(fs.statSync(profile.files.heapsnapshot).mode & 0o777, 0o600)
   assert.equal(profile.snapshotSkipped, undefined)
-  // Exactly one snapshot, and no temp directory left.
+  // Exactly one snapshot (the second deleted), and no temp directory left.
   assert.deepEqual(fs.readdirSync(dir).filter((f) => /heapsnapshot|^\.cprof-snapshot-/.test(f)), [`${stem}.heapsnapshot`])
+  assert.deepEqual(profile.holders.files, { json: path.join(dir, `${stem}.holders.json`), text: path.join(dir, `${stem}.holders.txt`) })
   const r = await cprofAsync(['snapshot', profile.files.heapsnapshot, '--json'], { timeout: 120_000 })
   assert.equal(r.status, 0, r.stderr)
   const report = JSON.parse(r.stdout)
@@ -98,7 +115,14 @@ test('heapGrowth.snapshot: off by default, a boolean, and CPROF_ON_HEAP_GROWTH_S
   assert.throws(() => incidentsOption({ heapGrowth: { snapshot: 'yes' } }),
     { code: 'ERR_CPROF_INVALID_ARG', message: 'incidents.heapGrowth.snapshot must be a boolean, got string "yes"' })
   assert.throws(() => incidentsOption({ heapGrowth: { snapshots: true } }),
-    { code: 'ERR_CPROF_INVALID_ARG', message: /unknown option "snapshots" in incidents\.heapGrowth; known options: mbPerMinute, minutes, snapshot/ })
+    { code: 'ERR_CPROF_INVALID_ARG', message: /unknown option "snapshots" in incidents\.heapGrowth; known options: mbPerMinute, minutes, snapshot, holders/ })
+  // holders: seconds, only with the snapshot
+  assert.equal(incidentsOption({ heapGrowth: { snapshot: true, holders: 30 } }).heapGrowth.holders, 30)
+  assert.throws(() => incidentsOption({ heapGrowth: { holders: 30 } }),
+    { code: 'ERR_CPROF_INVALID_ARG', message: /^incidents\.heapGrowth\.holders needs snapshot: true/ })
+  assert.throws(() => incidentsOption({ heapGrowth: { snapshot: true, holders: 0 } }),
+    { code: 'ERR_CPROF_INVALID_ARG', message: /^incidents\.heapGrowth\.holders must be a number of seconds > 0 and <= 3600/ })
+  assert.equal(envIncidents({ CPROF_ON_HEAP_GROWTH: '2', CPROF_ON_HEAP_GROWTH_SNAPSHOT: '1', CPROF_ON_HEAP_GROWTH_HOLDERS: '30' }).heapGrowth.holders, 30)
   assert.deepEqual(envIncidents({ CPROF_ON_HEAP_GROWTH: '2,10', CPROF_ON_HEAP_GROWTH_SNAPSHOT: '1' }),
     { heapGrowth: { mbPerMinute: 2, minutes: 10, snapshot: true } })
   assert.equal(envIncidents({ CPROF_ON_HEAP_GROWTH: '2', CPROF_ON_HEAP_GROWTH_SNAPSHOT: 'off' }).heapGrowth.snapshot, false)
@@ -193,4 +217,35 @@ test('an incident snapshot refused for disk space is counted and reported; the f
   assert.equal(reported[0].message, r.snapshotSkipped.why)
   assert.deepEqual(inc.status().snapshots, { written: 0, skipped: 0, refused: 1, failed: 0 })
   assert.deepEqual(fs.readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot')), [])
+})
+
+test('heapGrowth holders: a second snapshot refused is reported (ERR_CPROF_IO), nothing compared, the firing\'s files stand', async () => {
+  const { scheduleHolders } = require('../../../lib/incidents/holders')
+  const dir = makeTmpDir('cprof-growth-holders-refused-')
+  let spawned = false
+  const alive = setInterval(() => {}, 1000) // the holders timer is unref'd
+  const err = await new Promise((resolve) => {
+    const r = scheduleHolders({ first: path.join(dir, 'incident.heapsnapshot'), at: dir, name: 'incident', reason: {} }, 0.01, resolve, {
+      incidentSnapshot: async (o) => {
+        assert.deepEqual(o, { at: dir, dir: undefined, name: 'incident.second' })
+        return { skipped: 'busy', why: 'a heap snapshot is already being written (asked for at …)' }
+      },
+      spawn: () => { spawned = true }
+    })
+    assert.deepEqual(r.files, { json: path.join(dir, 'incident.holders.json'), text: path.join(dir, 'incident.holders.txt') })
+  })
+  clearInterval(alive)
+  assert.equal(spawned, false)
+  assert.equal(err.code, 'ERR_CPROF_IO')
+  assert.match(err.message, /^heapGrowth: no holders report: a heap snapshot is already being written .*; the firing's files stand \(cprof leaks <pid> --holders takes one by hand\)$/)
+})
+
+test('heapGrowth holders: cancelled before its timer (incidents stopped), nothing is taken', async () => {
+  const { scheduleHolders } = require('../../../lib/incidents/holders')
+  let taken = false
+  const r = scheduleHolders({ first: '/x/a.heapsnapshot', at: '/x', name: 'incident', reason: {} }, 0.05,
+    () => assert.fail('done called after cancel'), { incidentSnapshot: async () => { taken = true; return {} }, spawn: () => {} })
+  r.cancel()
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  assert.equal(taken, false)
 })
