@@ -299,9 +299,13 @@ static int compute(cprof__snap_t *s, const uint8_t *held, uint32_t **dom_out) {
 }
 
 int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen) {
-  if (s->node_count > MASK)
+  /* preorder numbers below the top bit; list offsets (an entry an edge,
+   * one an orphan) in 32 bits */
+  if (s->node_count > MASK || (uint64_t)s->edge_count + s->node_count > UINT32_MAX)
     return cprof__errf(errbuf, errlen, CPROF_ENOMEM,
-                       "%u nodes: the dominator tree takes at most %u", s->node_count, MASK);
+                       "%u nodes and %u edges: the dominator tree takes at most %u nodes and "
+                       "%u nodes and edges",
+                       s->node_count, s->edge_count, MASK, UINT32_MAX);
   uint8_t *held = held_bits(s);
   uint32_t *dom = NULL;
   int rc = held ? compute(s, held, &dom) : CPROF_ENOMEM;
