@@ -3,12 +3,30 @@
  * numbers agree with the Memory panel's:
  *  - the tree grows from the root along essential edges only
  *    (snapshot_graph.c: essential; weak edges never retain);
- *  - nodes the root does not reach: first those with no essential
- *    retainer, with what they reach, then the rest, are given to the root.
- * The algorithm is Cooper, Harvey and Kennedy's "A Simple, Fast Dominance
- * Algorithm" (2001) over postorder numbers, on flat arrays. DevTools now
- * uses Lengauer-Tarjan; both give the one dominator tree of the reachable
- * graph. */
+ *  - nodes the root does not reach: those with no essential retainer
+ *    (orphans) hang from the root with what they reach; the rest (cycles
+ *    only unreachable nodes hold) are given to the root, and their edges
+ *    change no one else's dominator.
+ *
+ * The algorithm is Lengauer and Tarjan's, "A Fast Algorithm for Finding
+ * Dominators in a Flowgraph" (ACM TOPLAS 1(1), 1979), its simple version
+ * (path compression without balancing: O(m log n) on every shape), as
+ * DevTools has it now. (Before, Cooper, Harvey and Kennedy's iteration
+ * climbed a dominator chain per retainer: quadratic on a long linked list,
+ * 255 s for 200,000 entries.) Two changes from the paper, for memory:
+ *  - a vertex's bucket is emptied when the loop reaches the vertex
+ *    itself, not after each child is linked: the forest's path from a
+ *    bucket's member up to the vertex is the same then (the tree path,
+ *    all of it linked), and a bucket's head can live in the vertex's
+ *    label, unused until it is linked;
+ *  - the predecessor lists are read from their end as the loop goes down
+ *    the preorder numbers, and every list has an entry (an orphan's is the
+ *    root), so the part read has a free word per vertex linked: the
+ *    semidominators are kept there.
+ * Besides the lists (a word per essential edge), the loop takes 3 words a
+ * node (ancestor, label, dominator): the 12 bytes a node and 4 an edge the
+ * iteration took before. Everything is an array, nothing recurses (a
+ * 1e6-deep chain is a 1e6-deep DFS). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,153 +37,281 @@
 #define NOMEM()                                                                                    \
   cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory analysing the heap snapshot")
 
-typedef struct {
-  uint32_t *post2node, *node2post;
-  uint32_t *stack, *cursor; /* DFS: node, next edge */
-  uint8_t *visited;
-  uint32_t count; /* postorder numbers given */
-  /* The retainers, for the iteration only: ret[first_ret[n] ..
-   * first_ret[n + 1]) are the postorder numbers of the sources of the
-   * essential edges into node n, in the order of their sources. */
-  uint32_t *first_ret, *ret;
-} order_t;
+/* The top bit of a list entry marks a list's first entry; of a dominator,
+ * one to be read through the vertex named (LT's relative dominator).
+ * Preorder numbers stay below it (cprof__snap_dominators refuses more). */
+#define FIRST 0x80000000u
+#define MASK 0x7fffffffu
 
-static void push(const cprof__snap_t *s, order_t *o, uint32_t *top, uint32_t n) {
-  o->stack[*top] = n;
-  o->cursor[*top] = s->first_edge[n];
-  o->visited[n] = 1;
-  (*top)++;
+static int bit(const uint8_t *bits, uint32_t i) {
+  return (bits[i >> 3] >> (i & 7)) & 1;
 }
 
-/* Depth first until the stack is empty, numbering nodes as they finish. */
-static void dfs(const cprof__snap_t *s, order_t *o, uint32_t top) {
+static void set_bit(uint8_t *bits, uint32_t i) {
+  bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
+/* ---- preorder numbers ---- */
+
+/* A depth-first numbering along essential edges, DevTools' order: from
+ * the root, then from each orphan (held: the nodes some essential edge
+ * points to), then the rest one by one. Run twice (the second time for
+ * pre2node only, once the loop's arrays are gone), so it is the same walk
+ * both times. Outputs may be NULL. */
+typedef struct {
+  const cprof__snap_t *s;
+  const uint8_t *held;
+  uint8_t *seen;
+  uint32_t *stack, *cursor;               /* the walk: node, next edge */
+  uint32_t *node2pre, *parent, *pre2node; /* parent: by preorder number */
+  uint32_t count, from_root, tree;        /* numbered; by the root's walk; in a tree */
+} walk_t;
+
+static void visit(walk_t *w, uint32_t node, uint32_t parent) {
+  set_bit(w->seen, node);
+  if (w->node2pre) w->node2pre[node] = w->count;
+  if (w->parent) w->parent[w->count] = parent;
+  if (w->pre2node) w->pre2node[w->count] = node;
+  w->count++;
+}
+
+static void dfs(walk_t *w, uint32_t start, uint32_t parent) {
+  const cprof__snap_t *s = w->s;
+  uint32_t top = 0;
+  visit(w, start, parent);
+  w->stack[top] = start, w->cursor[top++] = s->first_edge[start];
   while (top > 0) {
-    uint32_t n = o->stack[top - 1];
-    uint32_t e = o->cursor[top - 1];
-    if (e < s->first_edge[n + 1]) {
-      o->cursor[top - 1]++;
-      uint32_t to = cprof__snap_to(s, e);
-      if (!o->visited[to] && cprof__snap_essential(s, e)) push(s, o, &top, to);
+    uint32_t n = w->stack[top - 1], e = w->cursor[top - 1], end = s->first_edge[n + 1];
+    while (e < end && (!cprof__snap_essential(s, e) || bit(w->seen, cprof__snap_to(s, e))))
+      e++;
+    if (e == end) {
+      top--;
       continue;
     }
-    o->node2post[n] = o->count;
-    o->post2node[o->count++] = n;
-    top--;
+    w->cursor[top - 1] = e + 1;
+    uint32_t to = cprof__snap_to(s, e);
+    visit(w, to, w->node2pre ? w->node2pre[n] : 0);
+    w->stack[top] = to, w->cursor[top++] = s->first_edge[to];
   }
 }
 
-/* DevTools' hasOnlyWeakRetainers: no retaining edge is essential. */
-static int only_weak(const order_t *o, uint32_t n) {
-  return o->first_ret[n] == o->first_ret[n + 1];
+static void number(walk_t *w) {
+  uint32_t n = w->s->node_count;
+  dfs(w, w->s->root, CPROF__SNAP_NONE);
+  w->from_root = w->count;
+  for (uint32_t i = 0; i < n && w->count < n; i++)
+    if (!bit(w->seen, i) && !bit(w->held, i)) dfs(w, i, 0);
+  w->tree = w->count;
+  for (uint32_t i = 0; i < n && w->count < n; i++)
+    if (!bit(w->seen, i)) visit(w, i, 0);
 }
 
-/* Counting sort of the essential edges by target, first the counts
- * (first_ret, which the postorder needs), then, once the postorder is
- * known, the sources as postorder numbers (ret): the iteration reads no
- * edge and no node2post, and the other edges take no room (the retainers
- * were 12 bytes an edge, the largest arrays of the iteration's peak). */
-static void count_retainers(const cprof__snap_t *s, uint32_t *first_ret) {
+/* The walk with its own scratch arrays, freed after. */
+static int walk(walk_t *w) {
+  size_t n = w->s->node_count;
+  w->seen = calloc(n / 8 + 1, 1);
+  w->stack = malloc(n * sizeof *w->stack);
+  w->cursor = malloc(n * sizeof *w->cursor);
+  int ok = w->seen && w->stack && w->cursor;
+  if (ok) number(w);
+  free(w->seen), free(w->stack), free(w->cursor);
+  w->seen = NULL, w->stack = w->cursor = NULL;
+  return ok ? CPROF_OK : CPROF_ENOMEM;
+}
+
+static uint8_t *held_bits(const cprof__snap_t *s) {
+  uint8_t *held = calloc(s->node_count / 8 + 1, 1);
+  if (held == NULL) return NULL;
   for (uint32_t e = 0; e < s->edge_count; e++)
-    if (cprof__snap_essential(s, e)) first_ret[cprof__snap_to(s, e) + 1]++;
-  for (uint32_t i = 0; i < s->node_count; i++)
-    first_ret[i + 1] += first_ret[i];
+    if (cprof__snap_essential(s, e)) set_bit(held, cprof__snap_to(s, e));
+  return held;
 }
 
-static void fill_retainers(const cprof__snap_t *s, order_t *o) {
-  uint32_t n = s->node_count;
-  /* first_ret[i] is used as the fill cursor, then restored */
-  for (uint32_t from = 0; from < n; from++)
-    for (uint32_t e = s->first_edge[from]; e < s->first_edge[from + 1]; e++)
-      if (cprof__snap_essential(s, e))
-        o->ret[o->first_ret[cprof__snap_to(s, e)]++] = o->node2post[from];
-  memmove(o->first_ret + 1, o->first_ret, (size_t)n * sizeof *o->first_ret);
-  o->first_ret[0] = 0;
-}
+/* ---- predecessor lists ---- */
 
-static void postorder(cprof__snap_t *s, order_t *o) {
-  uint32_t top = 0;
-  push(s, o, &top, s->root);
-  dfs(s, o, top);
-  if (o->count == s->node_count) return;
-  s->unreachable = s->node_count - o->count;
-  /* the root back at the bottom of the stack, done with its edges, so it
-   * stays last; the orphans with only weak retainers above it */
-  o->count--;
-  top = 0;
-  push(s, o, &top, s->root);
-  o->cursor[0] = s->first_edge[s->root + 1];
-  for (uint32_t i = 0; i < s->node_count; i++)
-    if (!o->visited[i] && only_weak(o, i)) push(s, o, &top, i);
-  dfs(s, o, top);
-  if (o->count == s->node_count) return;
-  o->count--;
-  for (uint32_t i = 0; i < s->node_count; i++)
-    if (!o->visited[i]) {
-      o->node2post[i] = o->count;
-      o->post2node[o->count++] = i;
-    }
-  o->node2post[s->root] = o->count;
-  o->post2node[o->count++] = s->root;
-}
-
-/* The common dominator of postorder numbers a and b: climb the one with
- * the lower number. The step bound guards against a malformed graph. */
-static uint32_t intersect(const uint32_t *dom, uint32_t a, uint32_t b, uint32_t root) {
-  uint64_t steps = 0, limit = 4ull * root + 16;
-  while (a != b) {
-    while (a < b && steps++ < limit)
-      a = dom[a];
-    while (b < a && steps++ < limit)
-      b = dom[b];
-    if (steps >= limit || a > root || b > root) return root;
-  }
-  return a;
-}
-
-/* The new dominator of postorder number p from its retainers; `none` when
- * no retainer has one yet. */
-static uint32_t from_retainers(const cprof__snap_t *s, const order_t *o, const uint32_t *dom,
-                               uint32_t p, uint32_t none) {
-  uint32_t n = o->post2node[p], root = s->node_count - 1, best = none;
-  if (only_weak(o, n)) return root;
-  for (uint32_t i = o->first_ret[n]; i < o->first_ret[n + 1]; i++) {
-    uint32_t rp = o->ret[i];
-    if (dom[rp] == none) continue;
-    best = best == none ? rp : intersect(dom, rp, best, root);
-    if (best == root) break;
-  }
-  return best;
-}
-
-/* Sweeps every node in reverse postorder until nothing changes, as Cooper,
- * Harvey and Kennedy do. (DevTools' older worker revisited only the nodes
- * whose retainers had changed; that misses a change further up a
- * retainer's dominator chain, which the intersection walks, and gives a
- * dominator too deep in some cycles of V8's templates: the full sweep
- * costs a few passes more and matches today's DevTools, Lengauer-Tarjan.)
- * An estimate only moves up the tree, so one at the root is final. The
- * pass bound guards against a malformed graph (real heaps take about 4). */
-static void iterate(const cprof__snap_t *s, const order_t *o, uint32_t *dom) {
-  uint32_t root = s->node_count - 1, none = s->node_count;
-  for (int changed = 1, pass = 0; changed && pass < 10000; pass++) {
-    changed = 0;
-    for (uint32_t p = root; p-- > 0;) {
-      if (dom[p] == root) continue;
-      uint32_t d = from_retainers(s, o, dom, p, none);
-      if (d == none || d == dom[p]) continue;
-      dom[p] = d;
-      changed = 1;
+/* The essential edges between tree vertices, by target's preorder number
+ * (1 .. tree - 1; the root's is not needed), as their sources' numbers:
+ * a counting sort, then each list's first entry marked. An orphan's list
+ * is the root (0), as DevTools has it. *len: the entries. */
+static uint32_t *predecessors(const cprof__snap_t *s, const uint32_t *node2pre, uint32_t tree,
+                              size_t *len) {
+  uint32_t *at = calloc((size_t)tree + 1, sizeof *at), *ret = NULL;
+  if (at == NULL) return NULL;
+  for (uint32_t from = 0; from < s->node_count; from++) {
+    if (node2pre[from] >= tree) continue;
+    for (uint32_t e = s->first_edge[from]; e < s->first_edge[from + 1]; e++) {
+      uint32_t p = cprof__snap_essential(s, e) ? node2pre[cprof__snap_to(s, e)] : 0;
+      if (p > 0 && p < tree) at[p + 1]++;
     }
   }
+  for (uint32_t p = 1; p < tree; p++)
+    at[p + 1] += at[p] + (at[p + 1] == 0); /* an orphan: the root */
+  *len = at[tree];
+  if ((ret = calloc(*len + 1, sizeof *ret)) != NULL) {
+    for (uint32_t p = 1; p < tree; p++)
+      ret[at[p]] = FIRST; /* and the root, left there in an orphan's */
+    for (uint32_t from = 0; from < s->node_count; from++) {
+      uint32_t q = node2pre[from];
+      if (q >= tree) continue;
+      for (uint32_t e = s->first_edge[from]; e < s->first_edge[from + 1]; e++) {
+        uint32_t p = cprof__snap_essential(s, e) ? node2pre[cprof__snap_to(s, e)] : 0;
+        if (p > 0 && p < tree) ret[at[p]++] |= q;
+      }
+    }
+  }
+  free(at);
+  return ret;
 }
 
-static void retained_sizes(cprof__snap_t *s, const order_t *o) {
-  for (uint32_t i = 0; i < s->node_count; i++)
-    s->retained[i] = cprof__snap_self(s, i);
-  for (uint32_t p = 0; p + 1 < s->node_count; p++) {
-    uint32_t n = o->post2node[p];
-    s->retained[s->dom[n]] += s->retained[n];
+/* ---- Lengauer-Tarjan ---- */
+
+typedef struct {
+  uint32_t *anc;   /* the DFS tree's parent, then the forest's compressed ancestor */
+  uint32_t *label; /* linked: the vertex of least semi on its path; else its bucket */
+  uint32_t *dom;   /* in a bucket: the next member; then the dominator (FIRST: relative) */
+  uint32_t *ret;   /* predecessor lists; the part read holds semi */
+  size_t len;      /* entries in ret */
+  uint32_t tree;   /* vertices 1 .. tree - 1 are the loop's */
+  uint32_t w;      /* the vertex the loop is at: those above it are linked */
+} lt_t;
+
+/* v's semidominator: kept past the lists' unread part once v is linked
+ * (at ret[len - tree + v], at or above v's own list: every list of v ..
+ * tree - 1 has an entry), v itself before. */
+static uint32_t semi(const lt_t *t, uint32_t v) {
+  return v > t->w ? t->ret[t->len + v - t->tree] : v;
+}
+
+/* The paper's COMPRESS without recursion or a stack: up the path,
+ * reversing its ancestor pointers, then down again, labels from above and
+ * every ancestor set to the path's top. */
+static void compress(lt_t *t, uint32_t v) {
+  uint32_t below = CPROF__SNAP_NONE, x = v;
+  while (t->anc[x] > t->w) {
+    uint32_t up = t->anc[x];
+    t->anc[x] = below;
+    below = x, x = up;
   }
+  uint32_t top = t->anc[x], upper = x;
+  while (below != CPROF__SNAP_NONE) {
+    uint32_t next = t->anc[below];
+    if (semi(t, t->label[upper]) < semi(t, t->label[below])) t->label[below] = t->label[upper];
+    t->anc[below] = top;
+    upper = below, below = next;
+  }
+}
+
+static uint32_t eval(lt_t *t, uint32_t v) {
+  if (v <= t->w) return v;
+  compress(t, v);
+  return t->label[v];
+}
+
+/* Step 3 for the bucket of p (the vertices whose semidominator is p). */
+static void drain(lt_t *t, uint32_t p) {
+  for (uint32_t v = t->label[p]; v != CPROF__SNAP_NONE;) {
+    uint32_t next = t->dom[v], u = eval(t, v);
+    t->dom[v] = semi(t, u) < semi(t, v) ? u | FIRST : p;
+    v = next;
+  }
+}
+
+/* Steps 2 and 3, then 4 (relative dominators resolved, in preorder). */
+static void dominators(lt_t *t, uint32_t n) {
+  size_t at = t->len;
+  for (t->w = t->tree - 1; t->w > 0; t->w--) {
+    uint32_t w = t->w, best = w, x;
+    drain(t, w);
+    t->label[w] = w;
+    do {
+      x = t->ret[--at];
+      uint32_t u = eval(t, x & MASK), su = semi(t, u);
+      if (su < best) best = su;
+    } while (!(x & FIRST));
+    t->ret[t->len + w - t->tree] = best;
+    t->dom[w] = t->label[best];
+    t->label[best] = w;
+  }
+  drain(t, 0);
+  t->dom[0] = 0;
+  for (uint32_t p = 1; p < t->tree; p++)
+    if (t->dom[p] & FIRST) t->dom[p] = t->dom[t->dom[p] & MASK];
+  for (uint32_t p = t->tree; p < n; p++)
+    t->dom[p] = 0;
+}
+
+/* ---- the result by node ---- */
+
+/* s->dom and s->retained from the dominators by preorder number (freed),
+ * with the numbering walked again: a dominator comes before what it
+ * dominates, so sizes add up from the last number down. */
+static int by_node(cprof__snap_t *s, const uint8_t *held, uint32_t *dom) {
+  size_t n = s->node_count;
+  walk_t w = {.s = s, .held = held, .pre2node = malloc(n * sizeof(uint32_t))};
+  int rc = w.pre2node ? walk(&w) : CPROF_ENOMEM;
+  if (rc == CPROF_OK && (s->dom = malloc(n * sizeof *s->dom)) == NULL) rc = CPROF_ENOMEM;
+  if (rc == CPROF_OK)
+    for (uint32_t p = 0; p < n; p++)
+      s->dom[w.pre2node[p]] = w.pre2node[dom[p]];
+  free(dom);
+  if (rc == CPROF_OK && (s->retained = malloc(n * sizeof *s->retained)) == NULL) rc = CPROF_ENOMEM;
+  if (rc == CPROF_OK) {
+    for (uint32_t i = 0; i < n; i++)
+      s->retained[i] = cprof__snap_self(s, i);
+    for (uint32_t p = (uint32_t)n; p-- > 1;) {
+      uint32_t node = w.pre2node[p];
+      s->retained[s->dom[node]] += s->retained[node];
+    }
+  }
+  free(w.pre2node);
+  return rc;
+}
+
+/* Numbering, lists, the loop: each step's arrays given back before the
+ * next allocates, so the peak is the loop's (see the top). */
+static int compute(cprof__snap_t *s, const uint8_t *held, uint32_t **dom_out) {
+  size_t n = s->node_count;
+  walk_t w = {.s = s, .held = held};
+  lt_t t = {0};
+  w.node2pre = malloc(n * sizeof(uint32_t));
+  w.parent = malloc(n * sizeof(uint32_t));
+  int rc = w.node2pre && w.parent ? walk(&w) : CPROF_ENOMEM;
+  if (rc == CPROF_OK) {
+    s->unreachable = (uint32_t)n - w.from_root;
+    t.ret = predecessors(s, w.node2pre, w.tree, &t.len);
+  }
+  free(w.node2pre);
+  t.anc = w.parent, t.tree = w.tree;
+  if (rc == CPROF_OK && t.ret != NULL) {
+    t.label = malloc(n * sizeof(uint32_t));
+    t.dom = malloc(n * sizeof(uint32_t));
+  }
+  if (rc == CPROF_OK && t.ret && t.label && t.dom) {
+    memset(t.label, 0xff, n * sizeof(uint32_t)); /* every bucket empty */
+    dominators(&t, (uint32_t)n);
+    *dom_out = t.dom;
+    t.dom = NULL;
+  } else {
+    rc = CPROF_ENOMEM;
+  }
+  free(t.anc), free(t.label), free(t.dom), free(t.ret);
+  return rc;
+}
+
+int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen) {
+  /* preorder numbers below the top bit; list offsets (an entry an edge,
+   * one an orphan) in 32 bits */
+  if (s->node_count > MASK || (uint64_t)s->edge_count + s->node_count > UINT32_MAX)
+    return cprof__errf(errbuf, errlen, CPROF_ENOMEM,
+                       "%u nodes and %u edges: the dominator tree takes at most %u nodes and "
+                       "%u nodes and edges",
+                       s->node_count, s->edge_count, MASK, UINT32_MAX);
+  uint8_t *held = held_bits(s);
+  uint32_t *dom = NULL;
+  int rc = held ? compute(s, held, &dom) : CPROF_ENOMEM;
+  if (rc == CPROF_OK) rc = by_node(s, held, dom); /* frees dom */
+  free(held);
+  return rc == CPROF_OK ? CPROF_OK : NOMEM();
 }
 
 /* The dominator tree's children lists: dom_child[d] the first node d
@@ -189,75 +335,4 @@ int cprof__snap_dominated(cprof__snap_t *s, char *errbuf, size_t errlen) {
   s->dom_next = next;
   s->dom = NULL;
   return CPROF_OK;
-}
-
-static void free_order(order_t *o) {
-  free(o->node2post), free(o->stack), free(o->cursor), free(o->visited);
-  o->node2post = o->stack = o->cursor = NULL;
-  o->visited = NULL;
-}
-
-/* The postorder and the retainers (order_t). */
-static int order(cprof__snap_t *s, order_t *o) {
-  size_t n = s->node_count;
-  o->post2node = malloc(n * sizeof(uint32_t));
-  o->node2post = malloc(n * sizeof(uint32_t));
-  o->stack = malloc(n * sizeof(uint32_t));
-  o->cursor = malloc(n * sizeof(uint32_t));
-  o->visited = calloc(n, 1);
-  o->first_ret = calloc(n + 1, sizeof(uint32_t));
-  if (!o->post2node || !o->node2post || !o->stack || !o->cursor || !o->visited || !o->first_ret)
-    return CPROF_ENOMEM;
-  count_retainers(s, o->first_ret);
-  postorder(s, o);
-  /* the DFS's arrays go back before the retainers take their room */
-  free(o->stack), free(o->cursor), free(o->visited);
-  o->stack = o->cursor = NULL;
-  o->visited = NULL;
-  if ((o->ret = malloc((size_t)o->first_ret[n] * sizeof(uint32_t) + 1)) == NULL)
-    return CPROF_ENOMEM;
-  fill_retainers(s, o);
-  free_order(o);
-  return CPROF_OK;
-}
-
-/* The immediate dominators by node from the iteration's (by postorder
- * number), and the retained sizes, each array given back as soon as the
- * next step no longer needs it: the peak is the iteration's, not the sum
- * of every step's arrays. */
-static int tree(cprof__snap_t *s, order_t *o, uint32_t *dom) {
-  size_t n = s->node_count;
-  if ((s->dom = malloc(n * sizeof *s->dom)) == NULL) {
-    free(dom);
-    return CPROF_ENOMEM;
-  }
-  for (uint32_t p = 0; p < n; p++) /* none left: given to the root, as DevTools' 0 is */
-    s->dom[o->post2node[p]] = dom[p] >= n ? s->root : o->post2node[dom[p]];
-  free(dom);
-  if ((s->retained = malloc(n * sizeof *s->retained)) == NULL) return CPROF_ENOMEM;
-  retained_sizes(s, o);
-  free(o->post2node);
-  o->post2node = NULL;
-  return CPROF_OK;
-}
-
-int cprof__snap_dominators(cprof__snap_t *s, char *errbuf, size_t errlen) {
-  size_t n = s->node_count;
-  order_t o = {0};
-  uint32_t *dom = NULL;
-  int rc = order(s, &o);
-  if (rc == CPROF_OK && (dom = malloc(n * sizeof *dom)) == NULL) rc = CPROF_ENOMEM;
-  if (rc == CPROF_OK) {
-    for (uint32_t p = 0; p + 1 < n; p++)
-      dom[p] = (uint32_t)n; /* none yet */
-    dom[n - 1] = (uint32_t)n - 1;
-    iterate(s, &o, dom);
-    free(o.first_ret), free(o.ret);
-    o.first_ret = o.ret = NULL;
-    rc = tree(s, &o, dom); /* frees dom */
-    dom = NULL;
-  }
-  free_order(&o);
-  free(o.post2node), free(o.first_ret), free(o.ret), free(dom);
-  return rc == CPROF_OK ? CPROF_OK : NOMEM();
 }

@@ -3,7 +3,7 @@
  * in chrome-devtools-frontend 1.0.1705227) computes them: the "page-owned"
  * flags, which edges retain, and the distances from the user roots. Flat
  * arrays only. The first edge of each node comes from the parse, and the
- * retainers, which only the dominator iteration reads, from that step
+ * retainers, which only the dominator step reads, from that step
  * (snapshot_dom.c). */
 #include <stdlib.h>
 #include <string.h>
