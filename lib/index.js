@@ -41,15 +41,23 @@ function emitProfile (result) {
   }
 }
 
+// value to the event's listeners, a listener's throw reported; false when
+// nobody listens.
+function emitTo (event, value) {
+  if (cprof.listenerCount(event) === 0) return false
+  try {
+    cprof.emit(event, value)
+  } catch (err) {
+    report(err)
+  }
+  return true
+}
+
 // A profile a signal started: the 'start' event (the preload prints it, so
 // whoever sent the signal sees it was received; register.js).
 function signalStarted (kind, signal, o) {
   const dir = o.dir !== undefined ? o.dir : options[kind === 'cpu' ? 'cpuStartOptions' : 'heapStartOptions']({}).dir
-  try {
-    cprof.emit('start', { kind, trigger: 'signal', signal, pid: process.pid, timeout: o.timeout, dir })
-  } catch (err) {
-    report(err)
-  }
+  emitTo('start', { kind, trigger: 'signal', signal, pid: process.pid, timeout: o.timeout, dir })
 }
 
 const hooks = {
@@ -165,15 +173,7 @@ async function analyze (file, opts) {
 // A crossing the cooldown or the hourly cap hid, once per cooldown: the
 // 'suppressed' listeners, else one stderr line.
 function suppressed (note) {
-  if (cprof.listenerCount('suppressed') > 0) {
-    try {
-      cprof.emit('suppressed', note)
-      return
-    } catch (err) {
-      report(err)
-    }
-  }
-  process.stderr.write(`cprof: ${note.line}\n`)
+  if (!emitTo('suppressed', note)) process.stderr.write(`cprof: ${note.line}\n`)
 }
 
 // Incident triggers (init({ incidents })): the recorder's last seconds, or a
