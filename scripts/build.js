@@ -8,7 +8,8 @@
 // `npm install --build-from-source`, a git checkout (developers build what
 // they edit) or `npm run build` — compile from source: check the system
 // packages, then node-gyp with the headers of the running Node when it ships
-// them (no header download).
+// them (no header download), in build/stage-<pid>, the addon renamed into
+// place after (a rebuild is atomic: see compile below).
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
