@@ -83,6 +83,12 @@ function removeStaleStages () {
   }
 }
 
+function removeStage (stage) {
+  try {
+    fs.rmSync(stage, { recursive: true, force: true })
+  } catch {}
+}
+
 function compile () {
   const pc = spawnSync('pkg-config', ['--exists', 'libcjson'])
   if (pc.error) fail('pkg-config is missing: sudo apt-get install -y pkg-config libcjson-dev')
@@ -103,10 +109,10 @@ function compile () {
 
   removeStaleStages()
   const stage = stageDir(process.pid)
-  fs.rmSync(stage, { recursive: true, force: true })
-  fs.mkdirSync(stage, { recursive: true })
   let status = 1
   try {
+    fs.rmSync(stage, { recursive: true, force: true })
+    fs.mkdirSync(stage, { recursive: true })
     fs.copyFileSync(path.join(ROOT, 'binding.gyp'), path.join(stage, 'binding.gyp'))
     fs.cpSync(path.join(ROOT, 'src'), path.join(stage, 'src'), { recursive: true })
     const r = spawnSync(process.execPath, [gyp, ...args], { stdio: 'inherit', cwd: stage })
@@ -123,9 +129,13 @@ function compile () {
       fs.rmSync(path.join(ROOT, 'build', other, 'cprof.node'), { force: true })
       process.stdout.write(`cprof: built build/${config}/cprof.node (compiled in build/${path.basename(stage)}, renamed into place)\n`)
     }
-  } finally {
-    fs.rmSync(stage, { recursive: true, force: true })
+  } catch (err) {
+    // The stage or the rename: the package directory must be writable.
+    removeStage(stage)
+    fail(`cannot build in ${path.join(ROOT, 'build')} (${err.message.split('\n')[0]}): ` +
+      'make the package directory writable by this user, or run the install as its owner')
   }
+  removeStage(stage)
   process.exit(status)
 }
 

@@ -126,3 +126,13 @@ test('scripts/build.js: CPROF_SANITIZE builds build/Debug/cprof.node and removes
   // Until the rename, readers had the old Release addon.
   assert.ok(!r.seen.ENOENT || r.seen.old > 0, JSON.stringify(r.seen))
 })
+
+test('scripts/build.js: a build directory it cannot write says so, in one line', { skip }, async () => {
+  const dir = scratch()
+  fs.rmSync(path.join(dir, 'build'), { recursive: true })
+  fs.writeFileSync(path.join(dir, 'build'), 'not a directory')
+  const r = await buildWhileReading(dir)
+  assert.equal(r.status, 1)
+  assert.match(r.out, /^cprof: cannot build in \S+[/]build \(E[A-Z]+: .*\): make the package directory writable by this user, or run the install as its owner$/m)
+  assert.doesNotMatch(r.out, /\n\s+at /, 'no stack trace')
+})
