@@ -6,7 +6,8 @@
 // with a duration, sent again after it, then the profile file it wrote is
 // awaited and its real duration read. `cprof trigger <pid>` (lib/cli/
 // trigger.js) and the dashboard's jobs (lib/ui/jobs.js) both run this;
-// ctx: { out, err, who }: where the lines go, and whose they are.
+// ctx: { out, err, who, result? }: where the lines go, whose they are, and
+// (cprof ui) an object that gets the file written ({ file }) or why none ({ error }).
 const fs = require('node:fs')
 const path = require('node:path')
 const native = require('../native')
@@ -16,6 +17,8 @@ const { termSafe } = require('../term')
 const rundir = require('./rundir')
 const procfs = require('./procfs')
 const { discover } = require('./discover')
+// what the process says it wrote: followed as the fan-out follows it
+const { collect } = require('./fanout')
 
 // How long cprof waits for the app to write its profile after the second
 // signal (or a dump): the app may be in long synchronous work.
@@ -177,16 +180,38 @@ function send (pid, sig) {
   }
 }
 
-// After --duration: the file the app wrote, and how long it really covers.
-async function report (o, kind, dir, since, { out, err, who }) {
-  const k = o.heap ? 'heap' : 'cpu'
+// The file of o's kind the process wrote for a profile started at or after
+// since: { file } or { reason }. A process that announced itself says in its
+// run-directory entry what it wrote, or why it failed (the fan-out's
+// collect, lib/fleet/fanout.js): that is followed, wherever its dir is.
+// Else (no entry, or --dir given) dir is polled for a file named as cprof
+// names one.
+async function written (o, k, t, dir, since) {
+  if (t.entry && t.entry.startTime !== undefined && o.dir === undefined) {
+    const got = (await collect([t.entry], k, since, WAIT_S * 1000, new Map()))[o.pid]
+    if (got.file) return { file: got.file, startMs: got.entry.last[k].startTime }
+    const late = /^wrote no profile/.test(got.reason)
+    return { reason: `process ${o.pid} ${got.reason}${late ? ` (it writes into ${dir})` : ''}`, late }
+  }
   const found = await waitForProfile(dir, o.pid, k, since, WAIT_S * 1000)
-  if (!found) {
-    err.write(`${who}: no ${kind} profile of process ${o.pid} appeared in ${termSafe(dir)} within ${WAIT_S} s: ` +
-      'the app may still be busy (it acts on signals when its event loop turns), or it writes ' +
-      'elsewhere (pass --dir); `cprof list <dir>` shows it once written\n')
+  if (found) return found
+  return { reason: `no ${k === 'heap' ? 'heap' : 'CPU'} profile of process ${o.pid} appeared in ${dir} within ${WAIT_S} s`, late: true }
+}
+
+// After --duration: the file the app wrote, and how long it really covers.
+// ctx.result, when given, gets { file } or { error }: what cprof ui's job shows.
+async function report (o, kind, t, dir, since, { out, err, who, result = {} }) {
+  const k = o.heap ? 'heap' : 'cpu'
+  const found = await written(o, k, t, dir, since)
+  if (!found.file) { // exit 0 all the same: the signals were sent
+    result.error = found.reason
+    err.write(`${who}: ${termSafe(found.reason)}${found.late
+      ? ': the app may still be busy (it acts on signals when its event loop turns), or it writes ' +
+        'elsewhere (pass --dir); `cprof list <dir>` shows it once written'
+      : ''}\n`)
     return 0
   }
+  result.file = found.file
   let ms
   try {
     ms = await realDurationMs(found, k)
@@ -204,7 +229,6 @@ async function report (o, kind, dir, since, { out, err, who }) {
   out.write(`${termSafe(line)}\n`)
   return 0
 }
-
 
 /**
  * The signal to send o.pid ({ pid, heap, dump, signal?, force }), checked:
@@ -269,8 +293,9 @@ async function profileFor (o, t, ctx) {
     await new Promise((resolve) => setTimeout(resolve, o.duration * 1000))
     send(o.pid, sig)
     ctx.out.write(`sent ${sig.name} to ${o.pid} again: the ${kind} profile stops and is written\n`)
-    return await report(o, kind, profileDir(o.pid, t.env, o.dir, t.entry), since, ctx)
+    return await report(o, kind, t, profileDir(o.pid, t.env, o.dir, t.entry), since, ctx)
   } catch (e) {
+    if (ctx.result) ctx.result.error = e.message
     ctx.err.write(`${ctx.who}: ${termSafe(e.message)}\n`)
     return 1
   }
