@@ -190,6 +190,10 @@ async function written (o, k, t, dir, since) {
   if (t.entry && t.entry.startTime !== undefined && o.dir === undefined) {
     const got = (await collect([t.entry], k, since, WAIT_S * 1000, new Map()))[o.pid]
     if (got.file) return { file: got.file, startMs: got.entry.last[k].startTime }
+    // A process that exits once its profile is written may remove its
+    // entry before it says so there: its file, named as cprof names it.
+    const found = await waitForProfile(dir, o.pid, k, since, 0)
+    if (found) return found
     const late = /^wrote no profile/.test(got.reason)
     return { reason: `process ${o.pid} ${got.reason}${late ? ` (it writes into ${dir})` : ''}`, late }
   }

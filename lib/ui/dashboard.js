@@ -192,8 +192,11 @@
       const d = el('div', undefined, j.state === 'failed' ? 'job err' : j.state === 'done' ? 'job ok' : 'job')
       d.dataset.job = String(j.id)
       d.dataset.state = j.state
+      d.dataset.pid = String(j.pid)
       d.appendChild(el('div', `#${j.id} pid ${j.pid} ${j.kind} ${j.seconds} s: ${j.state}`, 'head'))
-      if (j.log.trim()) d.appendChild(el('div', j.log.trim(), 'log'))
+      // The error is said once, below, not also as the log's last line.
+      const log = j.log.trim().split('\n').filter((l) => l && !(j.error && l.endsWith(j.error))).join('\n')
+      if (log) d.appendChild(el('div', log, 'log'))
       if (j.file) {
         const f = el('div', undefined, 'file')
         f.appendChild(el('code', j.file, 'path'))
@@ -204,7 +207,9 @@
           a.rel = 'noopener'
           f.append(' ', a)
         } else {
-          f.appendChild(el('span', ' \u2014 not in this dashboard\'s directory: open it with cprof html FILE, or serve its directory with cprof ui DIR', 'dim hint'))
+          // Not in this dashboard's directory: not served here.
+          const where = j.file.slice(0, j.file.lastIndexOf('/')) || '/'
+          f.appendChild(el('span', ` \u2014 written outside ${$('dir').textContent}: \`cprof html ${j.file}\` writes its page beside it, \`cprof ui ${where}\` serves its directory`, 'dim hint'))
         }
         d.appendChild(f)
       }
@@ -234,7 +239,7 @@
     const r = await fetch('api/profile', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
     const j = await r.json()
     $('start-info').textContent = r.ok ? `profiling process ${body.pid} for ${body.seconds} s; the file shows up below when it is written` : j.error
-    $('start-info').className = r.ok ? 'ok' : 'err'
+    $('start-info').className = r.ok ? '' : 'err' // how it ends: its job, below
     load()
   })
   for (const id of ['compare', 'merge']) $(id).addEventListener('click', (ev) => { if ($(id).getAttribute('aria-disabled') === 'true') ev.preventDefault() })

@@ -49,7 +49,7 @@ function createJobs (dir) {
 
 function lastLine (log) {
   const lines = log.trim().split('\n')
-  return lines[lines.length - 1] || null
+  return (lines[lines.length - 1] || '').replace(/^cprof ui: /, '') || null
 }
 
 module.exports = { createJobs }
