@@ -207,13 +207,13 @@ async function written (o, k, t, dir, since) {
 async function report (o, kind, t, dir, since, { out, err, who, result = {} }) {
   const k = o.heap ? 'heap' : 'cpu'
   const found = await written(o, k, t, dir, since)
-  if (!found.file) { // exit 0 all the same: the signals were sent
+  if (!found.file) { // late: exit 0 all the same, the signals were sent
     result.error = found.reason
     err.write(`${who}: ${termSafe(found.reason)}${found.late
       ? ': the app may still be busy (it acts on signals when its event loop turns), or it writes ' +
         'elsewhere (pass --dir); `cprof list <dir>` shows it once written'
       : ''}\n`)
-    return 0
+    return found.late ? 0 : 1
   }
   result.file = found.file
   let ms
