@@ -184,10 +184,11 @@ function send (pid, sig) {
 // since: { file } or { reason }. A process that announced itself says in its
 // run-directory entry what it wrote, or why it failed (the fan-out's
 // collect, lib/fleet/fanout.js): that is followed, wherever its dir is.
-// Else (no entry, or --dir given) dir is polled for a file named as cprof
-// names one.
+// Else (no entry in this user's run directories, or --dir given) dir is
+// polled for a file named as cprof names one.
 async function written (o, k, t, dir, since) {
-  if (t.entry && t.entry.startTime !== undefined && o.dir === undefined) {
+  const own = t.entry && o.dir === undefined && discover({ prune: false }).entries.some((e) => e.pid === o.pid)
+  if (own) {
     const got = (await collect([t.entry], k, since, WAIT_S * 1000, new Map()))[o.pid]
     if (got.file) return { file: got.file, startMs: got.entry.last[k].startTime }
     // A process that exits once its profile is written may remove its

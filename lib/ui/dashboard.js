@@ -1,7 +1,8 @@
-// cprof ui's dashboard: the live processes that run cprof, the profile files
-// of the directory (open one in the viewer, compare two, merge several of
-// one kind), the recorder's windows on a timeline, and a timed profile of a
-// live process by signal.
+// cprof ui's dashboard: the live processes that run cprof (cprof ps's
+// cells), the profile files of the directory with why each was written
+// (open one in the viewer, compare two, merge several of one kind), the
+// recorder's windows on a timeline, and a timed profile of a live process
+// by signal, with the file it reports or why there is none.
 // Text from the server is always set with textContent.
 (function () {
   'use strict'
