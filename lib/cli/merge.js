@@ -12,7 +12,7 @@ const { usageError } = require('./usage')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath, iso } = require('./store')
 const { topLines, fmt } = require('../fleet/summary')
 const { TEMPLATE_PATH } = require('../viewer')
-const { mergeMarks } = require('./merge-marks')
+const { mergeMarks } = require('../files/merge-marks')
 const { termSafe } = require('../term')
 
 const FORMATS = Object.keys(FORMAT_EXT)

@@ -7,7 +7,8 @@ const { discover, withUsage, byApp } = require('../fleet/discover')
 const rundir = require('../fleet/rundir')
 const { termSafe } = require('../term')
 const { columns } = require('./columns')
-const { psText } = require('../fleet/heap-trend')
+// each row's cells: shared with cprof ui's live table
+const { psRow, PS_COLUMNS } = require('../fleet/ps-rows')
 
 const WINDOW_MS = 250
 
@@ -35,51 +36,11 @@ Processes announce themselves in ${rundir.runDir()}
                triggers, dir, cpuPercent, rssBytes, ... }
 `
 
-function human (bytes) {
-  if (bytes === null || bytes === undefined) return '-'
-  const mib = bytes / (1024 * 1024)
-  return mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${mib.toFixed(1)} MiB`
-}
-
-// Each trigger's largest suppressed crossing: ", largest eventLoopDelay
-// 1800 ms at 21:10:03 UTC" (none: "").
-const UNITS = { eventLoopDelay: ' ms', cpu: ' %', rss: ' B', heapNearLimit: ' %', heapGrowth: ' B/min' }
-function largestText (by) {
-  if (!by || typeof by !== 'object') return ''
-  const each = Object.entries(by).filter(([t, b]) => UNITS[t] && b && Number.isFinite(b.largest) && Number.isFinite(b.at))
-    .map(([t, b]) => `${t} ${b.largest}${UNITS[t]} at ${new Date(b.at).toISOString().slice(11, 19)} UTC`)
-  return each.length ? `, largest ${each.join(', ')}` : ''
-}
-
-function runningText (e) {
-  const now = []
-  for (const kind of ['cpu', 'heap']) if (e.running && e.running[kind]) now.push(kind)
-  if (e.recorder && e.recorder.running) now.push(`recorder(${e.recorder.windows}w)`)
-  const inc = e.recorder && e.recorder.incidents
-  if (inc) now.push(`incidents(${inc.fired} fired, ${inc.suppressed} suppressed${largestText(inc.suppressedBy)})`)
-  return now.length ? now.join(',') : '-'
-}
-
-// The signals the process installed, by what each does: cpu (the CPU
-// toggle), heap (heapSignal), dump (the flight recorder's), comma-separated.
-function signalText (e) {
-  const t = e.triggers || {}
-  const on = [['cpu', t.signal], ['heap', t.heapSignal], ['dump', t.dumpSignal]].filter(([, sig]) => sig)
-  return on.length ? on.map(([kind, sig]) => `${kind}:${sig}`).join(',') : '-'
-}
-
-function dash (v) {
-  return v === null || v === undefined ? '-' : String(v)
-}
-
 function table (entries) {
-  const rows = [['PID', 'APP', 'PM2', 'INST', 'ROLE', 'RUNNING', 'CPU%', 'RSS', 'HEAP TREND', 'SIGNAL']]
+  const rows = [PS_COLUMNS.map(([, heading]) => heading)]
   for (const e of entries) { // announced by the processes: escaped (lib/term.js)
-    rows.push([
-      String(e.pid), e.app, dash(e.pm2Id), dash(e.instance), dash(e.role), runningText(e),
-      e.cpuPercent === null ? '-' : e.cpuPercent.toFixed(1), human(e.rssBytes),
-      psText(e), signalText(e)
-    ].map(termSafe))
+    const row = psRow(e)
+    rows.push(PS_COLUMNS.map(([key]) => termSafe(row[key])))
   }
   return columns(rows, { right: [0, 6, 7] }).map((l) => l.trimEnd()).join('\n') + '\n'
 }

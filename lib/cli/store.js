@@ -15,8 +15,9 @@ const path = require('node:path')
 const { cprofError } = require('../errors')
 const { usageError } = require('./usage')
 const { termSafe } = require('../term')
+// how a window is named: shared with cprof list and cprof ui (lib/files/)
+const { parseWindowName } = require('../files/profiles')
 
-const WINDOW_RE = /^(cpu|heap)-(\d+)-(\d+)-(\d+)\.(cpuprofile|heapprofile|pb\.gz)$/
 const V8_EXT = { cpu: 'cpuprofile', heap: 'heapprofile' }
 const UNITS = { ms: 1, s: 1000, m: 60000, h: 3600000, d: 86400000 }
 
@@ -80,13 +81,6 @@ function parseTime (name, text, now = Date.now()) {
     error: `--${name} must be an ISO-8601 date (2026-11-23T18:30:00Z), ms since the epoch, ` +
       `or relative to now (-30s, -5m, -2h, -1d), got "${text}"`
   }
-}
-
-/** A recorder window's file name read: { kind, pid, from, to, ext }, or null. */
-function parseWindowName (base) {
-  const m = WINDOW_RE.exec(base)
-  if (!m) return null // temp files start with a dot
-  return { kind: m[1], pid: Number(m[2]), from: Number(m[3]), to: Number(m[4]), ext: m[5] }
 }
 
 /** The windows in dir as the recorder names them: [{ file, kind, pid, from, to, ext }]. */
@@ -252,7 +246,6 @@ module.exports = {
   STORE_USAGE,
   parseTime,
   joinTimeArgs,
-  parseWindowName,
   listWindows,
   selectWindows,
   resolveInput,

@@ -15,7 +15,7 @@ const native = require('../native')
 const { formatNames } = require('../options')
 const { safeName } = require('./identity')
 const { TEMPLATE_PATH } = require('../viewer')
-const { mergeMarks } = require('../cli/merge-marks')
+const { mergeMarks } = require('../files/merge-marks')
 
 const EXT = { cpu: 'cpuprofile', heap: 'heapprofile' }
 

@@ -6,7 +6,8 @@
 // with a duration, sent again after it, then the profile file it wrote is
 // awaited and its real duration read. `cprof trigger <pid>` (lib/cli/
 // trigger.js) and the dashboard's jobs (lib/ui/jobs.js) both run this;
-// ctx: { out, err, who }: where the lines go, and whose they are.
+// ctx: { out, err, who, result? }: where the lines go, whose they are, and
+// (cprof ui) an object that gets the file written ({ file }) or why none ({ error }).
 const fs = require('node:fs')
 const path = require('node:path')
 const native = require('../native')
@@ -14,7 +15,9 @@ const { parseSignal, DEFAULT_SIGNAL } = require('../triggers/signals')
 const { startEnv: unpackPm2 } = require('../triggers/pm2')
 const { termSafe } = require('../term')
 const procfs = require('./procfs')
-const { findProcess } = require('./discover')
+const { discover, findProcess } = require('./discover')
+// what the process says it wrote: followed as the fan-out follows it
+const { collect } = require('./fanout')
 
 // How long cprof waits for the app to write its profile after the second
 // signal (or a dump): the app may be in long synchronous work.
@@ -174,16 +177,43 @@ function send (pid, sig) {
   }
 }
 
-// After --duration: the file the app wrote, and how long it really covers.
-async function report (o, kind, dir, since, { out, err, who }) {
-  const k = o.heap ? 'heap' : 'cpu'
-  const found = await waitForProfile(dir, o.pid, k, since, WAIT_S * 1000)
-  if (!found) {
-    err.write(`${who}: no ${kind} profile of process ${o.pid} appeared in ${termSafe(dir)} within ${WAIT_S} s: ` +
-      'the app may still be busy (it acts on signals when its event loop turns), or it writes ' +
-      'elsewhere (pass --dir); `cprof list <dir>` shows it once written\n')
-    return 0
+// The file of o's kind the process wrote for a profile started at or after
+// since: { file } or { reason }. A process that announced itself says in its
+// run-directory entry what it wrote, or why it failed (the fan-out's
+// collect, lib/fleet/fanout.js): that is followed, wherever its dir is.
+// Else (no entry in this user's run directories, or --dir given) dir is
+// polled for a file named as cprof names one.
+async function written (o, k, t, dir, since) {
+  const own = t.entry && o.dir === undefined && discover({ prune: false }).entries.some((e) => e.pid === o.pid)
+  if (own) {
+    const got = (await collect([t.entry], k, since, WAIT_S * 1000, new Map()))[o.pid]
+    if (got.file) return { file: got.file, startMs: got.entry.last[k].startTime }
+    // A process that exits once its profile is written may remove its
+    // entry before it says so there: its file, named as cprof names it.
+    const found = await waitForProfile(dir, o.pid, k, since, 0)
+    if (found) return found
+    const late = /^wrote no profile/.test(got.reason)
+    return { reason: `process ${o.pid} ${got.reason}${late ? ` (it writes into ${dir})` : ''}`, late }
   }
+  const found = await waitForProfile(dir, o.pid, k, since, WAIT_S * 1000)
+  if (found) return found
+  return { reason: `no ${k === 'heap' ? 'heap' : 'CPU'} profile of process ${o.pid} appeared in ${dir} within ${WAIT_S} s`, late: true }
+}
+
+// After --duration: the file the app wrote, and how long it really covers.
+// ctx.result, when given, gets { file } or { error }: what cprof ui's job shows.
+async function report (o, kind, t, dir, since, { out, err, who, result = {} }) {
+  const k = o.heap ? 'heap' : 'cpu'
+  const found = await written(o, k, t, dir, since)
+  if (!found.file) { // late: exit 0 all the same, the signals were sent
+    result.error = found.reason
+    err.write(`${who}: ${termSafe(found.reason)}${found.late
+      ? ': the app may still be busy (it acts on signals when its event loop turns), or it writes ' +
+        'elsewhere (pass --dir); `cprof list <dir>` shows it once written'
+      : ''}\n`)
+    return found.late ? 0 : 1
+  }
+  result.file = found.file
   let ms
   try {
     ms = await realDurationMs(found, k)
@@ -265,8 +295,9 @@ async function profileFor (o, t, ctx) {
     await new Promise((resolve) => setTimeout(resolve, o.duration * 1000))
     send(o.pid, sig)
     ctx.out.write(`sent ${sig.name} to ${o.pid} again: the ${kind} profile stops and is written\n`)
-    return await report(o, kind, profileDir(o.pid, t.env, o.dir, t.entry), since, ctx)
+    return await report(o, kind, t, profileDir(o.pid, t.env, o.dir, t.entry), since, ctx)
   } catch (e) {
+    if (ctx.result) ctx.result.error = e.message
     ctx.err.write(`${ctx.who}: ${termSafe(e.message)}\n`)
     return 1
   }

@@ -1,7 +1,8 @@
-// cprof ui's dashboard: the live processes that run cprof, the profile files
-// of the directory (open one in the viewer, compare two, merge several of
-// one kind), the recorder's windows on a timeline, and a timed profile of a
-// live process by signal.
+// cprof ui's dashboard: the live processes that run cprof (cprof ps's
+// cells), the profile files of the directory with why each was written
+// (open one in the viewer, compare two, merge several of one kind), the
+// recorder's windows on a timeline, and a timed profile of a live process
+// by signal, with the file it reports or why there is none.
 // Text from the server is always set with textContent.
 (function () {
   'use strict'
@@ -54,6 +55,7 @@
       tr.appendChild(el('td', f.pid ? String(f.pid) : ''))
       tr.appendChild(el('td', new Date(f.time).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')))
       tr.appendChild(el('td', human(f.size)))
+      tr.appendChild(el('td', f.why, 'why'))
       tr.appendChild(el('td', f.name, 'name'))
       const open = el('a', 'Open')
       open.href = 'view?file=' + encodeURIComponent(f.name)
@@ -128,25 +130,42 @@
     $('timeline').replaceChildren(frag)
   }
 
-  let procsShown = ''
+  // The live table: cprof ps's cells (the server shapes them, lib/fleet/
+  // ps-rows.js). Rows are kept and their cells updated in place (CPU % and
+  // RSS change at every poll): a click never lands on a row being replaced.
+  const PS_CELLS = ['pid', 'app', 'pm2', 'instance', 'role', 'running', 'cpu', 'rss', 'heapTrend', 'signal']
+  const procRows = new Map() // pid -> tr
   function renderProcesses (procs) {
     if (chosen !== null && !procs.some((p) => p.pid === chosen.pid)) chosen = null
-    const sig = JSON.stringify([procs, chosen && chosen.pid])
-    if (sig === procsShown) return
-    procsShown = sig
-    const dash = (v) => v === null || v === undefined ? '-' : String(v)
-    $('procs').replaceChildren(...procs.map((p) => {
-      const tr = el('tr', undefined, chosen && chosen.pid === p.pid ? 'chosen' : '')
-      tr.dataset.pid = String(p.pid)
-      for (const v of [p.pid, p.app, p.pm2Id, p.instance, p.role, p.running.length ? p.running.join(', ') : '-']) tr.appendChild(el('td', dash(v)))
-      const b = el('button', chosen && chosen.pid === p.pid ? 'Chosen' : 'Choose', 'choose')
-      b.type = 'button'
-      b.addEventListener('click', () => choose(p))
-      const td = el('td')
-      td.appendChild(b)
-      tr.appendChild(td)
-      return tr
-    }))
+    const want = new Set(procs.map((p) => p.pid))
+    for (const [pid, tr] of procRows) if (!want.has(pid)) { tr.remove(); procRows.delete(pid) }
+    const tbody = $('procs')
+    for (const p of procs) {
+      let tr = procRows.get(p.pid)
+      if (!tr) {
+        tr = el('tr')
+        tr.dataset.pid = String(p.pid)
+        for (const k of PS_CELLS) {
+          const td = el('td')
+          td.dataset.col = k
+          tr.appendChild(td)
+        }
+        const b = el('button', 'Choose', 'choose')
+        b.type = 'button'
+        b.addEventListener('click', () => choose(procRows.get(p.pid).proc))
+        const td = el('td')
+        td.appendChild(b)
+        tr.appendChild(td)
+        procRows.set(p.pid, tr)
+      }
+      tr.proc = p
+      PS_CELLS.forEach((k, i) => { if (tr.cells[i].textContent !== p.row[k]) tr.cells[i].textContent = p.row[k] })
+      const isChosen = chosen !== null && chosen.pid === p.pid
+      tr.className = isChosen ? 'chosen' : ''
+      const b = tr.querySelector('button.choose')
+      if (b.textContent !== (isChosen ? 'Chosen' : 'Choose')) b.textContent = isChosen ? 'Chosen' : 'Choose'
+      tbody.appendChild(tr) // in the server's order (by pid); a no-op when in place
+    }
     $('proc-count').textContent = `${procs.length} process${procs.length === 1 ? '' : 'es'}`
   }
 
@@ -155,7 +174,6 @@
     chosen = p
     $('pid').value = String(p.pid)
     fillSignal()
-    procsShown = ''
     load()
   }
   function fillSignal () {
@@ -163,9 +181,42 @@
     $('signal').value = ($('kind').value === 'heap' ? chosen.heapSignal : chosen.signal) || ''
   }
 
+  // A job: what it did (its log), then the file the process reported, with
+  // the viewer's link when it is in this directory, else its path and how
+  // to open it; a failure says why, as an error.
+  let jobsShown = ''
   function renderJobs (jobs) {
-    const box = $('jobs')
-    box.replaceChildren(...jobs.slice().reverse().map((j) => el('div', `#${j.id} pid ${j.pid} ${j.kind} ${j.seconds} s: ${j.state}\n${j.log}`.trim(), j.state === 'failed' ? 'err' : j.state === 'done' ? 'ok' : '')))
+    const sig = JSON.stringify(jobs)
+    if (sig === jobsShown) return
+    jobsShown = sig
+    $('jobs').replaceChildren(...jobs.slice().reverse().map((j) => {
+      const d = el('div', undefined, j.state === 'failed' ? 'job err' : j.state === 'done' ? 'job ok' : 'job')
+      d.dataset.job = String(j.id)
+      d.dataset.state = j.state
+      d.dataset.pid = String(j.pid)
+      d.appendChild(el('div', `#${j.id} pid ${j.pid} ${j.kind} ${j.seconds} s: ${j.state}`, 'head'))
+      // The error is said once, below, not also as the log's last line.
+      const log = j.log.trim().split('\n').filter((l) => l && !(j.error && l.endsWith(j.error))).join('\n')
+      if (log) d.appendChild(el('div', log, 'log'))
+      if (j.file) {
+        const f = el('div', undefined, 'file')
+        f.appendChild(el('code', j.file, 'path'))
+        if (j.name) {
+          const a = el('a', 'Open', 'open')
+          a.href = 'view?file=' + encodeURIComponent(j.name)
+          a.target = '_blank'
+          a.rel = 'noopener'
+          f.append(' ', a)
+        } else {
+          // Not in this dashboard's directory: not served here.
+          const where = j.file.slice(0, j.file.lastIndexOf('/')) || '/'
+          f.appendChild(el('span', ` \u2014 written outside ${$('dir').textContent}: \`cprof html ${j.file}\` writes its page beside it, \`cprof ui ${where}\` serves its directory`, 'dim hint'))
+        }
+        d.appendChild(f)
+      }
+      if (j.state === 'failed' && j.error) d.appendChild(el('div', j.error, 'error'))
+      return d
+    }))
   }
 
   async function load () {
@@ -189,12 +240,12 @@
     const r = await fetch('api/profile', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
     const j = await r.json()
     $('start-info').textContent = r.ok ? `profiling process ${body.pid} for ${body.seconds} s; the file shows up below when it is written` : j.error
-    $('start-info').className = r.ok ? 'ok' : 'err'
+    $('start-info').className = r.ok ? '' : 'err' // how it ends: its job, below
     load()
   })
   for (const id of ['compare', 'merge']) $(id).addEventListener('click', (ev) => { if ($(id).getAttribute('aria-disabled') === 'true') ev.preventDefault() })
   $('kind').addEventListener('change', fillSignal)
-  $('pid').addEventListener('input', () => { if (chosen && $('pid').value !== String(chosen.pid)) { chosen = null; procsShown = ''; load() } })
+  $('pid').addEventListener('input', () => { if (chosen && $('pid').value !== String(chosen.pid)) { chosen = null; load() } })
   load()
   setInterval(load, 1500)
 })()

@@ -4,18 +4,20 @@
 // constant time) and carry a Host of 127.0.0.1/localhost at our port
 // (against DNS rebinding); anything else gets 403. Routes under the token:
 //   GET  /                 the dashboard
-//   GET  api/files         { dir, files: [{ name, kind, pid, time, to, size }] }
-//                          (to: a recorder window's end, else null)
-//   GET  api/processes     { processes: [{ pid, app, pm2Id, instance, role,
-//                          running: ['cpu'|'heap'], signal, heapSignal }] }
-//                          (cprof ps: lib/fleet/discover.js, nothing pruned)
+//   GET  api/files         { dir, files: [{ name, kind, pid, time, to, size, why }] }
+//                          (to: a recorder window's end, else null; why: cprof
+//                          list's WHY, lib/files/profiles.js)
+//   GET  api/processes     { processes: [{ pid, signal, heapSignal, row }] }
+//                          (cprof ps: lib/fleet/discover.js, nothing pruned;
+//                          row: its cells as cprof ps prints them, lib/fleet/ps-rows.js)
 //   GET  view?file=NAME    the HTML viewer of a profile in dir (a
 //                          .heapsnapshot: its classes and retainers,
 //                          lib/viewer/snapshot-page.js)
 //   GET  diff?before=A&after=B   the viewer of their diff
 //   GET  merge?file=A&file=B…    the viewer of their merge (one kind)
 //   POST api/profile       { pid, kind: 'cpu'|'heap', seconds, signal? } → 202 { id }
-//   GET  api/jobs          { jobs: [{ id, pid, kind, seconds, state, log }] }
+//   GET  api/jobs          { jobs: [{ id, pid, kind, seconds, state, log, file,
+//                          name, error }] } (lib/ui/jobs.js)
 // Viewer pages are written by the native core into a private temp dir,
 // read back, sent and removed. A snapshot is analysed on a libuv worker
 // thread of this process (never in a profiled app, never on the event
@@ -28,7 +30,7 @@ const path = require('node:path')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
 const { snapshotPage } = require('../viewer/snapshot-page')
-const { mergeMarks } = require('../cli/merge-marks')
+const { mergeMarks } = require('../files/merge-marks')
 const { readMarks } = require('../viewer/marks-file')
 const { termSafe } = require('../term')
 
@@ -43,8 +45,9 @@ function dumpViewerMarks (file) {
   const marks = readMarks(file, (m) => process.stderr.write(`cprof ui: ${termSafe(m)}\n`))
   return marks ? { viewerMarks: marks } : {}
 }
-const { listProfiles } = require('../cli/list')
-const { discover } = require('../fleet/discover')
+const { listProfiles, whyText } = require('../files/profiles')
+const { discover, withUsage } = require('../fleet/discover')
+const { psRow } = require('../fleet/ps-rows')
 const { createJobs } = require('./jobs')
 
 const PROFILE_EXTS = /\.(cpuprofile|heapprofile|heapsnapshot)$/
@@ -98,17 +101,18 @@ function readBody (req, limit = 4096) {
   })
 }
 
-// The live processes that run cprof, as cprof ps lists them.
-function processes () {
-  return discover({ prune: false }).entries.map((e) => ({
+// CPU % over this many ms, as cprof ps measures it.
+const USAGE_WINDOW_MS = 250
+
+// The live processes that run cprof, as cprof ps lists them: its row, and
+// the signals the start form sends.
+async function processes () {
+  const entries = await withUsage(discover({ prune: false }).entries, USAGE_WINDOW_MS)
+  return entries.map((e) => ({
     pid: e.pid,
-    app: e.app,
-    pm2Id: e.pm2Id ?? null,
-    instance: e.instance ?? null,
-    role: e.role ?? null,
-    running: ['cpu', 'heap'].filter((k) => e.running && e.running[k]),
     signal: (e.triggers && e.triggers.signal) || null,
-    heapSignal: (e.triggers && e.triggers.heapSignal) || null
+    heapSignal: (e.triggers && e.triggers.heapSignal) || null,
+    row: psRow(e)
   }))
 }
 
@@ -175,16 +179,20 @@ async function createUiServer ({ dir, port = 0 }) {
     if (req.method === 'GET' && rest === '') return send(res, 200, 'text/html; charset=utf-8', page)
     if (req.method === 'GET' && rest === 'api/files') {
       let files = []
+      // A file its name does not explain, that a job of this dashboard got
+      // by signal, says so (its name is that of a profile by the API too).
+      const bySignal = new Set(jobs.list.map((j) => j.name).filter(Boolean))
+      const why = (f, name) => (f.why === null && bySignal.has(name) ? 'signal' : whyText(f))
       try {
         files = listProfiles(dir).filter((f) => PROFILE_EXTS.test(f.file))
-          .map((f) => ({ name: path.basename(f.file), kind: f.kind, pid: f.pid || null, time: f.time, to: f.to ?? null, size: f.size }))
+          .map((f) => ({ name: path.basename(f.file), kind: f.kind, pid: f.pid || null, time: f.time, to: f.to ?? null, size: f.size, why: why(f, path.basename(f.file)) }))
       } catch (err) {
         return json(res, 500, { error: `cannot list ${dir}: ${err.message}` })
       }
       return json(res, 200, { dir, files })
     }
     if (req.method === 'GET' && rest === 'api/jobs') return json(res, 200, { jobs: jobs.list })
-    if (req.method === 'GET' && rest === 'api/processes') return json(res, 200, { processes: processes() })
+    if (req.method === 'GET' && rest === 'api/processes') return json(res, 200, { processes: await processes() })
     if (req.method === 'GET' && rest === 'view') {
       const file = profileFile(query.get('file'))
       if (!file) return send(res, 404, 'text/plain; charset=utf-8', 'no such profile in the directory\n')

@@ -410,10 +410,16 @@ test('cprof list: kinds, pids, derived formats, and the empty cases', () => {
     'cpu-11-20260101T000000.000Z.cpuprofile', 'heap-12-w3-20260101T000001.000Z.heapprofile',
     'heap-13-20260101T000002.000Z.heapsnapshot', 'cpu-11-20260101T000000.000Z.pb.gz',
     '.cpu-14-20260101T000000.000Z.cpuprofile.14.tmp', 'notes.txt', 'mine.cpuprofile',
-    'cpu-recording-api.2-15-20260101T000003.000Z.cpuprofile', 'heap-incident-heapNearLimit-16-20260101T000004.000Z.heapprofile'
+    'cpu-recording-api.2-15-20260101T000003.000Z.cpuprofile', 'heap-incident-heapNearLimit-16-20260101T000004.000Z.heapprofile',
+    'cpu-api.merged-17-20260101T000005.000Z.cpuprofile', 'cpu-server-18.cpuprofile', 'cpu-merged.cpuprofile'
   ]
   for (const n of names) fs.writeFileSync(path.join(dir, n), 'x')
-  const rows = jsonLines(cli(['list', dir, '--json']).stdout)
+  const all = jsonLines(cli(['list', dir, '--json']).stdout)
+  // cprof run's outputs (no stamp: their time is the file's mtime, as mine.cpuprofile's)
+  const run = all.filter((r) => ['cpu-server-18.cpuprofile', 'cpu-merged.cpuprofile'].includes(path.basename(r.file)))
+  assert.deepEqual(run.map((r) => [path.basename(r.file), r.kind, r.pid, r.why]).sort(),
+    [['cpu-merged.cpuprofile', 'cpu', null, 'run'], ['cpu-server-18.cpuprofile', 'cpu', 18, 'run']])
+  const rows = all.filter((r) => !run.includes(r))
   assert.deepEqual(rows.map((r) => [path.basename(r.file), r.kind, r.format, r.pid, r.thread, r.why, r.incident]), [
     ['cpu-11-20260101T000000.000Z.cpuprofile', 'cpu', 'cpuprofile', 11, null, null, null],
     ['cpu-11-20260101T000000.000Z.pb.gz', 'cpu', 'pb.gz', 11, null, null, null],
@@ -421,6 +427,7 @@ test('cprof list: kinds, pids, derived formats, and the empty cases', () => {
     ['heap-13-20260101T000002.000Z.heapsnapshot', 'snapshot', 'heapsnapshot', 13, null, null, null],
     ['cpu-recording-api.2-15-20260101T000003.000Z.cpuprofile', 'cpu', 'cpuprofile', 15, null, 'dump', null],
     ['heap-incident-heapNearLimit-16-20260101T000004.000Z.heapprofile', 'heap', 'heapprofile', 16, null, 'incident', 'heapNearLimit'],
+    ['cpu-api.merged-17-20260101T000005.000Z.cpuprofile', 'cpu', 'cpuprofile', 17, null, 'fan-out', null],
     ['mine.cpuprofile', 'cpu', 'cpuprofile', null, null, null, null]
   ])
   assert.equal(rows.find((r) => r.pid === 15).app, 'api')
@@ -428,6 +435,7 @@ test('cprof list: kinds, pids, derived formats, and the empty cases', () => {
   const text = cli(['list', dir]).stdout
   assert.match(text, /^cpu \(pb\.gz\)\s+11\s/m)
   assert.match(text, /^heap\s+12\/w3\s/m)
+  assert.match(text, /^cpu\s+17\s.*\sfan-out\s+cpu-api\.merged-17-/m)
   assert.match(text, /^heap\s+16\s+2026-01-01 00:00:04\.000\s+1 B\s+incident heapNearLimit\s+heap-incident-heapNearLimit-16-/m)
   const missing = cli(['list', path.join(dir, 'nope')])
   assert.equal(missing.status, 1)

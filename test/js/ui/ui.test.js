@@ -3,7 +3,10 @@
 // dashboard in headless Chromium listing the directory, opening a profile
 // in the viewer, comparing two, merging several, the recorder's windows on
 // a timeline, the live cprof processes (cprof ps), and a timed profile of
-// one of them started from the page (signal trigger) showing up in the list.
+// one of them started from the page (signal trigger) showing up in the list;
+// the live table has cprof ps's cells (recorder, incidents, CPU %, RSS, heap
+// trend), a job follows the file a process reports wherever it writes, a
+// failing one is an error, and the list says why each file was written.
 
 const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -27,6 +30,8 @@ let url
 const T0 = Date.UTC(2026, 0, 3)
 const WINDOWS = [`cpu-333-${T0}-${T0 + 60000}.cpuprofile`, `cpu-333-${T0 + 60000}-${T0 + 120000}.cpuprofile`, `heap-333-${T0}-${T0 + 120000}.heapprofile`]
 const HOSTILE_APP = '<img src=x onerror="window.pwned=1">\u00e9\'app'
+// An incident's dump: the list's WHY names its trigger.
+const INCIDENT = 'cpu-incident-eventLoopDelay-999-20260101T000000.000Z.cpuprofile'
 
 function get (target, { host, method = 'GET', headers = {}, body } = {}) {
   const u = new URL(target)
@@ -45,6 +50,7 @@ before(async () => {
   fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), path.join(dir, 'cpu-111-20260101T000000.000Z.cpuprofile'))
   fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), path.join(dir, 'cpu-222-20260102T000000.000Z.cpuprofile'))
   fs.copyFileSync(path.join(FIXTURES, 'small.heapprofile'), path.join(dir, 'heap-111-20260101T000000.000Z.heapprofile'))
+  fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), path.join(dir, INCIDENT))
   for (const w of WINDOWS) fs.copyFileSync(path.join(FIXTURES, w.startsWith('cpu') ? 'small.cpuprofile' : 'small.heapprofile'), path.join(dir, w))
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a profile')
   // A run directory of our own: the live processes are the test's only.
@@ -76,7 +82,7 @@ test('loopback only, and nothing without the token', async () => {
   const ok = await get(url + 'api/files')
   assert.equal(ok.status, 200)
   const files = JSON.parse(ok.body).files.map((f) => f.name).sort()
-  assert.deepEqual(files, ['cpu-111-20260101T000000.000Z.cpuprofile', 'cpu-222-20260102T000000.000Z.cpuprofile', 'heap-111-20260101T000000.000Z.heapprofile', ...WINDOWS].sort())
+  assert.deepEqual(files, ['cpu-111-20260101T000000.000Z.cpuprofile', 'cpu-222-20260102T000000.000Z.cpuprofile', 'heap-111-20260101T000000.000Z.heapprofile', INCIDENT, ...WINDOWS].sort())
   assert.deepEqual(JSON.parse((await get(url + 'api/processes')).body), { processes: [] })
   const token = u.pathname.slice(1, -1)
   const flipped = (token[0] === 'A' ? 'B' : 'A') + token.slice(1)
@@ -117,7 +123,11 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
     const { page, problems } = await openPage2(browser, url)
     await page.waitForSelector('#files tr')
     const names = await page.$$eval('#files tr', (rows) => rows.map((r) => r.dataset.name))
-    assert.equal(names.length, 6)
+    assert.equal(names.length, 7)
+    // WHY: as cprof list says it.
+    assert.equal(await page.$eval(`#files tr[data-name="${INCIDENT}"] td.why`, (e) => e.textContent), 'incident eventLoopDelay')
+    assert.equal(await page.$eval(`#files tr[data-name="${WINDOWS[0]}"] td.why`, (e) => e.textContent), 'window')
+    assert.equal(await page.$eval('#files tr[data-name^="cpu-111"] td.why', (e) => e.textContent), '-')
 
     // Open: the viewer of that file.
     const href = await page.$eval('#files tr[data-name^="cpu-111"] a.open', (a) => a.href)
@@ -179,8 +189,10 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
     const pid = app.child.pid
     assert.ok(JSON.parse(line).init.cpu)
     await page.waitForSelector(`#procs tr[data-pid="${pid}"]`, { timeout: 10000 })
+    await page.waitForFunction((p) => document.querySelector(`#procs tr[data-pid="${p}"] td[data-col="signal"]`).textContent !== '', POLL, pid)
     assert.deepEqual(await page.$$eval(`#procs tr[data-pid="${pid}"] td`, (tds) => tds.slice(0, 6).map((t) => t.textContent)),
       [String(pid), HOSTILE_APP, '-', '-', '-', '-'])
+    assert.equal(await page.$eval(`#procs tr[data-pid="${pid}"] td[data-col="signal"]`, (e) => e.textContent), 'cpu:SIGUSR2') // the default CPU signal
     assert.equal(await page.$$eval('#procs img', (x) => x.length), 0)
     assert.equal(await page.evaluate(() => window.pwned), undefined)
     await page.click(`#procs tr[data-pid="${pid}"] button.choose`)
@@ -195,7 +207,15 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
     await page.waitForSelector(`#files tr.new[data-name^="cpu-${pid}-"]`, { timeout: 60000 })
     // The trigger's job ends once the second signal went out (and, with
     // cprof trigger's own wait, once the file is there): the page says so.
-    await page.waitForFunction(() => /: done\n/.test(document.getElementById('jobs').textContent), { polling: 100, timeout: 60000 })
+    await page.waitForSelector(`#jobs .job[data-pid="${pid}"][data-state="done"]`, { timeout: 60000 })
+    // It names the file, in this directory: Open, and it is green.
+    const job = await page.$eval(`#jobs .job[data-pid="${pid}"]`, (d) => ({ cls: d.className, path: d.querySelector('.path').textContent, open: d.querySelector('a.open').getAttribute('href') }))
+    assert.equal(job.cls, 'job ok')
+    assert.equal(path.dirname(job.path), dir)
+    assert.match(path.basename(job.path), new RegExp(`^cpu-${pid}-`))
+    assert.equal(job.open, 'view?file=' + encodeURIComponent(path.basename(job.path)))
+    // The list says why it was written: by signal, from here.
+    await page.waitForFunction((n) => (document.querySelector(`#files tr[data-name="${n}"] td.why`) || {}).textContent === 'signal', { polling: 100, timeout: 15000 }, path.basename(job.path))
     await screenshot(page, 'ui-dashboard.png')
     // The app exits after its profile: it leaves the list.
     await page.waitForFunction((p) => !document.querySelector(`#procs tr[data-pid="${p}"]`), { polling: 100, timeout: 15000 }, pid)
@@ -209,6 +229,119 @@ test('dashboard: list, open, compare, merge, timeline, live processes and a time
     assert.deepEqual(problems, [])
   } finally {
     app.child.kill('SIGKILL')
+    await browser.close()
+  }
+})
+
+// Runs bin/cprof.js with the test's run directory: { status, stdout, stderr }.
+function cprofCli (args) {
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CPROF_RUN_DIR: runDir } })
+    let stdout = ''
+    let stderr = ''
+    c.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
+    c.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+    c.on('close', (status) => resolve({ status, stdout, stderr }))
+  })
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+test('the live table shows what cprof ps shows: recorder, incidents, CPU %, RSS, heap trend, signals', { skip: skipBrowser }, async () => {
+  const browser = await launch()
+  // The recorder (a ring of few windows, so its count settles), heap windows
+  // (the heap trend) and an incident trigger that does not fire.
+  const config = { dir, recorder: { window: 1000, keep: 2000, heap: true, heapWindow: 1000 }, incidents: { eventLoopDelay: 60000 } }
+  const app = startFixture(path.join(__dirname, '..', 'triggers', 'fixtures', 'trigger-app.js'), [JSON.stringify(config), '1', '120000'], { env: { CPROF_RUN_DIR: runDir, CPROF_APP: 'ui-rec' } })
+  try {
+    const line = await app.waitForLine((l) => l.includes('"init"'), 30000)
+    assert.ok(JSON.parse(line).init, line)
+    const pid = app.child.pid
+    const { page, problems } = await openPage2(browser, url)
+    const cells = () => page.$$eval(`#procs tr[data-pid="${pid}"] td[data-col]`, (tds) => Object.fromEntries(tds.map((t) => [t.dataset.col, t.textContent])))
+    await page.waitForFunction((p) => /^recorder\(\d+w\),incidents\(0 fired, 0 suppressed\)$/.test((document.querySelector(`#procs tr[data-pid="${p}"] td[data-col="running"]`) || {}).textContent) &&
+      document.querySelector(`#procs tr[data-pid="${p}"] td[data-col="heapTrend"]`).textContent !== '-', { polling: 100, timeout: 90000 }, pid)
+    // The page against cprof ps --json and cprof ps for the same pid, read
+    // again until they agree (a window, a trend step may come between reads).
+    const { psRow } = require('../../../lib/fleet/ps-rows')
+    let last
+    for (const end = Date.now() + 90000; ;) {
+      const ps = await cprofCli(['ps', '--json'])
+      assert.equal(ps.status, 0, ps.stderr)
+      const entry = ps.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.pid === pid)
+      const shown = await cells()
+      const want = psRow(entry)
+      last = { shown, want, entry }
+      if (['pid', 'app', 'running', 'heapTrend', 'signal'].every((k) => shown[k] === want[k])) break
+      assert.ok(Date.now() < end, `the page never agreed with cprof ps --json: ${JSON.stringify(last)}`)
+      await sleep(500)
+    }
+    const { shown, entry } = last
+    assert.match(shown.running, /^recorder\(\d+w\),incidents\(0 fired, 0 suppressed\)$/)
+    assert.ok(entry.recorder.heapTrend && entry.recorder.heapTrend.windows > 0, JSON.stringify(entry.recorder))
+    assert.match(shown.heapTrend, /^(steady|[+-][\d.]+ (B|KiB|MiB)\/min .+|heap [+-][\d.]+ (B|KiB|MiB)\/min, no growing site)$/)
+    assert.match(shown.signal, /dump:SIG/)
+    // CPU % and RSS are measured at each read: the page's are of the same kind and size.
+    assert.match(shown.cpu, /^\d+\.\d$/)
+    assert.equal(typeof entry.cpuPercent, 'number')
+    const rss = /^([\d.]+) MiB$/.exec(shown.rss)
+    assert.ok(rss, shown.rss)
+    const ratio = Number(rss[1]) * 1024 * 1024 / entry.rssBytes
+    assert.ok(ratio > 0.5 && ratio < 2, `page ${shown.rss}, cprof ps ${entry.rssBytes} B`)
+    // cprof ps's table prints the same Running cell.
+    const table = await cprofCli(['ps', '--app', 'ui-rec'])
+    assert.ok(table.stdout.includes(` ${shown.running} `), table.stdout)
+    await screenshot(page, 'ui-processes.png')
+    assert.deepEqual(problems, [])
+  } finally {
+    app.child.kill('SIGKILL')
+    await browser.close()
+  }
+})
+
+test('a profile of a process that writes elsewhere shows the file it reports; a failing start is an error', { skip: skipBrowser }, async () => {
+  const browser = await launch()
+  // Its CPROF_DIR is another directory than the one served (a PM2 instance's).
+  const elsewhere = makeTmpDir('cprof-ui-elsewhere-')
+  const app = startFixture(path.join(__dirname, '..', 'triggers', 'fixtures', 'trigger-app.js'), [JSON.stringify({ dir: elsewhere }), '1', '120000'], { env: { CPROF_RUN_DIR: runDir, CPROF_APP: 'ui-elsewhere' } })
+  // A live process that runs no cprof: it catches no signal, so it refuses.
+  const plain = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+  try {
+    await app.waitForLine((l) => l.includes('"init"'), 30000)
+    const pid = app.child.pid
+    const { page, problems } = await openPage2(browser, url)
+    await page.waitForSelector(`#procs tr[data-pid="${pid}"]`, { timeout: 30000 })
+    await page.click(`#procs tr[data-pid="${pid}"] button.choose`)
+    await page.waitForSelector(`#procs tr.chosen[data-pid="${pid}"]`)
+    await page.$eval('#seconds', (e) => { e.value = '1' })
+    await page.click('#start button[type=submit]')
+    await page.waitForSelector(`#jobs .job[data-pid="${pid}"]:not([data-state="running"])`, { timeout: 90000 })
+    const job = await page.$eval(`#jobs .job[data-pid="${pid}"]`, (d) => ({ state: d.dataset.state, cls: d.className, text: d.textContent, path: (d.querySelector('.path') || {}).textContent, open: !!d.querySelector('a'), hint: (d.querySelector('.hint') || {}).textContent }))
+    assert.equal(job.state, 'done', job.text)
+    assert.equal(job.cls, 'job ok')
+    assert.doesNotMatch(job.text, /appeared/)
+    assert.equal(path.dirname(job.path), elsewhere)
+    assert.match(path.basename(job.path), new RegExp(`^cpu-${pid}-.*\\.cpuprofile$`))
+    assert.ok(fs.existsSync(job.path))
+    assert.equal(job.open, false, 'not served here: no link')
+    assert.ok(job.hint.includes(`\`cprof html ${job.path}\``) && job.hint.includes(`\`cprof ui ${elsewhere}\``), job.hint)
+
+    // The refusing pid: a failed job, in red.
+    await page.$eval('#pid', (e, p) => { e.value = String(p) }, plain.pid)
+    await page.$eval('#signal', (e) => { e.value = '' })
+    await page.click('#start button[type=submit]')
+    await page.waitForSelector(`#jobs .job[data-pid="${plain.pid}"][data-state="failed"]`, { timeout: 60000 })
+    const failed = await page.$$eval(`#jobs .job[data-pid="${plain.pid}"]`, (ds) => ds.map((d) => ({ cls: d.className, color: getComputedStyle(d).color, error: (d.querySelector('.error') || {}).textContent, said: d.textContent.split('does not catch').length - 1 })))
+    assert.equal(failed.length, 1)
+    assert.equal(failed[0].cls, 'job err')
+    assert.equal(failed[0].color, 'rgb(192, 57, 43)')
+    assert.match(failed[0].error, new RegExp(`process ${plain.pid} does not catch SIGUSR2`))
+    assert.equal(failed[0].said, 1, 'the reason once')
+    await screenshot(page, 'ui-jobs.png')
+    assert.deepEqual(problems, [])
+  } finally {
+    app.child.kill('SIGKILL')
+    plain.kill('SIGKILL')
     await browser.close()
   }
 })
@@ -259,7 +392,7 @@ test('docs/viewer.md: Open, Compare and Merge open a new tab, as the dashboard d
   const ui = path.resolve(__dirname, '..', '..', '..', 'lib', 'ui')
   const js = fs.readFileSync(path.join(ui, 'dashboard.js'), 'utf8')
   const html = fs.readFileSync(path.join(ui, 'dashboard.html'), 'utf8')
-  assert.equal((js.match(/\.target = '_blank'/g) || []).length, 2, 'Open and the timeline blocks')
+  assert.equal((js.match(/\.target = '_blank'/g) || []).length, 3, 'Open, the timeline blocks and a job\'s Open')
   for (const id of ['compare', 'merge']) assert.match(html, new RegExp(`<a id="${id}" [^>]*target="_blank"`))
   const doc = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'docs', 'viewer.md'), 'utf8')
   const item = doc.slice(doc.indexOf('- **Profiles**'), doc.indexOf('Security: it listens'))
