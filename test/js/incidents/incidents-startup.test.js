@@ -66,7 +66,8 @@ function assertOnlyTheStalls (dir, stalls, describe) {
   }
 }
 
-// A child run, at most 3 times while an incident fired before the stall: a
+// A child run, at most 3 times while an incident fired before the stall, or
+// more fired than stalled: a
 // process descheduled for 300 ms on a loaded machine is a real gap in its
 // event loop, but not the case under test (test/js/incidents/incidents.test.js).
 function runApp (script, args) {
@@ -75,9 +76,12 @@ function runApp (script, args) {
     dir = makeTmpDir()
     r = runFixture(script, args, { env: { NODE_OPTIONS: `-r ${REGISTER}`, ...env(dir) }, timeout: 60000 })
     const stalls = r.json.filter((m) => m.stallAt)
-    // (A firing at start-up, the case under test, fails all three.)
-    const early = incidents(dir).filter((i) => stalls.every((s) => i.at < s.stallAt))
-    if (early.length === 0) break
+    // (A firing at start-up, the case under test, fails all three.) Also
+    // again when more fired than stalled: a process the machine stalled
+    // after the stall (a node:cluster primary, load average 8+ here).
+    const found = incidents(dir)
+    const early = found.filter((i) => stalls.every((s) => i.at < s.stallAt))
+    if (early.length === 0 && found.length <= stalls.length) break
   }
   assert.equal(r.status, 0, r.describe())
   return { r, dir, stalls: r.json.filter((m) => m.stallAt) }
