@@ -64,7 +64,8 @@ function createIncidents (deps) {
   // cooldown (the warm-up's are only counted: start-up noise).
   function suppress (run, trigger, value, now, why) {
     counts.suppressed++
-    run.suppressed[trigger] = (run.suppressed[trigger] || 0) + 1
+    // the next firing's reason.suppressed: what the cooldown or the cap hid
+    if (why !== 'warmup') run.suppressed[trigger] = (run.suppressed[trigger] || 0) + 1
     const by = counts.suppressedBy[trigger] || (counts.suppressedBy[trigger] = { count: 0, largest: null, at: null, cooldown: 0, maxPerHour: 0, warmup: 0 })
     by.count++
     by[why]++

@@ -539,6 +539,7 @@ test('warm-up: a stall under 2x the threshold in the first warmup ms is counted,
   assert.ok(profiles[0].profile.reason.at >= stalls[1].stallAt, 'the stall after the warm-up fired')
   const { incidents } = r.json.find((m) => m.status).status
   assert.ok(incidents.suppressedBy.eventLoopDelay.warmup >= 1, JSON.stringify(incidents))
+  assert.equal(profiles[0].profile.reason.suppressed, 0, 'the reason counts what the cooldown or the cap hid, not the warm-up')
   assert.doesNotMatch(r.stderr, /suppressed/, 'the warm-up is counted, not said')
 })
 
