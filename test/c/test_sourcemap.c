@@ -13,6 +13,7 @@
 
 #include "helpers.h"
 #include "rmtree.h"
+#include "source.h"
 #include "sourcemap.h"
 #include "sourcemap_apply.h"
 #include "sourcemap_find.h"
@@ -457,6 +458,47 @@ static void ticks_stay_in_their_function(void **state) {
   cprof_profile_free(p);
 }
 
+/* "x.js has a source map", for line views not mapped: the comment at the
+ * end of the text read, or of the file's tail; <script>.map beside it; not
+ * for a file not named like source code, nor for another user's profile
+ * whose owner could not reach the script or the map. */
+static void has_map_hint(void **state) {
+  tmp_t *t = *state;
+  char url[256], lnk[256], dst[256];
+  cprof__source_t src;
+#define URL(name) (snprintf(url, sizeof url, "file://%s/%s", t->dir, name), url)
+  put(t, "linked.js", "f()\n//# sourceMappingURL=nowhere.map\n");
+  put(t, "plain.js", "f()\n");
+  assert_true(cprof__source_has_map(URL("linked.js"), NULL, NULL)); /* the tail */
+  assert_false(cprof__source_has_map(URL("plain.js"), NULL, NULL));
+  assert_int_equal(cprof__source_read(URL("linked.js"), NULL, NULL, &src, NULL, 0), CPROF_OK);
+  assert_true(cprof__source_has_map(URL("plain.js"), &src, NULL)); /* the text given wins */
+  cprof__source_free(&src);
+  put(t, "plain.js.map", "{}"); /* only its presence counts: never read */
+  assert_true(cprof__source_has_map(URL("plain.js"), NULL, NULL));
+  put(t, "notes.txt", "//# sourceMappingURL=x.map\n");
+  assert_false(cprof__source_has_map(URL("notes.txt"), NULL, NULL));
+  assert_false(cprof__source_has_map(URL("gone.js"), NULL, NULL));
+  assert_false(cprof__source_has_map("node:fs", NULL, NULL));
+  /* A link named like source code to a file that is not: as the reader. */
+  snprintf(lnk, sizeof lnk, "%s/link.js", t->dir);
+  snprintf(dst, sizeof dst, "%s/notes.txt", t->dir);
+  assert_int_equal(symlink(dst, lnk), 0);
+  assert_false(cprof__source_has_map(URL("link.js"), NULL, NULL));
+  /* Another user's profile: a directory closed to them hides both ways. */
+  cprof_source_owners_t o = {1, 0, {54321}, {54322}};
+  assert_int_equal(chmod(t->dir, 0700), 0);
+  assert_false(cprof__source_has_map(URL("linked.js"), NULL, &o));
+  assert_false(cprof__source_has_map(URL("plain.js"), NULL, &o));
+  assert_int_equal(chmod(t->dir, 0755), 0);
+  assert_true(cprof__source_has_map(URL("linked.js"), NULL, &o));
+  snprintf(dst, sizeof dst, "%s/plain.js.map", t->dir);
+  assert_int_equal(chmod(dst, 0600), 0); /* the map beside it closed to them */
+  assert_false(cprof__source_has_map(URL("plain.js"), NULL, &o));
+  assert_true(cprof__source_has_map(URL("plain.js"), NULL, NULL));
+#undef URL
+}
+
 /* ---- applying to a profile, through the cache ---- */
 
 static cprof_profile_t *profile_at(const tmp_t *t) {
@@ -635,6 +677,7 @@ int main(void) {
       cmocka_unit_test(url_to_path),
       cmocka_unit_test(lookup_in_a_span),
       cmocka_unit_test_setup_teardown(ticks_stay_in_their_function, setup, teardown),
+      cmocka_unit_test_setup_teardown(has_map_hint, setup, teardown),
       cmocka_unit_test_setup_teardown(find_external_inline_and_guess, setup, teardown),
       cmocka_unit_test_setup_teardown(find_failures, setup, teardown),
       cmocka_unit_test_setup_teardown(apply_swap_release, setup, teardown),
