@@ -383,6 +383,8 @@ static int shape(job_t *job) {
       (rc = cprof_profile_limit_depth(job->profile, in->want.max_depth)) != CPROF_OK)
     return rc;
   if (in->want.source_maps && (rc = map_frames(job)) != CPROF_OK) return rc;
+  /* Not mapped: the line views say which scripts have a map. */
+  job->in.opts.source_map_hint = !in->want.source_maps;
   if (in->focus && cprof_report_matches(job->profile, in->focus) == 0) {
     snprintf(ERRBUF(job), "%s: no function named \"%s\" (or with it in its name)",
              in->src.path ? in->src.path : "the profile", in->focus);

@@ -77,6 +77,8 @@ typedef struct {
   /* Line detail from V8's positionTicks (lines.h): */
   int lines;               /* text: a "Self time by line" section; html: sources and lines */
   const char *lines_focus; /* text with lines: the functions this names, not the top ones */
+  int source_map_hint;     /* text and html with lines: the profile is not mapped through source
+                              maps; name the scripts shown that have one (source.h) */
   int pprof_lines;         /* pprof CPU: one Location per line, not per function */
   const cprof_source_texts_t *source_texts;   /* the line views' source when the file is not on
                                                  disk (a map's sourcesContent); NULL: none */

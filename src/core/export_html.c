@@ -354,11 +354,14 @@ static int by_self(const void *a, const void *b) {
 
 /* "text": each file's source, most self time first while the budget lasts;
  * "why": for a file not shown by rule (source.h: a link to a file that is
- * no source, not readable by the profile's owner), the reason, else null. */
+ * no source, not readable by the profile's owner), the reason, else null;
+ * "map" (a profile not mapped through source maps): 1 for a script with
+ * lines that has a source map of its own, else 0. */
 static void write_sources(hw_t *w, const files_t *fs, const cprof_export_opts_t *o) {
   uint32_t *order = malloc(((size_t)fs->n + 1) * sizeof *order);
   cprof__source_t *src = calloc((size_t)fs->n + 1, sizeof *src);
   char(*why)[WHY_MAX] = calloc((size_t)fs->n + 1, sizeof *why);
+  unsigned char *map = o->source_map_hint ? calloc((size_t)fs->n + 1, 1) : NULL;
   size_t budget = SOURCES_BUDGET;
   if (order && src && why) {
     for (uint32_t i = 0; i < fs->n; i++)
@@ -367,10 +370,13 @@ static void write_sources(hw_t *w, const files_t *fs, const cprof_export_opts_t 
     qsort(order, fs->n, sizeof *order, by_self);
     for (uint32_t k = 0; k < fs->n; k++) {
       cprof__source_t *s = &src[order[k]];
-      if (fs->self[order[k]] <= 0 ||
-          cprof__source_read(fs->url[order[k]], o->source_texts, o->source_owners, s, why[order[k]],
-                             WHY_MAX) != CPROF_OK)
-        continue;
+      if (fs->self[order[k]] <= 0) continue;
+      int read = cprof__source_read(fs->url[order[k]], o->source_texts, o->source_owners, s,
+                                    why[order[k]], WHY_MAX) == CPROF_OK;
+      if (map && (read || !why[order[k]][0]))
+        map[order[k]] = (unsigned char)cprof__source_has_map(fs->url[order[k]], read ? s : NULL,
+                                                             o->source_owners);
+      if (!read) continue;
       if (s->len > budget)
         cprof__source_free(s);
       else
@@ -393,9 +399,15 @@ static void write_sources(hw_t *w, const files_t *fs, const cprof_export_opts_t 
     else
       hw_str(w, "null");
   }
+  if (map) {
+    hw_str(w, "],\"map\":[");
+    for (uint32_t i = 0; i < fs->n; i++)
+      hw_str(w, i > 0 ? (map[i] ? ",1" : ",0") : (map[i] ? "1" : "0"));
+  }
   hw_str(w, "]}");
   for (uint32_t i = 0; src && i < fs->n; i++)
     cprof__source_free(&src[i]);
+  free(map);
   free(why);
   free(src);
   free(order);

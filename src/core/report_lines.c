@@ -24,6 +24,9 @@ typedef struct {
   const cprof_lines_t *lines;
   const cprof_source_texts_t *texts;
   const cprof_source_owners_t *owners;
+  int hint;                          /* the profile is not mapped: name scripts with a map */
+  const char *hinted[MATCH_MAX * 2]; /* the scripts named so, once each */
+  unsigned nhinted;
 } lrep_t;
 
 /* Profile and file text for a terminal: controls as visible escapes
@@ -117,6 +120,19 @@ static void row(lrep_t *r, int64_t self, int64_t fself, int32_t line, int has_se
   putf(r, "\n");
 }
 
+/* The profile is not mapped through source maps and the minified or
+ * compiled lines below are all it shows: once per script that has a map,
+ * a line saying so. */
+static void hint_map(lrep_t *r, const char *url, const cprof__source_t *src) {
+  for (unsigned i = 0; i < r->nhinted; i++)
+    if (strcmp(r->hinted[i], url) == 0) return;
+  if (!cprof__source_has_map(url, src, r->owners)) return;
+  if (r->nhinted < sizeof r->hinted / sizeof *r->hinted) r->hinted[r->nhinted++] = url;
+  putf(r, "  ");
+  put_text(r, cprof__short_url(url));
+  putf(r, " has a source map: --source-maps shows the original lines\n");
+}
+
 /* Lines [a, b) of one url: the whole span from the first to the last
  * sampled line when it is short, else the sampled lines alone. */
 static void one_file(lrep_t *r, uint32_t a, uint32_t b, int64_t fself, int own) {
@@ -140,6 +156,7 @@ static void one_file(lrep_t *r, uint32_t a, uint32_t b, int64_t fself, int own) 
     put_text(r, cprof__short_url(L[a].url));
     putf(r, ": the line table alone)\n");
   }
+  if (r->hint && (have || !why[0])) hint_map(r, L[a].url, have ? &src : NULL);
   int32_t lo = L[a].line, hi = L[b - 1].line;
   if (have && hi - lo < SPAN_MAX) {
     uint32_t k = a;
@@ -197,7 +214,7 @@ static void one_function(lrep_t *r, uint32_t fn) {
 
 int cprof__report_lines(FILE *f, const cprof_profile_t *p, const cprof_flat_t *flat,
                         const cprof_export_opts_t *o) {
-  lrep_t r = {f, 0, p, flat, NULL, o->source_texts, o->source_owners};
+  lrep_t r = {f, 0, p, flat, NULL, o->source_texts, o->source_owners, o->source_map_hint, {0}, 0};
   uint32_t fns[MATCH_MAX > CPROF__LINES_TOP ? MATCH_MAX : CPROF__LINES_TOP];
   const char *name = o->lines_focus && o->lines_focus[0] ? o->lines_focus : NULL;
   if (p->kind != CPROF_KIND_CPU) {

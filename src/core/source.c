@@ -14,6 +14,7 @@
 #include "error.h"
 #include "read_file.h"
 #include "source.h"
+#include "sourcemap_find.h"
 #include "sourcemap_url.h"
 
 static int index_lines(cprof__source_t *s) {
@@ -247,6 +248,62 @@ int cprof__source_read(const char *url, const cprof_source_texts_t *texts,
   if (rc == CPROF_OK) rc = index_lines(out);
   if (rc != CPROF_OK) cprof__source_free(out);
   return rc;
+}
+
+/* Whether the last CPROF__SOURCE_TAIL bytes of the file at path, opened as
+ * a source is, end with a sourceMappingURL comment (complete lines only):
+ * 1 or 0, or -1 when the file is not opened (none, or not shown). */
+static int tail_links_map(const char *path, const cprof_source_owners_t *owners) {
+  char why[8], *buf;
+  int fd, found = 0;
+  struct stat st;
+  if (open_source(path, owners, &fd, why, sizeof why) != CPROF_OK) return -1;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      (buf = malloc(CPROF__SOURCE_TAIL)) != NULL) {
+    off_t at = st.st_size > CPROF__SOURCE_TAIL ? st.st_size - CPROF__SOURCE_TAIL : 0;
+    ssize_t n = pread(fd, buf, CPROF__SOURCE_TAIL, at);
+    size_t skip = 0;
+    if (n > 0 && at > 0) { /* the first line may be cut: from the next one */
+      char *nl = memchr(buf, '\n', (size_t)n);
+      skip = nl ? (size_t)(nl - buf) + 1 : (size_t)n;
+    }
+    const char *url;
+    size_t len;
+    found = n > 0 && cprof__sm_extract_url(buf + skip, (size_t)n - skip, &url, &len);
+    free(buf);
+  }
+  close(fd);
+  return found;
+}
+
+int cprof__source_has_map(const char *url, const cprof__source_t *src,
+                          const cprof_source_owners_t *owners) {
+  char *path = url ? cprof__sm_url_to_path(url) : NULL, why[8];
+  const char *link;
+  size_t n;
+  int found = 0;
+  if (!path || !source_ext(path)) {
+    free(path);
+    return 0;
+  }
+  if (src && src->text)
+    found = cprof__sm_extract_url(src->text, src->len, &link, &n);
+  else
+    found = tail_links_map(path, owners); /* -1: the script itself is not shown */
+  if (found == 0) { /* <script>.map, a regular file the owners could read: never opened */
+    size_t pn = strlen(path);
+    char *map = malloc(pn + 5);
+    struct stat st;
+    if (map) {
+      memcpy(map, path, pn);
+      memcpy(map + pn, ".map", 5);
+      found = stat(map, &st) == 0 && S_ISREG(st.st_mode) &&
+              cprof__source_owners_may_read(map, owners, why, sizeof why);
+    }
+    free(map);
+  }
+  free(path);
+  return found > 0;
 }
 
 int cprof__source_line(const cprof__source_t *src, int32_t line, const char **s, size_t *n) {

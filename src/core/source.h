@@ -61,6 +61,19 @@ int cprof__source_read(const char *url, const cprof_source_texts_t *texts,
 int cprof__source_owners_may_read(const char *path, const cprof_source_owners_t *o, char *why,
                                   size_t whylen);
 
+/* Whether the script url names ("/abs/x.js" or a file: URL, named like
+ * source code) has a source map of its own, found as
+ * cprof_sourcemap_find finds one but nothing decoded: a sourceMappingURL
+ * comment ending the script (looked for in src's text when it was read,
+ * else in the last CPROF__SOURCE_TAIL bytes of the file, opened as
+ * cprof__source_read opens it: links resolved, a source-named regular file
+ * the owners could read), else a regular file <script>.map beside it that
+ * the owners could read (stat only). For the line views of a profile not
+ * mapped through its maps: "x.js has a source map". 1 or 0. */
+#define CPROF__SOURCE_TAIL 65536
+int cprof__source_has_map(const char *url, const cprof__source_t *src,
+                          const cprof_source_owners_t *owners);
+
 /* Line `line` (1-based) without its line break: 1 with *s and *n, 0 when
  * the file has no such line. */
 int cprof__source_line(const cprof__source_t *src, int32_t line, const char **s, size_t *n);

@@ -519,6 +519,17 @@ size_t cprof_sourcemap_bytes(const cprof_sourcemap_t *m) {
   return m ? m->bytes : 0;
 }
 
+/* A segment's original position: 1, or 0 when it maps to nothing. */
+static int pos_of(const cprof_sourcemap_t *m, const seg_t *s, cprof_sm_pos_t *out) {
+  if (s->src < 0) return 0;
+  out->source = m->sources[s->src];
+  out->content = (uint32_t)s->src < m->ncontents ? m->contents[s->src] : NULL;
+  out->name = s->name >= 0 ? m->names[s->name] : NULL;
+  out->line = s->line;
+  out->column = s->col;
+  return 1;
+}
+
 int cprof_sourcemap_lookup(const cprof_sourcemap_t *m, int32_t line, int32_t column,
                            cprof_sm_pos_t *out) {
   if (!m || line < 0 || (uint32_t)line >= m->nlines) return 0;
@@ -548,11 +559,23 @@ int cprof_sourcemap_lookup(const cprof_sourcemap_t *m, int32_t line, int32_t col
       i--; /* the first of equal columns */
     s = &m->segs[i];
   }
-  if (s->src < 0) return 0;
-  out->source = m->sources[s->src];
-  out->content = (uint32_t)s->src < m->ncontents ? m->contents[s->src] : NULL;
-  out->name = s->name >= 0 ? m->names[s->name] : NULL;
-  out->line = s->line;
-  out->column = s->col;
-  return 1;
+  return pos_of(m, s, out);
+}
+
+int cprof_sourcemap_lookup_in(const cprof_sourcemap_t *m, int32_t line, int32_t from, int32_t end,
+                              cprof_sm_pos_t *out) {
+  if (!m || line < 0 || (uint32_t)line >= m->nlines || from >= end) return 0;
+  size_t lo = line ? m->line_end[line - 1] : 0, hi = m->line_end[line];
+  /* First segment with gen_col >= from. */
+  size_t a = lo, b = hi;
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    if (m->segs[mid].gen_col < from)
+      a = mid + 1;
+    else
+      b = mid;
+  }
+  for (; a < hi && m->segs[a].gen_col < end; a++)
+    if (m->segs[a].src >= 0) return pos_of(m, &m->segs[a], out);
+  return 0;
 }

@@ -62,4 +62,11 @@ typedef struct {
 int cprof_sourcemap_lookup(const cprof_sourcemap_t *m, int32_t line, int32_t column,
                            cprof_sm_pos_t *out);
 
+/* The first mapping with a source on generated line `line` (0-based) whose
+ * column is in [from, end): the original position of code known to lie in
+ * that span, such as one function's part of a minified line. 1 when found,
+ * else 0 (also when from >= end). */
+int cprof_sourcemap_lookup_in(const cprof_sourcemap_t *m, int32_t line, int32_t from, int32_t end,
+                              cprof_sm_pos_t *out);
+
 #endif

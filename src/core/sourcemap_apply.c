@@ -3,6 +3,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strdup, strndup, O_CLOEXEC, st_mtim */
 #endif
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,22 +315,80 @@ static int map_frame(cprof_sm_frames_t *f, const cprof_frame_t *fr, const slot_t
   return CPROF_OK;
 }
 
+/* Where each frame's function ends on its start line as far as the
+ * profile tells: the next start of another function of the same script on
+ * that line (its frames), else INT32_MAX (the rest of the line). Nested
+ * functions cut their parent's span short: the span is only used to keep a
+ * line's ticks off mappings that belong to the functions after it. */
+typedef struct {
+  const char *url;
+  int32_t line, col;
+  uint32_t frame;
+} start_t;
+
+static int start_cmp(const void *va, const void *vb) {
+  const start_t *a = va, *b = vb;
+  int c = strcmp(a->url, b->url);
+  if (c != 0) return c;
+  if (a->line != b->line) return a->line < b->line ? -1 : 1;
+  return a->col < b->col ? -1 : a->col > b->col;
+}
+
+static int32_t *frame_ends(const cprof_profile_t *p) {
+  start_t *s = malloc(((size_t)p->nframes + 1) * sizeof *s);
+  int32_t *end = malloc(((size_t)p->nframes + 1) * sizeof *end);
+  uint32_t n = 0;
+  if (!s || !end) {
+    free(s);
+    free(end);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < p->nframes; i++) {
+    const cprof_frame_t *fr = &p->frames[i];
+    end[i] = INT32_MAX;
+    if (fr->url[0] && fr->line >= 0 && fr->column >= 0)
+      s[n++] = (start_t){fr->url, fr->line, fr->column, i};
+  }
+  qsort(s, n, sizeof *s, start_cmp);
+  for (uint32_t i = 0, j; i < n; i = j) { /* each group of equal starts */
+    for (j = i + 1; j < n && start_cmp(&s[j], &s[i]) == 0;)
+      j++;
+    if (j < n && s[j].line == s[i].line && strcmp(s[j].url, s[i].url) == 0)
+      for (uint32_t k = i; k < j; k++)
+        end[s[k].frame] = s[j].col;
+  }
+  free(s);
+  return end;
+}
+
 /* Each positionTicks line through the map of its node's script (V8's
- * frame): a generated line reads as its first mapping's original file and
- * line (positionTicks has no column; a bundler's line is usually one
- * original line). A line the map does not cover keeps V8's file and line,
- * named explicitly, since the frame itself may now name the original. */
-static int map_ticks(cprof_profile_t *p, cprof_sm_frames_t *f, scripts_t *t,
+ * frame). positionTicks name a generated line and no column, and a
+ * minified line holds many functions: on the function's own start line
+ * the ticks read as the first mapping inside the function (from its start
+ * column up to the next function's start, ends[]), or when there is none
+ * as the function's own start; on its later lines, as the line's first
+ * mapping. So one function's ticks never land in another function that
+ * shares its line, but all of its ticks on one generated line read as one
+ * original line (docs/sourcemaps.md). A line the map does not cover keeps
+ * V8's file and line, named explicitly, since the frame itself may now
+ * name the original. */
+static int map_ticks(cprof_profile_t *p, cprof_sm_frames_t *f, scripts_t *t, const int32_t *ends,
                      cprof_line_tick_t *out) {
   for (uint32_t i = 0; i < p->nline_ticks; i++) {
-    const cprof_frame_t *fr = &p->frames[p->nodes[p->line_ticks[i].node].frame];
+    uint32_t fi = p->nodes[p->line_ticks[i].node].frame;
+    const cprof_frame_t *fr = &p->frames[fi];
     const slot_t *s = script_slot(t, fr->url);
     cprof_sm_pos_t pos;
     out[i] = p->line_ticks[i];
     if (!out[i].url) out[i].url = fr->url;
-    if (!s->url || s->none || !s->e || !s->e->map || s->hidden || out[i].line <= 0 ||
-        !cprof_sourcemap_lookup(s->e->map, out[i].line - 1, 0, &pos))
-      continue;
+    if (!s->url || s->none || !s->e || !s->e->map || s->hidden || out[i].line <= 0) continue;
+    const cprof_sourcemap_t *m = s->e->map;
+    int32_t g = out[i].line - 1;
+    int found = g == fr->line && fr->column >= 0
+                    ? cprof_sourcemap_lookup_in(m, g, fr->column, ends[fi], &pos) ||
+                          cprof_sourcemap_lookup(m, fr->line, fr->column, &pos)
+                    : cprof_sourcemap_lookup(m, g, 0, &pos);
+    if (!found) continue;
     if (!(out[i].url = styled_source(f, fr->url, pos.source))) return CPROF_ENOMEM;
     out[i].line = pos.line + 1;
     if (pos.content &&
@@ -368,10 +427,12 @@ int cprof_sourcemap_apply(cprof_profile_t *p, cprof_smcache_t *cache, const cpro
   }
   stats->unmapped = stats->frames - stats->mapped;
   if (rc == CPROF_OK && p->nline_ticks) {
-    if (!(f->held_ticks = malloc((size_t)p->nline_ticks * sizeof *f->held_ticks)))
+    int32_t *ends = frame_ends(p);
+    if (!ends || !(f->held_ticks = malloc((size_t)p->nline_ticks * sizeof *f->held_ticks)))
       rc = CPROF_ENOMEM;
     else
-      rc = map_ticks(p, f, &t, f->held_ticks);
+      rc = map_ticks(p, f, &t, ends, f->held_ticks);
+    free(ends);
   }
 done:
   for (uint32_t i = 0; t.slots && i < t.cap; i++)

@@ -13,6 +13,7 @@
 
 #include "helpers.h"
 #include "rmtree.h"
+#include "source.h"
 #include "sourcemap.h"
 #include "sourcemap_apply.h"
 #include "sourcemap_find.h"
@@ -370,6 +371,134 @@ static void url_to_path(void **state) {
   assert_null(cprof__sm_url_to_path("file:///a%00b"));
 }
 
+/* Two functions on one generated line, as a minifier writes them: line 0
+ * holds a helper (col 0, original line 0), function a (col 10: line 2;
+ * col 11: a segment without a source; col 12: line 3) and function b (col
+ * 30: line 10; col 32: line 11); line 1 maps col 0 to line 5, col 4 to 6. */
+#define TWO_FN_MAP                                                                                 \
+  "{'version':3,'sources':['src.js'],'names':[],"                                                  \
+  "'mappings':'AAAA,UAEA,C,CACA,kBAOA,EACA;AANA,IACA'}"
+
+static void lookup_in_a_span(void **state) {
+  (void)state;
+  cprof_sourcemap_t *m = map_ok(TWO_FN_MAP, "/app/");
+  cprof_sm_pos_t p;
+  assert_true(cprof_sourcemap_lookup_in(m, 0, 10, 30, &p));
+  assert_int_equal(p.line, 2);
+  assert_true(cprof_sourcemap_lookup_in(m, 0, 11, 30, &p)); /* col 11 maps nothing: col 12 */
+  assert_int_equal(p.line, 3);
+  assert_true(cprof_sourcemap_lookup_in(m, 0, 9, INT32_MAX, &p)); /* the first at or after */
+  assert_int_equal(p.line, 2);
+  assert_true(cprof_sourcemap_lookup_in(m, 0, 30, INT32_MAX, &p));
+  assert_int_equal(p.line, 10);
+  assert_false(cprof_sourcemap_lookup_in(m, 0, 13, 30, &p)); /* none in the span */
+  assert_false(cprof_sourcemap_lookup_in(m, 0, 33, INT32_MAX, &p));
+  assert_false(cprof_sourcemap_lookup_in(m, 0, 10, 10, &p));
+  assert_true(cprof_sourcemap_lookup_in(m, 1, 0, 4, &p));
+  assert_int_equal(p.line, 5);
+  assert_false(cprof_sourcemap_lookup_in(m, 1, 5, 100, &p));
+  assert_false(cprof_sourcemap_lookup_in(m, 2, 0, 100, &p));
+  assert_false(cprof_sourcemap_lookup_in(m, -1, 0, 100, &p));
+  cprof_sourcemap_free(m);
+}
+
+/* The line (1-based) of node's nth positionTicks entry. */
+static int32_t tick_line(const cprof_profile_t *p, uint32_t node, int32_t nth) {
+  int32_t k = nth;
+  for (uint32_t i = 0; i < p->nline_ticks; i++)
+    if (p->line_ticks[i].node == node && k-- == 0) return p->line_ticks[i].line;
+  fail_msg("no entry %d of node %u", nth, node);
+  return -1;
+}
+
+static uint32_t node_named(const cprof_profile_t *p, const char *name) {
+  for (uint32_t i = 0; i < p->nnodes; i++)
+    if (strcmp(p->frames[p->nodes[i].frame].name, name) == 0) return i;
+  fail_msg("no node %s", name);
+  return 0;
+}
+
+/* V8's positionTicks name a line and no column: each function's ticks on
+ * its start line read as the first mapping inside it (from its start to
+ * the next function's), never as the line's first mapping (the helper's,
+ * or another function's); with no mapping inside, as the function's own
+ * start; on a later line, as that line's first mapping. */
+static void ticks_stay_in_their_function(void **state) {
+  tmp_t *t = *state;
+  put(t, "min.js", "x\ny\n//# sourceMappingURL=min.js.map\n");
+  put(t, "min.js.map", TWO_FN_MAP);
+  char json[2048];
+#define FR(name, col)                                                                              \
+  "'callFrame':{'functionName':'" name "','scriptId':'1','url':'file://%s/min.js',"                \
+  "'lineNumber':0,'columnNumber':" #col "}"
+  /* clang-format off */
+  snprintf(json, sizeof json,
+           "{'nodes':[{'id':1,'callFrame':{'functionName':'(root)','scriptId':'0','url':'',"
+           "'lineNumber':-1,'columnNumber':-1},'children':[2,3,4]},"
+           "{'id':2," FR("a", 10) ",'positionTicks':[{'line':1,'ticks':3},{'line':2,'ticks':1}]},"
+           "{'id':3," FR("b", 30) ",'positionTicks':[{'line':1,'ticks':5}]},"
+           "{'id':4," FR("c", 13) ",'positionTicks':[{'line':1,'ticks':2}]}],"
+           "'startTime':0,'endTime':110,'samples':[2,3,4],'timeDeltas':[10,10,10]}",
+           t->dir, t->dir, t->dir);
+  /* clang-format on */
+#undef FR
+  cprof_profile_t *p = parse_ok(json);
+  cprof_sm_frames_t *f;
+  cprof_sm_stats_t st;
+  uint32_t a = node_named(p, "a"), b = node_named(p, "b"), c = node_named(p, "c");
+  assert_int_equal(tick_line(p, a, 0), 1); /* V8's */
+  assert_int_equal(cprof_sourcemap_apply(p, NULL, NULL, &f, &st), CPROF_OK);
+  assert_int_equal(tick_line(p, a, 0), 3);  /* col 10, not the helper's col 0 (line 1) */
+  assert_int_equal(tick_line(p, a, 1), 6);  /* a later line: its first mapping */
+  assert_int_equal(tick_line(p, b, 0), 11); /* col 30: b's own, not a's */
+  assert_int_equal(tick_line(p, c, 0), 4);  /* nothing in [13, 30): c's own start (col 12) */
+  cprof_sourcemap_swap(p, f);
+  assert_int_equal(tick_line(p, b, 0), 1);
+  cprof_sourcemap_release(p, f);
+  cprof_profile_free(p);
+}
+
+/* "x.js has a source map", for line views not mapped: the comment at the
+ * end of the text read, or of the file's tail; <script>.map beside it; not
+ * for a file not named like source code, nor for another user's profile
+ * whose owner could not reach the script or the map. */
+static void has_map_hint(void **state) {
+  tmp_t *t = *state;
+  char url[256], lnk[256], dst[256];
+  cprof__source_t src;
+#define URL(name) (snprintf(url, sizeof url, "file://%s/%s", t->dir, name), url)
+  put(t, "linked.js", "f()\n//# sourceMappingURL=nowhere.map\n");
+  put(t, "plain.js", "f()\n");
+  assert_true(cprof__source_has_map(URL("linked.js"), NULL, NULL)); /* the tail */
+  assert_false(cprof__source_has_map(URL("plain.js"), NULL, NULL));
+  assert_int_equal(cprof__source_read(URL("linked.js"), NULL, NULL, &src, NULL, 0), CPROF_OK);
+  assert_true(cprof__source_has_map(URL("plain.js"), &src, NULL)); /* the text given wins */
+  cprof__source_free(&src);
+  put(t, "plain.js.map", "{}"); /* only its presence counts: never read */
+  assert_true(cprof__source_has_map(URL("plain.js"), NULL, NULL));
+  put(t, "notes.txt", "//# sourceMappingURL=x.map\n");
+  assert_false(cprof__source_has_map(URL("notes.txt"), NULL, NULL));
+  assert_false(cprof__source_has_map(URL("gone.js"), NULL, NULL));
+  assert_false(cprof__source_has_map("node:fs", NULL, NULL));
+  /* A link named like source code to a file that is not: as the reader. */
+  snprintf(lnk, sizeof lnk, "%s/link.js", t->dir);
+  snprintf(dst, sizeof dst, "%s/notes.txt", t->dir);
+  assert_int_equal(symlink(dst, lnk), 0);
+  assert_false(cprof__source_has_map(URL("link.js"), NULL, NULL));
+  /* Another user's profile: a directory closed to them hides both ways. */
+  cprof_source_owners_t o = {1, 0, {54321}, {54322}};
+  assert_int_equal(chmod(t->dir, 0700), 0);
+  assert_false(cprof__source_has_map(URL("linked.js"), NULL, &o));
+  assert_false(cprof__source_has_map(URL("plain.js"), NULL, &o));
+  assert_int_equal(chmod(t->dir, 0755), 0);
+  assert_true(cprof__source_has_map(URL("linked.js"), NULL, &o));
+  snprintf(dst, sizeof dst, "%s/plain.js.map", t->dir);
+  assert_int_equal(chmod(dst, 0600), 0); /* the map beside it closed to them */
+  assert_false(cprof__source_has_map(URL("plain.js"), NULL, &o));
+  assert_true(cprof__source_has_map(URL("plain.js"), NULL, NULL));
+#undef URL
+}
+
 /* ---- applying to a profile, through the cache ---- */
 
 static cprof_profile_t *profile_at(const tmp_t *t) {
@@ -546,6 +675,9 @@ int main(void) {
       cmocka_unit_test(index_map_sections),
       cmocka_unit_test(malformed_maps),
       cmocka_unit_test(url_to_path),
+      cmocka_unit_test(lookup_in_a_span),
+      cmocka_unit_test_setup_teardown(ticks_stay_in_their_function, setup, teardown),
+      cmocka_unit_test_setup_teardown(has_map_hint, setup, teardown),
       cmocka_unit_test_setup_teardown(find_external_inline_and_guess, setup, teardown),
       cmocka_unit_test_setup_teardown(find_failures, setup, teardown),
       cmocka_unit_test_setup_teardown(apply_swap_release, setup, teardown),

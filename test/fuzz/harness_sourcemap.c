@@ -2,7 +2,8 @@
  * target (fuzz_sourcemap.c) and the cmocka replay of its corpus and
  * regressions (test/c/test_fuzz_replay_sourcemap.c):
  *
- *   bytes → cprof_sourcemap_parse (as a map) → lookups over its lines
+ *   bytes → cprof_sourcemap_parse (as a map) → lookups over its lines (also
+ *           cprof_sourcemap_lookup_in, the span of one function)
  *   bytes → cprof__sm_extract_url (as a script) → cprof__sm_data_url
  *         → cprof_sourcemap_parse → lookups
  *   bytes → cprof__sm_url_to_path (as a frame's url)
@@ -37,6 +38,12 @@ static void lookups(const cprof_sourcemap_t *m, const uint8_t *data, size_t size
       cprof_sm_pos_t p;
       int64_t wide = (int64_t)cols[c] + (size ? data[(size_t)(line + 1) % size] % 7 : 0);
       int32_t col = wide > INT32_MAX ? INT32_MAX : (int32_t)wide;
+      /* The span lookup (a function's part of a minified line): never found
+       * in an empty span; what it finds is a position as above. */
+      int32_t to = col > INT32_MAX - 40 ? INT32_MAX : col + 40;
+      SM_FUZZ_CHECK(!cprof_sourcemap_lookup_in(m, line, col, col, &p));
+      if (cprof_sourcemap_lookup_in(m, line, col, to, &p))
+        SM_FUZZ_CHECK(p.source != NULL && p.line >= 0 && p.column >= 0);
       if (!cprof_sourcemap_lookup(m, line, col, &p)) continue;
       SM_FUZZ_CHECK(p.source != NULL && p.line >= 0 && p.column >= 0);
       SM_FUZZ_CHECK(strlen(p.source) < 1u << 30);

@@ -7,7 +7,8 @@
 // stretches of more than LINES_FOLD lines without ticks folded into one
 // row that opens them. Without the text: the line table alone, saying why
 // when the file was not shown by rule (sources.why: a link to a file that
-// is no source, a file the profile's owner could not read; issue 36).
+// is no source, a file the profile's owner could not read; issue 36). A
+// page made without source maps names a script that has one (sources.map).
 // Heap profiles have no lines: the pane says so.
 const LINES_FOLD = 8 // cold lines shown before a stretch is folded
 const LINES_CONTEXT = 2 // cold lines kept each side of a fold
@@ -103,6 +104,9 @@ function createLinesView (m, box) {
     const url = S.url[file]
     const own = url === m.fns.url[f]
     if (!own) wrap.appendChild(el('div', 'note', 'in ' + url))
+    // A page made without source maps, of a script that has one: the
+    // minified or compiled lines below are not the ones written.
+    if (S.map && S.map[file] === 1) wrap.appendChild(el('div', 'note map-hint', url + ' has a source map: --source-maps (sourceMaps: true) shows the original lines.'))
     const why = S.why && typeof S.why[file] === 'string' ? S.why[file] : null
     if (!text && why) wrap.appendChild(el('div', 'note', 'source not shown: ' + url + ': ' + why + '; the line table alone.'))
     else if (!text) wrap.appendChild(el('div', 'note', 'The source of ' + url + ' could not be read when this page was made: the line table alone.'))
