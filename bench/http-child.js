@@ -36,7 +36,10 @@ if (!APPS[appName]) throw new Error(`http-child: unknown --app ${appName} (${Obj
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-bench-http-'))
 let app = null
+let closing = null
 let run = null
+// The app closed once, whichever of stop and disconnect comes first.
+const closeApp = () => { if (app && !closing) closing = Promise.resolve(app.close()).catch(() => {}); return closing }
 let served = 0
 
 function cleanup () {
@@ -64,7 +67,7 @@ async function onMessage (m) {
         const out = await run.a.stop(run.st, path.join(dir, 'out'))
         checked = run.a.check(out)
       }
-      await app.close()
+      await closeApp()
       cleanup()
       process.send({ stopped: true, ...checked, file: undefined }, () => {
         process.disconnect()
@@ -80,7 +83,7 @@ async function onMessage (m) {
 }
 
 process.on('message', (m) => { onMessage(m) })
-process.on('disconnect', () => { cleanup(); if (app) app.close() })
+process.on('disconnect', () => { cleanup(); closeApp() })
 APPS[appName]().then((a) => {
   app = a
   app.server.on('request', () => { served++ })
