@@ -1,24 +1,46 @@
 'use strict'
-// The HTTP app under load: examples/server.js's createServer() on a loopback
-// port, driven over IPC by bench/run.js:
-//   → { cmd: 'start', kind, approach, interval }   start profiling (approach 'none': nothing)
+// The HTTP app under load on a loopback port: examples/server.js's
+// createServer() (`--app server`, the default) or bench/real-app.js (`--app
+// real`: fastify + handlebars + marked), driven over IPC by bench/run.js and
+// bench/recorder.js:
+//   → { cmd: 'start', kind, approach, interval }   start profiling (approach 'none': nothing;
+//                                                  'v8cpuprof': nothing either, V8's own
+//                                                  --cpu-prof runs from the parent's execArgv)
 //   ← { started: true }
 //   → { cmd: 'mark' }                              the server's CPU time and requests so far
 //   ← { mark: { cpuUs, served } }                  (run.js marks both ends of the measured load)
 //   → { cmd: 'stop' }                              stop, write, check the file
 //   ← { stopped: true, samples, nodes, bytes }     or { error }
-// On 'ready' it sends { port }.
+// On 'ready' it sends { port }. After 'stopped' it exits normally (so that
+// --cpu-prof writes its file).
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const approaches = require('./approaches')
-const { createServer } = require('../examples/server')
+
+const APPS = {
+  // examples/server.js: hand-written hot loops (FNV, a regex, JSON.stringify)
+  server: () => {
+    const server = require('../examples/server').createServer()
+    return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+      server,
+      port: server.address().port,
+      close: async () => { server.close(); server.closeAllConnections() }
+    })))
+  },
+  // bench/real-app.js: fastify, handlebars, marked, schemas, sha1 ETags
+  real: () => require('./real-app').start()
+}
+const appName = process.argv.includes('--app') ? process.argv[process.argv.indexOf('--app') + 1] : 'server'
+if (!APPS[appName]) throw new Error(`http-child: unknown --app ${appName} (${Object.keys(APPS).join(', ')})`)
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-bench-http-'))
-const server = createServer()
+let app = null
+let closing = null
 let run = null
+// The app closed once, whichever of stop and disconnect comes first.
+const closeApp = () => { if (app && !closing) closing = Promise.resolve(app.close()).catch(() => {}); return closing }
 let served = 0
-server.on('request', () => { served++ })
 
 function cleanup () {
   fs.rmSync(dir, { recursive: true, force: true })
@@ -27,7 +49,7 @@ function cleanup () {
 async function onMessage (m) {
   try {
     if (m.cmd === 'start') {
-      if (m.approach === 'none') {
+      if (m.approach === 'none' || m.approach === 'v8cpuprof') {
         run = { none: true }
       } else {
         const a = approaches.get(m.kind, m.approach)
@@ -45,10 +67,14 @@ async function onMessage (m) {
         const out = await run.a.stop(run.st, path.join(dir, 'out'))
         checked = run.a.check(out)
       }
-      server.close()
-      server.closeAllConnections()
+      await closeApp()
       cleanup()
-      process.send({ stopped: true, ...checked, file: undefined }, () => process.disconnect())
+      process.send({ stopped: true, ...checked, file: undefined }, () => {
+        process.disconnect()
+        // A normal exit even if a library keeps a handle: --cpu-prof
+        // writes its profile on exit, not on a kill.
+        setTimeout(() => process.exit(0), 200).unref()
+      })
     }
   } catch (err) {
     cleanup()
@@ -57,5 +83,12 @@ async function onMessage (m) {
 }
 
 process.on('message', (m) => { onMessage(m) })
-process.on('disconnect', () => { cleanup(); server.close(); server.closeAllConnections() })
-server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }))
+process.on('disconnect', () => { cleanup(); closeApp() })
+APPS[appName]().then((a) => {
+  app = a
+  app.server.on('request', () => { served++ })
+  process.send({ port: app.port })
+}, (err) => {
+  cleanup()
+  process.send({ error: err && err.stack ? err.stack : String(err) }, () => process.exit(1))
+})

@@ -1,18 +1,30 @@
 'use strict'
 // The HTTP measurement bench/run.js and bench/recorder.js share: the server
-// (bench/http-child.js: examples/server.js) in its own process, under
+// (bench/http-child.js: examples/server.js, or with o.app 'real'
+// bench/real-app.js) in its own process, under
 // autocannon load from the bench's process, on separate cores; warmed up
 // until its throughput is stable; profiling started, then the measured load
 // with the server's CPU time marked at both ends; and the A/A interval that
 // decides when enough rounds have run. See docs/benchmarks.md.
+const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { execFileSync, spawn } = require('node:child_process')
 const { meanInterval } = require('./stats')
 const { runLoad } = require('../examples/load')
 
-// o: { connections, httpSeconds, warmup (max 1 s warm-up loads), pin (bool) }
+// Each app's routes, cycled by every connection of the load.
+const APP_ROUTES = {
+  server: () => require('../examples/server').ROUTES,
+  real: () => require('./real-app').ROUTES
+}
+
+// o: { connections, httpSeconds, warmup (max 1 s warm-up loads), pin (bool),
+//      app ('server': examples/server.js, the default; 'real': bench/real-app.js) }
 function createHttpBench (o) {
+  const app = o.app || 'server'
+  if (!APP_ROUTES[app]) throw new Error(`unknown app ${app} (${Object.keys(APP_ROUTES).join(', ')})`)
+  const routes = APP_ROUTES[app]()
   // The server and the load generator (autocannon, in this process) on
   // separate cores, so neither takes the other's CPU time: with taskset, on
   // a machine of 2+ cores. PIN.server / PIN.load / PIN.all: cpu lists.
@@ -31,7 +43,7 @@ function createHttpBench (o) {
   // see no answer at all (a cold server's first responses can take over its
   // 1 s); a measured one may not.
   async function load (port, seconds, { warm = false } = {}) {
-    const r = await runLoad({ url: `http://127.0.0.1:${port}`, seconds, connections: o.connections })
+    const r = await runLoad({ url: `http://127.0.0.1:${port}`, seconds, connections: o.connections, routes })
     const errors = r.errors + r.timeouts + r.non2xx
     if ((r.requests.total === 0 && !warm) || errors > 0) throw new Error(`load: ${r.requests.total} requests, ${errors} errors`)
     return { rps: r.requests.total / (r.duration || seconds), p99: r.latency.p99, total: r.requests.total }
@@ -52,9 +64,16 @@ function createHttpBench (o) {
   // One run. cfg: { kind, approach ('none': no profiler), interval,
   // heapInterval (the recorder's heap windows, bytes; null: its default), env,
   // settle (s of unmeasured load after profiling starts, default 0) }.
+  // Approach 'v8cpuprof': V8's own continuous sampling, `node --cpu-prof
+  // --cpu-prof-interval <interval>` for the child's whole life (the floor
+  // for continuous sampling at that interval); the child exits normally at
+  // the end, its file is checked for samples, then deleted.
   async function httpRun (node, cfg) {
     const script = path.join(__dirname, 'http-child.js')
-    const [cmd, args] = PIN ? ['taskset', ['-c', PIN.server, node.bin, script]] : [node.bin, [script]]
+    const v8dir = cfg.approach === 'v8cpuprof' ? fs.mkdtempSync(path.join(os.tmpdir(), 'cprof-bench-v8prof-')) : null
+    const execArgv = v8dir ? ['--cpu-prof', '--cpu-prof-interval', String(cfg.interval || 10000), '--cpu-prof-dir', v8dir] : []
+    const nodeArgs = [...execArgv, script, '--app', app]
+    const [cmd, args] = PIN ? ['taskset', ['-c', PIN.server, node.bin, ...nodeArgs]] : [node.bin, nodeArgs]
     const child = spawn(cmd, args, { env: { ...process.env, ...cfg.env }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
     let stderr = ''
     child.stderr.on('data', (d) => { stderr += d })
@@ -86,8 +105,9 @@ function createHttpBench (o) {
       child.send({ cmd: 'mark' })
       const m1 = (await next('mark')).mark
       child.send({ cmd: 'stop' })
-      const s = await next('stopped')
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())])
+      let s = await next('stopped')
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, v8dir ? 30000 : 5000).unref())])
+      if (v8dir) s = { ...s, ...checkV8Profile(v8dir) }
       // The server's CPU time per request served in the measured window
       // (all its threads): what profiling adds to each request; unlike
       // requests/s it does not move when a neighbour gets less of the cores.
@@ -95,7 +115,18 @@ function createHttpBench (o) {
       return { rps: l.rps, p99: l.p99, requests: l.total, cpuUsPerReq, warmups, samples: s.samples, intervalUs: s.intervalUs }
     } finally {
       if (child.exitCode === null) child.kill()
+      if (v8dir) fs.rmSync(v8dir, { recursive: true, force: true })
     }
+  }
+
+  // The one .cpuprofile `--cpu-prof` wrote at exit: its samples and mean
+  // interval (µs), or an error if there is none.
+  function checkV8Profile (dir) {
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))
+    if (files.length !== 1) throw new Error(`--cpu-prof: ${files.length} profiles in ${dir} (did the child exit normally?)`)
+    const p = JSON.parse(fs.readFileSync(path.join(dir, files[0]), 'utf8'))
+    if (!(p.samples && p.samples.length > 0)) throw new Error('--cpu-prof: a profile without samples')
+    return { samples: p.samples.length, nodes: p.nodes.length, intervalUs: (p.endTime - p.startTime) / p.samples.length }
   }
 
   // runRounds with this process (the load generator) on its own cores, and
@@ -116,7 +147,7 @@ function createHttpBench (o) {
   // For reports: where the server and the load generator ran.
   const pinning = PIN ? `server on cpu ${PIN.server}, load on cpu ${PIN.load}` : 'not pinned'
 
-  return { pinning, load, httpRun, rounds }
+  return { pinning, app, routes, load, httpRun, rounds }
 }
 
 // results: [{ c: { approach }, m }] in run order, baselines (approach
