@@ -13,8 +13,36 @@
 #include "reader.h"
 
 void cprof__rd_init(cprof__rd_t *r, const char *json, size_t len, char *errbuf, size_t errlen) {
-  *r =
-      (cprof__rd_t){.base = json, .p = json, .end = json + len, .errbuf = errbuf, .errlen = errlen};
+  *r = (cprof__rd_t){
+      .base = json, .p = json, .end = json + len, .size = len, .errbuf = errbuf, .errlen = errlen};
+}
+
+void cprof__rd_init_stream(cprof__rd_t *r, const char *json, size_t avail, size_t size,
+                           cprof__rd_refill_t refill, void *ctx, char *errbuf, size_t errlen) {
+  cprof__rd_init(r, json, avail < size ? avail : size, errbuf, errlen);
+  r->size = size;
+  r->refill = refill;
+  r->refill_ctx = ctx;
+}
+
+int cprof__rd_refill(cprof__rd_t *r) {
+  if (r->refill == NULL || r->err != 0) return 0;
+  size_t before = (size_t)(r->end - r->base), avail = before;
+  int rc = r->refill(r->refill_ctx, &avail, r->errbuf, r->errlen);
+  if (rc < 0) {
+    r->err = rc; /* its message is in errbuf */
+    return 0;
+  }
+  if (avail > r->size) avail = r->size;
+  if (avail <= before) return 0;
+  r->end = r->base + avail;
+  return 1;
+}
+
+int cprof__rd_read_all(cprof__rd_t *r) {
+  while (cprof__rd_more(r))
+    ;
+  return r->err;
 }
 
 void cprof__rd_free(cprof__rd_t *r) {
@@ -37,13 +65,23 @@ int cprof__rd_fail(cprof__rd_t *r, int code, const char *fmt, ...) {
 static int bad(cprof__rd_t *r) {
   return cprof__rd_fail(r, CPROF_EPARSE,
                         "invalid or truncated JSON: parsing stopped at byte %zu of %zu",
-                        cprof__rd_offset(r), (size_t)(r->end - r->base));
+                        cprof__rd_offset(r), r->size);
+}
+
+/* q is in the input (read when it was not yet): 0 past its end. */
+static inline int has(cprof__rd_t *r, const char *q) {
+  while (q >= r->end)
+    if (!cprof__rd_more(r)) return 0;
+  return 1;
 }
 
 static void skip_ws(cprof__rd_t *r) {
   const char *p = r->p;
-  while (p < r->end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-    p++;
+  for (;;) {
+    while (p < r->end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+      p++;
+    if (p < r->end || !cprof__rd_more(r)) break;
+  }
   r->p = p;
 }
 
@@ -142,7 +180,7 @@ static int decode_escaped(cprof__rd_t *r, const char *q, const char **s, size_t 
 int cprof__rd_string(cprof__rd_t *r, const char **s, size_t *len) {
   if (cprof__rd_peek(r) != '"') return bad(r);
   int escaped = 0;
-  for (const char *q = r->p + 1; q < r->end; q++) {
+  for (const char *q = r->p + 1; has(r, q); q++) {
     unsigned char c = (unsigned char)*q;
     if (c == '"') {
       if (escaped) return decode_escaped(r, q, s, len);
@@ -157,15 +195,15 @@ int cprof__rd_string(cprof__rd_t *r, const char **s, size_t *len) {
     }
     if (c == '\\') {
       escaped = 1;
-      q++;
+      if (!has(r, ++q)) break;
     }
   }
   r->p = r->end;
   return bad(r);
 }
 
-static const char *digits(const char *q, const char *end) {
-  while (q < end && *q >= '0' && *q <= '9')
+static const char *digits(cprof__rd_t *r, const char *q) {
+  while (has(r, q) && *q >= '0' && *q <= '9')
     q++;
   return q;
 }
@@ -188,24 +226,24 @@ static int number_slow(cprof__rd_t *r, const char *q, double *out) {
 
 int cprof__rd_number(cprof__rd_t *r, double *out) {
   if (cprof__rd_peek(r) != '0') return bad(r);
-  const char *q = r->p, *end = r->end;
+  const char *q = r->p;
   int neg = *q == '-';
   q += neg;
-  if (q >= end || *q < '0' || *q > '9') return bad(r);
+  if (!has(r, q) || *q < '0' || *q > '9') return bad(r);
   const char *int_start = q;
-  q = *q == '0' ? q + 1 : digits(q, end);
+  q = *q == '0' ? q + 1 : digits(r, q);
   const char *int_end = q;
   int plain = 1;
-  if (q < end && *q == '.') {
-    const char *f = digits(q + 1, end);
+  if (has(r, q) && *q == '.') {
+    const char *f = digits(r, q + 1);
     if (f == q + 1) return bad(r);
     q = f;
     plain = 0;
   }
-  if (q < end && (*q == 'e' || *q == 'E')) {
+  if (has(r, q) && (*q == 'e' || *q == 'E')) {
     const char *e = q + 1;
-    if (e < end && (*e == '+' || *e == '-')) e++;
-    const char *x = digits(e, end);
+    if (has(r, e) && (*e == '+' || *e == '-')) e++;
+    const char *x = digits(r, e);
     if (x == e) return bad(r);
     q = x;
     plain = 0;
@@ -222,6 +260,8 @@ int cprof__rd_number(cprof__rd_t *r, double *out) {
 }
 
 static int literal(cprof__rd_t *r, const char *lit, size_t n) {
+  while ((size_t)(r->end - r->p) < n && cprof__rd_more(r))
+    ;
   if ((size_t)(r->end - r->p) < n || memcmp(r->p, lit, n) != 0) return bad(r);
   r->p += n;
   return CPROF_OK;

@@ -6,6 +6,12 @@
  * every read stops at the end of the buffer. String escapes are decoded by
  * cJSON (rare in profiles); plain strings are returned in place.
  *
+ * The input may also arrive as it is read (a heap snapshot file): with a
+ * refill callback, the reader asks for more wherever it would stop at `end`
+ * while input remains (cprof__rd_more); pointers into the buffer stay
+ * valid, only `end` moves. Without one (every profile parser), the whole
+ * input is there from the start.
+ *
  * Every function returns CPROF_OK or a negative CPROF_E* code with a
  * message in the reader's errbuf; the first error sticks, so later calls
  * fail too. */
@@ -20,8 +26,16 @@
  * limit, on its own stack). */
 #define CPROF__RD_MAX_DEPTH 1000
 
+/* Reads more input into the buffer: 1 with *avail (bytes there from the
+ * start) grown, 0 when all of the input is there, or a negative CPROF_E*
+ * code with its message written to errbuf. */
+typedef int (*cprof__rd_refill_t)(void *ctx, size_t *avail, char *errbuf, size_t errlen);
+
 typedef struct {
-  const char *base, *p, *end;
+  const char *base, *p, *end; /* end: the input there so far */
+  size_t size;                /* the whole input's size */
+  cprof__rd_refill_t refill;  /* NULL: all of the input is there */
+  void *refill_ctx;
   int err;
   char *errbuf;
   size_t errlen;
@@ -34,6 +48,20 @@ typedef struct {
  * cprof__rd_free. */
 void cprof__rd_init(cprof__rd_t *r, const char *json, size_t len, char *errbuf, size_t errlen);
 void cprof__rd_free(cprof__rd_t *r);
+/* The same over input of `size` bytes of which the first `avail` are in json
+ * so far, refill(ctx, ...) reading the rest into json as it is needed. */
+void cprof__rd_init_stream(cprof__rd_t *r, const char *json, size_t avail, size_t size,
+                           cprof__rd_refill_t refill, void *ctx, char *errbuf, size_t errlen);
+
+/* At `end`: reads more, 1 when `end` moved; 0 at the end of the input or
+ * after an error (the refill's, which sticks). */
+int cprof__rd_refill(cprof__rd_t *r);
+static inline int cprof__rd_more(cprof__rd_t *r) {
+  return r->refill != NULL && cprof__rd_refill(r);
+}
+/* Reads all of the input (before keeping pointers past the reader):
+ * CPROF_OK or the error. */
+int cprof__rd_read_all(cprof__rd_t *r);
 
 /* What the next value is: '{', '[', '"', '0' (a number), 'n' (null),
  * 't'/'f' (true/false), or 0 at the end of input or on a bad byte. */

@@ -122,14 +122,19 @@ typedef struct {
   uint32_t loc_count;
 } cprof__snap_t;
 
+struct cprof__snap_map;
+
 /* Reads a .heapsnapshot's JSON text into s (zeroed first; free with
  * cprof__snap_free, also after an error). s keeps pointing into json for
  * its strings: json must outlive s. CPROF_OK, or CPROF_EPARSE (not
  * JSON, truncated), CPROF_ESCHEMA (JSON, but a field is missing or an index
- * is out of range), CPROF_ENOMEM, with a message in errbuf. release (may be
- * NULL) is given the text behind the reader as the nodes and edges arrays
- * are read. */
-int cprof__snap_parse(const char *json, size_t len, cprof__snap_release_t release, cprof__snap_t *s,
+ * is out of range), CPROF_ENOMEM, with a message in errbuf. file: NULL for
+ * text all in memory; else json is file->map (len its size), read as the
+ * parse needs it (cprof__snap_refill) and given back behind the reader as
+ * the nodes and edges arrays are read (cprof__snap_release); the whole file
+ * is read before the strings and by the end, and CPROF_EIO is returned,
+ * whatever else failed, when it changed while it was read. */
+int cprof__snap_parse(const char *json, size_t len, struct cprof__snap_map *file, cprof__snap_t *s,
                       char *errbuf, size_t errlen);
 void cprof__snap_free(cprof__snap_t *s);
 
@@ -139,42 +144,62 @@ void cprof__snap_free(cprof__snap_t *s);
  * ordinal. */
 int cprof__snap_check(cprof__snap_t *s, char *errbuf, size_t errlen);
 
-/* cprof_snapshot_report with a hook: release(json, upto) is called once
- * the document is read, with the bytes before the strings array, which the
- * analysis never reads again (snapshot_file.c gives those pages back). */
-int cprof__snap_report(const char *json, size_t len, unsigned top,
-                       void (*release)(const char *json, size_t upto), char **out, char *errbuf,
-                       size_t errlen);
+/* cprof_snapshot_report over a file (NULL: json all in memory) read as the
+ * parse needs it (cprof__snap_parse); once the document is read, the bytes
+ * before the strings array, which the analysis never reads again, are given
+ * back (cprof__snap_release). */
+int cprof__snap_report(const char *json, size_t len, unsigned top, struct cprof__snap_map *file,
+                       char **out, char *errbuf, size_t errlen);
 
-/* cprof_snapshot_view with the same hook (snapshot_view.c). */
-int cprof__snap_view(const char *json, size_t len, unsigned classes,
-                     void (*release)(const char *json, size_t upto), char **out, char *errbuf,
-                     size_t errlen);
+/* cprof_snapshot_view the same way (snapshot_view.c). */
+int cprof__snap_view(const char *json, size_t len, unsigned classes, struct cprof__snap_map *file,
+                     char **out, char *errbuf, size_t errlen);
 
-/* The whole analysis cprof__snap_report runs before its report: parse,
- * release (may be NULL) of the text before the strings, graph,
+/* The whole analysis cprof__snap_report runs before its report: parse
+ * (file: as there), release of a file's text before the strings, graph,
  * detachedness, shallow sizes, dominators, distances, the dominator tree's
  * lists.
  * Free s with cprof__snap_free, also after an error. */
-int cprof__snap_analyse(const char *json, size_t len,
-                        void (*release)(const char *json, size_t upto), cprof__snap_t *s,
-                        char *errbuf, size_t errlen);
+int cprof__snap_analyse(const char *json, size_t len, struct cprof__snap_map *file,
+                        cprof__snap_t *s, char *errbuf, size_t errlen);
 
-/* A snapshot file read into an anonymous mapping of its own (snapshot_file.c:
- * never a SIGBUS when the file shrinks), and the release hook that gives the
- * text behind the parse back. */
-typedef struct {
-  void *map;
-  size_t len;
+/* A snapshot file read into an anonymous mapping of its own (snapshot_input.c:
+ * never a SIGBUS when the file shrinks) as the parse needs it, and the
+ * release hook that gives the text behind the parse back. */
+typedef struct cprof__snap_map {
+  void *map;  /* the file's size, read into from the start */
+  size_t len; /* the file's size when opened */
+  size_t got; /* bytes read so far */
+  int fd;     /* open until all is read, -1 then */
+  int rc;     /* CPROF_OK, or the CPROF_EIO that stopped the reading */
+  const char *path;
+  long long mtime_sec; /* the file's mtime when opened */
+  long mtime_nsec;
+  size_t piece;
+  void (*hook)(void *ctx, int fd, size_t done);
+  void *ctx;
 } cprof__snap_map_t;
 #define CPROF__SNAP_READ_PIECE (8u << 20) /* bytes a read(2) asks for */
+/* Opens path and maps room for it; nothing read yet (cprof__snap_refill,
+ * cprof__snap_read_all). cprof__snap_unload it, also after an error in
+ * the reading or the parse. */
 int cprof__snap_load(const char *path, cprof__snap_map_t *m, char *errbuf, size_t errlen);
-/* The same in pieces of `piece` bytes (0: CPROF__SNAP_READ_PIECE) with
- * hook(ctx, fd, done) called before each is read (the tests' and the
+/* The same, to be read in pieces of `piece` bytes (0: CPROF__SNAP_READ_PIECE)
+ * with hook(ctx, fd, done) called before each is read (the tests' and the
  * fuzzer's seam: a file truncated or grown between two pieces). */
 typedef void (*cprof__snap_read_hook_t)(void *ctx, int fd, size_t done);
 int cprof__snap_load_hooked(const char *path, cprof__snap_map_t *m, size_t piece,
                             cprof__snap_read_hook_t hook, void *ctx, char *errbuf, size_t errlen);
+/* The reader's refill (reader.h) over a cprof__snap_map_t: the next piece,
+ * 1 with *avail = got; 0 once all is read and the file's size and mtime
+ * are still those it was opened with; CPROF_EIO naming the file when it
+ * ended early or changed, or could not be read. */
+int cprof__snap_refill(void *m, size_t *avail, char *errbuf, size_t errlen);
+/* All of it read: CPROF_OK or cprof__snap_refill's CPROF_EIO. */
+int cprof__snap_read_all(cprof__snap_map_t *m, char *errbuf, size_t errlen);
+/* After a parse that stopped early: CPROF_EIO (and its message) when the
+ * file already changed, CPROF_OK otherwise. */
+int cprof__snap_unchanged(cprof__snap_map_t *m, char *errbuf, size_t errlen);
 void cprof__snap_unload(cprof__snap_map_t *m);
 void cprof__snap_release(const char *text, size_t upto);
 

@@ -43,15 +43,16 @@ void cprof__snap_free(cprof__snap_t *s) {
 static int read_u32(cprof__rd_t *r, uint32_t *out) {
   const char *p = r->p;
   uint64_t v = 0;
-  if (p >= r->end || *p < '0' || *p > '9')
+  /* p < r->end, or more is read (a file read as the parse goes) */
+  if ((p >= r->end && !cprof__rd_more(r)) || *p < '0' || *p > '9')
     return FAIL("a heap snapshot array holds a value that is not an unsigned integer at byte %zu",
                 cprof__rd_offset(r));
   do {
     v = v * 10 + (uint64_t)(*p++ - '0');
     if (v > UINT32_MAX)
       return FAIL("a heap snapshot value over 4294967295 at byte %zu", cprof__rd_offset(r));
-  } while (p < r->end && *p >= '0' && *p <= '9');
-  if (p < r->end && (*p == '.' || *p == 'e' || *p == 'E'))
+  } while ((p < r->end || cprof__rd_more(r)) && *p >= '0' && *p <= '9');
+  if ((p < r->end || cprof__rd_more(r)) && (*p == '.' || *p == 'e' || *p == 'E'))
     return FAIL("a heap snapshot value that is not an integer at byte %zu", cprof__rd_offset(r));
   r->p = p;
   *out = (uint32_t)v;
@@ -76,13 +77,14 @@ static void release(cprof__rd_t *r, cprof__snap_t *s) {
 
 /* The array at r into *out: preallocated for the declared count when the
  * meta came first, but never beyond what the rest of the input can hold
- * (each value takes 2 bytes at least), so a lying count costs nothing. The
+ * (each value takes 2 bytes at least; the whole input's size, also when
+ * it is read as the parse goes), so a lying count costs nothing. The
  * text read so far goes to release (when not NULL) as the array is read:
  * its pages would otherwise stay resident next to the array
  * until the end of the parse, doubling its peak. */
 static int read_u32_array(cprof__rd_t *r, cprof__snap_t *s, uint64_t hint, uint32_t **out,
                           uint64_t *len) {
-  uint64_t cap = hint, n = 0, room = (uint64_t)(r->end - r->p) / 2 + 1;
+  uint64_t cap = hint, n = 0, room = (uint64_t)(r->size - cprof__rd_offset(r)) / 2 + 1;
   if (*out != NULL) return FAIL("a heap snapshot with two nodes, edges or locations arrays");
   if (cap > room) cap = room;
   if (cap < 1024) cap = 1024;
@@ -111,6 +113,8 @@ static int read_u32_array(cprof__rd_t *r, cprof__snap_t *s, uint64_t hint, uint3
 static int read_strings(cprof__rd_t *r, cprof__snap_t *s) {
   int rc, first = 1;
   if (s->str_count > 0) return FAIL("a heap snapshot with two strings arrays");
+  /* the strings are kept as pointers into the text: all of it read first */
+  if ((rc = cprof__rd_read_all(r)) != CPROF_OK) return rc;
   s->strings_from = cprof__rd_offset(r);
   if ((rc = cprof__rd_open(r, '[')) != CPROF_OK) return rc;
   while ((rc = cprof__rd_elem(r, &first)) == 1) {
@@ -277,7 +281,8 @@ static int read_document(cprof__rd_t *r, cprof__snap_t *s) {
     if (rc != CPROF_OK) return rc;
   }
   if (rc != 0) return rc;
-  (void)cprof__rd_peek(r); /* trailing whitespace is fine, nothing else */
+  (void)cprof__rd_peek(r); /* trailing whitespace is fine, nothing else (read to the end) */
+  if (r->err != 0) return r->err;
   if (r->p != r->end)
     return cprof__rd_fail(r, CPROF_EPARSE, "text after the heap snapshot at byte %zu",
                           cprof__rd_offset(r));
@@ -359,18 +364,29 @@ static void compact_edges(cprof__snap_t *s) {
   s->edges = shrink(s->edges, s->edges_len);
 }
 
-int cprof__snap_parse(const char *json, size_t len, cprof__snap_release_t release, cprof__snap_t *s,
+int cprof__snap_parse(const char *json, size_t len, cprof__snap_map_t *file, cprof__snap_t *s,
                       char *errbuf, size_t errlen) {
   cprof__rd_t r;
   memset(s, 0, sizeof *s);
-  s->release = release;
+  s->release = file != NULL ? cprof__snap_release : NULL;
   s->decl_nodes = s->decl_edges = s->root_index = -1;
   s->text = json;
   if (cprof__snap_str_init(s) != CPROF_OK)
     return cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory reading the heap snapshot");
-  cprof__rd_init(&r, json, len, errbuf, errlen);
+  if (file == NULL)
+    cprof__rd_init(&r, json, len, errbuf, errlen);
+  else
+    cprof__rd_init_stream(&r, json, file->got, len, cprof__snap_refill, file, errbuf, errlen);
   int rc = read_document(&r, s);
+  /* the document ends at the end of the input: a file is read whole (and
+   * found unchanged) */
+  if (rc == CPROF_OK && file != NULL) rc = cprof__rd_read_all(&r);
   cprof__rd_free(&r);
+  /* a parse that stopped early on a file that changed meanwhile: the change
+   * is the error, not whatever the parse found in the text read */
+  if (rc != CPROF_OK && rc != CPROF_EIO && file != NULL &&
+      cprof__snap_unchanged(file, errbuf, errlen) != CPROF_OK)
+    rc = CPROF_EIO;
   if (rc == CPROF_OK) rc = cprof__snap_check(s, errbuf, errlen);
   uint32_t file_nf = s->nf; /* the locations' object_index counts in the file's fields */
   if (rc == CPROF_OK) compact_edges(s); /* first: its room goes back before first_edge's */

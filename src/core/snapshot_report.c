@@ -164,11 +164,10 @@ int cprof_snapshot_report(const char *json, size_t len, unsigned top, char **out
   return cprof__snap_report(json, len, top, NULL, out, errbuf, errlen);
 }
 
-int cprof__snap_analyse(const char *json, size_t len,
-                        void (*release)(const char *json, size_t upto), cprof__snap_t *s,
+int cprof__snap_analyse(const char *json, size_t len, cprof__snap_map_t *file, cprof__snap_t *s,
                         char *errbuf, size_t errlen) {
-  int rc = cprof__snap_parse(json, len, release, s, errbuf, errlen);
-  if (rc == CPROF_OK && release != NULL) release(json, (size_t)s->strings_from);
+  int rc = cprof__snap_parse(json, len, file, s, errbuf, errlen);
+  if (rc == CPROF_OK && file != NULL) cprof__snap_release(json, (size_t)s->strings_from);
   if (rc == CPROF_OK) rc = cprof__snap_graph(s, errbuf, errlen);
   if (rc == CPROF_OK && (cprof__snap_detached(s) != CPROF_OK || cprof__snap_shallow(s) != CPROF_OK))
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory analysing the heap snapshot");
@@ -180,14 +179,13 @@ int cprof__snap_analyse(const char *json, size_t len,
   return rc;
 }
 
-int cprof__snap_report(const char *json, size_t len, unsigned top,
-                       void (*release)(const char *json, size_t upto), char **out, char *errbuf,
-                       size_t errlen) {
+int cprof__snap_report(const char *json, size_t len, unsigned top, cprof__snap_map_t *file,
+                       char **out, char *errbuf, size_t errlen) {
   cprof__snap_t s;
   *out = NULL;
   if (top == 0 || top > CPROF_SNAPSHOT_TOP_MAX)
     return cprof__errf(errbuf, errlen, CPROF_EINVAL, "top must be 1 to %d", CPROF_SNAPSHOT_TOP_MAX);
-  int rc = cprof__snap_analyse(json, len, release, &s, errbuf, errlen);
+  int rc = cprof__snap_analyse(json, len, file, &s, errbuf, errlen);
   if (rc == CPROF_OK && (*out = render(&s, top)) == NULL)
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory writing the snapshot report");
   cprof__snap_free(&s);

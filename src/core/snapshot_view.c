@@ -260,9 +260,8 @@ static char *render(const cprof__snap_t *s, view_t *v, const cprof__snap_class_t
   return text;
 }
 
-int cprof__snap_view(const char *json, size_t len, unsigned classes,
-                     void (*release)(const char *json, size_t upto), char **out, char *errbuf,
-                     size_t errlen) {
+int cprof__snap_view(const char *json, size_t len, unsigned classes, cprof__snap_map_t *file,
+                     char **out, char *errbuf, size_t errlen) {
   cprof__snap_t s;
   cprof__snap_class_t *cls = NULL;
   uint32_t n = 0;
@@ -272,7 +271,7 @@ int cprof__snap_view(const char *json, size_t len, unsigned classes,
   if (classes == 0 || classes > CPROF_SNAPSHOT_TOP_MAX)
     return cprof__errf(errbuf, errlen, CPROF_EINVAL, "classes must be 1 to %d",
                        CPROF_SNAPSHOT_TOP_MAX);
-  int rc = cprof__snap_analyse(json, len, release, &s, errbuf, errlen);
+  int rc = cprof__snap_analyse(json, len, file, &s, errbuf, errlen);
   if (rc == CPROF_OK && (cprof__snap_classes(&s, &cls, &n) != CPROF_OK || view_init(&v, &s) != 0 ||
                          (*out = render(&s, &v, cls, n, classes)) == NULL))
     rc = cprof__errf(errbuf, errlen, CPROF_ENOMEM, "out of memory writing the snapshot view");

@@ -365,14 +365,16 @@ static void bad_arguments(void **state) {
 
 typedef struct {
   const char *path;
-  size_t at;   /* the piece before which the file changes */
-  off_t to;    /* its new size (-1: a byte appended) */
-  int changes; /* how many times the hook changed it */
+  size_t at;     /* the piece before which the file changes */
+  off_t to;      /* its new size (-1: a byte appended) */
+  int changes;   /* how many times the hook changed it */
+  size_t pieces; /* how many times it was called */
 } shrink_t;
 
 static void change_file(void *ctx, int fd, size_t done) {
   (void)fd;
   shrink_t *c = ctx;
+  c->pieces++;
   if (done != c->at) return;
   c->changes++;
   if (c->to >= 0) {
@@ -402,44 +404,76 @@ static char *padded_file(size_t pad, char *path) {
   return text;
 }
 
-/* Truncated before the first piece, between two pieces (a file over
- * CPROF__SNAP_READ_PIECE), to nothing or to half, or grown while read:
- * CPROF_EIO naming the file, no signal (a mapped file was a SIGBUS), and
- * nothing left loaded. Unchanged, the same file reads. */
+/* Read as the parse needs it (cprof__snap_refill: nothing read at the
+ * load), the file's report is the text's in memory, in 8 MiB pieces (a
+ * file over CPROF__SNAP_READ_PIECE) or 16-byte ones (a piece's end in
+ * every member). Truncated or grown before the piece at `at`: before the
+ * first, between two pieces of the trailing whitespace (to nothing or to
+ * half, or grown), or mid-document, mid-array (16-byte pieces): CPROF_EIO
+ * naming the file, from the parse itself (never a parse error about the
+ * text cut short), no signal (a mapped file was a SIGBUS). */
 static void file_changed_while_read(void **state) {
   (void)state;
   char path[64], err[512];
   size_t size = CPROF__SNAP_READ_PIECE + (CPROF__SNAP_READ_PIECE / 2);
-  char *text = padded_file(size, path);
+  char *text = padded_file(size, path), *out = NULL, *mem = NULL;
+  size_t tiny = strlen(text);
   cprof__snap_map_t m;
   assert_int_equal(cprof__snap_load(path, &m, err, sizeof err), CPROF_OK);
   assert_int_equal(m.len, size);
-  assert_memory_equal(m.map, text, strlen(text));
+  assert_int_equal(m.got, 0);
+  assert_int_equal(cprof__snap_read_all(&m, err, sizeof err), CPROF_OK);
+  assert_int_equal(m.got, size);
+  assert_memory_equal(m.map, text, tiny);
   cprof__snap_unload(&m);
-  char *out = NULL;
+  assert_int_equal(cprof_snapshot_report(text, tiny, 5, &mem, err, sizeof err), CPROF_OK);
   assert_int_equal(cprof_snapshot_report_file(path, 5, &out, err, sizeof err), CPROF_OK);
+  assert_string_equal(out, mem);
   free(out);
+  unlink(path);
+  /* 16-byte pieces, unchanged: one read a piece, as the parse asks */
+  free(padded_file(tiny + 100, path));
+  shrink_t none = {path, SIZE_MAX, 0, 0, 0};
+  assert_int_equal(cprof__snap_load_hooked(path, &m, 16, change_file, &none, err, sizeof err),
+                   CPROF_OK);
+  assert_int_equal(cprof__snap_report(m.map, m.len, 5, &m, &out, err, sizeof err), CPROF_OK);
+  assert_string_equal(out, mem);
+  assert_int_equal(none.pieces, (tiny + 100 + 15) / 16);
+  assert_int_equal(m.got, tiny + 100);
+  cprof__snap_unload(&m);
+  free(out);
+  unlink(path);
   const struct {
-    size_t at;
+    size_t pad, piece, at;
     off_t to;
-  } cases[] = {{0, 0},
-               {0, 100},
-               {CPROF__SNAP_READ_PIECE, 0},
-               {CPROF__SNAP_READ_PIECE, CPROF__SNAP_READ_PIECE + 10},
-               {CPROF__SNAP_READ_PIECE, -1}};
+  } cases[] = {{size, 0, 0, 0},
+               {size, 0, 0, 100},
+               {size, 0, CPROF__SNAP_READ_PIECE, 0},
+               {size, 0, CPROF__SNAP_READ_PIECE, CPROF__SNAP_READ_PIECE + 10},
+               {size, 0, CPROF__SNAP_READ_PIECE, -1},
+               {tiny + 100, 16, 64, 0},
+               {tiny + 100, 16, 64, 70},
+               {tiny + 100, 16, 64, -1},
+               {tiny + 100, 16, tiny / 32 * 16, (off_t)(tiny / 32 * 16 + 5)},
+               {tiny + 100, 16, tiny / 16 * 16, -1}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    free(padded_file(size, path));
-    shrink_t c = {path, cases[i].at, cases[i].to, 0};
+    free(padded_file(cases[i].pad, path));
+    shrink_t c = {path, cases[i].at, cases[i].to, 0, 0};
     err[0] = '\0';
-    m.map = (void *)1;
-    int rc = cprof__snap_load_hooked(path, &m, 0, change_file, &c, err, sizeof err);
+    int rc = cprof__snap_load_hooked(path, &m, cases[i].piece, change_file, &c, err, sizeof err);
+    assert_int_equal(rc, CPROF_OK);
+    out = (char *)1;
+    rc = cprof__snap_report(m.map, m.len, 5, &m, &out, err, sizeof err);
     if (rc != CPROF_EIO) fail_msg("case %zu: rc %d (%s)", i, rc, err);
     assert_int_equal(c.changes, 1);
-    assert_null(m.map);
+    assert_null(out);
     assert_non_null(strstr(err, path));
     assert_non_null(strstr(err, "changed while it was read"));
+    cprof__snap_unload(&m);
+    assert_null(m.map);
     unlink(path);
   }
+  free(mem);
   free(text);
 }
 
