@@ -197,13 +197,6 @@ function ownListeners (pid) {
   }
 }
 
-/** The TCP ports the process listens on (through its own sockets), sorted; null if unreadable. */
-function listeningPorts (pid) {
-  const r = ownListeners(pid)
-  if (r.error) return null
-  return [...new Set(r.listeners.map((l) => l.port))].sort((a, b) => a - b)
-}
-
 /**
  * The process's network namespace (the /proc/<pid>/ns/net link, e.g.
  * "net:[4026531840]"), or { error: errno code }.
@@ -230,13 +223,6 @@ function decodeAddress (hex) {
   const groups = []
   for (let i = 0; i < 16; i += 2) groups.push(((bytes[i] << 8) | bytes[i + 1]).toString(16))
   return groups.join(':').replace(/(^|:)0(:0)+(:|$)/, '::').replace(/:{3,}/, '::')
-}
-
-/** The addresses (decoded, as decodeAddress) the process listens on at port, through its own sockets; null if unreadable. */
-function listenAddresses (pid, port) {
-  const r = ownListeners(pid)
-  if (r.error) return null
-  return r.listeners.filter((l) => l.port === port).map((l) => l.address)
 }
 
 /**
@@ -270,8 +256,6 @@ module.exports = {
   exe,
   isNode,
   env,
-  listeningPorts,
-  listenAddresses,
   ownListeners,
   netNamespace,
   decodeAddress,
