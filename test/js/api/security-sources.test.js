@@ -131,9 +131,19 @@ test('root\'s cprof html on the planted profile: no marker in the page, sources.
   assert.ok(S.text[S.url.findIndex((u) => u.endsWith('own.js'))].includes(MARK.own))
 })
 
+// Root's own copy of a profile: written anew (not fs.copyFileSync: CI's
+// copy came out owned by the planter, uid and all) and checked to be root's.
+function rootsCopy (from, name) {
+  const to = path.join(base, name)
+  fs.writeFileSync(to, fs.readFileSync(from), { mode: 0o644 })
+  fs.chownSync(to, 0, 0)
+  const st = fs.statSync(to)
+  assert.equal(st.uid, 0, `${to} is owned by uid ${st.uid}, not root: the control case needs root's own file`)
+  return to
+}
+
 test('control: root\'s own copy of the profile shows root\'s files (only the link to a non-source file stays refused)', () => {
-  const mine = path.join(base, 'roots.cpuprofile')
-  fs.copyFileSync(files.prof, mine)
+  const mine = rootsCopy(files.prof, 'roots.cpuprofile')
   const r = cli('report', mine, '--lines')
   assert.equal(r.status, 0, r.stderr)
   for (const m of [MARK.closed, MARK.mode, MARK.own]) assert.ok(r.stdout.includes(m), `${m} not shown:\n${r.stdout}`)
@@ -172,8 +182,7 @@ test('root\'s --source-maps report and page on the planted profile: no marker th
   const html = fs.readFileSync(out, 'utf8')
   for (const m of [MARK.closed, 'MARKER-ROOT-MAP-CONTENT']) assert.ok(!html.includes(m), `${m} in the page`)
   // control: root's own copy maps through both and shows both
-  const mine = path.join(base, 'mapped-roots.cpuprofile')
-  fs.copyFileSync(prof, mine)
+  const mine = rootsCopy(prof, 'mapped-roots.cpuprofile')
   const c = cli('report', mine, '--lines', '--source-maps')
   assert.equal(c.status, 0, c.stderr)
   for (const m of [MARK.closed, 'MARKER-ROOT-MAP-CONTENT']) assert.ok(c.stdout.includes(m), `${m} not shown:\n${c.stdout}`)

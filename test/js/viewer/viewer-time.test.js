@@ -767,8 +767,11 @@ test('the source pane shows the selected function whole: first to last line, col
   assert.match(await page.$eval('#lines-panel', (e) => e.textContent), new RegExp(`Lines ${first}\u2013${last}: the whole function\\.`))
   // The never-run branch is folded, its lines counted in the fold's text.
   const folds = rows.filter((r) => r.fold)
-  const cold = folds.find((f) => f.from <= at('COLD_FROM') && at('COLD_TO') <= f.to)
-  assert.ok(cold, JSON.stringify(folds))
+  // V8 may charge a tick of optimized code to a line of the branch (CI once
+  // saw line 26 ticked, and the fold began after it): the fold is the one
+  // inside the branch, not necessarily all of it.
+  const cold = folds.find((f) => f.from <= at('COLD_TO') && at('COLD_FROM') <= f.to)
+  assert.ok(cold, JSON.stringify({ folds, ticks: [...ticks] }))
   assert.equal(cold.fold, `\u2026 ${cold.to - cold.from + 1} lines \u2026`)
   assert.ok(cold.to - cold.from + 1 > 4, JSON.stringify(cold))
   // Lines with ticks have their self time; the hottest one is highlighted.
