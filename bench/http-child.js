@@ -8,7 +8,8 @@
 //                                                  --cpu-prof runs from the parent's execArgv)
 //   ← { started: true }
 //   → { cmd: 'mark' }                              the server's CPU time and requests so far
-//   ← { mark: { cpuUs, served } }                  (run.js marks both ends of the measured load)
+//   ← { mark: { cpuUs, served, threads } }         (run.js marks both ends of the measured load;
+//                                                  threads: CPU µs per thread name, from /proc)
 //   → { cmd: 'stop' }                              stop, write, check the file
 //   ← { stopped: true, samples, nodes, bytes }     or { error }
 // On 'ready' it sends { port }. After 'stopped' it exits normally (so that
@@ -42,6 +43,27 @@ let run = null
 const closeApp = () => { if (app && !closing) closing = Promise.resolve(app.close()).catch(() => {}); return closing }
 let served = 0
 
+// CPU time (µs) of this process's threads by name (/proc/self/task/*/comm:
+// "MainThread", "v8:ProfEvntProc" V8's sampler, "libuv-worker" the thread
+// pool where cprof converts windows, "V8Worker" GC and compile helpers),
+// from schedstat's on-CPU nanoseconds (stat's utime is in 10 ms ticks, too
+// coarse for a few ms of conversion per window). Separates what a profiler
+// adds on its own threads, in CPU time, from the app's noisy main-thread
+// work. {} off Linux.
+function threadCpu () {
+  const out = {}
+  let tids = []
+  try { tids = fs.readdirSync('/proc/self/task') } catch { return out }
+  for (const tid of tids) {
+    try {
+      const name = fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()
+      const ns = Number(fs.readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+      out[name] = (out[name] || 0) + ns / 1000
+    } catch {} // a thread that ended between the two reads
+  }
+  return out
+}
+
 function cleanup () {
   fs.rmSync(dir, { recursive: true, force: true })
 }
@@ -60,7 +82,7 @@ async function onMessage (m) {
       process.send({ started: true })
     } else if (m.cmd === 'mark') {
       const c = process.cpuUsage()
-      process.send({ mark: { cpuUs: c.user + c.system, served } })
+      process.send({ mark: { cpuUs: c.user + c.system, served, threads: threadCpu() } })
     } else if (m.cmd === 'stop') {
       let checked = {}
       if (!run.none) {

@@ -111,8 +111,12 @@ function createHttpBench (o) {
       // The server's CPU time per request served in the measured window
       // (all its threads): what profiling adds to each request; unlike
       // requests/s it does not move when a neighbour gets less of the cores.
-      const cpuUsPerReq = (m1.cpuUs - m0.cpuUs) / Math.max(1, m1.served - m0.served)
-      return { rps: l.rps, p99: l.p99, requests: l.total, cpuUsPerReq, warmups, samples: s.samples, intervalUs: s.intervalUs }
+      const n = Math.max(1, m1.served - m0.served)
+      const cpuUsPerReq = (m1.cpuUs - m0.cpuUs) / n
+      // The same per thread name: a thread that exited in between counts as 0.
+      const threadsUsPerReq = {}
+      for (const [name, us] of Object.entries(m1.threads || {})) threadsUsPerReq[name] = Math.max(0, us - ((m0.threads || {})[name] || 0)) / n
+      return { rps: l.rps, p99: l.p99, requests: l.total, cpuUsPerReq, threadsUsPerReq, warmups, samples: s.samples, intervalUs: s.intervalUs }
     } finally {
       if (child.exitCode === null) child.kill()
       if (v8dir) fs.rmSync(v8dir, { recursive: true, force: true })

