@@ -627,8 +627,8 @@ function updateDocs (text, out) {
   const verdicts = text.slice(text.indexOf('\nTargets:\n') + 10).split('\n').filter((l) => l.startsWith('- '))
   const passed = verdicts.filter((l) => l.startsWith('- PASS')).length
   const rest = verdicts.filter((l) => !l.startsWith('- PASS'))
-  const rel = path.relative(path.join(__dirname, '..'), out)
-  const block = `${begin}\nFrom \`${rel}\` (its \`table\` holds every row and verdict): ` +
+  const from = path.relative(path.join(__dirname, '..'), out)
+  const block = `${begin}\nFrom \`${from}\` (its \`table\` holds every row and verdict): ` +
     `${passed} of ${verdicts.length} targets PASS; the others:\n\n\`\`\`\n${header}\n\n${rest.join('\n')}\n\`\`\`\n`
   fs.writeFileSync(file, doc.slice(0, a) + block + doc.slice(b))
   log(`updated ${rel}`)
