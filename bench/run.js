@@ -43,8 +43,8 @@ const HELP = `usage: node bench/run.js [options]
   --functions N         functions in the synthetic workload (2000)
   --cpu-approaches L    synthetic CPU approaches (floor,v8api,plain,datadog,cprof; also cprof-session)
   --out FILE            results JSON (default bench/results/<date>[-quick].json)
-  --docs                also replace the results table in docs/benchmarks.md
-  --docs-from FILE      only replace that table with the one in a results JSON, and exit
+  --docs                also write the run's header and missed targets into docs/benchmarks.md
+  --docs-from FILE      only write those from a results JSON, and exit
                         (--readme and --readme-from: older names of the same two options)
 `
 
@@ -621,7 +621,15 @@ function updateDocs (text, out) {
     log(`${rel} has no bench table markers; not updated`)
     return
   }
-  const block = `${begin}\nFrom \`${path.relative(path.join(__dirname, '..'), out)}\`:\n\n\`\`\`\n${text.trimEnd()}\n\`\`\`\n`
+  // The page keeps the run's header and the targets it missed; the whole
+  // table and every verdict stay in the results JSON (its `table`).
+  const [header] = text.split('\n\n')
+  const verdicts = text.slice(text.indexOf('\nTargets:\n') + 10).split('\n').filter((l) => l.startsWith('- '))
+  const passed = verdicts.filter((l) => l.startsWith('- PASS')).length
+  const rest = verdicts.filter((l) => !l.startsWith('- PASS'))
+  const from = path.relative(path.join(__dirname, '..'), out)
+  const block = `${begin}\nFrom \`${from}\` (its \`table\` holds every row and verdict): ` +
+    `${passed} of ${verdicts.length} targets PASS; the others:\n\n\`\`\`\n${header}\n\n${rest.join('\n')}\n\`\`\`\n`
   fs.writeFileSync(file, doc.slice(0, a) + block + doc.slice(b))
   log(`updated ${rel}`)
 }

@@ -16,7 +16,7 @@
 //
 // --graph prints every unit's dependencies (the include and call graph),
 // by layer: a unit depends only on units of lower layers. docs/architecture.md
-// shows that output verbatim (test/js/project/structure.test.js compares them).
+// names this command rather than pasting its output.
 // Exit status: 0 without circles, 1 with (each one printed, with the
 // includes and functions that make its edges), 2 on usage errors.
 
@@ -218,7 +218,7 @@ function layers (edges) {
   return layer
 }
 
-// The graph as docs/architecture.md shows it (a test compares the two):
+// The graph as --graph prints it:
 // a line per unit, "layer unit -> deps", wrapped under its deps at WIDTH
 // columns. Names are shortened by what the reader knows from the line:
 // in src/ a dependency in the unit's own folder loses its folder (core/tree

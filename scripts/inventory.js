@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 'use strict'
-// Prints the source inventory: every file of src/, lib/, bin/ and scripts/,
-// and register.js, with the first sentence of its opening comment, grouped
-// by folder. docs/inventory.md is this output, so the list of files is
-// made, not copied by hand: test/js/project/docs.test.js fails when the page
-// differs from what the script prints, or when a file has no opening
-// comment to take a sentence from.
+// Prints the source inventory: every folder of src/, lib/, bin/ and
+// scripts/ with what it is for and the files in it. docs/inventory.md is
+// this output, so the list of files is made, not copied by hand:
+// test/js/project/docs.test.js fails when the page differs from what the
+// script prints, when a file has no opening comment, or when a folder has
+// no line in FOLDER_PURPOSE below.
 //
-//   node scripts/inventory.js [--root DIR] [--write]
+//   node scripts/inventory.js [--root DIR] [--write | --files]
 //
 // --write replaces docs/inventory.md; without it the page goes to stdout.
-// Exit status: 0, or 1 when a file has no opening comment (listed on
-// stderr), 2 on usage errors.
+// --files prints every file instead, with the first sentence of the comment
+// it opens with (what each file is for, on demand; the page names them).
+// Exit status: 0, or 1 when a file has no opening comment or a folder no
+// purpose (listed on stderr), 2 on usage errors.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -22,6 +24,28 @@ const ROOT_FILES = ['register.js']
 const WIDTH = 100 // of a line in the page's code blocks
 const LONGEST = 220 // characters of a description: a longer sentence is cut at a clause
 const MISSING = '(no opening comment)'
+
+// What each folder is for: the page's one line per folder (a folder
+// without one is reported like a file without a comment).
+const FOLDER_PURPOSE = {
+  'src/addon': 'the Node-API boundary: registration and per-environment state, the CPU and heap controllers, the inspector driver, V8\'s v8.start*Profile drivers, timer and signal triggers, the recorder\'s engine and binding, the async jobs, argument readers, the mapping of core errors to ERR_CPROF_* codes',
+  'src/compat': 'built into the glibc prebuilds only: stat/fstat bound to entry points every glibc has (docs/install.md)',
+  'src/core': 'the pure C core, no Node-API: pull reader, parsers, the profile model, aggregation, depth limit, every writer, diff, merge, the recorder\'s window conversion, ring, trend and store, source maps, heap-snapshot analysis (snapshot_*), atomic file writes',
+  lib: 'the public API (index.js), the start/stop state machine (controller.js), options and their one vocabulary of checks (validate.js), the result shape, the only loader of the addon (native.js), heap snapshots, the default directory',
+  'lib/cli': 'one module per cprof command (bin/cprof.js dispatches to them); usage.js is the one usage error, exit 2',
+  'lib/files': 'profile files on disk shared by the CLI, the fleet and the dashboard: listing, and the marks of a merge',
+  'lib/fleet': 'processes that run cprof (docs/fleet.md): /proc readers, the run directory, identity and announcement, node:cluster, the fan-out and its merged set, attach over the inspector',
+  'lib/incidents': 'the incident triggers (docs/incidents.md): options, limits (cgroup CPU quota, V8\'s heap limit), the unref\'d watchers, the firing engine, heap growth and its snapshot',
+  'lib/push': 'push to Grafana Pyroscope (docs/pyroscope.md): options, series labels, the queue bounded by bytes, uploads with timeout and backoff',
+  'lib/recorder': 'the flight recorder\'s JS side (docs/recorder.md): options, start/dump/status, a dump\'s viewer marks',
+  'lib/run': 'the preload cprof run puts into its command\'s NODE_OPTIONS',
+  'lib/triggers': 'what cprof.init() and the preload install (docs/triggers.md): config, signals, CPROF_* environment, PM2 actions, dump requests',
+  'lib/ui': 'cprof ui: the loopback server, its jobs and its dashboard page',
+  'lib/viewer': 'the HTML viewer (docs/viewer.md): the build that inlines the assets into the committed template.html, the page writers',
+  'lib/viewer/assets': 'the viewer page\'s markup, CSS and JS, one concern per file',
+  bin: 'the cprof command',
+  scripts: 'the addon build (the install script), the prebuilds and their end-to-end test, sanitizer, fuzz and Node-version runners, the cycle check, this inventory'
+}
 
 // Files that cannot open with a comment of their own: a build's output,
 // and page markup whose head the build or the server fills in.
@@ -149,11 +173,25 @@ function row (name, pad, what) {
   return [...lines, line].join('\n')
 }
 
+// The full listing (--files): "name  what it is for" per file.
 function section (dir, list) {
   const names = list.map((e) => (dir ? e.file.slice(dir.length + 1) : e.file))
   const pad = Math.max(...names.map((n) => n.length)) + 2
   const body = list.map((e, i) => row(names[i], pad, e.what)).join('\n')
   return `## ${dir ? '`' + dir + '/`' : 'The root'}\n\n\`\`\`\n${body}\n\`\`\`\n`
+}
+
+// The page: a folder's purpose, then its files' names packed into lines.
+function folder (dir, list) {
+  const names = list.map((e) => (dir ? e.file.slice(dir.length + 1) : e.file))
+  const lines = ['']
+  for (const n of names) {
+    const last = lines.length - 1
+    if (lines[last] && lines[last].length + 2 + n.length > WIDTH) lines.push(n)
+    else lines[last] += (lines[last] ? '  ' : '') + n
+  }
+  const what = dir ? FOLDER_PURPOSE[dir] ?? MISSING : 'the preload (node -r cprof/register)'
+  return `## ${dir ? '`' + dir + '/`' : 'The root'}\n\n${what[0].toUpperCase()}${what.slice(1)}.\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n`
 }
 
 function inventory (root) {
@@ -173,29 +211,38 @@ function inventory (root) {
     '<!-- Made by `node scripts/inventory.js --write`: do not edit by hand. test/js/project/docs.test.js',
     'fails when this page differs from the script\'s output. -->',
     '',
-    'Every file of `src/`, `lib/`, `bin/` and `scripts/`, and `register.js`, with the first',
-    'sentence of the comment it opens with; a C unit (`tree.c` and `tree.h`) is one line. How',
-    'the parts fit together: [Architecture](architecture.md).',
+    'Every folder of `src/`, `lib/`, `bin/` and `scripts/`, what it is for, and its files; a C unit',
+    '(`tree.c` and `tree.h`) is one name. Each file opens with a comment saying what it is for:',
+    '`node scripts/inventory.js --files` prints every file with that comment\'s first sentence. How',
+    'the parts fit together: [Architecture](architecture.md). Outside these folders: `test/c/` (C',
+    'unit tests, cmocka), `test/js/` (the Node suite, [its map](../test/js/README.md)), `test/fuzz/`',
+    '(libFuzzer harnesses), `bench/` (the benchmarks, results in `bench/results/`), `examples/` (the',
+    'demo), `docs/` (these pages); `prebuilds/` is made by `npm run prebuild`, not committed.',
     ''
   ].join('\n')
-  const body = list.map(([dir, es]) => section(dir, es)).join('\n')
-  const missing = list.flatMap(([, es]) => es.filter((e) => e.what === MISSING).map((e) => e.file))
-  return { text: `${head}\n${body}`, missing }
+  const body = list.map(([dir, es]) => folder(dir, es)).join('\n')
+  const files = `# Source files\n\n${list.map(([dir, es]) => section(dir, es)).join('\n')}`
+  const missing = [
+    ...list.flatMap(([, es]) => es.filter((e) => e.what === MISSING).map((e) => e.file)),
+    ...dirs.filter((d) => !Object.hasOwn(FOLDER_PURPOSE, d)).map((d) => `${d}/ (no line in FOLDER_PURPOSE)`)
+  ]
+  return { text: `${head}\n${body}`, files, missing }
 }
 
 function main () {
   let opts
   try {
-    opts = util.parseArgs({ options: { root: { type: 'string' }, write: { type: 'boolean' } } }).values
+    opts = util.parseArgs({ options: { root: { type: 'string' }, write: { type: 'boolean' }, files: { type: 'boolean' } } }).values
   } catch (err) {
-    process.stderr.write(`inventory: ${err.message}\nusage: inventory.js [--root DIR] [--write]\n`)
+    process.stderr.write(`inventory: ${err.message}\nusage: inventory.js [--root DIR] [--write | --files]\n`)
     process.exit(2)
   }
   const root = path.resolve(opts.root ?? path.join(__dirname, '..'))
-  const { text, missing } = inventory(root)
-  if (opts.write) fs.writeFileSync(path.join(root, 'docs', 'inventory.md'), text)
+  const { text, files, missing } = inventory(root)
+  if (opts.files) process.stdout.write(files)
+  else if (opts.write) fs.writeFileSync(path.join(root, 'docs', 'inventory.md'), text)
   else process.stdout.write(text)
-  for (const f of missing) process.stderr.write(`inventory: ${f} has no opening comment\n`)
+  for (const f of missing) process.stderr.write(`inventory: ${f.endsWith(')') ? f : `${f} has no opening comment`}\n`)
   process.exitCode = missing.length ? 1 : 0
 }
 

@@ -127,8 +127,9 @@ test('docs/benchmarks.md holds the table markers bench/run.js --docs writes betw
 })
 
 // docs/inventory.md is made, not written: scripts/inventory.js lists every
-// file of src/, lib/, bin/, scripts/ with its opening comment's first
-// sentence, and a file without one fails here.
+// folder of src/, lib/, bin/, scripts/ with what it is for and its files
+// (--files: every file with its opening comment's first sentence), and a
+// file without a comment, or a folder without a purpose, fails here.
 const { inventory } = require(path.join(ROOT, 'scripts', 'inventory.js'))
 
 test('docs/inventory.md is what scripts/inventory.js prints; every file opens with a comment', () => {
@@ -151,8 +152,9 @@ test('the inventory lists a new file, pairs a C unit, and reports a file without
   put('bin/cprof.js', '#!/usr/bin/env node\n// The CLI.\n')
   put('scripts/x.supp', '# Suppressions: none.\n')
   put('register.js', '// The preload.\n')
-  const { text, missing } = inventory(root)
-  assert.deepEqual(missing, ['lib/bare.js'])
+  put('lib/newpart/b.js', '// A part with no purpose line yet.\n')
+  const { text, files, missing } = inventory(root)
+  assert.deepEqual(missing, ['lib/bare.js', 'lib/newpart/ (no line in FOLDER_PURPOSE)'])
   for (const line of [
     'tree.c/h  The function tree: the call tree, merged.',
     'a.js     npm run a [-- x] — Does a, e.g. b.',
@@ -160,7 +162,13 @@ test('the inventory lists a new file, pairs a C unit, and reports a file without
     'cprof.js  The CLI.',
     'x.supp  Suppressions: none.',
     'register.js  The preload.'
-  ]) assert.ok(text.includes(`\n${line}\n`), `${line}\nin:\n${text}`)
+  ]) assert.ok(files.includes(`\n${line}\n`), `${line}\nin:\n${files}`)
+  // The page: each folder's purpose, then its files by name, a C unit once.
+  for (const line of ['tree.c/h', 'a.js  bare.js', 'cprof.js', 'x.supp', 'register.js', 'b.js']) {
+    assert.ok(text.includes(`\n${line}\n`), `${line}\nin:\n${text}`)
+  }
+  assert.match(text, /## `src\/core\/`\n\nThe pure C core, no Node-API: /)
+  assert.match(text, /## `lib\/newpart\/`\n\n\(no opening comment\)\.\n/)
 })
 
 // bin/cprof.js's one-line help of convert names every format convert writes
