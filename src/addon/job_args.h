@@ -1,5 +1,5 @@
 /* A job's input read from JS values (job_args.c): the stop functions'
- * (dir, name, top) and the export options object; and its release. */
+ * (dir, name, top) and the export options object. */
 #ifndef CPROF_JOB_ARGS_H
 #define CPROF_JOB_ARGS_H
 
