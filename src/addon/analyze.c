@@ -20,7 +20,7 @@ napi_value cprof__analyze(napi_env env, napi_callback_info info) {
       cprof__arg_string(env, argv[0], "path", &in.src.path) != 0 ||
       cprof__arg_double(env, argv[1], "top", &top) != 0 ||
       napi_get_value_bool(env, argv[2], &nodes) != napi_ok) {
-    cprof__job_in_free(&in);
+    cprof_job_in_free(&in);
     if (!in.src.path) cprof__throw(env, "ERR_CPROF_INVALID_ARG", "path must be a string");
     return NULL;
   }
@@ -42,9 +42,9 @@ static napi_value file_job(napi_env env, napi_callback_info info, int two_paths)
   if (cprof__arg_string(env, argv[i++], "path", &in.src.path) != 0 || !in.src.path ||
       (two_paths &&
        (cprof__arg_string(env, argv[i++], "path", &in.src.path_b) != 0 || !in.src.path_b)) ||
-      cprof__arg_string(env, argv[i++], "dir", &in.out.dir) != 0 ||
+      cprof__arg_string(env, argv[i++], "dir", &in.dest.dir) != 0 ||
       cprof__arg_double(env, argv[i++], "top", &top) != 0) {
-    cprof__job_in_free(&in);
+    cprof_job_in_free(&in);
     cprof__throw(env, "ERR_CPROF_INVALID_ARG", "path must be a string");
     return NULL;
   }
@@ -101,10 +101,10 @@ napi_value cprof__merge(napi_env env, napi_callback_info info) {
   double top = 0;
   if (cprof__args(env, info, 5, argv) != 0) return NULL;
   if (read_paths(env, argv[0], &in) != 0 ||
-      cprof__arg_string(env, argv[1], "dir", &in.out.dir) != 0 ||
-      cprof__arg_string(env, argv[2], "name", &in.out.name) != 0 ||
+      cprof__arg_string(env, argv[1], "dir", &in.dest.dir) != 0 ||
+      cprof__arg_string(env, argv[2], "name", &in.dest.name) != 0 ||
       cprof__arg_double(env, argv[3], "top", &top) != 0) {
-    cprof__job_in_free(&in);
+    cprof_job_in_free(&in);
     return NULL;
   }
   in.want.top = top > 0 ? (unsigned)top : 0;

@@ -86,7 +86,7 @@ napi_value cprof__ctl_stop(napi_env env, cprof_ctl_t *ctl, const char *what,
   int rc;
   if (!cprof__ctl_running(ctl)) {
     snprintf(msg, sizeof msg, "no %s profile is running: call start() first", what);
-    cprof__job_in_free(in);
+    cprof_job_in_free(in);
     cprof__throw(env, "ERR_CPROF_NOT_STARTED", msg);
     return NULL;
   }
@@ -98,7 +98,7 @@ napi_value cprof__ctl_stop(napi_env env, cprof_ctl_t *ctl, const char *what,
   }
   cprof__ctl_reset(env, ctl); /* disconnecting also disables the domain */
   if (rc != 0) {
-    cprof__job_in_free(in);
+    cprof_job_in_free(in);
     return NULL;
   }
   return cprof__job_queue(env, in);

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../core/cprof.h"
 #include "inspector.h"
-#include "job.h"
 #include "timer.h"
 
 /* One sampling controller; CPU and heap each have one, so both can run at

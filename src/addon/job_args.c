@@ -1,4 +1,4 @@
-/* Reading a job's input from JS values (see job.h): the stop functions'
+/* Reading a job's input from JS values (see src/core/job.h): the stop functions'
  * (dir, name, top) and the export options object. */
 #include "job_args.h"
 
@@ -14,29 +14,6 @@ static const char *const FORMAT_NAMES[CPROF_FORMAT_COUNT] = {"pprof", "folded", 
 
 const char *cprof__format_name(cprof_format_t fmt) {
   return (unsigned)fmt < CPROF_FORMAT_COUNT ? FORMAT_NAMES[fmt] : NULL;
-}
-
-void cprof__job_in_free(cprof_job_in_t *in) {
-  cprof_job_src_t *src = &in->src;
-  free(src->json);
-  free(src->path);
-  free(src->path_b);
-  for (size_t i = 0; i < src->npaths; i++)
-    free(src->paths[i]);
-  free(src->paths);
-  if (src->produce_free) src->produce_free(src->produce_ctx);
-  free(in->out.dir);
-  free(in->out.name);
-  for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
-    free(in->out.outs[i]);
-  free(in->out.html_path);
-  free(in->title);
-  free(in->focus);
-  free(in->lines_focus);
-  free(in->marks);
-  free(in->main);
-  free(in->own_url);
-  memset(in, 0, sizeof *in);
 }
 
 /* obj[key] if present (not undefined or null); 0 = absent, 1 = *out set. */
@@ -78,7 +55,7 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
   int has;
   if ((has = opt_prop(env, obj, "outs", &outs)) < 0) return -1;
   for (int i = 0; has && i < CPROF_FORMAT_COUNT; i++)
-    if (opt_string(env, outs, FORMAT_NAMES[i], &in->out.outs[i]) != 0) return -1;
+    if (opt_string(env, outs, FORMAT_NAMES[i], &in->dest.outs[i]) != 0) return -1;
   if (opt_double(env, obj, "interval", &interval) != 0 ||
       opt_double(env, obj, "startTime", &start) != 0 ||
       opt_double(env, obj, "duration", &duration) != 0 ||
@@ -91,9 +68,9 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_bool(env, obj, "keepExisting", &in->opts.keep_existing) != 0 ||
       opt_string(env, obj, "main", &in->main) != 0 ||
       opt_string(env, obj, "ownUrl", &in->own_url) != 0 ||
-      opt_bool(env, obj, "ownDir", &in->out.own_dir) != 0 ||
+      opt_bool(env, obj, "ownDir", &in->dest.own_dir) != 0 ||
       opt_bool(env, obj, "sourceMaps", &in->want.source_maps) != 0 ||
-      opt_string(env, obj, "htmlTemplate", &in->out.html_path) != 0 ||
+      opt_string(env, obj, "htmlTemplate", &in->dest.html_path) != 0 ||
       opt_bool(env, obj, "lines", &in->opts.lines) != 0 ||
       opt_string(env, obj, "linesFocus", &in->lines_focus) != 0 ||
       opt_bool(env, obj, "pprofLines", &in->opts.pprof_lines) != 0 ||
@@ -116,18 +93,18 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
   napi_valuetype t;
   if (napi_typeof(env, obj, &t) != napi_ok) {
-    cprof__job_in_free(in);
+    cprof_job_in_free(in);
     cprof__throw_last_error(env, "napi_typeof");
     return -1;
   }
   if (t == napi_undefined || t == napi_null) return 0;
   if (t != napi_object) {
-    cprof__job_in_free(in);
+    cprof_job_in_free(in);
     cprof__throw(env, "ERR_CPROF_INVALID_ARG", "export options must be an object");
     return -1;
   }
   if (export_args(env, obj, in) != 0) {
-    cprof__job_in_free(in);
+    cprof_job_in_free(in);
     return -1;
   }
   return 0;
@@ -135,10 +112,10 @@ int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
 
 int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in) {
   double top;
-  if (cprof__arg_string(env, argv[0], "dir", &in->out.dir) != 0 ||
-      cprof__arg_string(env, argv[1], "name", &in->out.name) != 0 ||
+  if (cprof__arg_string(env, argv[0], "dir", &in->dest.dir) != 0 ||
+      cprof__arg_string(env, argv[1], "name", &in->dest.name) != 0 ||
       cprof__arg_double(env, argv[2], "top", &top) != 0) {
-    cprof__job_in_free(in);
+    cprof_job_in_free(in);
     return -1;
   }
   in->want.top = top > 0 ? (unsigned)top : 0;

@@ -1,11 +1,11 @@
 /* A job's input read from JS values (job_args.c): the stop functions'
- * (dir, name, top) and the export options object; and its release. */
+ * (dir, name, top) and the export options object. */
 #ifndef CPROF_JOB_ARGS_H
 #define CPROF_JOB_ARGS_H
 
 #include <node_api.h>
 
-#include "job.h"
+#include "../core/cprof.h"
 
 /* Reads (dir, name, top) from argv[0..2] into in. 0, or -1 with a throw. */
 int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
@@ -22,13 +22,10 @@ int cprof__job_args(napi_env env, napi_value *argv, cprof_job_in_t *in);
  *     lines (bool: self time per line in the summary, the text report and
  *     the HTML viewer), linesFocus (text: the functions listed by line),
  *     pprofLines (bool: pprof with one Location per line) }
- * 0, or -1 with a throw (in is then freed). */
+ * 0, or -1 with a throw (in is then freed: cprof_job_in_free). */
 int cprof__job_export_args(napi_env env, napi_value obj, cprof_job_in_t *in);
 
 /* The JS name of a derived format ("pprof", "folded", "svg", "txt", "html"). */
 const char *cprof__format_name(cprof_format_t fmt);
-
-/* Frees in's buffers (for callers that fail before queueing). */
-void cprof__job_in_free(cprof_job_in_t *in);
 
 #endif

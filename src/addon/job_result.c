@@ -1,6 +1,6 @@
 /* A finished job as a JS value, built on the main thread (see
  * job_result.h): the summary in the units users read, the files written,
- * the text report, and the error of a failed job. */
+ * the text report (a failed job's err.result too: work.c). */
 #include "job_result.h"
 
 #include "../core/cprof.h"
@@ -8,11 +8,10 @@
 #include "job_args.h"
 #include "jsutil.h"
 #include "macros.h"
-#include "sourcemaps.h"
 
 /* Profile values in the unit users read: ms for CPU (µs inside), bytes. */
-static double unit_value(const job_t *job, int64_t v) {
-  return job->profile->kind == CPROF_KIND_CPU ? (double)v / 1000.0 : (double)v;
+static double unit_value(const cprof_job_t *job, int64_t v) {
+  return job->out.profile->kind == CPROF_KIND_CPU ? (double)v / 1000.0 : (double)v;
 }
 
 static double percent(int64_t part, int64_t whole) {
@@ -21,9 +20,9 @@ static double percent(int64_t part, int64_t whole) {
 
 /* lines: [{ url, line, self, selfPercent, share }] of one function, by url
  * then line; line 0 holds time without a line; share is % of its self. */
-static int set_lines(napi_env env, const job_t *job, const cprof_func_t *fn, napi_value o) {
-  const cprof_lines_t *l = &job->lines;
-  uint32_t f = job->flat.func_of[fn->frame];
+static int set_lines(napi_env env, const cprof_job_t *job, const cprof_func_t *fn, napi_value o) {
+  const cprof_lines_t *l = &job->out.lines;
+  uint32_t f = job->out.flat.func_of[fn->frame];
   napi_value arr, item;
   if (!l->first || f >= l->nfuncs) return 0;
   uint32_t a = l->first[f], b = l->first[f + 1];
@@ -34,7 +33,7 @@ static int set_lines(napi_env env, const job_t *job, const cprof_func_t *fn, nap
     if (cprof__js_set_str(env, item, "url", x->url) ||
         cprof__js_set_num(env, item, "line", x->line) ||
         cprof__js_set_num(env, item, "self", unit_value(job, x->self)) ||
-        cprof__js_set_num(env, item, "selfPercent", percent(x->self, job->flat.total)) ||
+        cprof__js_set_num(env, item, "selfPercent", percent(x->self, job->out.flat.total)) ||
         cprof__js_set_num(env, item, "share", percent(x->self, fn->self)))
       return -1;
     NAPI_CALL_INT(env, napi_set_element(env, arr, i - a, item));
@@ -43,9 +42,9 @@ static int set_lines(napi_env env, const job_t *job, const cprof_func_t *fn, nap
   return 0;
 }
 
-static napi_value make_func(napi_env env, const job_t *job, const cprof_func_t *fn) {
-  const cprof_frame_t *fr = &job->profile->frames[fn->frame];
-  int64_t total = job->flat.total;
+static napi_value make_func(napi_env env, const cprof_job_t *job, const cprof_func_t *fn) {
+  const cprof_frame_t *fr = &job->out.profile->frames[fn->frame];
+  int64_t total = job->out.flat.total;
   napi_value o;
   NAPI_CALL(env, napi_create_object(env, &o));
   if (cprof__js_set_str(env, o, "functionName", fr->name) ||
@@ -61,28 +60,28 @@ static napi_value make_func(napi_env env, const job_t *job, const cprof_func_t *
   return o;
 }
 
-static int set_special(napi_env env, const job_t *job, napi_value summary, const char *key,
+static int set_special(napi_env env, const cprof_job_t *job, napi_value summary, const char *key,
                        const char *frame_name) {
-  int64_t self = cprof_flat_special(&job->flat, job->profile, frame_name);
+  int64_t self = cprof_flat_special(&job->out.flat, job->out.profile, frame_name);
   napi_value o;
   NAPI_CALL_INT(env, napi_create_object(env, &o));
   if (cprof__js_set_num(env, o, "self", unit_value(job, self)) ||
-      cprof__js_set_num(env, o, "percent", percent(self, job->flat.total)))
+      cprof__js_set_num(env, o, "percent", percent(self, job->out.flat.total)))
     return -1;
   NAPI_CALL_INT(env, napi_set_named_property(env, summary, key, o));
   return 0;
 }
 
-static napi_value make_summary(napi_env env, const job_t *job) {
+static napi_value make_summary(napi_env env, const cprof_job_t *job) {
   napi_value s, top, item;
-  int cpu = job->profile->kind == CPROF_KIND_CPU;
+  int cpu = job->out.profile->kind == CPROF_KIND_CPU;
   NAPI_CALL(env, napi_create_object(env, &s));
   if (cprof__js_set_str(env, s, "unit", cpu ? "ms" : "bytes") ||
-      cprof__js_set_num(env, s, "total", unit_value(job, job->flat.total)))
+      cprof__js_set_num(env, s, "total", unit_value(job, job->out.flat.total)))
     return NULL;
-  NAPI_CALL(env, napi_create_array_with_length(env, job->ntop, &top));
-  for (size_t i = 0; i < job->ntop; i++) {
-    if (!(item = make_func(env, job, &job->top[i]))) return NULL;
+  NAPI_CALL(env, napi_create_array_with_length(env, job->out.ntop, &top));
+  for (size_t i = 0; i < job->out.ntop; i++) {
+    if (!(item = make_func(env, job, &job->out.top[i]))) return NULL;
     NAPI_CALL(env, napi_set_element(env, top, (uint32_t)i, item));
   }
   NAPI_CALL(env, napi_set_named_property(env, s, "top", top));
@@ -94,8 +93,8 @@ static napi_value make_summary(napi_env env, const job_t *job) {
 }
 
 /* nodes: [{ id, self, total }] in tree order (root first). */
-static napi_value make_nodes(napi_env env, const job_t *job) {
-  const cprof_profile_t *p = job->profile;
+static napi_value make_nodes(napi_env env, const cprof_job_t *job) {
+  const cprof_profile_t *p = job->out.profile;
   napi_value arr, o;
   NAPI_CALL(env, napi_create_array_with_length(env, p->nnodes, &arr));
   for (uint32_t i = 0; i < p->nnodes; i++) {
@@ -110,15 +109,15 @@ static napi_value make_nodes(napi_env env, const job_t *job) {
 }
 
 /* outputs: { <format>: { path, size } } for every derived file written. */
-static int make_outputs(napi_env env, const job_t *job, napi_value r) {
+static int make_outputs(napi_env env, const cprof_job_t *job, napi_value r) {
   napi_value outs, o;
   int any = 0;
   NAPI_CALL_INT(env, napi_create_object(env, &outs));
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
-    if (!job->out_paths[i]) continue;
+    if (!job->out.out_paths[i]) continue;
     NAPI_CALL_INT(env, napi_create_object(env, &o));
-    if (cprof__js_set_str(env, o, "path", job->out_paths[i]) ||
-        cprof__js_set_num(env, o, "size", (double)job->out_sizes[i]))
+    if (cprof__js_set_str(env, o, "path", job->out.out_paths[i]) ||
+        cprof__js_set_num(env, o, "size", (double)job->out.out_sizes[i]))
       return -1;
     NAPI_CALL_INT(env,
                   napi_set_named_property(env, outs, cprof__format_name((cprof_format_t)i), o));
@@ -129,8 +128,8 @@ static int make_outputs(napi_env env, const job_t *job, napi_value r) {
 }
 
 /* sourceMaps: { frames, mapped, unmapped, scripts, scriptsWithMap, mapErrors, errors } */
-static int make_sm_stats(napi_env env, const job_t *job, napi_value r) {
-  const cprof_sm_stats_t *st = &job->sm_stats;
+static int make_sm_stats(napi_env env, const cprof_job_t *job, napi_value r) {
+  const cprof_sm_stats_t *st = &job->out.sm_stats;
   napi_value o, errs;
   NAPI_CALL_INT(env, napi_create_object(env, &o));
   if (cprof__js_set_num(env, o, "frames", st->frames) ||
@@ -151,8 +150,8 @@ static int make_sm_stats(napi_env env, const job_t *job, napi_value r) {
   return 0;
 }
 
-napi_value cprof__job_result(napi_env env, const job_t *job) {
-  const cprof_profile_t *p = job->profile;
+napi_value cprof__job_result(napi_env env, const cprof_job_t *job) {
+  const cprof_profile_t *p = job->out.profile;
   napi_value r, summary, nodes, file;
   NAPI_CALL(env, napi_create_object(env, &r));
   if (cprof__js_set_str(env, r, "kind", p->kind == CPROF_KIND_CPU ? "cpu" : "heap") ||
@@ -171,28 +170,19 @@ napi_value cprof__job_result(napi_env env, const job_t *job) {
     if (!(nodes = make_nodes(env, job))) return NULL;
     NAPI_CALL(env, napi_set_named_property(env, r, "nodes", nodes));
   }
-  if (job->file) {
+  if (job->out.file) {
     NAPI_CALL(env, napi_create_object(env, &file));
-    if (cprof__js_set_str(env, file, "path", job->file) ||
-        cprof__js_set_num(env, file, "size", (double)job->size))
+    if (cprof__js_set_str(env, file, "path", job->out.file) ||
+        cprof__js_set_num(env, file, "size", (double)job->out.size))
       return NULL;
     NAPI_CALL(env, napi_set_named_property(env, r, "file", file));
   }
   if (make_outputs(env, job, r) != 0) return NULL;
   if (job->in.want.source_maps && make_sm_stats(env, job, r) != 0) return NULL;
-  if (job->text) {
+  if (job->out.text) {
     napi_value text;
-    NAPI_CALL(env, napi_create_string_utf8(env, job->text, job->text_len, &text));
+    NAPI_CALL(env, napi_create_string_utf8(env, job->out.text, job->out.text_len, &text));
     NAPI_CALL(env, napi_set_named_property(env, r, "text", text));
   }
   return r;
-}
-
-napi_value cprof__job_failure(napi_env env, const job_t *job) {
-  const char *msg = job->err.msg[0] ? job->err.msg : cprof_strerror(job->err.code);
-  napi_value err = cprof__make_error(env, cprof__js_code(job->err.code), msg), partial;
-  /* Nothing the profile said is lost when only the write failed. */
-  if (err && job->err.code == CPROF_EIO && job->profile && (partial = cprof__job_result(env, job)))
-    napi_set_named_property(env, err, "result", partial);
-  return err;
 }

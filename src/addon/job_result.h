@@ -4,14 +4,10 @@
 
 #include <node_api.h>
 
-#include "job_state.h"
+#include "../core/cprof.h"
 
 /* { kind, samples, durationMs, summary, file?, outputs?, text?, nodes?, sourceMaps? }
  * (see cprof__job_queue); NULL with a pending exception on failure. */
-napi_value cprof__job_result(napi_env env, const job_t *job);
-
-/* The ERR_CPROF_* error of a failed job; an ERR_CPROF_IO error carries
- * err.result with what was written before the failure. */
-napi_value cprof__job_failure(napi_env env, const job_t *job);
+napi_value cprof__job_result(napi_env env, const cprof_job_t *job);
 
 #endif

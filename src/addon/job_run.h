@@ -1,11 +1,12 @@
-/* Running a job (job_run.c): queued on the main thread, loaded, summarised
- * and written on a libuv worker thread, settled on the main thread. */
+/* A profile job (src/core/job.h: a stop, a file command, a recorder dump)
+ * queued through work.h: its JS value built by job_result.c, and after it
+ * settles, what the process learned (v8cpu.h) and the deferred trim. */
 #ifndef CPROF_JOB_RUN_H
 #define CPROF_JOB_RUN_H
 
 #include <node_api.h>
 
-#include "job.h"
+#include "../core/cprof.h"
 
 /* Queues the job and returns its promise. Takes ownership of in's buffers,
  * also on failure (then it throws and returns NULL). The promise resolves

@@ -10,6 +10,7 @@
 #include "inspector.h"
 #include "jsutil.h"
 #include "macros.h"
+#include "work.h"
 
 /* The heap windows' frames per stack: heap.start()'s default stackDepth
  * (lib/options.js). */
@@ -129,36 +130,20 @@ static int console_call(napi_env env, cprof_rec_t *rec, const char *method, uint
 }
 
 /* ---- the queue: one window at a time converted on a worker thread
- * (src/core/window.h), in window order ---- */
-
-typedef struct {
-  cprof_rec_t *rec;
-  pending_t *win;
-  napi_async_work work;
-  int err;
-  char errbuf[512];
-  cprof_window_made_t made;
-} conv_t;
+ * (a WINDOW job, src/core/job.h), in window order ---- */
 
 static void kick(napi_env env, cprof_rec_t *rec);
 
-static void conv_execute(napi_env env, void *data) {
-  (void)env;
-  conv_t *c = data;
-  cprof_rec_t *rec = c->rec;
-  c->err = cprof_window_convert(&rec->cfg, &c->win->t, c->win->t.heap ? rec->heap_ring : rec->ring,
-                                rec->trend, &c->made, c->errbuf, sizeof c->errbuf);
-}
-
-static void notify(napi_env env, cprof_rec_t *rec, const conv_t *c) {
+static void notify(napi_env env, cprof_rec_t *rec, const cprof_job_t *job) {
+  const cprof_window_text_t *t = &job->in.src.window.text;
   napi_handle_scope scope;
   napi_value ignored;
   bool pending = false;
-  cprof_rec_window_t w = {.seq = c->win->t.seq,
-                          .heap = c->win->t.heap,
-                          .made = &c->made,
-                          .err = c->err,
-                          .errmsg = c->errbuf};
+  cprof_rec_window_t w = {.seq = t->seq,
+                          .heap = t->heap,
+                          .made = &job->out.made,
+                          .err = job->err.code,
+                          .errmsg = job->err.msg};
   if (!rec->on_window || napi_open_handle_scope(env, &scope) != napi_ok) return;
   rec->notify(env, rec->on_window, &w);
   if (napi_is_exception_pending(env, &pending) == napi_ok && pending)
@@ -166,48 +151,51 @@ static void notify(napi_env env, cprof_rec_t *rec, const conv_t *c) {
   napi_close_handle_scope(env, scope);
 }
 
-static void conv_complete(napi_env env, napi_status status, void *data) {
-  conv_t *c = data;
-  cprof_rec_t *rec = c->rec;
+static void conv_done(napi_env env, int ran, cprof_job_t *job, void *ctx) {
+  cprof_rec_t *rec = ctx;
   rec->converting = 0;
-  if (c->err != CPROF_OK) rec->failed++;
-  rec->evicted_for_space += c->made.evicted;
-  if (status == napi_ok && env && !rec->gone) {
-    notify(env, rec, c);
+  if (job->err.code != CPROF_OK) rec->failed++;
+  rec->evicted_for_space += job->out.made.evicted;
+  if (ran && !rec->gone) {
+    notify(env, rec, job);
     kick(env, rec);
   }
-  napi_delete_async_work(env, c->work);
-  free_pending(c->win);
-  cprof_window_made_free(&c->made);
-  free(c);
   rec_unref(rec);
+}
+
+static const cprof_work_ops_t CONV_OPS = {"cprof:recorder", NULL, conv_done};
+
+/* The conversion of win (freed here) as a job; NULL when out of memory. */
+static cprof_job_t *conv_job(cprof_rec_t *rec, pending_t *win) {
+  cprof_job_t *job = calloc(1, sizeof *job);
+  if (!job) {
+    free_pending(win);
+    return NULL;
+  }
+  job->in.kind = CPROF_JOB_WINDOW;
+  job->in.src.window = (cprof_job_window_t){.text = win->t,
+                                            .cfg = &rec->cfg,
+                                            .ring = win->t.heap ? rec->heap_ring : rec->ring,
+                                            .trend = rec->trend};
+  free(win); /* its text is the job's now */
+  return job;
 }
 
 /* Starts the next conversion, if one waits and none runs. A failure to
  * queue loses that window (counted), never throws. */
 static void kick(napi_env env, cprof_rec_t *rec) {
-  napi_value name;
   while (!rec->converting && rec->head) {
-    conv_t *c = calloc(1, sizeof *c);
     pending_t *win = rec->head;
     rec->head = win->next;
     if (!rec->head) rec->tail = NULL;
     win->next = NULL;
-    if (c) {
-      *c = (conv_t){.rec = rec, .win = win};
-      if (napi_create_string_utf8(env, "cprof:recorder", NAPI_AUTO_LENGTH, &name) == napi_ok &&
-          napi_create_async_work(env, NULL, name, conv_execute, conv_complete, c, &c->work) ==
-              napi_ok &&
-          napi_queue_async_work(env, c->work) == napi_ok) {
-        atomic_fetch_add(&rec->refs, 1);
-        rec->converting = 1;
-        return;
-      }
-      if (c->work) napi_delete_async_work(env, c->work);
-      free(c);
+    cprof_job_t *job = conv_job(rec, win);
+    if (job && cprof__work_submit(env, job, &CONV_OPS, rec, NULL) == 0) {
+      atomic_fetch_add(&rec->refs, 1);
+      rec->converting = 1;
+      return;
     }
     rec->lost++;
-    free_pending(win);
   }
 }
 

@@ -25,7 +25,6 @@
 #include <stdbool.h>
 
 #include "../core/cprof.h"
-#include "job.h"
 
 typedef struct cprof_rec_s cprof_rec_t;
 

@@ -7,109 +7,76 @@
  * (cprof_snapshot_view), for cprof html and cprof ui. Only the CLI and ui
  * calls it: a snapshot's analysis costs memory in proportion to the
  * snapshot, never something to do inside a profiled app. */
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../core/cprof.h"
 #include "args.h"
 #include "entry.h"
 #include "errors.h"
+#include "work.h"
 
-typedef struct {
-  napi_async_work work;
-  napi_deferred deferred;
-  char *paths[3]; /* one: the report or view; two or three: the diff */
-  unsigned n, top;
-  int view;   /* one path: the viewer's data rather than the report */
-  char *json; /* the report, on success */
-  int err;
-  char errbuf[1024];
-} snap_job_t;
-
-static void snap_free(snap_job_t *j) {
-  for (unsigned i = 0; i < 3; i++)
-    free(j->paths[i]);
-  free(j->json);
-  free(j);
+/* The report's JSON text as a JS string. */
+static napi_value json_value(napi_env env, const cprof_job_t *job) {
+  napi_value value;
+  if (napi_create_string_utf8(env, job->out.text, job->out.text_len, &value) == napi_ok)
+    return value;
+  cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory: the report did not fit in a string");
+  return NULL;
 }
 
-static void execute_cb(napi_env env, void *data) {
-  (void)env;
-  snap_job_t *j = data;
-  if (j->view)
-    j->err = cprof_snapshot_view_file(j->paths[0], j->top, &j->json, j->errbuf, sizeof j->errbuf);
-  else if (j->n == 1)
-    j->err = cprof_snapshot_report_file(j->paths[0], j->top, &j->json, j->errbuf, sizeof j->errbuf);
-  else
-    j->err = cprof_snapshot_diff_files((const char *const *)j->paths, j->n, j->top, &j->json,
-                                       j->errbuf, sizeof j->errbuf);
-}
+static const cprof_work_ops_t OPS = {"cprof:snapshot", json_value, NULL};
 
-static void complete_cb(napi_env env, napi_status status, void *data) {
-  snap_job_t *j = data;
-  napi_value value = NULL;
-  if (status == napi_ok && env) {
-    if (j->err == CPROF_OK &&
-        napi_create_string_utf8(env, j->json, NAPI_AUTO_LENGTH, &value) == napi_ok) {
-      napi_resolve_deferred(env, j->deferred, value);
-    } else {
-      char msg[1200];
-      snprintf(msg, sizeof msg, "%s: %s", j->err ? cprof_strerror(j->err) : "out of memory",
-               j->errbuf[0] ? j->errbuf : "the report did not fit in a string");
-      value = cprof__make_error(env, cprof__js_code(j->err ? j->err : CPROF_ENOMEM), msg);
-      if (value) napi_reject_deferred(env, j->deferred, value);
-    }
-  }
-  napi_delete_async_work(env, j->work);
-  snap_free(j);
-}
-
-static napi_value queue(napi_env env, snap_job_t *j) {
-  napi_value promise, name;
-  if (napi_create_string_utf8(env, "cprof:snapshot", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-      napi_create_promise(env, &j->deferred, &promise) != napi_ok ||
-      napi_create_async_work(env, NULL, name, execute_cb, complete_cb, j, &j->work) != napi_ok ||
-      napi_queue_async_work(env, j->work) != napi_ok) {
-    if (j->work) napi_delete_async_work(env, j->work);
-    snap_free(j);
+static napi_value queue(napi_env env, cprof_job_t *j) {
+  napi_value promise;
+  if (cprof__work_submit(env, j, &OPS, NULL, &promise) != 0) {
     cprof__throw_last_error(env, "queueing the snapshot analysis");
     return NULL;
   }
   return promise;
 }
 
-static int top_arg(napi_env env, napi_value v, snap_job_t *j) {
+static int top_arg(napi_env env, napi_value v, cprof_job_t *j) {
   double top = 0;
   if (cprof__arg_double(env, v, "top", &top) != 0 || !(top >= 1) || top > CPROF_SNAPSHOT_TOP_MAX)
     return -1;
-  j->top = (unsigned)top;
+  j->in.want.top = (unsigned)top;
+  return 0;
+}
+
+/* Room for n paths (all freed with the job, read or not). */
+static int alloc_paths(cprof_job_t *j, uint32_t n) {
+  if (!(j->in.src.paths = calloc(n, sizeof *j->in.src.paths))) return -1;
+  j->in.src.npaths = n;
   return 0;
 }
 
 /* snapshotReport's one path. */
-static int path_arg(napi_env env, napi_value v, snap_job_t *j) {
-  j->n = 1;
-  return cprof__arg_string(env, v, "path", &j->paths[0]) != 0 || j->paths[0] == NULL ? -1 : 0;
+static int path_arg(napi_env env, napi_value v, cprof_job_t *j) {
+  if (alloc_paths(j, 1) != 0) return -1;
+  j->in.kind = CPROF_JOB_SNAPSHOT;
+  return cprof__arg_string(env, v, "path", &j->in.src.paths[0]) != 0 || !j->in.src.paths[0] ? -1
+                                                                                            : 0;
 }
 
 /* snapshotView's one path. */
-static int view_arg(napi_env env, napi_value v, snap_job_t *j) {
-  j->view = 1;
-  return path_arg(env, v, j);
+static int view_arg(napi_env env, napi_value v, cprof_job_t *j) {
+  int rc = path_arg(env, v, j);
+  j->in.kind = CPROF_JOB_SNAPSHOT_VIEW;
+  return rc;
 }
 
 /* The paths array: two or three strings. */
-static int paths_arg(napi_env env, napi_value v, snap_job_t *j) {
+static int paths_arg(napi_env env, napi_value v, cprof_job_t *j) {
   bool is_array = false;
   uint32_t n = 0;
   if (napi_is_array(env, v, &is_array) != napi_ok || !is_array ||
-      napi_get_array_length(env, v, &n) != napi_ok || n < 2 || n > 3)
+      napi_get_array_length(env, v, &n) != napi_ok || n < 2 || n > 3 || alloc_paths(j, n) != 0)
     return -1;
-  for (uint32_t i = 0; i < n; i++, j->n++) {
+  j->in.kind = CPROF_JOB_SNAPSHOT;
+  for (uint32_t i = 0; i < n; i++) {
     napi_value p;
     if (napi_get_element(env, v, i, &p) != napi_ok ||
-        cprof__arg_string(env, p, "path", &j->paths[i]) != 0 || j->paths[i] == NULL)
+        cprof__arg_string(env, p, "path", &j->in.src.paths[i]) != 0 || !j->in.src.paths[i])
       return -1;
   }
   return 0;
@@ -118,16 +85,16 @@ static int paths_arg(napi_env env, napi_value v, snap_job_t *j) {
 /* (paths, top): the job queued, its promise returned; or a throw with
  * usage. */
 static napi_value start(napi_env env, napi_callback_info info,
-                        int (*paths)(napi_env, napi_value, snap_job_t *), const char *usage) {
+                        int (*paths)(napi_env, napi_value, cprof_job_t *), const char *usage) {
   napi_value argv[2];
-  snap_job_t *j = calloc(1, sizeof *j);
+  cprof_job_t *j = calloc(1, sizeof *j);
   if (j == NULL) {
     cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory queueing the snapshot analysis");
     return NULL;
   }
   if (cprof__args(env, info, 2, argv) != 0 || paths(env, argv[0], j) != 0 ||
       top_arg(env, argv[1], j) != 0) {
-    snap_free(j);
+    cprof_job_free(j);
     cprof__throw(env, "ERR_CPROF_INVALID_ARG", usage);
     return NULL;
   }

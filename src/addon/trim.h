@@ -7,8 +7,8 @@
  * madvises each free page run it finds: on Node 26, whose main arena holds
  * many freed runs just after Profiler.stop, that took 5-40 ms (100 ms under
  * strace) while the stop's promise waited for it. So the trim is its own
- * work item, queued once the job has settled: the file is on disk and the
- * promise resolved before it starts. */
+ * job (src/core/job.h, CPROF_JOB_TRIM), queued once the job has settled:
+ * the file is on disk and the promise resolved before it starts. */
 #ifndef CPROF_TRIM_H
 #define CPROF_TRIM_H
 

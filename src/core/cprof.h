@@ -33,6 +33,10 @@
  *                notification
  *   heapsnapshot.h  cprof snapshot: a .heapsnapshot's dominator tree, retained
  *                sizes and classes, as a JSON report
+ *   job.h        cprof_job_run: one request type (job_request.h) for every
+ *                background job (a stop's or a file's profile loaded,
+ *                summarised and written; a snapshot's analysis; a recorder
+ *                window; a trim)
  *   sourcemap_apply.h  mapping a profile's frames through source maps, the
  *                map cache; it includes, and so makes public:
  *     sourcemap_find.h  finding a script's map (sourceMappingURL, data:
@@ -44,7 +48,7 @@
  * Every other header in src/core is internal: its names are cprof__ and
  * may change. They are internal.h (the shared internals: the profile
  * builder, cprof__errf), arena.h, reader.h, parse_cpu.h, parse_heap.h,
- * parse_value.h, idmap.h, out.h, pb.h, xml.h, label.h, tree.h,
+ * parse_value.h, idmap.h, job_internal.h, out.h, pb.h, xml.h, label.h, tree.h,
  * export_folded.h, export_svg.h, snapshot.h and sourcemap_url.h (file URLs to paths,
  * percent-decoding: only the source-map units need it). Who may
  * include them: the core's own units; the C unit tests (test/c), to test a
@@ -75,5 +79,6 @@
 #include "window.h"
 #include "sourcemap_apply.h"
 #include "heapsnapshot.h"
+#include "job.h"
 
 #endif

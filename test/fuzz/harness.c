@@ -16,7 +16,8 @@
  * an input with a NUL byte is two profiles); the HTML viewer's data is JSON
  * that cJSON reads back and holds no '<' (nothing can end its script element);
  * the text report and the diff table hold no control character but the line
- * ends, and are valid UTF-8 (names reach a terminal escaped).
+ * ends, and are valid UTF-8 (names reach a terminal escaped). The job
+ * engine runs the input as a stop's text (harness_job.c).
  *
  * A new exporter is one line in EXPORTERS. */
 #define _GNU_SOURCE /* open_memstream */
@@ -241,6 +242,7 @@ static void run_exporters(const fuzz_in_t *in) {
   }
 }
 
+#include "harness_job.c"
 #include "harness_merge.c"
 #include "harness_recorder.c"
 
@@ -313,6 +315,7 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
   fuzz_recorder_window(json, size, knob(data, size, 10));
   fuzz_recorder_name(data, size);
   fuzz_recorder_series(data, size);
+  fuzz_job(json, size, knob(data, size, 11));
   /* The v8.startCpuProfile text's repair: stays inside the input, gives a
    * NUL-terminated text no shorter than the input, which the parser may
    * reject but must not crash on. */

@@ -1,11 +1,11 @@
 /* cprof merge and --from/--to over a store: the job's load step for
- * several files, read and merged (core/merge.h) on the worker thread
- * before the usual summary, text and outputs (job_run.c). */
-#include "job_merge.h"
-
+ * several files, read and merged (merge.h) before the usual summary, text
+ * and outputs (job_tail.c). */
 #include <stdio.h>
 
-#include "../core/cprof.h"
+#include "error.h"
+#include "job_internal.h"
+#include "merge.h"
 
 static const char *kind_name(cprof_kind_t kind) {
   return kind == CPROF_KIND_CPU ? "CPU" : "heap";
@@ -29,7 +29,7 @@ static void free_all(cprof_profile_t **ps, size_t n) {
 
 /* Loads paths[0..n) into ps[0..n), all of one kind: *kind, or the first
  * file's when *first_path is NULL (both are then set). */
-static int load_batch(char *const *paths, size_t n, cprof_job_load_fn load, void *ctx,
+static int load_batch(char *const *paths, size_t n, cprof__job_load_fn load, void *ctx,
                       cprof_profile_t **ps, const char **first_path, cprof_kind_t *kind,
                       char *errbuf, size_t errlen) {
   for (size_t i = 0; i < n; i++) {
@@ -47,7 +47,7 @@ static int load_batch(char *const *paths, size_t n, cprof_job_load_fn load, void
   return CPROF_OK;
 }
 
-int cprof__job_merge_files(char *const *paths, size_t n, int need_samples, cprof_job_load_fn load,
+int cprof__job_merge_files(char *const *paths, size_t n, int need_samples, cprof__job_load_fn load,
                            void *ctx, cprof_profile_t **out, char *errbuf, size_t errlen) {
   /* ps[0] is the result so far (NULL at first), ps[1..] the batch. */
   cprof_profile_t *ps[BATCH + 1] = {NULL};
