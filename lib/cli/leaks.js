@@ -10,9 +10,8 @@
 // heap snapshots (lib/cli/leaks-holders.js).
 const { parseArgs } = require('node:util')
 const { discover, findProcess, byApp } = require('../fleet/discover')
-const { bytes, perMinute, siteName, clock, combine } = require('../fleet/heap-trend')
-const { termSafe } = require('../term')
-const { columns } = require('./columns')
+const { bytes, perMinute, siteName, clock, combine } = require('../recorder/heap-trend')
+const { termSafe, columns } = require('../term')
 const { takeHolders, renderHolders, intervalArg, pickInstance, INTERVAL_DEFAULT_S } = require('./leaks-holders')
 
 // What the sites are, in --json (the field names stay as they were).

@@ -7,8 +7,7 @@ const { parseArgs } = require('node:util')
 // the files and why each was written: shared with cprof ui
 const { listProfiles, whyText, V8_EXTS } = require('../files/profiles')
 const { defaultDir } = require('../dirs')
-const { termSafe } = require('../term')
-const { columns } = require('./columns')
+const { termSafe, columns } = require('../term')
 
 const USAGE = `usage: cprof list [dir] [--json]
 

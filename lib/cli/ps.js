@@ -1,12 +1,11 @@
 'use strict'
 // cprof ps [--json] [--app NAME]: the live Node processes of this user that
 // have cprof initialised (preload or init()), from the run directory
-// (lib/fleet/rundir.js), with CPU % and RSS from /proc.
+// (lib/identity/rundir.js), with CPU % and RSS from /proc.
 const { parseArgs } = require('node:util')
 const { discover, withUsage, byApp } = require('../fleet/discover')
-const rundir = require('../fleet/rundir')
-const { termSafe } = require('../term')
-const { columns } = require('./columns')
+const rundir = require('../identity/rundir')
+const { termSafe, columns } = require('../term')
 // each row's cells: shared with cprof ui's live table
 const { psRow, PS_COLUMNS } = require('../fleet/ps-rows')
 

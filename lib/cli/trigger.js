@@ -10,7 +10,7 @@
 const { parseArgs } = require('node:util')
 const { DEFAULT_SIGNAL } = require('../triggers/signals')
 const dumpRequest = require('../triggers/dump-request')
-const rundir = require('../fleet/rundir')
+const rundir = require('../identity/rundir')
 const { FORMAT_EXT } = require('../options')
 const { termSafe } = require('../term')
 const { UsageError, usageError } = require('./usage')

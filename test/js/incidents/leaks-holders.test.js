@@ -18,7 +18,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { makeTmpDir, removeTmpDirs, cprofAsync } = require('../helpers/util.js')
 const { startFixture } = require('../helpers/util.js').fixturesIn(__dirname)
-const { holderOf, holders, cost } = require('../../../lib/fleet/holders')
+const { holderOf, holders, cost } = require('../../../lib/incidents/holders-sum')
 const { pickInstance, intervalArg, diskShort } = require('../../../lib/cli/leaks-holders')
 
 const ROOT = path.join(__dirname, '..', '..', '..')
