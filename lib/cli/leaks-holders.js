@@ -23,16 +23,6 @@ const { termSafe } = require('../term')
 
 const INTERVAL_DEFAULT_S = 30
 
-/** --interval: seconds, > 0 and ≤ 3600; { value } or { error }. */
-function intervalArg (text) {
-  if (text === undefined) return { value: INTERVAL_DEFAULT_S }
-  const v = Number(text)
-  if (!/^\d+(\.\d+)?$/.test(String(text).trim()) || !(v > 0) || v > 3600) {
-    return { error: `--interval must be seconds, a number > 0 and at most 3600, got ${JSON.stringify(text)}` }
-  }
-  return { value: v }
-}
-
 /** With --app: the instance to snapshot, the one whose heap grows fastest
  * (its trend's perMinute; an instance without a trend last). */
 function pickInstance (entries) {
@@ -152,4 +142,4 @@ async function takeHolders (e, o, { err, who }) {
   }
 }
 
-module.exports = { takeHolders, renderHolders, intervalArg, pickInstance, heapEstimate, costLines, diskShort, INTERVAL_DEFAULT_S }
+module.exports = { takeHolders, renderHolders, pickInstance, heapEstimate, costLines, diskShort, INTERVAL_DEFAULT_S }
