@@ -69,8 +69,8 @@ function readValue (o, raw) {
   if (o.type === 'list') return readList(o, raw)
   if (o.type === 'repeated' && raw.includes('')) throw new UsageError(`--${o.name} must not be empty`)
   if (TYPES[o.type].number) return readNumber(o, raw)
-  if ((o.type === 'dir' || o.type === 'file' || o.type === 'text') && raw === '') {
-    throw new UsageError(`--${o.name} must name ${o.type === 'dir' ? 'a directory' : o.type === 'file' ? 'a file' : o.arg || 'a value'}`)
+  if ((o.type === 'dir' || o.type === 'file') && raw === '') {
+    throw new UsageError(`--${o.name} must name a ${o.type === 'dir' ? 'directory' : 'file'}`)
   }
   return raw
 }

@@ -14,6 +14,7 @@ const WINDOW_MS = 250
 const ps = command({
   name: 'ps',
   usage: ['[--json] [--app NAME]'],
+  positionals: [0, 0],
   about: `Lists the live Node processes of this user that run cprof (cprof.init() or
 node -r cprof/register with CPROF_PROFILING): pid, app name (the PM2 name,
 else $CPROF_APP, process.title or the script's name), PM2 id and instance
