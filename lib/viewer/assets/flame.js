@@ -250,4 +250,4 @@ function createFlame (m, canvas, opts) {
   }
 }
 
-module.exports = { colourTable, createFlame, nodeColourer }
+module.exports = { KIND_HUES, colourTable, createFlame, nodeColourer } // KIND_HUES: test/js/viewer/colours.test.js
