@@ -14,7 +14,7 @@ const { isMainThread } = require('node:worker_threads')
 
 function preload () {
   const { envConfig } = require('./lib/triggers/env')
-  const { startEnv } = require('./lib/triggers/pm2')
+  const { startEnv } = require('./lib/identity/pm2')
   const config = envConfig(startEnv(process.env))
   if (!config) return
   const cprof = require('./lib/index')
@@ -44,7 +44,7 @@ function preload () {
 // toggle; elsewhere nothing outside the app can, and silence would hide it.
 function noSignalNote (config) {
   const { initConfig } = require('./lib/triggers/config')
-  const { underPm2 } = require('./lib/triggers/pm2')
+  const { underPm2 } = require('./lib/identity/pm2')
   const c = initConfig(config)
   if (!c.cpu || !c.recorder || c.signal || underPm2()) return
   const sig = c.dumpSignal.name

@@ -13,13 +13,13 @@ const { shapeResult } = require('./result')
 
 // <kind>-<pid>-<20261122T082325.123Z>; worker threads add -w<threadId>; an
 // instance of a PM2 app or a node:cluster worker/primary puts
-// <app>.<instance> before the pid (lib/fleet/identity.js fileTag).
+// <app>.<instance> before the pid (lib/identity/process.js fileTag).
 function fileStem (kind, name, startTime) {
   if (name) return name
   const stamp = new Date(startTime).toISOString().replace(/[-:]/g, '')
   const { threadId, isMainThread } = require('node:worker_threads')
   const thread = isMainThread ? '' : `-w${threadId}`
-  const tag = require('./fleet/identity').fileTag()
+  const tag = require('./identity/process').fileTag()
   return `${kind}-${tag ? tag + '-' : ''}${process.pid}${thread}-${stamp}`
 }
 

@@ -2,7 +2,7 @@
 // Where cprof writes, and whether it may. The same rules as the native
 // writer's cprof_dir_prepare (src/core/fsutil.c), for the files JavaScript
 // writes (heap snapshots), the recorder's store (checked at start) and, via
-// unsafeOwn, the fleet run directory (lib/fleet/rundir.js):
+// unsafeOwn, the fleet run directory (lib/identity/rundir.js):
 // - the default directory, <os.tmpdir()>/cprof-<uid>, is this user's private
 //   one: created 0700; an existing one must be a real directory (not a
 //   symlink), owned by this user, not writable by group or others;
@@ -31,7 +31,7 @@ function defaultDir () {
 // Why st (lstat of cprof's default directory) may not hold the user's files,
 // or null. Wording matches src/core/fsutil.c unsafe_dir. owner: the uid it
 // must belong to, when not ours (the run directory of another user's
-// process that root triggers, lib/fleet/rundir.js).
+// process that root triggers, lib/identity/rundir.js).
 function unsafeOwn (st, owner) {
   if (st.isSymbolicLink()) return 'is a symbolic link, not a directory'
   if (!st.isDirectory()) return 'is not a directory'

@@ -9,7 +9,7 @@
 // (removeStale) for profiles, their formats and viewer marks.
 const fs = require('node:fs')
 const path = require('node:path')
-const procfs = require('./fleet/procfs')
+const procfs = require('./procfs')
 
 // What cprof writes into a profile directory (lib/options.js FORMAT_EXT, the
 // marks and leaks files).
@@ -18,7 +18,7 @@ const PROFILE_TEMPS = [
   new RegExp(`^\\..+\\.${EXT}\\.(\\d+)\\.[A-Za-z0-9]{12}$`), // src/core/fsutil.c: .<name>.<pid>.<12 random>
   new RegExp(`^\\..+\\.${EXT}\\.(\\d+)\\.[0-9a-f]{8}$`) // lib/viewer/marks-file.js writeWhole: .<name>.<pid>.<8 hex>
 ]
-const ENTRY_TEMP = /^\.(\d+)\.[0-9a-z]+\.tmp$/ // lib/fleet/rundir.js writeEntry: .<pid>.<time>.tmp
+const ENTRY_TEMP = /^\.(\d+)\.[0-9a-z]+\.tmp$/ // lib/identity/rundir.js writeEntry: .<pid>.<time>.tmp
 
 // A temp file in a profile directory untouched this long, whose writer is
 // gone, is stale. Only the pid is checked in the private run directory; a

@@ -12,16 +12,24 @@
 // #includes a header of B, or when A's code names a function that B
 // defines (not static). Both count: a header-level graph alone misses
 // render.c calling the exporters that include render.h.
-// JS (lib/): a unit is a file; A depends on B when A require()s B.
+// JS (lib/): a unit is a file; A depends on B when A require()s B. The
+// viewer's assets (lib/viewer/assets, one script in the page) require each
+// other too (lib/viewer/build.js joins them). Above the files, lib/ has
+// folders (a file directly in lib/ counts as a folder of its own) in tiers,
+// declared in scripts/tiers.js: a folder requires only folders of its own
+// tier or lower ones, and no two folders depend on each other, even through
+// others (a circle between folders fails even when no file circle makes it).
 //
 // --graph prints every unit's dependencies (the include and call graph),
 // by layer: a unit depends only on units of lower layers. docs/architecture.md
 // names this command rather than pasting its output.
 // Exit status: 0 without circles, 1 with (each one printed, with the
-// includes and functions that make its edges), 2 on usage errors.
+// includes and functions that make its edges) or with a require against the
+// tiers, 2 on usage errors.
 
 const fs = require('node:fs')
 const path = require('node:path')
+const TIERS = require('./tiers')
 
 function parseArgs (argv) {
   const opts = { root: path.join(__dirname, '..'), graph: false }
@@ -155,6 +163,50 @@ function jsGraph (root) {
   return edges
 }
 
+// lib/'s folders: lib/cli/ for lib/cli/x.js, lib/index.js for itself.
+function folderOf (unit) {
+  const slash = unit.indexOf('/', 'lib/'.length)
+  return slash < 0 ? unit : unit.slice(0, slash + 1)
+}
+
+// The file graph folded into folders: an edge between two folders for
+// each require from a file of one to a file of the other.
+function folderGraph (edges) {
+  const out = new Map()
+  for (const [a, deps] of edges) {
+    const fa = folderOf(a)
+    if (!out.has(fa)) out.set(fa, new Map())
+    for (const [b, why] of deps) {
+      const fb = folderOf(b)
+      if (fa === fb) continue
+      const m = out.get(fa)
+      if (!m.has(fb)) m.set(fb, [])
+      m.get(fb).push(...why)
+    }
+  }
+  return out
+}
+
+// What breaks the tiers (scripts/tiers.js): a folder no tier names, a
+// require from a folder to one of a higher tier.
+function tierProblems (folders, tiers = TIERS) {
+  const rank = new Map()
+  tiers.forEach((t, i) => t.units.forEach((u) => rank.set('lib/' + u, i)))
+  const out = []
+  for (const [a, deps] of folders) {
+    if (!rank.has(a)) {
+      out.push(`no tier: ${a} is in no tier of scripts/tiers.js; add it to the lowest tier whose folders are all it needs`)
+      continue
+    }
+    for (const [b, why] of deps) {
+      if (!(rank.get(b) > rank.get(a))) continue
+      out.push(`tier: ${a} (${tiers[rank.get(a)].tier}) requires ${b} (${tiers[rank.get(b)].tier}, a higher tier): ` +
+        why.slice(0, 3).join('; '))
+    }
+  }
+  return out
+}
+
 // Tarjan's strongly connected components: a component of more than one
 // unit is a circle.
 function circles (edges) {
@@ -257,6 +309,36 @@ function graphLines (graph, title, edges) {
   return lines
 }
 
+// The tiers as docs/architecture.md shows them, above lib/'s graph.
+function tierLines (tiers = TIERS) {
+  const lines = ['lib/ tiers, lowest first (a folder requires only its own tier and lower ones; no folder circle)']
+  tiers.forEach((t, i) => {
+    const head = `${String(i + 1).padStart(4)} ${t.tier}: `
+    let line = head
+    for (const [j, u] of t.units.entries()) {
+      const word = u + (j < t.units.length - 1 ? ',' : '')
+      if (line.length > head.length && line.length + 1 + word.length > WIDTH) {
+        lines.push(line)
+        line = ' '.repeat(head.length) + word
+      } else {
+        line += (line.length > head.length ? ' ' : '') + word
+      }
+    }
+    lines.push(line)
+  })
+  return lines
+}
+
+// lib/'s folder circles and tier breaks, printed; true when there are any.
+function folderFailures (edges) {
+  const folders = folderGraph(edges)
+  const found = circles(folders)
+  for (const scc of found) process.stderr.write('folder ' + describe(folders, scc) + '\n')
+  const broken = tierProblems(folders)
+  for (const line of broken) process.stderr.write(line + '\n')
+  return found.length + broken.length > 0
+}
+
 function main () {
   const opts = parseArgs(process.argv.slice(2))
   const graphs = [
@@ -267,18 +349,24 @@ function main () {
   for (const [graph, title, edges] of graphs) {
     const found = circles(edges)
     for (const scc of found) process.stderr.write(describe(edges, scc) + '\n')
-    if (found.length > 0) failed = true
-    else if (opts.graph) process.stdout.write(graphLines(graph, title, edges).join('\n') + '\n')
+    const folderBad = graph === 'lib' && folderFailures(edges)
+    if (found.length > 0 || folderBad) failed = true
+    else if (opts.graph) {
+      if (graph === 'lib') process.stdout.write(tierLines().join('\n') + '\n')
+      process.stdout.write(graphLines(graph, title, edges).join('\n') + '\n')
+    }
   }
   if (failed) {
     process.stderr.write(
-      'check-cycles: units above depend on each other; move what both need into a unit of its own\n'
+      'check-cycles: units above depend on each other, or a lower tier requires a higher one ' +
+        '(scripts/tiers.js); move what both need into a unit of its own, in the tier it belongs to\n'
     )
     process.exit(1)
   }
   const units = graphs.reduce((n, [, , e]) => n + e.size, 0)
-  process.stdout.write(`check-cycles: no circles among ${units} units of src/ and lib/\n`)
+  process.stdout.write(`check-cycles: no circles among ${units} units of src/ and lib/, ` +
+    `none between lib/'s folders, none against its ${TIERS.length} tiers\n`)
 }
 
 if (require.main === module) main()
-module.exports = { cGraph, jsGraph, circles, definedFunctions, stripC, graphLines }
+module.exports = { cGraph, jsGraph, circles, definedFunctions, stripC, graphLines, folderGraph, tierProblems }

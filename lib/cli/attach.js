@@ -6,7 +6,6 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { parseArgs } = require('node:util')
 const native = require('../native')
 const {
   FORMAT_EXT, formatNames, dirOption, CPU_INTERVAL_DEFAULT_US, HEAP_INTERVAL_DEFAULT_BYTES, HEAP_STACK_DEPTH_DEFAULT
@@ -15,7 +14,7 @@ const { prepareDir } = require('../dirs')
 const { attach, hostPort, GRACE_MS } = require('../fleet/attach')
 const { topLines } = require('../fleet/summary')
 const { termSafe } = require('../term')
-const { UsageError, usageError } = require('./usage')
+const { command, UsageError } = require('./kit')
 
 const FORMATS = Object.keys(FORMAT_EXT)
 const TOP = 10
@@ -25,10 +24,12 @@ const TOP = 10
 // (lib/fleet/attach.js).
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP']
 
-const USAGE = `usage: cprof attach <pid> [--duration S] [--heap [--include-collected]] [--interval N] [--formats LIST]
-                    [--dir DIR] [--wait S] [--top N] [--json] [--force]
-
-Profiles a running Node.js process that never loaded cprof: sends it SIGUSR1,
+const attachCommand = command({
+  name: 'attach',
+  usage: ['<pid> [--duration S] [--heap [--include-collected]] [--interval N] [--formats LIST]',
+    '       [--dir DIR] [--wait S] [--top N] [--json] [--force]'],
+  positionals: [1, 1],
+  about: `Profiles a running Node.js process that never loaded cprof: sends it SIGUSR1,
 which makes Node open its inspector on 127.0.0.1 (port 9229, or the
 --inspect-port it was started with), finds it among the process's own
 listening sockets (/proc), connects to it, samples for the
@@ -48,78 +49,78 @@ blocked there or Node runs with --disable-sigusr1, the inspector port is
 already open (someone's debugger) or taken by another process, or the
 process's --inspect-port names a host other than loopback (0.0.0.0: every
 interface; --force attaches anyway). An app that handles SIGUSR1 itself gets
-the signal and no inspector opens: attach says so after --wait seconds (exit 1).
+the signal and no inspector opens: attach says so after --wait seconds (exit 1).`,
+  options: [
+    { name: 'duration', arg: 'S', type: 'seconds', above: true, max: 3600, default: 10, help: 'seconds to sample' },
+    {
+      name: 'heap',
+      type: 'flag',
+      help: 'heap allocation sampling (a .heapprofile) instead of CPU: the sampled allocations of the window still ' +
+        "live at its end, as heap.start() samples; none may be (a server's per-request garbage), which is an " +
+        'answer, not an error: 0 samples, exit 0'
+    },
+    {
+      name: 'include-collected',
+      type: 'flag',
+      help: 'with --heap: keep the samples of objects a GC freed before the end too (what the window allocated, ' +
+        'not only what it left live)'
+    },
+    {
+      name: 'interval',
+      arg: 'N',
+      type: 'count',
+      min: 1,
+      max: 2 ** 30,
+      shown: `CPU ${CPU_INTERVAL_DEFAULT_US} µs, heap ${HEAP_INTERVAL_DEFAULT_BYTES} bytes`,
+      help: 'sampling interval: CPU µs, heap bytes'
+    },
+    { name: 'formats', arg: 'LIST', type: 'list', choices: FORMATS, noun: 'format', shown: 'none', help: 'also write these' },
+    {
+      name: 'dir',
+      arg: 'DIR',
+      type: 'dir',
+      shown: "$CPROF_DIR, else cprof's default directory",
+      help: 'where to write; files are named `<cpu|heap>-<pid>-<start stamp>.<ext>`'
+    },
+    {
+      name: 'wait',
+      arg: 'S',
+      type: 'seconds',
+      above: true,
+      max: 600,
+      default: 10,
+      help: "seconds to wait for the inspector to open after SIGUSR1; if it opens later (the target's main " +
+        "thread busy in native code), cprof's watchdog closes it"
+    },
+    { name: 'top', arg: 'N', type: 'count', min: 1, default: TOP, help: 'functions in the printed summary' },
+    {
+      name: 'json',
+      type: 'flag',
+      help: 'print `{ pid, address, port, closed, interrupted, kind, samples, droppedSamples (heap), durationMs, ' +
+        'files, summary }` as JSON'
+    },
+    {
+      name: 'force',
+      type: 'flag',
+      help: "attach even when the inspector opens on an address other than loopback (as configured by the process's --inspect-port)"
+    }
+  ]
+})
 
-  --duration S      seconds to sample (default 10)
-  --heap            heap allocation sampling (a .heapprofile) instead of CPU: the sampled
-                    allocations of the window still live at its end, as heap.start() samples;
-                    none may be (a server's per-request garbage), which is an answer, not an
-                    error: 0 samples, exit 0
-  --include-collected
-                    with --heap: keep the samples of objects a GC freed before the end too
-                    (what the window allocated, not only what it left live)
-  --interval N      sampling interval: CPU µs (default ${CPU_INTERVAL_DEFAULT_US}), heap bytes (default ${HEAP_INTERVAL_DEFAULT_BYTES})
-  --formats LIST    also write these (comma-separated): ${FORMATS.join(', ')}
-  --dir DIR         where to write (default: $CPROF_DIR, else cprof's default directory);
-                    files are named <cpu|heap>-<pid>-<start stamp>.<ext>
-  --wait S          seconds to wait for the inspector to open after SIGUSR1 (default 10); if it
-                    opens later (the target's main thread busy in native code), cprof's
-                    watchdog closes it
-  --top N           functions in the printed summary (default ${TOP})
-  --json            print { pid, address, port, closed, interrupted, kind, samples,
-                    droppedSamples (heap), durationMs, files, summary } as JSON
-  --force           attach even when the inspector opens on an address other than
-                    loopback (as configured by the process's --inspect-port)
-`
-
-function parse (argv) {
-  let a
-  try {
-    a = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        duration: { type: 'string' },
-        heap: { type: 'boolean' },
-        'include-collected': { type: 'boolean' },
-        interval: { type: 'string' },
-        formats: { type: 'string', multiple: true },
-        dir: { type: 'string' },
-        wait: { type: 'string' },
-        top: { type: 'string' },
-        json: { type: 'boolean' },
-        force: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' }
-      }
-    })
-  } catch (e) {
-    throw new UsageError(e.message)
-  }
-  const v = a.values
-  if (v.help) return { help: true }
-  if (a.positionals.length !== 1 || !/^\d+$/.test(a.positionals[0])) throw new UsageError('give exactly one process id')
-  const num = (name, text, def, ok) => {
-    if (text === undefined) return def
-    const n = Number(text)
-    if (text.trim() === '' || !ok(n)) throw new UsageError(`--${name}: bad value ${JSON.stringify(text)}`)
-    return n
-  }
-  const formats = [...new Set((v.formats || []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean))]
-  const bad = formats.find((f) => !FORMATS.includes(f))
-  if (bad) throw new UsageError(`unknown format "${bad}" for --formats; known: ${FORMATS.join(', ')}`)
-  if (v.dir === '') throw new UsageError('--dir must name a directory')
+// The command line's values as attach's options.
+function attachOptions ({ values: v, positionals }) {
+  if (!/^\d+$/.test(positionals[0])) throw new UsageError('give exactly one process id')
   if (v['include-collected'] && !v.heap) throw new UsageError('--include-collected goes with --heap')
   return {
-    pid: Number(a.positionals[0]),
-    durationMs: num('duration', v.duration, 10, (n) => Number.isFinite(n) && n > 0 && n <= 3600) * 1000,
+    pid: Number(positionals[0]),
+    durationMs: v.duration * 1000,
     heap: Boolean(v.heap),
     includeCollected: Boolean(v['include-collected']),
-    interval: num('interval', v.interval, v.heap ? HEAP_INTERVAL_DEFAULT_BYTES : CPU_INTERVAL_DEFAULT_US,
-      (n) => Number.isInteger(n) && n >= 1 && n <= 2 ** 30),
-    formats,
+    interval: v.interval ?? (v.heap ? HEAP_INTERVAL_DEFAULT_BYTES : CPU_INTERVAL_DEFAULT_US),
+    formats: v.formats || [],
     ...dirOption(v.dir), // { dir, ownDir }: the default directory must be the user's private one
-    waitMs: num('wait', v.wait, 10, (n) => Number.isFinite(n) && n > 0 && n <= 600) * 1000,
-    top: num('top', v.top, TOP, (n) => Number.isInteger(n) && n >= 1),
+    waitMs: v.wait * 1000,
+    top: v.top,
     json: Boolean(v.json),
     force: Boolean(v.force)
   }
@@ -137,17 +138,10 @@ async function save (dir, o, startTime, text) {
 }
 
 async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
-  let o
-  try {
-    o = parse(argv)
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e
-    return usageError('attach', USAGE, e.message, err).exit
-  }
-  if (o.help) {
-    out.write(USAGE)
-    return 0
-  }
+  return attachCommand.run(argv, { out, err }, (a) => attachTo(attachOptions(a), out, err))
+}
+
+async function attachTo (o, out, err) {
   const kind = o.heap ? 'heap' : 'CPU'
   let got
   try {
@@ -250,4 +244,4 @@ function onStopSignals (pid, err) {
   }
 }
 
-module.exports = { run, USAGE }
+module.exports = { run, command: attachCommand }

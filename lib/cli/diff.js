@@ -7,84 +7,97 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { parseArgs } = require('node:util')
 const native = require('../native')
 const { cprofError } = require('../errors')
 const { TEMPLATE_PATH } = require('../viewer')
-const { intArg, input, claimOutputs, refused } = require('./profile-io')
-const { usageError } = require('./usage')
+const { input, claimOutputs, refused, OUTPUT_OPTION, SOURCE_MAPS_OPTION } = require('./profile-io')
+const { command, UsageError } = require('./kit')
 const { DEFAULTS, pointsArg, judge, gateText, markdown } = require('./diff-gate')
 
-const USAGE = `usage: cprof diff <before> <after> [options]
-       cprof diff --base FILE|DIR [--base …] --head FILE|DIR [--head …] [options]
-
-Compares two .cpuprofile files or two .heapprofile files (or two sets of runs:
+const diff = command({
+  name: 'diff',
+  usage: ['<before> <after> [options]', '--base FILE|DIR [--base …] --head FILE|DIR [--head …] [options]'],
+  about: `Compares two .cpuprofile files or two .heapprofile files (or two sets of runs:
 a directory stands for every profile in it, and several profiles on one side
 are merged first, which averages out run-to-run noise). Each function's self
 and total are compared as shares of their own side's busy time: a CPU
 profile's total without (idle), which is waiting, not code; a heap profile's
 total. (idle) is not ranked. The table lists the functions whose self share
 changed most, with the values before and after (ms or bytes) and the change
-in percentage points (pts).
-
-  --top N             rows in the table (default 30; 10 with --format md)
-  --format text|md    text: the table (default); md: a short markdown summary
-                      for a pull-request comment (verdict, top changes)
-  --fail-above PTS    the regression gate: exit 1 when a function's share of
-                      the busy samples (its own samples / all but (idle)) grew
-                      by more than PTS percentage points ("5%", "5" and "5pts"
-                      are the same), with at least --min-samples of its samples
-                      in <after>, and by more than --sigma standard errors of
-                      sampling noise; exit 0 if not (docs/cli.md, "Regression
-                      gate": the rule and how noise is handled)
-  --min-samples N     samples a function needs on the side it grew on to fail
-                      the gate (default ${DEFAULTS.minSamples})
-  --sigma K           how many standard errors a change must exceed (default
-                      ${DEFAULTS.sigma}); the error is the binomial one of both shares
-  -o, --output FILE   also write a differential flame graph (SVG): the frames of
-                      <after>, red where the self share grew, blue where it shrank
-  --html FILE         also write the differential HTML viewer (cprof html's page
-                      of the diff)
-                      -o and --html replace an existing FILE, but never an input
-  --force             let -o or --html replace an input too
-  --source-maps       map frames through the scripts' source maps (TypeScript,
-                      bundles): original files, lines and names; the scripts and
-                      maps must be at the paths the profile names
-
-Exit status: 0 done (and the gate passed), 1 the gate failed or an input or
-output failed (stderr says which), 2 usage errors.
-`
-
-const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  top: { type: 'string' },
-  format: { type: 'string' },
-  'fail-above': { type: 'string' },
-  'min-samples': { type: 'string' },
-  sigma: { type: 'string' },
-  output: { type: 'string', short: 'o' },
-  html: { type: 'string' },
-  base: { type: 'string', multiple: true },
-  head: { type: 'string', multiple: true },
-  force: { type: 'boolean' },
-  'source-maps': { type: 'boolean' }
-}
+in percentage points (pts).`,
+  options: [
+    { name: 'top', arg: 'N', type: 'count', min: 1, max: 100000, shown: '30; 10 with --format md', help: 'rows in the table' },
+    {
+      name: 'format',
+      arg: 'text|md',
+      type: 'text',
+      default: 'text',
+      help: 'text: the table; md: a short markdown summary for a pull-request comment (verdict, top changes)'
+    },
+    {
+      name: 'fail-above',
+      arg: 'PTS',
+      type: 'text',
+      shown: 'no gate',
+      help: "the regression gate: exit 1 when a function's share of the busy samples (its own samples / all but " +
+        '(idle)) grew by more than PTS percentage points ("5%", "5" and "5pts" are the same), with at least ' +
+        '--min-samples of its samples in <after>, and by more than --sigma standard errors of sampling noise; ' +
+        'exit 0 if not ([Regression gate](#regression-gate): the rule and how noise is handled)'
+    },
+    {
+      name: 'min-samples',
+      arg: 'N',
+      type: 'count',
+      max: 1e9,
+      default: DEFAULTS.minSamples,
+      help: 'samples a function needs on the side it grew on to fail the gate'
+    },
+    {
+      name: 'sigma',
+      arg: 'K',
+      type: 'number',
+      max: 100,
+      default: DEFAULTS.sigma,
+      help: 'how many standard errors a change must exceed; the error is the binomial one of both shares'
+    },
+    {
+      ...OUTPUT_OPTION('svg'),
+      shown: 'none',
+      help: 'also write a differential flame graph (SVG): the frames of <after>, red where the self share grew, ' +
+        'blue where it shrank; replaces an existing FILE, never an input'
+    },
+    {
+      name: 'html',
+      arg: 'FILE',
+      type: 'file',
+      shown: 'none',
+      help: "also write the differential HTML viewer (cprof html's page of the diff); replaces an existing FILE, never an input"
+    },
+    { name: 'base', arg: 'FILE|DIR', type: 'repeated', help: 'the before side: profiles, or directories of them (merged)' },
+    { name: 'head', arg: 'FILE|DIR', type: 'repeated', help: 'the after side, as --base' },
+    { name: 'force', type: 'flag', help: 'let -o or --html replace an input too' },
+    SOURCE_MAPS_OPTION
+  ],
+  notes: `Exit status: 0 done (and the gate passed), 1 the gate failed or an input or
+output failed (stderr says which), 2 usage errors.`
+})
 
 const PROFILE_RE = /\.(cpuprofile|heapprofile)$/i
 
 function parse (argv) {
   let a
   try {
-    a = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
-  } catch (err) {
-    return usageError('diff', USAGE, err.message)
+    a = diff.parse(argv)
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e
+    return diff.fail(e.message)
   }
-  const v = a.values
-  if (v.help) {
-    process.stdout.write(USAGE)
+  if (a.help) {
+    process.stdout.write(diff.help())
     return { exit: 0 }
   }
-  const err = (m) => usageError('diff', USAGE, m)
+  const v = a.values
+  const err = (m) => diff.fail(m)
   const pos = a.positionals
   let base, head
   if (v.base || v.head) {
@@ -98,19 +111,16 @@ function parse (argv) {
     base = [pos[0]]
     head = [pos[1]]
   }
-  const format = v.format ?? 'text'
+  const format = v.format
   if (format !== 'text' && format !== 'md') return err(`--format must be text or md, got "${format}"`)
-  const top = intArg('diff', 'top', v.top, 1, 100000)
-  const minSamples = intArg('diff', 'min-samples', v['min-samples'], 0, 1e9)
   const threshold = pointsArg('fail-above', v['fail-above'])
-  const sigma = v.sigma === undefined ? { value: undefined } : /^\s*\d+(\.\d+)?\s*$/.test(v.sigma) && Number(v.sigma) <= 100 ? { value: Number(v.sigma) } : { error: `--sigma must be a number from 0 to 100, got "${v.sigma}"` }
-  for (const x of [top, minSamples, threshold, sigma]) if (x.error) return err(x.error)
+  if (threshold.error) return err(threshold.error)
   return {
     base,
     head,
     format,
-    top: top.value,
-    gate: { threshold: threshold.value, minSamples: minSamples.value ?? DEFAULTS.minSamples, sigma: sigma.value ?? DEFAULTS.sigma },
+    top: v.top,
+    gate: { threshold: threshold.value, minSamples: v['min-samples'], sigma: v.sigma },
     svg: v.output !== undefined ? path.resolve(v.output) : null,
     html: v.html !== undefined ? path.resolve(v.html) : null,
     force: v.force === true,
@@ -156,7 +166,7 @@ async function run (argv) {
   const base = sideFiles(a.base)
   const head = sideFiles(a.head)
   const outs = [a.svg, a.html].filter(Boolean)
-  if (a.svg && a.svg === a.html) return usageError('diff', USAGE, '-o and --html name the same file').exit
+  if (a.svg && a.svg === a.html) return diff.fail('-o and --html name the same file').exit
   const claim = claimOutputs('diff', outs, { explicit: true, force: a.force, inputs: [...base, ...head] })
   if (claim.exit !== undefined) return claim.exit
   const short = (files) => files.length === 1 ? path.basename(files[0]) : `${files.length} profiles`
@@ -204,4 +214,4 @@ async function run (argv) {
   }
 }
 
-module.exports = { run, USAGE }
+module.exports = { run, command: diff }

@@ -9,7 +9,7 @@ const fanout = require('../fleet/fanout')
 const { topLines, fmt } = require('../fleet/summary')
 const { termSafe } = require('../term')
 const { requestSnapshot, warning, wroteLine } = require('../fleet/signal-snapshot')
-const { label: labelOf } = require('../fleet/merge-set')
+const { label: labelOf } = require('../cluster/merge-set')
 
 const WAIT_MS = 30000
 const TOP = 10
@@ -28,8 +28,7 @@ function print (r, o, out) {
   const lines = [`merged ${kind} of ${n} instance${n === 1 ? '' : 's'}` +
     `${r.missing.length ? ` (${r.missing.length} missing)` : ''}: ${r.samples} samples` +
     (r.by === 'primary' ? ` (merged by the cluster primary, pid ${r.primary})` : '')]
-  lines.push(`  ${termSafe(r.file)}`)
-  for (const f of Object.values(r.outputs || {})) lines.push(`  ${termSafe(f)}`)
+  for (const f of Object.values(r.files)) lines.push(`  ${termSafe(f)}`)
   lines.push(`instances (share of the ${o.heap ? 'sampled bytes' : 'time on CPU, idle left out'}):`)
   for (const i of r.instances) {
     const total = i.total !== undefined ? `${fmt(i.total, o.heap ? 0 : 1)} ${i.unit}${o.heap ? '' : ' on CPU'}, ` : ''

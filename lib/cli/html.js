@@ -5,21 +5,22 @@
 // template of lib/viewer. A heap snapshot's page: lib/viewer/snapshot-page.js.
 const fs = require('node:fs')
 const path = require('node:path')
-const { parseArgs } = require('node:util')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
 const { readMarks, writeWhole } = require('../viewer/marks-file')
 const { snapshotPage } = require('../viewer/snapshot-page')
 const { isHeapSnapshot } = require('../snapshot-report')
 const { termSafe } = require('../term')
-const { input, outputPath, claimOutputs, refused } = require('./profile-io')
-const { usageError } = require('./usage')
+const { input, outputPath, claimOutputs, refused, OUTPUT_OPTION, SOURCE_MAPS_OPTION } = require('./profile-io')
+const { command, UsageError } = require('./kit')
 
-const USAGE = `usage: cprof html <file> [-o report.html] [--title TEXT] [--force] [--source-maps]
-       cprof html <before> <after> [-o diff.html] [--title TEXT] [--force] [--source-maps]
-       cprof html <file.heapsnapshot> [-o out.html] [--title TEXT] [--force]
-
-Writes one self-contained HTML file (no network; it opens from disk and can be
+const html = command({
+  name: 'html',
+  usage: ['<file> [-o report.html] [--title TEXT] [--force] [--source-maps]',
+    '<before> <after> [-o diff.html] [--title TEXT] [--force] [--source-maps]',
+    '<file.heapsnapshot> [-o out.html] [--title TEXT] [--force]'],
+  positionals: [1, 2],
+  about: `Writes one self-contained HTML file (no network; it opens from disk and can be
 attached to a ticket) to read a .cpuprofile or .heapprofile in a browser: the flame
 graph (zoom, search, hover; icicle and left-heavy orderings), the top-down call
 tree, the bottom-up view (callers) and the flat profile, with self and total per
@@ -27,42 +28,25 @@ function. With two profiles of the same kind, the same views of the diff: widths
 from <after>, each frame and function coloured by the change of its share (of busy
 time, the total without (idle), by default: cprof diff's rule).
 A .heapsnapshot: its classes (count, shallow and retained size), their largest
-objects and the retainer tree of a selected object (docs/viewer.md).
-
-  -o, --output FILE   where to write (default: next to <file> with extension .html;
-                      a diff: next to <after> as <after>.diff.html). Replaced if it
-                      exists.
-  --title TEXT        the page's title (default: the file name(s))
-  --force             replace the default output file if it exists (without -o,
-                      cprof html refuses to)
-  --source-maps       map frames through the scripts' source maps (TypeScript,
-                      bundles): original files, lines and names; the scripts and
-                      maps must be at the paths the profile names
-`
-
-const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  output: { type: 'string', short: 'o' },
-  title: { type: 'string' },
-  force: { type: 'boolean' },
-  'source-maps': { type: 'boolean' }
-}
+objects and the retainer tree of a selected object (docs/viewer.md).`,
+  options: [
+    { ...OUTPUT_OPTION('html'), shown: 'next to <file> with extension .html; a diff: next to <after> as <after>.diff.html', help: 'where to write; replaced if it exists' },
+    { name: 'title', arg: 'TEXT', type: 'text', shown: 'the file name(s)', help: "the page's title" },
+    { name: 'force', type: 'flag', help: 'replace the default output file if it exists (without -o, cprof html refuses to)' },
+    SOURCE_MAPS_OPTION
+  ]
+})
 
 function parse (argv) {
-  let a
   try {
-    a = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
-  } catch (err) {
-    return usageError('html', USAGE, err.message)
-  }
-  if (a.values.help) {
-    process.stdout.write(USAGE)
+    const a = html.parse(argv)
+    if (!a.help) return a
+    process.stdout.write(html.help())
     return { exit: 0 }
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    return html.fail(err.message)
   }
-  const n = a.positionals.length
-  if (n < 1) return usageError('html', USAGE, 'missing <file>')
-  if (n > 2) return usageError('html', USAGE, `too many arguments: ${a.positionals.slice(2).join(' ')}`)
-  return a
 }
 
 // The default output, beside the (after) profile.
@@ -77,7 +61,7 @@ async function run (argv) {
   const files = a.positionals
   const snapshots = await Promise.all(files.map((f) => isHeapSnapshot(input(f))))
   if (files.length === 2 && snapshots.some(Boolean)) {
-    return usageError('html', USAGE, 'a heap snapshot opens alone: compare two with cprof snapshot diff').exit
+    return html.fail('a heap snapshot opens alone: compare two with cprof snapshot diff').exit
   }
   const out = a.values.output !== undefined ? path.resolve(a.values.output) : defaultOutput(files)
   const claim = claimOutputs('html', [out], {
@@ -132,4 +116,4 @@ async function writeSnapshotPage (file, out, title, keepExisting) {
   return 0
 }
 
-module.exports = { run, USAGE }
+module.exports = { run, command: html }

@@ -7,34 +7,21 @@
 // one at a time, the free-disk check, the pause it documents), then `cprof
 // snapshot diff A B` in this process (lib/snapshot-report.js, the C core),
 // then one report; the snapshots are deleted unless --keep. Before the first,
-// what they cost is printed (lib/fleet/holders.js: cost, from the measured
+// what they cost is printed (lib/incidents/holders-sum.js: cost, from the measured
 // rules of docs/incidents.md). With --app, only the instance whose heap grows
 // fastest is snapshotted: each snapshot pauses the instance it is taken in,
 // and the instances of one app hold their leaks the same way.
 const fs = require('node:fs')
 const { requestSnapshot, wroteLine } = require('../fleet/signal-snapshot')
-const rundir = require('../fleet/rundir')
-const procfs = require('../fleet/procfs')
-const { bytes, perMinute } = require('../fleet/heap-trend')
-const { cost, holders } = require('../fleet/holders')
+const rundir = require('../identity/rundir')
+const procfs = require('../procfs')
+const { bytes } = require('../recorder/heap-trend')
+const { cost, holders } = require('../incidents/holders-sum')
 const { snapshotDiff } = require('../snapshot-report')
+const { renderHolders, seconds, DIFF_TOP, HOLDERS_TOP } = require('../incidents/holders-text')
 const { termSafe } = require('../term')
-const { columns } = require('./columns')
 
 const INTERVAL_DEFAULT_S = 30
-const DIFF_TOP = 500 // groups read from the diff to sum by holder
-const HOLDERS_TOP = 10 // in --json
-const TEXT_TOP = 5
-
-/** --interval: seconds, > 0 and ≤ 3600; { value } or { error }. */
-function intervalArg (text) {
-  if (text === undefined) return { value: INTERVAL_DEFAULT_S }
-  const v = Number(text)
-  if (!/^\d+(\.\d+)?$/.test(String(text).trim()) || !(v > 0) || v > 3600) {
-    return { error: `--interval must be seconds, a number > 0 and at most 3600, got ${JSON.stringify(text)}` }
-  }
-  return { value: v }
-}
 
 /** With --app: the instance to snapshot, the one whose heap grows fastest
  * (its trend's perMinute; an instance without a trend last). */
@@ -58,7 +45,6 @@ function heapEstimate (e) {
   return { heap: rss || 0, rss, from: 'its RSS, an upper bound' }
 }
 
-const seconds = (ms) => (ms / 1000).toFixed(ms < 10_000 ? 1 : 0)
 const range = ([lo, hi], f) => f(lo) === f(hi) ? f(lo) : `${f(lo)}–${f(hi)}`
 
 /** The lines said before the first snapshot: what the two will cost. */
@@ -93,35 +79,6 @@ function unlinkQuiet (file) {
   try {
     fs.unlinkSync(file)
   } catch {}
-}
-
-function holderTable (all) {
-  if (all.length === 0) return '  no new objects held: nothing grew between the snapshots\n'
-  const hs = all.slice(0, TEXT_TOP)
-  const rows = [['NEW', 'SHALLOW', 'RATE', 'HELD BY: NEW OBJECTS']]
-  for (const h of hs) {
-    const what = h.classes.slice(0, 3).map((c) => `${c.count.toLocaleString('en-US')} ${c.class}`).join(', ') +
-      (h.classes.length > 3 ? `, … (${h.classes.length} classes)` : '')
-    rows.push([`+${h.count.toLocaleString('en-US')}`, `+${bytes(h.selfSize)}`,
-      h.perMinute === null ? '-' : perMinute(h.perMinute), `${h.holder}: ${what}`].map(termSafe))
-  }
-  let out = columns(rows).map((l) => '  ' + l).join('\n') + '\n'
-  out += '  retainer paths (of the largest group under the first holders):\n'
-  for (const h of hs.slice(0, 2)) out += `    ${termSafe(h.path)}\n`
-  return out
-}
-
-/** The text of the holders part of the report. */
-function renderHolders (r) {
-  const a = r.snapshots
-  const pauses = a[0].durationMs === null ? '' : `pauses ${seconds(a[0].durationMs)} s and ${seconds(a[1].durationMs)} s; `
-  let out = `held by (${r.measures.holders}): heap snapshots ${seconds(r.intervalMs)} s apart ` +
-    `(${pauses}${bytes(a[0].bytes)} and ${bytes(a[1].bytes)}); ` +
-    `new in the second: ${r.added.count.toLocaleString('en-US')} objects, ${bytes(r.added.selfSize)}, by what holds them\n`
-  out += holderTable(r.holders)
-  for (const w of r.warnings) out += `  warning: ${termSafe(w)}\n`
-  if (r.kept) out += `  snapshots kept: ${termSafe(a[0].file)} ${termSafe(a[1].file)} (cprof snapshot diff A B)\n`
-  return out
 }
 
 /**
@@ -185,4 +142,4 @@ async function takeHolders (e, o, { err, who }) {
   }
 }
 
-module.exports = { takeHolders, renderHolders, intervalArg, pickInstance, heapEstimate, costLines, diskShort, INTERVAL_DEFAULT_S, DIFF_TOP, HOLDERS_TOP }
+module.exports = { takeHolders, renderHolders, pickInstance, heapEstimate, costLines, diskShort, INTERVAL_DEFAULT_S }

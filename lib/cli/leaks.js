@@ -8,20 +8,20 @@
 // checked as `cprof trigger --dump` checks it). A site is where V8
 // allocated the bytes, not what holds them: --holders adds that, from two
 // heap snapshots (lib/cli/leaks-holders.js).
-const { parseArgs } = require('node:util')
 const { discover, findProcess, byApp } = require('../fleet/discover')
-const { bytes, perMinute, siteName, clock, combine } = require('../fleet/heap-trend')
-const { termSafe } = require('../term')
-const { columns } = require('./columns')
-const { takeHolders, renderHolders, intervalArg, pickInstance, INTERVAL_DEFAULT_S } = require('./leaks-holders')
+const { bytes, perMinute, siteName, clock, combine } = require('../recorder/heap-trend')
+const { termSafe, columns } = require('../term')
+const { takeHolders, renderHolders, pickInstance, INTERVAL_DEFAULT_S } = require('./leaks-holders')
+const { command, UsageError } = require('./kit')
 
 // What the sites are, in --json (the field names stay as they were).
 const MEASURES = 'allocation site'
 
-const USAGE = `usage: cprof leaks <pid> | --app NAME [--json]
-       cprof leaks <pid> | --app NAME --holders [--interval S] [--keep] [--dir DIR] [--json]
-
-Prints the allocation sites whose live heap keeps growing in a process that
+const leaks = command({
+  name: 'leaks',
+  usage: ['<pid> | --app NAME [--json]', '<pid> | --app NAME --holders [--interval S] [--keep] [--dir DIR] [--json]'],
+  positionals: [0, 1],
+  about: `Prints the allocation sites whose live heap keeps growing in a process that
 runs cprof's flight recorder with heap windows (init({ recorder: { heap: true } })
 or CPROF_RECORDER=1 CPROF_RECORDER_HEAP=1): for each site (function, script,
 line) its live bytes now, its growth per minute (Theil–Sen), since when it
@@ -31,23 +31,29 @@ grows in the most recent ones: a cache filled once is not a leak.
 
 A site is where V8 ALLOCATED the bytes, not what holds them: a string
 flattened by hash.update(), a Buffer copied, an object a library builds and
-the app keeps are counted where they were made. --holders says what holds them.
-
-  --app NAME    every instance of app NAME, then the sites summed across them
-  --json        one JSON object per process ({ pid, app, instance, cwd,
-                measures, trend }), then with --app one { app, instances,
-                measures, sites }; measures: '${MEASURES}'
-  --holders     also what holds what grew: two heap snapshots of the process
-                (with --app: of the instance whose heap grows fastest), S
-                seconds apart, compared as cprof snapshot diff A B does; the
-                objects new in the second, summed by their holder. Each
-                snapshot PAUSES the process (printed before the first, with
-                the memory and disk it needs); deleted afterwards
-  --interval S  seconds between the two snapshots (default ${INTERVAL_DEFAULT_S})
-  --keep        keep the two snapshots (their paths are printed)
-  --dir DIR     where the process writes them (default: its own directory)
-  --force       send the snapshot signal even if the process seems not to catch it
-`
+the app keeps are counted where they were made. --holders says what holds them.`,
+  options: [
+    { name: 'app', arg: 'NAME', type: 'text', help: 'every instance of app NAME, then the sites summed across them' },
+    {
+      name: 'json',
+      type: 'flag',
+      help: 'one JSON object per process (`{ pid, app, instance, cwd, measures, trend }`), then with --app one ' +
+        `\`{ app, instances, measures, sites }\`; measures: '${MEASURES}'`
+    },
+    {
+      name: 'holders',
+      type: 'flag',
+      help: 'also what holds what grew: two heap snapshots of the process (with --app: of the instance whose heap ' +
+        'grows fastest), S seconds apart, compared as `cprof snapshot diff A B` does; the objects new in the second, ' +
+        'summed by their holder. Each snapshot PAUSES the process (printed before the first, with the memory and ' +
+        'disk it needs); deleted afterwards'
+    },
+    { name: 'interval', arg: 'S', type: 'seconds', above: true, max: 3600, default: INTERVAL_DEFAULT_S, help: 'with --holders: seconds between the two snapshots' },
+    { name: 'keep', type: 'flag', help: 'with --holders: keep the two snapshots (their paths are printed)' },
+    { name: 'dir', arg: 'DIR', type: 'dir', shown: 'its own directory', help: 'with --holders: where the process writes them' },
+    { name: 'force', type: 'flag', help: 'with --holders: send the snapshot signal even if the process seems not to catch it' }
+  ]
+})
 
 function header (e, t) {
   const who = `pid ${e.pid} (${e.app}${e.instance !== null && e.instance !== undefined ? `, instance ${e.instance}` : ''})`
@@ -69,46 +75,11 @@ function siteTable (sites, cwd, withInstances) {
   return columns(rows).map((l) => '  ' + l).join('\n') + '\n'
 }
 
-async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
-  let a
-  try {
-    a = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean' },
-        app: { type: 'string' },
-        holders: { type: 'boolean' },
-        interval: { type: 'string' },
-        keep: { type: 'boolean' },
-        dir: { type: 'string' },
-        force: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' }
-      }
-    })
-  } catch (e) {
-    err.write(`cprof leaks: ${e.message}\n\n${USAGE}`)
-    return 2
-  }
-  if (a.values.help) {
-    out.write(USAGE)
-    return 0
-  }
-  const pid = a.positionals.length === 1 && /^[1-9][0-9]*$/.test(a.positionals[0]) ? Number(a.positionals[0]) : null
-  if ((pid === null) === (a.values.app === undefined) || a.positionals.length > 1) {
-    err.write(`cprof leaks: give one pid or --app NAME\n\n${USAGE}`)
-    return 2
-  }
-  const interval = intervalArg(a.values.interval)
-  if (interval.error) {
-    err.write(`cprof leaks: ${interval.error}\n\n${USAGE}`)
-    return 2
-  }
-  const only = ['interval', 'keep', 'dir', 'force'].find((k) => a.values[k] !== undefined)
-  if (only && !a.values.holders) {
-    err.write(`cprof leaks: --${only} goes with --holders\n\n${USAGE}`)
-    return 2
-  }
+async function report ({ values, given, positionals }, out, err) {
+  const pid = positionals.length === 1 && /^[1-9][0-9]*$/.test(positionals[0]) ? Number(positionals[0]) : null
+  if ((pid === null) === (values.app === undefined)) throw new UsageError('give one pid or --app NAME')
+  const only = ['interval', 'keep', 'dir', 'force'].find((k) => given.has(k))
+  if (only && !values.holders) throw new UsageError(`--${only} goes with --holders`)
   const warn = (w) => err.write(`cprof leaks: ${termSafe(w)}\n`)
   let entries
   if (pid !== null) {
@@ -121,28 +92,28 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   } else {
     const found = discover()
     for (const w of found.warnings) warn(w)
-    entries = byApp(found.entries, a.values.app)
+    entries = byApp(found.entries, values.app)
     if (entries.length === 0) {
-      warn(`no process runs cprof as app ${JSON.stringify(a.values.app)} (see \`cprof ps\`)`)
+      warn(`no process runs cprof as app ${JSON.stringify(values.app)} (see \`cprof ps\`)`)
       return 1
     }
   }
   const trendOf = (e) => (e.recorder && e.recorder.heapTrend) || null
-  if (a.values.holders) {
+  if (values.holders) {
     return holdersReport(pickInstance(entries), entries.length, {
-      intervalS: interval.value, keep: Boolean(a.values.keep), dir: a.values.dir, force: Boolean(a.values.force), json: a.values.json
+      intervalS: values.interval, keep: Boolean(values.keep), dir: values.dir, force: Boolean(values.force), json: values.json
     }, { out, err, trendOf })
   }
-  if (a.values.json) {
+  if (values.json) {
     for (const e of entries) out.write(JSON.stringify({ pid: e.pid, app: e.app, instance: e.instance ?? null, cwd: e.cwd, measures: MEASURES, trend: trendOf(e) }) + '\n')
-    if (pid === null) out.write(JSON.stringify({ app: a.values.app, instances: entries.length, measures: MEASURES, sites: combine(entries) }) + '\n')
+    if (pid === null) out.write(JSON.stringify({ app: values.app, instances: entries.length, measures: MEASURES, sites: combine(entries) }) + '\n')
   } else {
     for (const e of entries) {
       out.write(termSafe(header(e, trendOf(e))) + '\n')
       if (trendOf(e)) out.write(siteTable(trendOf(e).top || [], e.cwd, false))
     }
     if (pid === null && entries.length > 1) {
-      out.write(`app ${termSafe(a.values.app)}, ${entries.length} instances together:\n`)
+      out.write(`app ${termSafe(values.app)}, ${entries.length} instances together:\n`)
       out.write(siteTable(combine(entries), null, true))
     }
     if (entries.some((e) => (trendOf(e) || { top: [] }).top.length)) {
@@ -180,4 +151,8 @@ async function holdersReport (e, instances, o, { out, err, trendOf }) {
   return 0
 }
 
-module.exports = { run, USAGE }
+async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
+  return leaks.run(argv, { out, err }, (a) => report(a, out, err))
+}
+
+module.exports = { run, command: leaks }

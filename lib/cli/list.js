@@ -3,23 +3,28 @@
 // cprof writes them, $CPROF_DIR or <tmpdir>/cprof-<uid>), oldest first, with kind,
 // process id, time and size.
 const path = require('node:path')
-const { parseArgs } = require('node:util')
 // the files and why each was written: shared with cprof ui
 const { listProfiles, whyText, V8_EXTS } = require('../files/profiles')
 const { defaultDir } = require('../dirs')
-const { termSafe } = require('../term')
-const { columns } = require('./columns')
+const { termSafe, columns } = require('../term')
+const { command } = require('./kit')
 
-const USAGE = `usage: cprof list [dir] [--json]
-
-Lists the profile files in dir (default: $CPROF_DIR, else ${defaultDir()}),
-oldest first: kind, process id, time (UTC), size, why it was written, file.
-
-  --json    one JSON object per file: { file, kind, format, pid, thread, app, instance,
-            time, size, why, incident } (app, instance: a PM2 or node:cluster process's,
-            else null; why: 'incident', 'dump', 'window', 'fan-out', 'run' or null; incident: the
-            trigger that wrote it, such as 'eventLoopDelay', else null)
-`
+const list = command({
+  name: 'list',
+  usage: ['[dir] [--json]'],
+  positionals: [0, 1],
+  about: `Lists the profile files in dir (default: $CPROF_DIR, else ${defaultDir()}),
+oldest first: kind, process id, time (UTC), size, why it was written, file.`,
+  options: [
+    {
+      name: 'json',
+      type: 'flag',
+      help: 'one JSON object per file: `{ file, kind, format, pid, thread, app, instance, time, size, why, incident }` ' +
+        "(app, instance: a PM2 or node:cluster process's, else null; why: 'incident', 'dump', 'window', 'fan-out', " +
+        "'run' or null; incident: the trigger that wrote it, such as 'eventLoopDelay', else null)"
+    }
+  ]
+})
 
 function human (bytes) {
   const units = ['B', 'KiB', 'MiB', 'GiB']
@@ -44,27 +49,7 @@ function table (rows) {
   return columns(cells, { right: [3] }).join('\n') + '\n'
 }
 
-async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }
-    })
-  } catch (e) {
-    err.write(`cprof list: ${e.message}\n\n${USAGE}`)
-    return 2
-  }
-  const { values, positionals } = parsed
-  if (values.help) {
-    out.write(USAGE)
-    return 0
-  }
-  if (positionals.length > 1) {
-    err.write(`cprof list: give at most one directory\n\n${USAGE}`)
-    return 2
-  }
+async function listDir ({ values, positionals }, out, err) {
   const given = positionals.length === 1
   const dir = path.resolve(given ? positionals[0] : (process.env.CPROF_DIR || defaultDir()))
   let rows
@@ -91,4 +76,8 @@ async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
   return 0
 }
 
-module.exports = { run }
+async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
+  return list.run(argv, { out, err }, (a) => listDir(a, out, err))
+}
+
+module.exports = { run, command: list }

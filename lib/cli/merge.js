@@ -4,11 +4,10 @@
 // main thread), and a summary of the result.
 const fs = require('node:fs')
 const path = require('node:path')
-const { parseArgs } = require('node:util')
 const native = require('../native')
 const { FORMAT_EXT } = require('../options')
-const { intArg, claimOutputs, refused } = require('./profile-io')
-const { usageError } = require('./usage')
+const { claimOutputs, refused, OUTPUT_OPTION, FORCE_OPTION, SOURCE_MAPS_OPTION } = require('./profile-io')
+const { command, UsageError } = require('./kit')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath, iso } = require('./store')
 const { topLines, fmt } = require('../fleet/summary')
 const { TEMPLATE_PATH } = require('../viewer')
@@ -24,9 +23,10 @@ function htmlOpts (paths) {
 }
 const TOP = 10
 
-const USAGE = `usage: cprof merge <file>… [-o out] [--formats pprof,folded,svg,txt,html] [--source-maps] [options]
-
-Merges .cpuprofile files, or .heapprofile files, into one profile of the same
+const merge = command({
+  name: 'merge',
+  usage: [`<file>… [-o out] [--formats ${FORMATS.join(',')}] [--source-maps] [options]`],
+  about: `Merges .cpuprofile files, or .heapprofile files, into one profile of the same
 kind that Chrome DevTools, speedscope and every cprof command read. The same
 function at the same position in the call stack becomes one node: self time
 (µs) or self size (bytes) and hit counts add up. CPU samples follow each
@@ -36,37 +36,28 @@ timestamps; any other (after a gap, run at the same time, on another clock)
 is laid end to end, its first sample where the one before it ended: the time
 no file covered is cut out, so viewers never count it for a function.
 Heap samples are appended, their ordinals renumbered after the previous file's.
-
-  -o, --output FILE   the merged profile (default: merged.cpuprofile or
-                      merged.heapprofile in the current directory, after the
-                      first file's extension); -o replaces an existing FILE
-  --force             replace existing default outputs (without it, merge stops
-                      with exit 1 and names the file in the way)
-  --formats LIST      also write these next to it, same name, their extension
-                      (comma-separated or repeated): ${FORMATS.join(', ')}
-  --top N             functions in the printed summary (default ${TOP})
-  --json              print the result (kind, samples, durationMs, files,
-                      summary, sourceMaps) as JSON instead of text
-  --source-maps       map frames through the scripts' source maps (TypeScript,
-                      bundles) in the summary and --formats outputs: original
-                      files, lines and names; the merged profile keeps V8's
-                      positions; the scripts and maps must be at the paths the
-                      profiles name
-
 A mix of CPU and heap profiles, or a file that is not a profile, is an error
-(exit 1) naming the file.
-${STORE_USAGE}`
-
-const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  output: { type: 'string', short: 'o' },
-  formats: { type: 'string', multiple: true },
-  top: { type: 'string' },
-  json: { type: 'boolean' },
-  force: { type: 'boolean' },
-  'source-maps': { type: 'boolean' },
-  ...STORE_OPTIONS
-}
+(exit 1) naming the file.`,
+  options: [
+    {
+      ...OUTPUT_OPTION(''),
+      shown: "merged.cpuprofile or merged.heapprofile in the current directory, after the first file's extension",
+      help: 'the merged profile; -o replaces an existing FILE'
+    },
+    FORCE_OPTION,
+    { name: 'formats', arg: 'LIST', type: 'list', choices: FORMATS, noun: 'format', shown: 'none', help: 'also write these next to it, same name, their extension' },
+    { name: 'top', arg: 'N', type: 'count', min: 1, max: 100000, default: TOP, help: 'functions in the printed summary' },
+    { name: 'json', type: 'flag', help: 'print the result (kind, samples, durationMs, files, summary, sourceMaps) as JSON instead of text' },
+    {
+      ...SOURCE_MAPS_OPTION,
+      help: "map frames through the scripts' source maps (TypeScript, bundles) in the summary and --formats outputs: " +
+        "original files, lines and names; the merged profile keeps V8's positions; the scripts and maps must be at " +
+        'the paths the profiles name'
+    },
+    ...STORE_OPTIONS
+  ],
+  notes: STORE_USAGE
+})
 
 // The files to merge: every positional, or the windows of one store directory.
 function inputs (files, values) {
@@ -78,9 +69,9 @@ function inputs (files, values) {
     }
   })
   if (dirs.length > 0 && files.length > 1) {
-    return usageError('merge', USAGE, `${dirs[0]} is a directory: merge one store directory, or files`)
+    return merge.fail(`${dirs[0]} is a directory: merge one store directory, or files`)
   }
-  const src = commandInput('merge', USAGE, files[0], values)
+  const src = commandInput(merge, files[0], values)
   if (src.exit !== undefined) return src
   if (src.input.store) return { paths: src.input.paths, store: src.input }
   return { paths: files.map((f) => path.resolve(f)) }
@@ -95,13 +86,6 @@ function outputFile (paths, store, output) {
   return { file: path.resolve(`merged.${m[1].toLowerCase()}`) }
 }
 
-function formatList (values) {
-  const list = [...new Set((values || []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))]
-  const unknown = list.find((f) => !FORMATS.includes(f))
-  if (unknown) return { error: `unknown format "${unknown}" for --formats; known: ${FORMATS.join(', ')}` }
-  return { value: list }
-}
-
 function printSummary (r, n, files, top) {
   const cpu = r.kind === 'cpu'
   const span = cpu ? `, ${fmt(r.durationMs / 1000, 2)} s profiled` : ''
@@ -114,25 +98,24 @@ function printSummary (r, n, files, top) {
 async function run (argv) {
   let a
   try {
-    a = parseArgs({ args: joinTimeArgs(argv), options: OPTIONS, allowPositionals: true, strict: true })
+    a = merge.parse(joinTimeArgs(argv))
   } catch (err) {
-    return usageError('merge', USAGE, err.message).exit
+    if (!(err instanceof UsageError)) throw err
+    return merge.fail(err.message).exit
   }
-  if (a.values.help) {
-    process.stdout.write(USAGE)
+  if (a.help) {
+    process.stdout.write(merge.help())
     return 0
   }
-  if (a.positionals.length === 0) return usageError('merge', USAGE, 'missing <file>…').exit
-  const top = intArg('merge', 'top', a.values.top, 1, 100000)
-  const formats = formatList(a.values.formats)
-  if (top.error || formats.error) return usageError('merge', USAGE, top.error || formats.error).exit
+  if (a.positionals.length === 0) return merge.fail('missing <file>…').exit
+  const formats = a.values.formats || []
   const src = inputs(a.positionals, a.values)
   if (src.exit !== undefined) return src.exit
   const out = outputFile(src.paths, src.store, a.values.output)
-  if (out.error) return usageError('merge', USAGE, out.error).exit
+  if (out.error) return merge.fail(out.error).exit
   const base = out.file.replace(/\.(cpuprofile|heapprofile|json)$/i, '')
   const outs = {}
-  for (const f of formats.value) outs[f] = path.basename(`${base}.${FORMAT_EXT[f]}`)
+  for (const f of formats) outs[f] = path.basename(`${base}.${FORMAT_EXT[f]}`)
   const dir = path.dirname(out.file)
   const claim = claimOutputs('merge', [out.file, ...Object.values(outs).map((o) => path.join(dir, o))], {
     explicit: out.explicit, force: a.values.force, inputs: src.paths
@@ -141,7 +124,7 @@ async function run (argv) {
   const n = src.paths.length
   let r
   try {
-    r = await native.merge(src.paths, dir, path.basename(out.file), top.value ?? TOP, {
+    r = await native.merge(src.paths, dir, path.basename(out.file), a.values.top, {
       outs,
       title: src.store ? `${src.store.store.kind} ${iso(src.store.store.from)} to ${iso(src.store.store.to)}` : `${n} merged profiles`,
       needSamples: true,
@@ -152,14 +135,14 @@ async function run (argv) {
   } catch (err) {
     return refused('merge', err)
   }
-  const files = [r.file.path, ...formats.value.map((f) => r.outputs[f].path)]
+  const files = [r.file.path, ...formats.map((f) => r.outputs[f].path)]
   if (a.values.json) {
     const { kind, samples, durationMs, summary, sourceMaps } = r
     process.stdout.write(JSON.stringify({ inputs: src.paths, files, kind, samples, durationMs, summary, sourceMaps }, null, 2) + '\n')
   } else {
-    printSummary(r, n, files, top.value ?? TOP)
+    printSummary(r, n, files, a.values.top)
   }
   return 0
 }
 
-module.exports = { run, USAGE, formatList }
+module.exports = { run, command: merge }

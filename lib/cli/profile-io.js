@@ -5,53 +5,51 @@
 // or writes a profile.
 const fs = require('node:fs')
 const path = require('node:path')
-const { parseArgs } = require('node:util')
 const { termSafe } = require('../term')
-const { usageError } = require('./usage')
+const { UsageError } = require('./kit')
 
-// Parses argv for `cprof <cmd>`. Returns { values, positionals } or
-// { exit } when the command is done: --help (0) or a usage error (2).
-function parseCommand (cmd, argv, usage, options, positionals) {
+// Parses argv for cmd (a command of lib/cli/kit.js) that takes the
+// positionals names. Returns { values, given, positionals } or { exit }
+// when the command is done: --help (0) or a usage error (2).
+function parseCommand (cmd, argv, names) {
   let parsed
   try {
-    parsed = parseArgs({
-      args: argv,
-      options: { help: { type: 'boolean', short: 'h' }, ...options },
-      allowPositionals: true,
-      strict: true
-    })
+    parsed = cmd.parse(argv)
   } catch (err) {
-    return usageError(cmd, usage, err.message)
+    if (!(err instanceof UsageError)) throw err
+    return cmd.fail(err.message)
   }
-  if (parsed.values.help) {
-    process.stdout.write(usage)
+  if (parsed.help) {
+    process.stdout.write(cmd.help())
     return { exit: 0 }
   }
   const n = parsed.positionals.length
-  if (n !== positionals.length) {
-    const want = positionals.map((p) => `<${p}>`).join(' ')
-    return usageError(cmd, usage, n < positionals.length ? `missing ${want}` : `too many arguments: ${parsed.positionals.slice(positionals.length).join(' ')}`)
+  if (n !== names.length) {
+    const want = names.map((p) => `<${p}>`).join(' ')
+    return cmd.fail(n < names.length ? `missing ${want}` : `too many arguments: ${parsed.positionals.slice(names.length).join(' ')}`)
   }
   return parsed
 }
 
-// A positive integer option given as text; undefined stays undefined.
-function intArg (cmd, name, text, min, max) {
-  if (text === undefined) return { value: undefined }
-  const v = Number(text)
-  if (!/^\d+$/.test(text) || v < min || v > max) {
-    return { error: `--${name} must be an integer from ${min} to ${max}, got "${text}"` }
-  }
-  return { value: v }
+// Rows every command that writes a profile's file shares (lib/cli/kit.js).
+const OUTPUT_OPTION = (ext) => ({
+  name: 'output',
+  short: 'o',
+  arg: 'FILE',
+  type: 'file',
+  shown: `next to <file>, extension .${ext}`,
+  help: 'where to write; -o replaces an existing FILE'
+})
+const FORCE_OPTION = {
+  name: 'force',
+  type: 'flag',
+  help: 'replace an existing default output (without it, the command stops with exit 1 and names the file in the way)'
 }
-
-function percentArg (name, text) {
-  if (text === undefined) return { value: undefined }
-  const v = Number(text)
-  if (text.trim() === '' || !Number.isFinite(v) || v < 0 || v > 100) {
-    return { error: `--${name} must be a percentage from 0 to 100, got "${text}"` }
-  }
-  return { value: v }
+const SOURCE_MAPS_OPTION = {
+  name: 'source-maps',
+  type: 'flag',
+  help: "map frames through the scripts' source maps (TypeScript, bundles): original files, lines and names; " +
+    'the scripts and maps must be at the paths the profile names'
 }
 
 // The input path as the user wrote it, and absolute for the native side.
@@ -115,4 +113,4 @@ function refused (cmd, err) {
   return 1
 }
 
-module.exports = { parseCommand, intArg, percentArg, input, outputPath, claimOutputs, refused }
+module.exports = { parseCommand, input, outputPath, claimOutputs, refused, OUTPUT_OPTION, FORCE_OPTION, SOURCE_MAPS_OPTION }

@@ -2,58 +2,54 @@
 // cprof report <file>: the text report of a .cpuprofile / .heapprofile
 // (top functions by self and by total, the top-down tree, callers of one
 // function), or the summary object as JSON. Rendered by the native core.
-const { parseArgs } = require('node:util')
 const { TOP_DEFAULT } = require('../options')
-const { parseCommand, intArg, percentArg } = require('./profile-io')
-const { usageError } = require('./usage')
+const { parseCommand, SOURCE_MAPS_OPTION } = require('./profile-io')
+const { command } = require('./kit')
 const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, profileJob, storeTitle } = require('./store')
 const { termSafe } = require('../term')
 
 const LINES_TOP = 5 // src/core/report_lines.h CPROF__LINES_TOP
 
-const USAGE = `usage: cprof report <file> [--top N] [--cut PCT] [--bottom-up NAME] [--json] [--source-maps]
-                    [--lines [FUNCTION]]
-       cprof report --app NAME [--heap] [--dir DIR]… [options]
-
-Reports on a .cpuprofile or .heapprofile (cprof's, Chrome DevTools', node --cpu-prof's,
+const report = command({
+  name: 'report',
+  usage: ['<file> [--top N] [--cut PCT] [--bottom-up NAME] [--json] [--source-maps] [--lines [FUNCTION]]',
+    '--app NAME [--heap] [--dir DIR]… [options]'],
+  about: `Reports on a .cpuprofile or .heapprofile (cprof's, Chrome DevTools', node --cpu-prof's,
 node --heap-prof's): the top functions by self and by total, the top-down call tree,
 and with --bottom-up the callers of one function. CPU values are in ms, heap values
-in bytes (B, KiB, MiB); percentages are of the profile's total.
-
-  --top N             functions per table (default ${TOP_DEFAULT})
-  --cut PCT           leave out tree nodes under PCT % of the total (default 1)
-  --bottom-up NAME    also the callers of the function NAME (its exact name, or a
-                      part of "name (file:line)")
-  --json              print the summary object (kind, samples, durationMs, summary;
-                      for a store also windows, from, to) as JSON instead of the text
-  --app NAME          instead of <file>: the merged view of app NAME's instances,
-                      each one's newest profile named <kind>-NAME.<instance>-<pid>-…
-                      (as PM2 instances and node:cluster processes name theirs), in
-                      the directories the app's live processes write to, or --dir
-  --heap              with --app: heap profiles instead of CPU
-  --dir DIR           with --app: where to look (repeatable)
-  --lines [FUNCTION]  also the self time of each line (V8's positionTicks) of the
-                      top ${LINES_TOP} functions by self, or of FUNCTION (its exact name, or a
-                      part of "name (file:line)"), with the source line beside it
-                      when the file can be read (CPU profiles; with --json: each
-                      summary function's lines)
-  --source-maps       map frames through the scripts' source maps (TypeScript,
-                      bundles): original files, lines and names; the scripts and
-                      maps must be at the paths the profile names
-${STORE_USAGE}`
-
-const OPTIONS = {
-  lines: { type: 'boolean' },
-  top: { type: 'string' },
-  cut: { type: 'string' },
-  'bottom-up': { type: 'string' },
-  json: { type: 'boolean' },
-  app: { type: 'string' },
-  heap: { type: 'boolean' },
-  dir: { type: 'string', multiple: true },
-  'source-maps': { type: 'boolean' },
-  ...STORE_OPTIONS
-}
+in bytes (B, KiB, MiB); percentages are of the profile's total.`,
+  options: [
+    { name: 'top', arg: 'N', type: 'count', min: 1, max: 100000, shown: String(TOP_DEFAULT), help: 'functions per table' },
+    { name: 'cut', arg: 'PCT', type: 'percent', max: 100, shown: '1', help: 'leave out tree nodes under PCT % of the total' },
+    { name: 'bottom-up', arg: 'NAME', type: 'text', help: 'also the callers of the function NAME (its exact name, or a part of "name (file:line)")' },
+    {
+      name: 'json',
+      type: 'flag',
+      help: 'print the summary object (kind, samples, durationMs, summary; for a store also windows, from, to) as JSON instead of the text'
+    },
+    {
+      name: 'app',
+      arg: 'NAME',
+      type: 'text',
+      help: "instead of <file>: the merged view of app NAME's instances, each one's newest profile named " +
+        '<kind>-NAME.<instance>-<pid>-… (as PM2 instances and node:cluster processes name theirs), in the ' +
+        "directories the app's live processes write to, or --dir"
+    },
+    { name: 'heap', type: 'flag', help: 'with --app: heap profiles instead of CPU' },
+    { name: 'dir', arg: 'DIR', type: 'repeated', shown: "the app's processes' directories", help: 'with --app: where to look (repeatable)' },
+    {
+      name: 'lines',
+      arg: '[FUNCTION]',
+      type: 'flag',
+      help: `also the self time of each line (V8's positionTicks) of the top ${LINES_TOP} functions by self, or of ` +
+        'FUNCTION (its exact name, or a part of "name (file:line)"), with the source line beside it when the file ' +
+        "can be read (CPU profiles; with --json: each summary function's lines)"
+    },
+    SOURCE_MAPS_OPTION,
+    ...STORE_OPTIONS
+  ],
+  notes: STORE_USAGE
+})
 
 // --app NAME: each instance's newest file, merged (lib/fleet/app-files.js).
 function appInput (a) {
@@ -76,7 +72,7 @@ function positionalNames (argv, base) {
   if (!argv.includes('--lines')) return base
   let n
   try {
-    n = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false }).positionals.length
+    n = report.parse(argv).positionals.length
   } catch {
     return base
   }
@@ -86,21 +82,17 @@ function positionalNames (argv, base) {
 async function run (argv) {
   const byApp = argv.some((x) => x === '--app' || x.startsWith('--app='))
   const args = joinTimeArgs(argv)
-  const a = parseCommand('report', args, USAGE, OPTIONS, positionalNames(args, byApp ? [] : ['file']))
+  const a = parseCommand(report, args, positionalNames(args, byApp ? [] : ['file']))
   if (a.exit !== undefined) return a.exit
-  if (!byApp && (a.values.heap || a.values.dir)) return usageError('report', USAGE, '--heap and --dir go with --app').exit
-  const top = intArg('report', 'top', a.values.top, 1, 100000)
-  const cut = percentArg('cut', a.values.cut)
-  const bad = top.error || cut.error
-  if (bad) return usageError('report', USAGE, bad).exit
+  if (!byApp && (a.values.heap || a.values.dir)) return report.fail('--heap and --dir go with --app').exit
   const file = byApp ? `app ${a.values.app}` : a.positionals[0]
   const focus = a.values['bottom-up']
-  const src = byApp ? appInput(a) : commandInput('report', USAGE, file, a.values)
+  const src = byApp ? appInput(a) : commandInput(report, file, a.values)
   if (src.exit !== undefined) return src.exit
-  const r = await profileJob(src.input, null, top.value ?? TOP_DEFAULT, {
+  const r = await profileJob(src.input, null, a.values.top ?? TOP_DEFAULT, {
     text: !a.values.json,
-    top: top.value,
-    cut: cut.value,
+    top: a.values.top,
+    cut: a.values.cut,
     focus: a.values.json ? undefined : focus,
     title: src.title || (src.input.store ? storeTitle(src.input) : file),
     needSamples: true,
@@ -120,4 +112,4 @@ async function run (argv) {
   return 0
 }
 
-module.exports = { run, USAGE }
+module.exports = { run, command: report }

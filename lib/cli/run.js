@@ -12,9 +12,8 @@ const { spawn } = require('node:child_process')
 const native = require('../native')
 const { FORMAT_EXT, HEAP_INTERVAL_DEFAULT_BYTES } = require('../options')
 const { TEMPLATE_PATH } = require('../viewer')
-const { parseCommand, intArg, refused } = require('./profile-io')
-const { usageError } = require('./usage')
-const { formatList } = require('./merge')
+const { parseCommand, refused, SOURCE_MAPS_OPTION } = require('./profile-io')
+const kit = require('./kit')
 const { mergeMarks } = require('../files/merge-marks')
 const { topLines } = require('../fleet/summary')
 const { termSafe } = require('../term')
@@ -27,10 +26,11 @@ const INTERVAL_US = 1000 // node --cpu-prof's default: a CLI run is short
 const FORWARD = ['SIGINT', 'SIGTERM', 'SIGHUP']
 const KINDS = [{ kind: 'cpu', ext: 'cpuprofile' }, { kind: 'heap', ext: 'heapprofile' }]
 
-const USAGE = `usage: cprof run [--formats LIST] [--dir DIR] [--force] [--interval US] [--heap [--heap-interval B]
-                 [--include-collected]] [--lines] [--source-maps] [--top N] -- <command> [args…]
-
-Runs <command> (node script.js, npm run x, npx tool, a shell script that runs
+const cmdRun = kit.command({
+  name: 'run',
+  usage: ['[--formats LIST] [--dir DIR] [--force] [--interval US] [--heap [--heap-interval B]',
+    '                 [--include-collected]] [--lines] [--source-maps] [--top N] -- <command> [args…]'],
+  about: `Runs <command> (node script.js, npm run x, npx tool, a shell script that runs
 node: anything whose node processes should be profiled) and profiles every
 Node.js process and worker thread it starts, from its start to its exit:
 process.exit(), a normal end and an uncaught exception all write the profile.
@@ -47,73 +47,66 @@ Ctrl-C, SIGTERM and SIGHUP are passed on to the command. A process that dies
 of one of them without handling it still writes its main thread's profile;
 SIGKILL, a crash in native code, a worker still running when its process
 exits (or terminate()s it), or a process started with NODE_OPTIONS cleared
-write nothing.
-
-  --formats LIST      also write these beside each profile (comma-separated or
-                      repeated): ${FORMATS.join(', ')} (default: html)
-  --dir DIR           where to write (created 0700 if missing; default: a new
-                      directory cprof-run-<UTC time> in the current directory)
-  --force             replace files of the same names in --dir (without it,
-                      cprof run stops with exit 1 naming the file: before the
-                      command runs for the merged files' names)
-  --interval US       CPU sampling interval in µs (default ${INTERVAL_US})
-  --heap              also a heap sampling profile per process: the sampled
-                      allocations still live at its exit (heap-<script>-<pid>…)
-  --heap-interval B   heap: bytes between samples (default ${HEAP_INTERVAL_DEFAULT_BYTES})
-  --include-collected heap: keep the samples of objects GC freed too (what the
-                      run allocated, not only what was live at exit)
-  --lines             txt: the self time by line; pprof: one Location per line
-  --source-maps       map frames through the scripts' source maps in the
-                      formats and the summary
-  --top N             functions in the printed summary (default ${TOP})
-`
-
-const OPTIONS = {
-  formats: { type: 'string', multiple: true },
-  dir: { type: 'string' },
-  force: { type: 'boolean' },
-  interval: { type: 'string' },
-  heap: { type: 'boolean' },
-  'heap-interval': { type: 'string' },
-  'include-collected': { type: 'boolean' },
-  lines: { type: 'boolean' },
-  'source-maps': { type: 'boolean' },
-  top: { type: 'string' }
-}
+write nothing.`,
+  options: [
+    { name: 'formats', arg: 'LIST', type: 'list', choices: FORMATS, noun: 'format', default: ['html'], help: 'also write these beside each profile' },
+    {
+      name: 'dir',
+      arg: 'DIR',
+      type: 'dir',
+      shown: 'a new directory cprof-run-<UTC time> in the current directory',
+      help: 'where to write (created 0700 if missing)'
+    },
+    {
+      name: 'force',
+      type: 'flag',
+      help: 'replace files of the same names in --dir (without it, cprof run stops with exit 1 naming the file: ' +
+        "before the command runs for the merged files' names)"
+    },
+    { name: 'interval', arg: 'US', type: 'us', min: 1, max: 1000000, default: INTERVAL_US, help: 'CPU sampling interval' },
+    {
+      name: 'heap',
+      type: 'flag',
+      help: 'also a heap sampling profile per process: the sampled allocations still live at its exit (heap-<script>-<pid>…)'
+    },
+    { name: 'heap-interval', arg: 'B', type: 'bytes', min: 1, max: 2 ** 30, default: HEAP_INTERVAL_DEFAULT_BYTES, help: 'with --heap: bytes between samples' },
+    {
+      name: 'include-collected',
+      type: 'flag',
+      help: 'with --heap: keep the samples of objects GC freed too (what the run allocated, not only what was live at exit)'
+    },
+    { name: 'lines', type: 'flag', help: 'txt: the self time by line; pprof: one Location per line' },
+    { ...SOURCE_MAPS_OPTION, help: "map frames through the scripts' source maps in the formats and the summary" },
+    { name: 'top', arg: 'N', type: 'count', min: 1, max: 100000, default: TOP, help: 'functions in the printed summary' }
+  ]
+})
 
 // The options before --, the command after it.
 function parse (argv) {
   const sep = argv.indexOf('--')
   if (sep < 0 && !argv.includes('--help') && !argv.includes('-h')) {
-    return usageError('run', USAGE, 'put -- before the command: cprof run [options] -- node app.js')
+    return cmdRun.fail('put -- before the command: cprof run [options] -- node app.js')
   }
-  const a = parseCommand('run', sep < 0 ? argv : argv.slice(0, sep), USAGE, OPTIONS, [])
+  const a = parseCommand(cmdRun, sep < 0 ? argv : argv.slice(0, sep), [])
   if (a.exit !== undefined) return a
   const command = argv.slice(sep + 1)
-  if (command.length === 0) return usageError('run', USAGE, 'no command after --')
+  if (command.length === 0) return cmdRun.fail('no command after --')
   const v = a.values
-  const formats = formatList(v.formats === undefined ? ['html'] : v.formats)
-  const interval = intArg('run', 'interval', v.interval, 1, 1000000)
-  const heapInterval = intArg('run', 'heap-interval', v['heap-interval'], 1, 2 ** 30)
-  const top = intArg('run', 'top', v.top, 1, 100000)
-  const bad = formats.error || interval.error || heapInterval.error || top.error
-  if (bad) return usageError('run', USAGE, bad)
-  if (!v.heap && (v['heap-interval'] !== undefined || v['include-collected'])) {
-    return usageError('run', USAGE, '--heap-interval and --include-collected go with --heap')
+  if (!v.heap && (a.given.has('heap-interval') || v['include-collected'])) {
+    return cmdRun.fail('--heap-interval and --include-collected go with --heap')
   }
-  if (v.dir === '') return usageError('run', USAGE, '--dir must name a directory')
   return {
     command,
-    formats: formats.value,
+    formats: v.formats,
     dir: v.dir,
     force: v.force === true,
-    interval: interval.value ?? INTERVAL_US,
+    interval: v.interval,
     heap: v.heap === true,
-    heapInterval: heapInterval.value ?? HEAP_INTERVAL_DEFAULT_BYTES,
+    heapInterval: v['heap-interval'],
     includeCollected: v['include-collected'] === true,
     lines: v.lines === true,
     sourceMaps: v['source-maps'] === true,
-    top: top.value ?? TOP
+    top: v.top
   }
 }
 
@@ -401,4 +394,4 @@ async function session (o, tmp) {
   return exitLike(r)
 }
 
-module.exports = { run, USAGE }
+module.exports = { run, command: cmdRun }

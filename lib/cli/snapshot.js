@@ -5,53 +5,48 @@
 // file only renders it (the call: lib/snapshot-report.js). It runs in the
 // CLI process, never in a profiled app: an analysis costs memory in
 // proportion to the snapshot.
-const { parseArgs } = require('node:util')
-const { parseCommand, intArg, input } = require('./profile-io')
-const { usageError } = require('./usage')
+const { parseCommand, input } = require('./profile-io')
+const { command } = require('./kit')
 const { snapshotReport, snapshotDiff, SNAPSHOT_TOP_MAX: TOP_MAX } = require('../snapshot-report')
 const { termSafe } = require('../term')
 
 const TOP_DEFAULT = 20
 const PATHS_MAX = 10 // classes whose retainer path the text report shows
 
-const USAGE = `usage: cprof snapshot <file.heapsnapshot> [--top N] [--json]
-       cprof snapshot diff <A> <B> [<C>] [--top N] [--json]
+const OPTIONS = (what) => [
+  { name: 'top', arg: 'N', type: 'count', min: 1, max: TOP_MAX, default: TOP_DEFAULT, help: `${what} to list` },
+  { name: 'json', type: 'flag', help: `print the ${what === 'objects and classes' ? 'report' : 'diff'} as JSON (the same rows, sizes in bytes)` }
+]
 
-Reads a V8 heap snapshot (cprof's heap.snapshot(), v8.writeHeapSnapshot(),
+const snapshot = command({
+  name: 'snapshot',
+  usage: ['<file.heapsnapshot> [--top N] [--json]', 'diff <A> <B> [<C>] [--top N] [--json]'],
+  about: `Reads a V8 heap snapshot (cprof's heap.snapshot(), v8.writeHeapSnapshot(),
 node --heapsnapshot-signal, Chrome DevTools' Memory panel) and reports what holds
 the memory: the totals, the largest objects by retained size, each with one
 shortest retainer path from a GC root (global → sessionCache → Map → table → …),
 and the classes by count, shallow and retained size. Sizes in bytes (B, KiB, MiB).
-Retained sizes follow DevTools' rules: weak edges do not retain (docs/cli.md).
-
-  --top N    objects and classes to list (default ${TOP_DEFAULT}, at most ${TOP_MAX})
-  --json     print the report as JSON (the same rows, sizes in bytes)
-
-cprof snapshot diff A B: what grew between two snapshots of one process: the
+Retained sizes follow DevTools' rules: weak edges do not retain (docs/cli.md).`,
+  options: OPTIONS('objects and classes'),
+  notes: `cprof snapshot diff A B: what grew between two snapshots of one process: the
 classes by shallow size growth, and the objects new in B (their id is not in A)
 grouped by retainer path. With C, memlab's method: the objects new in B still
-alive in C, grouped by their path in C, name the leak by what holds it.
-`
+alive in C, grouped by their path in C, name the leak by what holds it.`
+})
 
-const DIFF_USAGE = `usage: cprof snapshot diff <A> <B> [<C>] [--top N] [--json]
-
-Compares heap snapshots of one process taken one after another (V8 keeps an
+const diff = command({
+  name: 'snapshot diff',
+  usage: ['<A> <B> [<C>] [--top N] [--json]'],
+  about: `Compares heap snapshots of one process taken one after another (V8 keeps an
 object's id across them): the classes that changed from A to B (count, shallow
 and retained size), and the objects new in B (their id is not in A) grouped by their
 shortest retainer path from a root, indexes as [] (one group for the entries of
 one Map). With a third snapshot C, memlab's method: the objects new in B that
 are still alive in C, grouped by their path in C, largest retained size first:
 what leaked, named by what holds it. Sizes in bytes (B, KiB, MiB); the rules:
-docs/cli.md.
-
-  --top N    classes and paths to list (default ${TOP_DEFAULT}, at most ${TOP_MAX})
-  --json     print the diff as JSON (the same rows, sizes in bytes)
-`
-
-const OPTIONS = {
-  top: { type: 'string' },
-  json: { type: 'boolean' }
-}
+docs/cli.md.`,
+  options: OPTIONS('classes and paths')
+})
 
 function fmtBytes (v) {
   if (v >= 1024 ** 3) return (v / 1024 ** 3).toFixed(2) + ' GiB'
@@ -152,7 +147,7 @@ function renderDiff (files, r) {
 // before parseCommand checks them.
 function positionals (argv) {
   try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false }).positionals.length
+    return diff.parse(argv).positionals.length
   } catch {
     return 2
   }
@@ -160,12 +155,10 @@ function positionals (argv) {
 
 async function runDiff (argv) {
   const names = positionals(argv) >= 3 ? ['A', 'B', 'C'] : ['A', 'B']
-  const a = parseCommand('snapshot diff', argv, DIFF_USAGE, OPTIONS, names)
+  const a = parseCommand(diff, argv, names)
   if (a.exit !== undefined) return a.exit
-  const top = intArg('snapshot diff', 'top', a.values.top, 1, TOP_MAX)
-  if (top.error) return usageError('snapshot diff', DIFF_USAGE, top.error).exit
   const files = a.positionals
-  const r = await snapshotDiff(files.map(input), top.value ?? TOP_DEFAULT)
+  const r = await snapshotDiff(files.map(input), a.values.top)
   for (const w of r.warnings) process.stderr.write(`cprof snapshot diff: warning: ${termSafe(w)}\n`)
   if (a.values.json) process.stdout.write(JSON.stringify({ files, ...r }, null, 2) + '\n')
   else process.stdout.write(renderDiff(files, r))
@@ -174,14 +167,12 @@ async function runDiff (argv) {
 
 async function run (argv) {
   if (argv[0] === 'diff') return runDiff(argv.slice(1))
-  const a = parseCommand('snapshot', argv, USAGE, OPTIONS, ['file'])
+  const a = parseCommand(snapshot, argv, ['file'])
   if (a.exit !== undefined) return a.exit
-  const top = intArg('snapshot', 'top', a.values.top, 1, TOP_MAX)
-  if (top.error) return usageError('snapshot', USAGE, top.error).exit
   const file = a.positionals[0]
   let r
   try {
-    r = await snapshotReport(input(file), top.value ?? TOP_DEFAULT)
+    r = await snapshotReport(input(file), a.values.top)
   } catch (err) {
     if (err.code === 'ERR_CPROF_BAD_PROFILE') err.message = `${file} is not a readable V8 heap snapshot: ${err.message}`
     throw err
@@ -191,4 +182,4 @@ async function run (argv) {
   return 0
 }
 
-module.exports = { run, USAGE, formatPath }
+module.exports = { run, command: snapshot, formatPath }

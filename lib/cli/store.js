@@ -13,7 +13,6 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { cprofError } = require('../errors')
-const { usageError } = require('./usage')
 const { termSafe } = require('../term')
 // how a window is named: shared with cprof list and cprof ui (lib/files/)
 const { parseWindowName } = require('../files/profiles')
@@ -21,28 +20,35 @@ const { parseWindowName } = require('../files/profiles')
 const V8_EXT = { cpu: 'cpuprofile', heap: 'heapprofile' }
 const UNITS = { ms: 1, s: 1000, m: 60000, h: 3600000, d: 86400000 }
 
-// Options every profile command takes for a store directory (node:util
-// parseArgs shapes), and their help text.
-const STORE_OPTIONS = {
-  from: { type: 'string' },
-  to: { type: 'string' },
-  pid: { type: 'string' },
-  kind: { type: 'string' }
-}
+// The options every profile command takes for a store directory (rows of
+// a lib/cli/kit.js table), and what its help says of stores.
+const STORE_GROUP = { title: 'the recorder store options', anchor: '#recorder-stores' }
+const STORE_OPTIONS = [
+  {
+    name: 'from',
+    group: STORE_GROUP,
+    arg: 'T',
+    type: 'text',
+    shown: 'all of it',
+    help: 'with a store: the range\'s start. T is an ISO-8601 date (2026-11-23T18:30:00Z; a date and time ' +
+      'without a zone is local time, a date alone is UTC midnight), ms since the epoch (1795336200123), or ' +
+      'relative to now: -30s, -5m, -2h, -1d, -500ms; or "now"'
+  },
+  { name: 'to', group: STORE_GROUP, arg: 'T', type: 'text', shown: 'all of it', help: 'with a store: the range\'s end, as --from' },
+  {
+    name: 'pid',
+    group: STORE_GROUP,
+    arg: 'N',
+    type: 'text',
+    shown: 'every process',
+    help: "with a store: only the windows of process N (each process's windows follow the previous process's)"
+  },
+  { name: 'kind', group: STORE_GROUP, arg: 'cpu|heap', type: 'text', shown: 'cpu when the store has any, else heap', help: 'with a store: which windows' }
+]
 
-const STORE_USAGE = `
-<file> may be a recorder store directory: its windows whose time range overlaps
+const STORE_USAGE = `<file> may be a recorder store directory: its windows whose time range overlaps
 [--from, --to] are merged into one profile first (heap windows: each process's
-newest in range, its live heap then).
-  --from T, --to T    the time range (default: all of it). T is an ISO-8601 date
-                      (2026-11-23T18:30:00Z; a date and time without a zone is
-                      local time, a date alone is UTC midnight), ms since the
-                      epoch (1795336200123), or relative to now: -30s, -5m, -2h,
-                      -1d, -500ms; or "now"
-  --pid N             only the windows of process N (default: every process; each
-                      process's windows follow the previous process's)
-  --kind cpu|heap     which windows (default: cpu when the store has any, else heap)
-`
+newest in range, its live heap then).`
 
 const RELATIVE_RE = /^-(\d+(?:\.\d+)?)(ms|s|m|h|d)$/
 
@@ -205,15 +211,15 @@ function resolveInput (file, values) {
 }
 
 /**
- * resolveInput for a command: { input } or { exit } after telling the user
+ * resolveInput for cmd (lib/cli/kit.js): { input } or { exit } after telling the user
  * (a usage error: 2; nothing in the store's range: 1).
  */
-function commandInput (cmd, usage, file, values) {
+function commandInput (cmd, file, values) {
   const input = resolveInput(file, values)
   if (!input.error) return { input }
   if (input.io) throw cprofError('ERR_CPROF_IO', input.error)
-  if (input.usage) return usageError(cmd, usage, input.error)
-  process.stderr.write(`cprof ${cmd}: ${termSafe(input.error)}\n`)
+  if (input.usage) return cmd.fail(input.error)
+  process.stderr.write(`cprof ${cmd.name}: ${termSafe(input.error)}\n`)
   return { exit: 1 }
 }
 

@@ -7,64 +7,102 @@
 // stops it and writes the file. Before sending, it checks in
 // /proc/<pid>/status that the process catches the signal: an uncaught
 // SIGUSR2 would terminate it.
-const { parseArgs } = require('node:util')
 const { DEFAULT_SIGNAL } = require('../triggers/signals')
 const dumpRequest = require('../triggers/dump-request')
-const rundir = require('../fleet/rundir')
+const rundir = require('../identity/rundir')
 const { FORMAT_EXT } = require('../options')
 const { termSafe } = require('../term')
-const { UsageError, usageError } = require('./usage')
+const { command, UsageError } = require('./kit')
 // signal a process, wait for its file: shared with cprof ui's jobs
 const { WAIT_S, kindName, target, profileFor, send, startEnv, profileDir, catches } = require('../fleet/signal-profile')
 const { snapshotOne, WRITE_WAIT_S } = require('../fleet/signal-snapshot')
 
-const USAGE = `usage: cprof trigger <pid> [--heap] [--signal <name>] [--duration <s>] [--dir <dir>] [--force]
-       cprof trigger <pid> --dump [--last <s>] [--signal <name>] [--force]
-       cprof trigger <pid> --snapshot [--dir <dir>] [--force]
-       cprof trigger --app NAME --snapshot [--json]
-       cprof trigger --app NAME [--heap] [--duration <s>] [--formats LIST] [--json]
-       cprof trigger <pid> --tree [--heap] [--duration <s>] [--formats LIST] [--json]
-       cprof trigger --app NAME --dump [--last <s>] [--formats LIST] [--json]
-       cprof trigger <pid> --tree --dump [--last <s>] [--formats LIST] [--json]
-
-Toggles profiling in a process that runs cprof's signal trigger
+const trigger = command({
+  name: 'trigger',
+  usage: [
+    '<pid> [--heap] [--signal <name>] [--duration <s>] [--dir <dir>] [--force]',
+    '<pid> --dump [--last <s>] [--signal <name>] [--force]',
+    '<pid> --snapshot [--dir <dir>] [--force]',
+    '--app NAME --snapshot [--json]',
+    '--app NAME [--heap] [--duration <s>] [--formats LIST] [--json]',
+    '<pid> --tree [--heap] [--duration <s>] [--formats LIST] [--json]',
+    '--app NAME --dump [--last <s>] [--formats LIST] [--json]',
+    '<pid> --tree --dump [--last <s>] [--formats LIST] [--json]'
+  ],
+  positionals: [0, 1],
+  about: `Toggles profiling in a process that runs cprof's signal trigger
 (cprof.init() or node -r cprof/register): the first signal starts a
 profile, the second stops it and writes the file into the app's directory
-(see \`cprof list\`).
-
-  --heap            send the heap signal (the app's heapSignal) instead of the CPU one
-  --signal <name>   the signal to send; default: the one the process installed for that
-                    kind, as \`cprof ps\` shows it (a PM2 cluster instance's CPROF_* too); for a
-                    process that did not announce itself, the CPROF_SIGNAL / CPROF_HEAP_SIGNAL
-                    it was started with, else ${DEFAULT_SIGNAL} (CPU; heap has no default)
-  --duration <s>    send the signal, wait this many seconds, send it again, then wait
-                    (up to ${WAIT_S} s) for the profile file and print its path and the
-                    duration it really covers: the app acts on a signal when its event
-                    loop turns, so long synchronous work delays both start and stop
-  --dir <dir>       where the app writes profiles, to find that file (default: the dir
-                    the process announced, else its CPROF_DIR, else its TMPDIR or /tmp,
-                    plus /cprof-<its uid>)
-  --force           send even if the process does not seem to catch the signal
-  --dump            ask the flight recorder (recorder: in init(), or CPROF_RECORDER=1) to write
-                    what it holds; the signal defaults to the process's dump signal
-                    (CPROF_DUMP_SIGNAL, else CPROF_SIGNAL, else ${DEFAULT_SIGNAL})
-  --last <s>        with --dump: only the last <s> seconds (default: all the recorder keeps);
-                    passed in the process's run directory, then cprof waits (up to ${WAIT_S} s)
-                    for the dump and prints the file, or why there is none (exit 1)
-  --snapshot        ask the process for a full heap snapshot (.heapsnapshot, heap.snapshot()):
-                    the request goes into its run directory with the signal it announced,
-                    then cprof waits (up to ${WAIT_S} s for it to be taken, ${WRITE_WAIT_S} s for
-                    the file) and prints the file's path, size (MB) and how long it took (s),
-                    or why there is none (exit 1: ERR_CPROF_BUSY, one is being written;
-                    ERR_CPROF_NO_SPACE, free disk under twice the heap). It PAUSES
-                    the app while V8 writes it and needs memory beside the heap (said on
-                    stderr before it is sent). --dir <dir>: write it there instead of the
-                    app's directory (the app checks it as heap.snapshot() does)
-
-Fan-out (the processes that announced themselves; see \`cprof ps\`):
-  --app NAME        every process of app NAME (PM2 name, CPROF_APP, title or script)
-  --tree            process <pid> and every cprof process under it (a node:cluster
-                    primary passes the signal on to its workers itself)
+(see \`cprof list\`).`,
+  options: [
+    { name: 'heap', type: 'flag', help: "send the heap signal (the app's heapSignal) instead of the CPU one" },
+    {
+      name: 'signal',
+      arg: '<name>',
+      type: 'text',
+      shown: 'the one the process installed',
+      help: 'the signal to send; default: the one the process installed for that kind, as `cprof ps` shows it ' +
+        "(a PM2 cluster instance's CPROF_* too); for a process that did not announce itself, the CPROF_SIGNAL / " +
+        `CPROF_HEAP_SIGNAL it was started with, else ${DEFAULT_SIGNAL} (CPU; heap has no default)`,
+      noDefaultInHelp: true
+    },
+    {
+      name: 'duration',
+      arg: '<s>',
+      type: 'seconds',
+      above: true,
+      help: `send the signal, wait this many seconds, send it again, then wait (up to ${WAIT_S} s) for the profile ` +
+        'file and print its path and the duration it really covers: the app acts on a signal when its event loop ' +
+        'turns, so long synchronous work delays both start and stop'
+    },
+    {
+      name: 'dir',
+      arg: '<dir>',
+      type: 'dir',
+      shown: 'the one the process announced',
+      help: 'where the app writes profiles, to find that file (default: the dir the process announced, else its ' +
+        'CPROF_DIR, else its TMPDIR or /tmp, plus /cprof-<its uid>)',
+      noDefaultInHelp: true
+    },
+    { name: 'force', type: 'flag', help: 'send even if the process does not seem to catch the signal' },
+    {
+      name: 'dump',
+      type: 'flag',
+      help: 'ask the flight recorder (recorder: in init(), or CPROF_RECORDER=1) to write what it holds; the signal ' +
+        `defaults to the process's dump signal (CPROF_DUMP_SIGNAL, else CPROF_SIGNAL, else ${DEFAULT_SIGNAL})`
+    },
+    {
+      name: 'last',
+      arg: '<s>',
+      type: 'seconds',
+      above: true,
+      shown: 'all the recorder keeps',
+      help: "with --dump: only the last <s> seconds; passed in the process's run directory, then cprof waits (up " +
+        `to ${WAIT_S} s) for the dump and prints the file, or why there is none (exit 1)`
+    },
+    {
+      name: 'snapshot',
+      type: 'flag',
+      help: 'ask the process for a full heap snapshot (.heapsnapshot, heap.snapshot()): the request goes into its ' +
+        `run directory with the signal it announced, then cprof waits (up to ${WAIT_S} s for it to be taken, ` +
+        `${WRITE_WAIT_S} s for the file) and prints the file's path, size (MB) and how long it took (s), or why ` +
+        'there is none (exit 1: ERR_CPROF_BUSY, one is being written; ERR_CPROF_NO_SPACE, free disk under twice ' +
+        'the heap). It PAUSES the app while V8 writes it and needs memory beside the heap (said on stderr before ' +
+        "it is sent). --dir <dir>: write it there instead of the app's directory (the app checks it as " +
+        'heap.snapshot() does)'
+    },
+    { name: 'app', arg: 'NAME', type: 'text', help: 'fan-out: every process of app NAME (PM2 name, CPROF_APP, title or script)' },
+    {
+      name: 'tree',
+      type: 'flag',
+      help: 'fan-out: process <pid> and every cprof process under it (a node:cluster primary passes the signal on ' +
+        'to its workers itself)'
+    },
+    { name: 'formats', arg: 'LIST', type: 'list', choices: Object.keys(FORMAT_EXT), noun: 'format', shown: 'none', help: 'fan-out: also write the merged profile as these' },
+    { name: 'top', arg: 'N', type: 'count', min: 1, default: 10, help: 'fan-out: functions in the printed summary' },
+    { name: 'json', type: 'flag', help: 'fan-out: print the merged result as JSON' }
+  ],
+  notes: `Fan-out (--app, --tree: the processes that announced themselves; see \`cprof ps\`):
   Each process gets its own signal. With --duration: start, wait, stop (once each
   has started: a busy one acts on a signal late); without:
   the first call starts, the next stops. Then cprof waits (up to 30 s) for every
@@ -78,108 +116,54 @@ Fan-out (the processes that announced themselves; see \`cprof ps\`):
   recorder is named as missing.
   With --snapshot (--app only): every process of the app writes a heap snapshot,
   one process after the other (each pauses its own process); exit 1 when any
-  wrote none. --json prints [{ pid, label, file, bytes, durationMs } | { pid, label, reason }].
-  --formats LIST    also write the merged profile as: pprof, folded, svg, txt, html
-  --top N           functions in the printed summary (default 10)
-  --json            print the merged result as JSON
-`
+  wrote none. --json prints [{ pid, label, file, bytes, durationMs } | { pid, label, reason }].`
+})
 
-function options (argv) {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        heap: { type: 'boolean' },
-        signal: { type: 'string' },
-        duration: { type: 'string' },
-        dir: { type: 'string' },
-        force: { type: 'boolean' },
-        dump: { type: 'boolean' },
-        last: { type: 'string' },
-        snapshot: { type: 'boolean' },
-        app: { type: 'string' },
-        tree: { type: 'boolean' },
-        formats: { type: 'string', multiple: true },
-        top: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' }
-      }
-    })
-  } catch (err) {
-    throw new UsageError(err.message)
-  }
-  const { values, positionals } = parsed
-  if (values.help) return { help: true }
+// The command line's values as the trigger's options; throws UsageError.
+function options ({ values, given, positionals }) {
   const fleet = values.app !== undefined || values.tree
   if (values.app !== undefined && (values.tree || positionals.length > 0)) {
     throw new UsageError('--app NAME takes no process id and no --tree')
   }
-  if (!fleet && (values.formats || values.top !== undefined || values.json)) {
+  if (!fleet && ['formats', 'top', 'json'].some((k) => given.has(k))) {
     throw new UsageError('--formats, --top and --json go with --app or --tree')
   }
   if (values.app === '') throw new UsageError('--app must name an app')
-  if (values.snapshot) snapshotConflicts(values)
+  if (values.snapshot) snapshotConflicts(values, given)
   if (values.app !== undefined) positionals.push('0') // no pid: the app names the set
   const pid = Number(positionals[0])
   if (!/^\d+$/.test(positionals[0]) || !Number.isSafeInteger(pid) || (pid < 1 && values.app === undefined)) {
     throw new UsageError(`not a process id: ${JSON.stringify(positionals[0])}`)
   }
-  let duration
-  if (values.duration !== undefined) {
-    duration = Number(values.duration)
-    if (values.duration.trim() === '' || !Number.isFinite(duration) || duration <= 0) {
-      throw new UsageError(`--duration must be a number of seconds > 0, got ${JSON.stringify(values.duration)}`)
-    }
-  }
-  let last
-  if (values.last !== undefined) {
-    if (!values.dump) throw new UsageError('--last goes with --dump')
-    last = Number(values.last)
-    if (values.last.trim() === '' || !Number.isFinite(last) || last <= 0) {
-      throw new UsageError(`--last must be a number of seconds > 0, got ${JSON.stringify(values.last)}`)
-    }
-  }
-  if (values.dump && (values.heap || duration !== undefined)) {
+  if (values.last !== undefined && !values.dump) throw new UsageError('--last goes with --dump')
+  if (values.dump && (values.heap || values.duration !== undefined)) {
     throw new UsageError('--dump does not go with --heap or --duration')
   }
-  if (values.dir === '') throw new UsageError('--dir must name a directory')
-  let formats
-  let top
-  if (fleet && !values.snapshot) {
-    if (values.signal !== undefined || values.dir !== undefined || values.force) {
-      throw new UsageError('--signal, --dir and --force act on one process: the fan-out uses what each process announced')
-    }
-    formats = [...new Set((values.formats || []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean))]
-    const bad = formats.find((f) => !Object.hasOwn(FORMAT_EXT, f))
-    if (bad) throw new UsageError(`unknown format "${bad}" for --formats; known: ${Object.keys(FORMAT_EXT).join(', ')}`)
-    if (values.top !== undefined) {
-      top = Number(values.top)
-      if (!/^\d+$/.test(values.top) || top < 1) throw new UsageError(`--top must be an integer >= 1, got ${JSON.stringify(values.top)}`)
-    }
+  if (fleet && !values.snapshot && (values.signal !== undefined || values.dir !== undefined || values.force)) {
+    throw new UsageError('--signal, --dir and --force act on one process: the fan-out uses what each process announced')
   }
+  const fanOut = fleet && !values.snapshot
   return {
     pid: values.app !== undefined ? undefined : pid,
     heap: Boolean(values.heap),
     signal: values.signal,
-    duration,
+    duration: values.duration,
     dir: values.dir,
     force: Boolean(values.force),
     dump: Boolean(values.dump),
-    last,
+    last: values.last,
     snapshot: Boolean(values.snapshot),
     fleet,
     app: values.app,
-    formats,
-    top,
+    formats: fanOut ? values.formats || [] : undefined,
+    top: fanOut && given.has('top') ? values.top : undefined,
     json: Boolean(values.json)
   }
 }
 
 // --snapshot asks for one thing with the signal the process announced.
-function snapshotConflicts (values) {
-  const other = ['heap', 'dump', 'duration', 'last', 'signal', 'tree', 'formats', 'top'].find((k) => values[k] !== undefined && values[k] !== false)
+function snapshotConflicts (values, given) {
+  const other = ['heap', 'dump', 'duration', 'last', 'signal', 'tree', 'formats', 'top'].find((k) => given.has(k) && values[k] !== false)
   if (other) throw new UsageError(`--snapshot does not go with --${other}`)
   if (values.app !== undefined && (values.dir !== undefined || values.force)) {
     throw new UsageError('--dir and --force act on one process: with --app each writes into its own directory')
@@ -187,17 +171,11 @@ function snapshotConflicts (values) {
 }
 
 async function run (argv, { out = process.stdout, err = process.stderr } = {}) {
-  let o
-  try {
-    o = options(argv)
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e
-    return usageError('trigger', USAGE, e.message, err).exit
-  }
-  if (o.help) {
-    out.write(USAGE)
-    return 0
-  }
+  return trigger.run(argv, { out, err }, (a) => act(options(a), out, err))
+}
+
+// What the options ask for: one process, or the fan-out.
+async function act (o, out, err) {
   if (o.snapshot && o.fleet) return require('./fleet-trigger').snapshotAll(o, { out, err })
   if (o.fleet) return require('./fleet-trigger').runFleet(o, { out, err })
   const ctx = { out, err, who: 'cprof trigger' }
@@ -281,4 +259,4 @@ async function dumpLast (o, sig, { out, err }) {
   return 1
 }
 
-module.exports = { run, catches }
+module.exports = { run, catches, command: trigger }

@@ -3,15 +3,15 @@
 // directory, served on 127.0.0.1 with an unguessable token in the URL.
 const path = require('node:path')
 const fs = require('node:fs')
-const { parseArgs } = require('node:util')
-const { intArg } = require('./profile-io')
-const { usageError } = require('./usage')
+const { command } = require('./kit')
 const { defaultDir, unsafeOwn } = require('../dirs')
 const { termSafe } = require('../term')
 
-const USAGE = `usage: cprof ui [dir] [--port N]
-
-Serves a dashboard on 127.0.0.1 (never on other interfaces) and prints its URL,
+const ui = command({
+  name: 'ui',
+  usage: ['[dir] [--port N]'],
+  positionals: [0, 1],
+  about: `Serves a dashboard on 127.0.0.1 (never on other interfaces) and prints its URL,
 which holds a random token: requests without it are refused (403). Keep the URL
 to yourself. In the dashboard:
   - the .cpuprofile / .heapprofile files of dir (default: $CPROF_DIR, else
@@ -26,10 +26,9 @@ to yourself. In the dashboard:
   - start a timed CPU or heap profile of a live process, chosen in that list
     or by pid, by signal (as cprof trigger --duration does); the file appears
     in the list when written.
-Stop with Ctrl-C.
-
-  --port N    the port (default: a free one)
-`
+Stop with Ctrl-C.`,
+  options: [{ name: 'port', arg: 'N', type: 'count', max: 65535, shown: 'a free one', help: 'the port' }]
+})
 
 // Why dir may not be served, or null. The default directory (own) follows
 // the writers' rules (lib/dirs.js): created 0700 if missing, else it must be
@@ -57,19 +56,10 @@ async function unusable (dir, own) {
 }
 
 async function run (argv) {
-  let a
-  try {
-    a = parseArgs({ args: argv, options: { port: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
-  } catch (err) {
-    return usageError('ui', USAGE, err.message).exit
-  }
-  if (a.values.help) {
-    process.stdout.write(USAGE)
-    return 0
-  }
-  if (a.positionals.length > 1) return usageError('ui', USAGE, `too many arguments: ${a.positionals.slice(1).join(' ')}`).exit
-  const port = intArg('ui', 'port', a.values.port, 0, 65535)
-  if (port.error) return usageError('ui', USAGE, port.error).exit
+  return ui.run(argv, {}, serve)
+}
+
+async function serve (a) {
   const named = a.positionals[0] ?? process.env.CPROF_DIR
   const dir = path.resolve(named || defaultDir())
   const bad = await unusable(dir, !named)
@@ -78,15 +68,15 @@ async function run (argv) {
     return 1
   }
   const { createUiServer } = require('../ui/server')
-  const ui = await createUiServer({ dir, port: port.value ?? 0 })
-  process.stdout.write(`cprof ui: serving ${termSafe(dir)}\n${ui.url}\n`)
+  const server = await createUiServer({ dir, port: a.values.port ?? 0 })
+  process.stdout.write(`cprof ui: serving ${termSafe(dir)}\n${server.url}\n`)
   await new Promise((resolve) => {
     const stop = () => resolve()
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
   })
-  await ui.close()
+  await server.close()
   return 0
 }
 
-module.exports = { run, USAGE }
+module.exports = { run, command: ui }

@@ -1,6 +1,6 @@
 'use strict'
 // A process with cprof initialised announces itself in the run directory
-// (lib/fleet/rundir.js): its entry, <pid>.json, is written when init()
+// (lib/identity/rundir.js): its entry, <pid>.json, is written when init()
 // installs triggers, rewritten when what runs changes (a profile starts,
 // ends, fails), and removed by destroy() and at exit. Readers (cprof ps, the
 // fan-out) recognise the entries of dead processes by pid + start time and
@@ -9,9 +9,9 @@
 // Never hurts the host: writes go through libuv's thread pool (fs.promises),
 // one at a time, the latest state winning; the 'exit' handler only unlinks
 // (it keeps nothing alive); a failing run directory costs one report().
-const procfs = require('./procfs')
-const rundir = require('./rundir')
-const { identity } = require('./identity')
+const procfs = require('../procfs')
+const rundir = require('../identity/rundir')
+const { identity } = require('../identity/process')
 
 const VERSION = 1
 

@@ -1,12 +1,12 @@
 'use strict'
 // The profile files of an app's instances, by name: cprof names the file of
 // a PM2 instance or a node:cluster process <kind>-<app>.<instance>-<pid>-
-// <stamp>.<ext> (lib/fleet/identity.js fileTag). For `cprof report --app`:
+// <stamp>.<ext> (lib/identity/process.js fileTag). For `cprof report --app`:
 // each instance's newest profile of a kind, in the directories the app's
 // live processes write to (their run-directory entries) and any given.
 const fs = require('node:fs')
 const path = require('node:path')
-const { safeName } = require('./identity')
+const { safeName } = require('../identity/process')
 const { discover, byApp } = require('./discover')
 
 const EXT = { cpu: 'cpuprofile', heap: 'heapprofile' }

@@ -33,7 +33,7 @@ const crypto = require('node:crypto')
 const http = require('node:http')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
-const procfs = require('./procfs')
+const procfs = require('../procfs')
 const { cprofError } = require('../errors')
 
 const DEFAULT_PORT = 9229

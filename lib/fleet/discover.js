@@ -4,8 +4,8 @@
 // /proc says of them now. Used by cprof ps and the fan-out commands.
 const fs = require('node:fs')
 const path = require('node:path')
-const procfs = require('./procfs')
-const rundir = require('./rundir')
+const procfs = require('../procfs')
+const rundir = require('../identity/rundir')
 const { writerGone } = require('../stale-temps')
 
 function unlink (file) {
@@ -20,7 +20,7 @@ function unlink (file) {
  * warning (the live pids whose entries were skipped), pruned: n }. An entry
  * whose pid is gone, or now names another process (its start time, field
  * 22 of /proc/<pid>/stat, differs), is removed when prune is set. Each
- * directory is opened and checked as lib/fleet/rundir.js openDir says, and
+ * directory is opened and checked as lib/identity/rundir.js openDir says, and
  * read through that descriptor; an entry that is not a regular file of this
  * user is skipped with a warning, never pruned; so is one of a live pid
  * that is larger than rundir.MAX_ENTRY_BYTES or of the wrong shape.
@@ -90,7 +90,7 @@ function markPrimaries (entries) {
  * owner's, checked as `trigger --dump` checks it (rundir.ofProcess).
  * { entry } or { why } (a sentence: what is missing and what to do).
  * warn(text) hears of pid's entry when it was skipped (too large, of the
- * wrong shape: lib/fleet/rundir.js).
+ * wrong shape: lib/identity/rundir.js).
  */
 function findProcess (pid, warn = () => {}) {
   const d = discover({ prune: false })

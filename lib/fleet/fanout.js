@@ -2,7 +2,7 @@
 // The fan-out behind `cprof trigger --app NAME` and `cprof trigger <pid>
 // --tree`: signal every process of a set (from the run directory) at once,
 // wait until each has written its profile (its run-directory entry says
-// so), and merge them (lib/fleet/merge-set.js). A node:cluster primary in
+// so), and merge them (lib/cluster/merge-set.js). A node:cluster primary in
 // the set passes the signal on to its workers itself and writes the merged
 // profile; then its result is used, not merged twice. kind 'dump': every
 // process's flight recorder writes what it holds (each one is signalled
@@ -10,11 +10,11 @@
 const path = require('node:path')
 const native = require('../native')
 const { formatNames } = require('../options')
-const procfs = require('./procfs')
-const rundir = require('./rundir')
+const procfs = require('../procfs')
+const rundir = require('../identity/rundir')
 const { parseSignal } = require('../triggers/signals')
 const { discover } = require('./discover')
-const { mergeSet, label, viewerOpts } = require('./merge-set')
+const { mergeSet, label, viewerOpts } = require('../cluster/merge-set')
 const dumpRequest = require('../triggers/dump-request')
 
 const POLL_MS = 100
@@ -196,21 +196,19 @@ async function gather (members, opts) {
       throw err
     }
     if (merged) {
-      const file = merged.files.cpuprofile || merged.files.heapprofile
-      const outputs = { ...merged.files }
-      delete outputs.cpuprofile
-      delete outputs.heapprofile
+      const files = { ...merged.files }
+      const file = files.cpuprofile || files.heapprofile
       // The primary wrote the formats of its own config; the ones asked for
       // here (--formats) that it did not are written from its merged file,
       // beside it, in the same pass that reads it for the summary.
       const stem = path.basename(file).replace(/\.(?:cpuprofile|heapprofile)$/, '')
-      const outs = formatNames(stem, (opts.formats || []).filter((f) => !outputs[f]))
+      const outs = formatNames(stem, (opts.formats || []).filter((f) => !files[f]))
       const more = Object.keys(outs).length > 0
       const r = await native.convert(file, more ? path.dirname(file) : null, opts.top || 10, {
         outs, title: path.basename(file), needSamples: true, keepExisting: true, ...(outs.html ? primaryViewerOpts(merged) : {})
       })
-      for (const f of Object.keys(outs)) outputs[f] = r.outputs[f].path
-      return { by: 'primary', primary: primary.pid, ...merged, file, outputs, kind: r.kind, durationMs: r.durationMs, summary: r.summary }
+      for (const f of Object.keys(outs)) files[f] = r.outputs[f].path
+      return { by: 'primary', primary: primary.pid, ...merged, files, kind: r.kind, durationMs: r.durationMs, summary: r.summary }
     }
   }
   const list = members.map((m) => ({

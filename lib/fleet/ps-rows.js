@@ -5,7 +5,7 @@
 // (lib/fleet/discover.js, with withUsage's cpuPercent and rssBytes). cprof ps
 // (lib/cli/ps.js) prints these cells; cprof ui's live table (lib/ui/server.js)
 // shows the same ones.
-const { psText } = require('./heap-trend')
+const { psText } = require('../recorder/heap-trend')
 
 function human (bytes) {
   if (bytes === null || bytes === undefined) return '-'

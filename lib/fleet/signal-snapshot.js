@@ -12,7 +12,7 @@ const path = require('node:path')
 const dumpRequest = require('../triggers/dump-request')
 const { parseSignal } = require('../triggers/signals')
 const { termSafe } = require('../term')
-const rundir = require('./rundir')
+const rundir = require('../identity/rundir')
 const { WAIT_S, send, catches } = require('./signal-profile')
 
 // How long a snapshot may take once the process took the request: V8 walks

@@ -4,12 +4,12 @@
 // <first.heapsnapshot> <second.heapsnapshot> <out.json> <out.txt>
 // <intervalMs> <reason JSON>. Compares the two as `cprof snapshot diff A B`
 // does (lib/snapshot-report.js, the C core), sums the new objects by holder
-// (lib/fleet/holders.js), writes both files (0600, renamed whole) and deletes
+// (lib/incidents/holders-sum.js), writes both files (0600, renamed whole) and deletes
 // the second snapshot. Exit 0 when written, 1 with a line on stderr.
 const fs = require('node:fs')
 const { snapshotDiff } = require('../snapshot-report')
-const { holders } = require('../fleet/holders')
-const { renderHolders, DIFF_TOP, HOLDERS_TOP } = require('../cli/leaks-holders')
+const { holders } = require('./holders-sum')
+const { renderHolders, DIFF_TOP, HOLDERS_TOP } = require('./holders-text')
 const { writeWhole } = require('../viewer/marks-file')
 
 async function main ([first, second, json, text, intervalText, reasonText]) {

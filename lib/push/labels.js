@@ -6,7 +6,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { isMainThread, threadId } = require('node:worker_threads')
-const { startEnv } = require('../triggers/pm2')
+const { startEnv } = require('../identity/pm2')
 const { APP_NAME } = require('./options')
 
 // Anything outside Pyroscope's service name characters becomes _.

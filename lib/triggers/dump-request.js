@@ -2,7 +2,7 @@
 // `cprof trigger <pid> --dump --last <s>` (and the fan-out's): a signal
 // carries no value, so the CLI leaves the request in a file the process
 // takes (reads and deletes) when the dump signal arrives. The file lives in
-// the process's own run directory (lib/fleet/rundir.js), dump-<pid>.json,
+// the process's own run directory (lib/identity/rundir.js), dump-<pid>.json,
 // { "last": ms }: a directory only the process's user (and root) can write,
 // checked on its descriptor (owned by that user, not writable by group or
 // others, every component, no symlink) by both sides. So no other user can
@@ -24,7 +24,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const crypto = require('node:crypto')
 const { invalidArg, cprofError } = require('../errors')
-const rundir = require('../fleet/rundir')
+const rundir = require('../identity/rundir')
 
 const { O_WRONLY, O_RDONLY, O_CREAT, O_EXCL, O_NOFOLLOW = 0, O_NONBLOCK = 0 } = fs.constants
 

@@ -1,16 +1,16 @@
 'use strict'
 // cprof.init(config) / cprof.destroy(): profiles started and stopped from
 // outside the app, by a signal (src/addon/signal.c) or a PM2 action
-// (lib/triggers/pm2.js). Every trigger goes through the same controllers as the API,
+// (lib/identity/pm2.js). Every trigger goes through the same controllers as the API,
 // so results go to 'profile' and failures to report(); nothing throws into
 // the app.
 const { invalidArg } = require('../errors')
 const { initConfig } = require('./config')
 const { TRIGGERS } = require('../incidents/options')
-const pm2 = require('./pm2')
+const pm2 = require('../identity/pm2')
 const { cpuStartOptions } = require('../options')
-const { identity } = require('../fleet/identity')
-const { installWorker, createPrimary } = require('../fleet/cluster')
+const { identity } = require('../identity/process')
+const { installWorker, createPrimary } = require('../cluster/cluster')
 
 const SLOT = { cpu: 0, heap: 1, dump: 2 } // src/addon/addon.h: CPROF_SIGNAL_SLOTS
 const dumpRequest = require('./dump-request')
@@ -68,7 +68,7 @@ function dumpOptions (c, last) {
   return o
 }
 
-// The PM2 actions c asks for, over the controllers ctl (lib/triggers/pm2.js);
+// The PM2 actions c asks for, over the controllers ctl (lib/identity/pm2.js);
 // snap: the guarded snapshot trigger (lib/triggers/snapshot-trigger.js).
 function pm2Actions (c, ctl, snapshot, snap) {
   const actions = {}
@@ -136,7 +136,7 @@ function describe (c, actions) {
 function createTriggers (ctl, snapshot, hooks) {
   let active = null // { c, uninstall: [] }
 
-  // A node:cluster primary passes the toggle on to its workers (lib/fleet/cluster.js).
+  // A node:cluster primary passes the toggle on to its workers (lib/cluster/cluster.js).
   const primary = createPrimary(hooks)
   const snap = createSnapshotTrigger(snapshot, hooks)
 

@@ -1,7 +1,9 @@
 'use strict'
 // The HTML viewer's page template (lib/viewer/template.html): the shell
 // with the viewer's CSS and JS (lib/viewer/assets, one concern per file)
-// inlined, and a Content-Security-Policy that allows exactly those two
+// inlined, the JS files as modules (each requires what it uses from the
+// others, so scripts/check-cycles.js reads them as it reads lib/; joined here
+// under a ten-line require, app.js first run), and a Content-Security-Policy that allows exactly those two
 // inline blocks (by hash) and nothing else: no network, nothing fetched.
 // The native exporter (src/core/export_html.c) puts the profile's JSON in
 // place of the marker. The template is generated (`npm run build:viewer`)
@@ -14,7 +16,18 @@ const path = require('node:path')
 const { TEMPLATE_PATH, MARKER } = require('./index')
 
 const ASSETS = path.join(__dirname, 'assets')
-const SCRIPTS = ['format.js', 'model.js', 'flame.js', 'tree.js', 'flat.js', 'funcrange.js', 'lines.js', 'trend.js', 'open.js', 'axis.js', 'stalls.js', 'time.js', 'heapwin.js', 'retainers.js', 'snapshot.js', 'app.js']
+const ENTRY = './app'
+
+// The page's one script: every asset module in a function of its own, run
+// once, when first required.
+function joinModules (read) {
+  const names = fs.readdirSync(ASSETS).filter((f) => f.endsWith('.js')).sort()
+  const defs = names.map((f) => `defined['./${f.slice(0, -3)}'] = function (module, require) {\n${read(f)}}\n`)
+  return `\n(function () {\n'use strict'\nconst defined = Object.create(null)\nconst loaded = Object.create(null)\n` +
+    'function require (name) {\n  if (!loaded[name]) {\n    loaded[name] = { exports: {} }\n' +
+    '    defined[name](loaded[name], require)\n  }\n  return loaded[name].exports\n}\n' +
+    `${defs.join('')}require('${ENTRY}')\n})()\n`
+}
 
 function hash (text) {
   return `'sha256-${crypto.createHash('sha256').update(text, 'utf8').digest('base64')}'`
@@ -23,7 +36,7 @@ function hash (text) {
 function buildTemplate () {
   const read = (f) => fs.readFileSync(path.join(ASSETS, f), 'utf8')
   const style = read('style.css')
-  const script = `\n(function () {\n'use strict'\n${SCRIPTS.map(read).join('\n')}\n})()\n`
+  const script = joinModules(read)
   for (const [what, text] of [['style', style], ['script', script]]) {
     if (/<\/(script|style)/i.test(text) || text.includes(MARKER)) {
       throw new Error(`viewer ${what} must not contain </script>, </style> or the data marker`)

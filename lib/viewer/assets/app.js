@@ -1,5 +1,17 @@
 // Wires the page (a heap snapshot's: snapshot.js): header figures, the flame graph, the three views, search,
 // and "focus a function everywhere".
+const { createFlame } = require('./flame')
+const { createFlatView } = require('./flat')
+const { el, fmtCount, fmtPct, fmtValue } = require('./format')
+const { showHeader } = require('./header')
+const { createHeapOverview } = require('./heapwin')
+const { createLinesView } = require('./lines')
+const { buildModel, matcher, pctOfText, setPctOf, specialShare, tipText } = require('./model')
+const { openPath } = require('./open')
+const { showSnapshot } = require('./snapshot')
+const { applyRange, createTimeView, showReason, timeData, wantedRange } = require('./time')
+const { MAX_LEVELS, bottomUpSource, createTreeView, topDownSource } = require('./tree')
+const { renderTrend } = require('./trend')
 function figures (m) {
   const d = m.d
   const out = []
@@ -50,17 +62,6 @@ function legend (m, box) {
     box.appendChild(s)
   }
   box.appendChild(el('span', '', m.diff ? 'Width: after.' : 'Width: total ' + (m.unit === 'us' ? 'time.' : 'size.')))
-}
-
-function tipText (m, i) {
-  const f = m.fn[i]
-  const s = m.main
-  const lines = [`total ${fmtValue(m.total[s][i], m.unit)} (${fmtPct(m.total[s][i], m.denom[s])}), self ${fmtValue(m.self[s][i], m.unit)} (${fmtPct(m.self[s][i], m.denom[s])})`]
-  if (m.diff) {
-    lines.push(`before: total ${fmtPct(m.total[0][i], m.denom[0])}, self ${fmtPct(m.self[0][i], m.denom[0])}; change ${fmtPts(share(m, m.total[1][i], 1) - share(m, m.total[0][i], 0))} (total)`)
-  }
-  lines.push(pctOfText(m))
-  return { name: m.fns.name[f], url: m.fns.url[f] ? m.fns.url[f] + (m.fns.line[f] ? ':' + m.fns.line[f] : '') : '', lines }
 }
 
 function main () {
@@ -205,17 +206,4 @@ try {
 } catch (err) {
   document.body.prepend(el('pre', 'note', 'cprof viewer: cannot show this profile: ' + (err && err.message)))
   throw err
-}
-
-// The page's title and its header figures ([label, value] pairs): a
-// profile's (above) and a snapshot's (snapshot.js).
-function showHeader (title, pairs) {
-  document.title = title + ' \u2014 cprof'
-  document.getElementById('title').textContent = title
-  const dl = document.getElementById('figures')
-  for (const [k, v] of pairs) {
-    const div = el('div')
-    div.append(el('dt', '', k), el('dd', '', v))
-    dl.appendChild(div)
-  }
 }

@@ -5,6 +5,7 @@
 // second row with the time of day in UTC at round clock times. The ticks
 // are DOM elements over the canvas's width (text stays text, and a test
 // can read where each sits); the canvas draws the faint grid lines.
+const { el } = require('./format')
 const AXIS_MIN_PX = 90
 // Clock steps (ms): 1/2/5 × 10^k up to 10 s, then what a clock reads.
 const CLOCK_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 15000, 30000,
@@ -110,3 +111,5 @@ function drawGrid (ctx, ticks, y0, y1) {
   ctx.fillStyle = '#eceef2'
   for (const tk of ticks.rel) ctx.fillRect(Math.round(tk.x), y0, 1, y1 - y0)
 }
+
+module.exports = { axisTicks, clockAt, createAxis, drawGrid, timeFormat }

@@ -6,6 +6,7 @@
 // At most LEVELS levels are drawn (a canvas taller than 32,767 px draws
 // nothing): a deeper profile shows the levels from a few below the zoomed
 // frame up; zooming into a frame near the top goes further (docs/cli.md).
+const { share } = require('./model')
 const ROW = 18
 const LEVELS = 600
 const CONTEXT = 8 // levels drawn below the zoomed frame when the window moves
@@ -248,3 +249,5 @@ function createFlame (m, canvas, opts) {
     }
   }
 }
+
+module.exports = { KIND_HUES, colourTable, createFlame, nodeColourer } // KIND_HUES: test/js/viewer/colours.test.js

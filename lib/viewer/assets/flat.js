@@ -1,6 +1,8 @@
 // The flat profile: one row per function, sortable by self or total (and,
 // in a diff, by the change of share); click a row to focus the function in
 // the other views.
+const { el, fmtCount, fmtPct, fmtPts, fmtValue } = require('./format')
+const { pctOfText, share } = require('./model')
 const FLAT_ROWS = 500
 
 function createFlatView (m, container, onSelect) {
@@ -114,3 +116,5 @@ function createFlatView (m, container, onSelect) {
     setMatch (fn) { match = fn; render() }
   }
 }
+
+module.exports = { createFlatView }

@@ -34,3 +34,5 @@ function el (tag, cls, text) {
   if (text !== undefined) e.textContent = text
   return e
 }
+
+module.exports = { el, fmtCount, fmtPct, fmtPts, fmtValue }

@@ -89,3 +89,5 @@ function functionEnd (lines, line, col) {
   }
   return 0
 }
+
+module.exports = { functionEnd }

@@ -5,6 +5,9 @@
 // trend's series, the dumped window last; docs/formats.md, "Viewer
 // marks"), one bar per window, and an incident's firing on the same time
 // axis. SVG built with the DOM (trend.js's svgEl): text stays text.
+const { el, fmtValue } = require('./format')
+const { bar } = require('./tree')
+const { fmtClock, svgEl } = require('./trend')
 const HW_H = 96
 
 // { ends: [ms], live: [bytes] } from the page's marks, or null.
@@ -66,3 +69,5 @@ function createHeapOverview (d) {
   flamePanel.parentNode.insertBefore(panel, flamePanel)
   return { ends: hw.ends, live: hw.live, bars: n }
 }
+
+module.exports = { createHeapOverview }

@@ -10,6 +10,10 @@
 // is no source, a file the profile's owner could not read; issue 36). A
 // page made without source maps names a script that has one (sources.map).
 // Heap profiles have no lines: the pane says so.
+const { el, fmtCount, fmtPct, fmtValue } = require('./format')
+const { functionEnd } = require('./funcrange')
+const { share } = require('./model')
+const { bar } = require('./tree')
 const LINES_FOLD = 8 // cold lines shown before a stretch is folded
 const LINES_CONTEXT = 2 // cold lines kept each side of a fold
 const LINES_HOT = 0.1 // a line with this share of the function's self time is hot
@@ -182,3 +186,5 @@ function createLinesView (m, box) {
 
   return { show }
 }
+
+module.exports = { createLinesView }

@@ -2,6 +2,7 @@
 // children sorted by label) plus what every view needs: parents, totals,
 // subtree ends, per-function self and total (a recursive function's total
 // counts each sample once), children lists in both orders.
+const { fmtPct, fmtPts, fmtValue } = require('./format')
 function buildModel (d) {
   const n = d.nodes.fn.length
   const fn = Int32Array.from(d.nodes.fn)
@@ -117,3 +118,18 @@ function matcher (text) {
   const low = text.toLowerCase()
   return (s) => s.toLowerCase().includes(low)
 }
+
+// A frame's tooltip: its name, script and figures (the flame graph, the
+// time-order chart).
+function tipText (m, i) {
+  const f = m.fn[i]
+  const s = m.main
+  const lines = [`total ${fmtValue(m.total[s][i], m.unit)} (${fmtPct(m.total[s][i], m.denom[s])}), self ${fmtValue(m.self[s][i], m.unit)} (${fmtPct(m.self[s][i], m.denom[s])})`]
+  if (m.diff) {
+    lines.push(`before: total ${fmtPct(m.total[0][i], m.denom[0])}, self ${fmtPct(m.self[0][i], m.denom[0])}; change ${fmtPts(share(m, m.total[1][i], 1) - share(m, m.total[0][i], 0))} (total)`)
+  }
+  lines.push(pctOfText(m))
+  return { name: m.fns.name[f], url: m.fns.url[f] ? m.fns.url[f] + (m.fns.line[f] ? ':' + m.fns.line[f] : '') : '', lines }
+}
+
+module.exports = { buildModel, matcher, pctOfText, setPctOf, share, specialShare, tipText }

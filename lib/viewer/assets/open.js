@@ -42,3 +42,5 @@ function openPath (m, maxLevels) {
   }
   return { keys, top }
 }
+
+module.exports = { openPath }

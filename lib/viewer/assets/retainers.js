@@ -3,6 +3,7 @@
 // gives them (src/core/snapshot_view.c: nearest the roots first, a few
 // levels deep, capped). The first retainer of each level opens by itself,
 // so the path from a root shows at once, as DevTools does.
+const { el, fmtCount, fmtValue } = require('./format')
 function snapEdgeLabel (edge, type) {
   return type === 'element' || type === 'hidden' ? '[' + edge + ']' : edge
 }
@@ -134,3 +135,5 @@ function createRetainerTree (d, container) {
     get selected () { return root }
   }
 }
+
+module.exports = { createRetainerTree, snapDistanceCell, snapNodeLabel }

@@ -3,6 +3,9 @@
 // largest objects), the objects list and the retainer tree of the selected
 // object (retainers.js). The data: src/core/heapsnapshot.h,
 // cprof_snapshot_view; every name in it is text, never markup (el()).
+const { el, fmtCount, fmtValue } = require('./format')
+const { showHeader } = require('./header')
+const { createRetainerTree, snapDistanceCell, snapNodeLabel } = require('./retainers')
 function snapFigures (d) {
   return [
     ['Heap snapshot', fmtValue(d.totalSize, 'bytes')],
@@ -133,3 +136,5 @@ function showSnapshot (d) {
   }
   document.body.dataset.ready = '1'
 }
+
+module.exports = { showSnapshot }

@@ -23,3 +23,5 @@ function blockingSpans (td, isIdle, minUs = BLOCK_MIN_US) {
   close(td.n)
   return idleSeen ? out : []
 }
+
+module.exports = { BLOCK_MIN_US, blockingSpans }

@@ -9,6 +9,12 @@
 // sample's node and weight as base64 uint16/uint32 (src/core/export_html.c,
 // "timeline"). Both canvases have a time axis above them (axis.js), and the
 // overview marks where the event loop was blocked (stalls.js).
+const { axisTicks, clockAt, createAxis, drawGrid, timeFormat } = require('./axis')
+const { colourTable, nodeColourer } = require('./flame')
+const { el, fmtCount, fmtValue } = require('./format')
+const { tipText } = require('./model')
+const { BLOCK_MIN_US, blockingSpans } = require('./stalls')
+const { bar } = require('./tree')
 const TIME_ROW = 16
 const TIME_OVERVIEW_H = 72
 const TIME_BAND_H = 6 // the blocking spans' band at the overview's bottom
@@ -577,3 +583,5 @@ function createTimeView (m, td, range, hooks) {
   }
   return { phases, view, ts: td.ts, draw, zoomAt, panBy, selectRange, stackAt, range, fire, instances, windows, blocks, ticks, wallMs: td.wallMs }
 }
+
+module.exports = { applyRange, createTimeView, showReason, timeData, wantedRange }

@@ -1,6 +1,8 @@
 // A tree table (expand/collapse) over a source, and the two sources: the
 // top-down call tree and the bottom-up view (a function, then its callers
 // with the time each call path contributed).
+const { el, fmtCount, fmtPct, fmtPts, fmtValue } = require('./format')
+const { pctOfText, share } = require('./model')
 const MAX_CHILDREN = 200 // rows per expanded node before a "… more" row
 const MAX_ROWS = 4000 // rows per render: a fully expanded 50k tree stays usable
 // Levels shown under the view's top: an open node there gets a "… N more
@@ -291,3 +293,5 @@ function bottomUpSource (m) {
     }
   }
 }
+
+module.exports = { MAX_LEVELS, bar, bottomUpSource, createTreeView, topDownSource }

@@ -3,6 +3,7 @@
 // multiples, one line chart per growing allocation site of its live bytes per window,
 // the whole heap first, all on one time axis. Drawn as SVG elements built
 // with the DOM (names stay text, never markup).
+const { el, fmtValue } = require('./format')
 const SVG_NS = 'http://www.w3.org/2000/svg'
 
 function svgEl (name, attrs) {
@@ -63,3 +64,5 @@ function renderTrend (t, box) {
   box.appendChild(grid)
   return true
 }
+
+module.exports = { fmtClock, renderTrend, svgEl }

@@ -133,7 +133,7 @@ test('node:cluster: cprof ps lists the primary and both workers; trigger --tree 
   assert.equal(res.by, 'primary', 'the primary passed the signal on and merged')
   // The page written from the primary's merged file: where each instance starts.
   let first = 0
-  assert.deepEqual(pageMarks(res.outputs.html).instances, res.instances.map((i) => {
+  assert.deepEqual(pageMarks(res.files.html).instances, res.instances.map((i) => {
     const x = { name: `${i.label} (pid ${i.pid})`, firstSample: first }
     first += samplesIn(i.file)
     return x
@@ -146,16 +146,16 @@ test('node:cluster: cprof ps lists the primary and both workers; trigger --tree 
     assert.equal(path.dirname(i.file), dir)
   }
   const sum = files.reduce((n, f) => n + samplesIn(f), 0)
-  assert.equal(samplesIn(res.file), sum, 'the merged profile holds every instance\'s samples')
+  assert.equal(samplesIn(res.files.cpuprofile), sum, 'the merged profile holds every instance\'s samples')
   assert.equal(res.samples, sum)
-  assert.match(path.basename(res.file), /^cpu-fleet-cluster\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.cpuprofile$/)
+  assert.match(path.basename(res.files.cpuprofile), /^cpu-fleet-cluster\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.cpuprofile$/)
   assert.equal(topNamed(res.summary), 'hotWork')
   // The instances ran at the same time: read as DevTools and speedscope read
   // it (each sample lasts until the next), the merged file gives each
   // function the sum of the instances' times, within one sampling interval
   // per instance: no instance's last sample lasts into the next one's profile.
   const inputs = files.map((f) => JSON.parse(fs.readFileSync(f, 'utf8')))
-  const mergedProfile = JSON.parse(fs.readFileSync(res.file, 'utf8'))
+  const mergedProfile = JSON.parse(fs.readFileSync(res.files.cpuprofile, 'utf8'))
   assertViewerSums('node:cluster merge, DevTools\' rule', mergedProfile, inputs, devtoolsTimes, slack(inputs))
   assertViewerSums('node:cluster merge, speedscope\'s rule', mergedProfile, inputs, speedscopeTimes, slack(inputs),
     slack(inputs) + firstOnTop(inputs))
@@ -224,8 +224,8 @@ test('node:cluster heap fan-out: trigger --tree --heap merges every instance\'s 
     assert.ok(w.samples > 100, JSON.stringify(w))
     assert.equal(w.top, 'allocRecords', JSON.stringify(w))
   }
-  assert.match(path.basename(res.file), /^heap-fleet-heap\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.heapprofile$/)
-  const merged = heapOf(res.file)
+  assert.match(path.basename(res.files.heapprofile), /^heap-fleet-heap\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.heapprofile$/)
+  const merged = heapOf(res.files.heapprofile)
   const sum = per.reduce((n, x) => n + x.samples, 0)
   assert.equal(merged.samples, sum, 'the merged heap profile holds every instance\'s samples')
   assert.equal(res.samples, sum)
@@ -238,10 +238,10 @@ test('node:cluster heap fan-out: trigger --tree --heap merges every instance\'s 
   assert.ok(Math.abs(shares - 100) < 0.01, `shares add up to 100: ${shares}`)
   // --formats pprof, asked here though the primary (which merged) was not
   // configured for it: written beside the merged file, gzip'd.
-  assert.deepEqual(Object.keys(res.outputs), ['pprof'])
-  assert.equal(path.dirname(res.outputs.pprof), dir)
-  assert.equal(path.basename(res.outputs.pprof), path.basename(res.file).replace(/\.heapprofile$/, '.pb.gz'))
-  const pp = decodePprof(res.outputs.pprof)
+  assert.deepEqual(Object.keys(res.files), ['heapprofile', 'pprof'])
+  assert.equal(path.dirname(res.files.pprof), dir)
+  assert.equal(path.basename(res.files.pprof), path.basename(res.files.heapprofile).replace(/\.heapprofile$/, '.pb.gz'))
+  const pp = decodePprof(res.files.pprof)
   assert.deepEqual(pp.types, ['samples/count', 'inuse_space/bytes'])
   assert.equal(pp.sums[0], BigInt(sum))
   assert.equal(pp.sums[1], BigInt(merged.selfBytes))
@@ -259,8 +259,8 @@ test('node:cluster heap fan-out: trigger --tree --heap merges every instance\'s 
   const byApp = JSON.parse(a.stdout)
   assert.equal(byApp.by, 'primary')
   assert.equal(byApp.instances.length, 3)
-  assert.notEqual(byApp.file, res.file)
-  assert.equal(heapOf(byApp.file).samples, byApp.instances.reduce((n, i) => n + heapOf(i.file).samples, 0))
+  assert.notEqual(byApp.files.heapprofile, res.files.heapprofile)
+  assert.equal(heapOf(byApp.files.heapprofile).samples, byApp.instances.reduce((n, i) => n + heapOf(i.file).samples, 0))
   assert.equal(topNamed(byApp.summary), 'allocRecords')
 
   app.child.kill('SIGTERM')
@@ -303,9 +303,9 @@ test('flight recorder: cprof ps shows it; trigger --app/--tree --dump merges eve
     assert.equal(path.dirname(i.file), dir)
   }
   const sum = res.instances.reduce((n, i) => n + samplesIn(i.file), 0)
-  assert.equal(samplesIn(res.file), sum, 'the merged dump holds every instance\'s samples')
+  assert.equal(samplesIn(res.files.cpuprofile), sum, 'the merged dump holds every instance\'s samples')
   assert.equal(res.samples, sum)
-  assert.match(path.basename(res.file), /^cpu-fleet-rec\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.cpuprofile$/)
+  assert.match(path.basename(res.files.cpuprofile), /^cpu-fleet-rec\.merged-\d+-\d{8}T\d{6}\.\d{3}Z\.cpuprofile$/)
   assert.equal(topNamed(res.summary), 'hotWork')
   // --last 2: whole 1 s windows, so at most 2 s plus the one still open.
   for (const i of res.instances) {
@@ -338,7 +338,7 @@ test('an instance that dies mid-profile: the others still merge, it is named mis
   assert.match(res.missing[0].reason, /exited/)
   assert.match(r.stderr, /missing crashy\.1 \(pid \d+\): .*exited/)
   assert.deepEqual(res.instances.map((i) => i.label).sort(), ['crashy.2', 'crashy.primary'])
-  assert.equal(samplesIn(res.file), res.instances.reduce((n, i) => n + samplesIn(i.file), 0))
+  assert.equal(samplesIn(res.files.cpuprofile), res.instances.reduce((n, i) => n + samplesIn(i.file), 0))
   assert.equal(topNamed(res.summary), 'hotWork')
   app.child.kill('SIGTERM')
   await app.exited
@@ -598,9 +598,9 @@ nodeTest('PM2 cluster mode, 2 instances: cprof ps names app and instance; trigge
       assert.match(path.basename(i.file), new RegExp(`^cpu-fleet-pm2\\.[01]-${i.pid}-\\d{8}T\\d{6}\\.\\d{3}Z\\.cpuprofile$`))
     }
     const sum = res.instances.reduce((n, i) => n + samplesIn(i.file), 0)
-    assert.equal(samplesIn(res.file), sum)
+    assert.equal(samplesIn(res.files.cpuprofile), sum)
     assert.equal(topNamed(res.summary), 'hotWork')
-    assert.deepEqual([...fs.readFileSync(res.outputs.pprof).subarray(0, 2)], [0x1f, 0x8b])
+    assert.deepEqual([...fs.readFileSync(res.files.pprof).subarray(0, 2)], [0x1f, 0x8b])
     // report --app finds the files through the live instances' entries.
     const rep = await cprof(['report', '--app', 'fleet-pm2', '--json'])
     assert.equal(rep.status, 0, rep.describe())
@@ -674,7 +674,7 @@ test('trigger --app without --duration: the first call starts, the next stops an
   assert.ok(rows.every((row) => row.running.cpu), `not all started: ${JSON.stringify(rows)}`)
   await sleep(500)
   const res = await assertBothDelivered(await cprof(['trigger', '--app', 'fleet-toggle', '--json']), 'fleet-toggle', both)
-  assert.equal(samplesIn(res.file), res.instances.reduce((n, i) => n + samplesIn(i.file), 0))
+  assert.equal(samplesIn(res.files.cpuprofile), res.instances.reduce((n, i) => n + samplesIn(i.file), 0))
 })
 
 // The merged page of `cprof trigger --app --formats html`: the viewer (not
@@ -687,18 +687,18 @@ test('trigger --app --formats html: the merged page is the viewer and shows wher
   const res = JSON.parse(r.stdout)
   assert.equal(res.by, 'cprof')
   assert.equal(res.instances.length, 2, r.describe())
-  const marks = pageMarks(res.outputs.html)
+  const marks = pageMarks(res.files.html)
   const first = samplesIn(res.instances[0].file)
   assert.deepEqual(marks.instances, [
     { name: `fleet-html.x (pid ${res.instances[0].pid})`, firstSample: 0 },
     { name: `fleet-html.x (pid ${res.instances[1].pid})`, firstSample: first }
   ])
-  assert.equal(samplesIn(res.file), first + samplesIn(res.instances[1].file))
+  assert.equal(samplesIn(res.files.cpuprofile), first + samplesIn(res.instances[1].file))
   const { haveChromium, launch, openPage } = require('../helpers/browser')
   if (haveChromium()) {
     const browser = await launch()
     try {
-      const { page, problems } = await openPage(browser, 'file://' + res.outputs.html)
+      const { page, problems } = await openPage(browser, 'file://' + res.files.html)
       const shown = await page.evaluate(() => ({ instances: window.cprofViewer.time.instances.map((x) => [x.name, x.firstSample]), legend: document.getElementById('time-marks').textContent }))
       assert.deepEqual(shown.instances, marks.instances.map((x) => [x.name, x.firstSample]))
       assert.match(shown.legend, /2 merged profiles, one after the other: fleet-html\.x \(pid \d+\), fleet-html\.x \(pid \d+\)/)

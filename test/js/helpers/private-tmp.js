@@ -6,7 +6,7 @@
 // XDG_RUNTIME_DIR is unset. So cprof's default places — the profile
 // directory <os.tmpdir()>/cprof-<uid> and the run directory
 // <os.tmpdir()>/cprof-<uid>/run where processes announce themselves
-// (lib/fleet/rundir.js) — are the test's own, and a process a test kills
+// (lib/identity/rundir.js) — are the test's own, and a process a test kills
 // leaves nothing in the user's real ones. Children inherit TMPDIR through
 // the environment; CPROF_TEST_TMPDIR marks them, so a fixture that loads
 // the helpers keeps the TMPDIR its test gave it (tests of the default

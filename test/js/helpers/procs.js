@@ -1,6 +1,6 @@
 'use strict'
 // Processes and ports as Linux shows them, read independently of
-// lib/fleet/procfs.js (the code under test): a free loopback port, whether
+// lib/procfs.js (the code under test): a free loopback port, whether
 // a port listens, a process's children, a signal pending, and a poll until
 // one of those holds. Shared by the attach tests, the recorder's trigger
 // tests and bench/attach-windows.js.

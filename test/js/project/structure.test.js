@@ -53,6 +53,8 @@ test('--graph lists each unit with what it depends on', () => {
   assert.match(line('addon/binding'), / -> addon,/)
   assert.match(line('addon/errors'), / -> core\/cprof$/)
   assert.match(line('index.js'), / -> .*\bcontroller\.js\b/)
+  assert.match(r.stdout, /^ {3}1 base: errors\.js,/m)
+  assert.match(line('viewer/assets/app.js'), / -> viewer\/assets\/flame\.js,/)
 })
 
 test('a function call back into a unit is a circle', () => {
@@ -104,6 +106,49 @@ test('lib/: a require back is a circle', () => {
   // Every unit on the circle is named: options.js also reaches errors.js through dirs.js.
   assert.match(r.stderr, /circle: (\S+ <-> )*lib\/errors\.js <-> (\S+ <-> )*lib\/options\.js\b/)
   assert.match(r.stderr, /lib\/errors\.js -> lib\/options\.js: lib\/errors\.js requires \.\/options/)
+})
+
+// lib/'s tiers (scripts/tiers.js): a folder requires only its own tier and
+// lower ones, and no two folders depend on each other even when no file
+// circle makes them. Each plant below makes no file circle, so only the
+// folder rules can fail it.
+test('lib/: a require from a lower tier to a higher one fails', () => {
+  const dir = copyTree()
+  edit(dir, 'lib/identity/rundir.js', "'use strict'", "'use strict'\nrequire('../fleet/summary')")
+  const r = check('--root', dir)
+  assert.equal(r.status, 1, r.stderr)
+  assert.match(r.stderr, /^tier: lib\/identity\/ \(identity\) requires lib\/fleet\/ \(fleet, a higher tier\): lib\/identity\/rundir\.js requires \.\.\/fleet\/summary$/m)
+  assert.doesNotMatch(r.stderr, /^circle:/m)
+})
+
+test('lib/: two folders that require each other through different files are a folder circle', () => {
+  const dir = copyTree()
+  // recorder/index.js requires push/; push/queue.js requiring recorder/marks.js
+  // (which reaches neither push/ nor queue.js) closes a circle of folders only.
+  edit(dir, 'lib/push/queue.js', "'use strict'", "'use strict'\nrequire('../recorder/marks')")
+  const r = check('--root', dir)
+  assert.equal(r.status, 1, r.stderr)
+  assert.match(r.stderr, /^folder circle: lib\/push\/ <-> lib\/recorder\/$/m)
+  assert.match(r.stderr, /lib\/push\/ -> lib\/recorder\/: lib\/push\/queue\.js requires \.\.\/recorder\/marks/)
+  assert.doesNotMatch(r.stderr, /^circle:/m)
+})
+
+test('lib/: a folder no tier names fails', () => {
+  const dir = copyTree()
+  fs.mkdirSync(path.join(dir, 'lib', 'extra'))
+  fs.writeFileSync(path.join(dir, 'lib', 'extra', 'x.js'), "'use strict'\nrequire('../errors')\n")
+  const r = check('--root', dir)
+  assert.equal(r.status, 1, r.stderr)
+  assert.match(r.stderr, /^no tier: lib\/extra\/ is in no tier of scripts\/tiers\.js/m)
+})
+
+test('lib/viewer/assets: the page\'s modules are read as lib/ is', () => {
+  const dir = copyTree()
+  // format.js is required by model.js; format.js requiring model.js is a circle.
+  edit(dir, 'lib/viewer/assets/format.js', '// Numbers for people', "const { share } = require('./model')\n// Numbers for people")
+  const r = check('--root', dir)
+  assert.equal(r.status, 1, r.stderr)
+  assert.match(r.stderr, /circle: .*lib\/viewer\/assets\/format\.js <-> .*lib\/viewer\/assets\/model\.js/)
 })
 
 // docs/architecture.md: the dependency graph is printed on demand

@@ -94,7 +94,7 @@ test('CPROF_RECORDER=1 under the preload; cprof trigger <pid> --dump --last S wr
     const spanMs = (prof.endTime - prof.startTime) / 1000
     // The last 0.5 s: whole windows of 250 ms covering it, not the 1.5 s recorded.
     assert.ok(spanMs >= 500 && spanMs < 1200, `spans ${spanMs} ms`)
-    const runDir = require('../../../lib/fleet/rundir.js').ofProcess(pid).dir
+    const runDir = require('../../../lib/identity/rundir.js').ofProcess(pid).dir
     assert.deepEqual(fs.readdirSync(runDir).filter((n) => n.includes(`dump-${pid}`)), [], 'the request is taken')
     // Continuous mode from the environment too.
     assert.ok(fs.readdirSync(store).some((f) => /^cpu-\d+-\d+-\d+\.cpuprofile$/.test(f)))

@@ -76,12 +76,11 @@ test('SVG frames take their hue from the viewer\'s range for their kind', () => 
   }
 })
 
-// The viewer's own code, run here on a profile where app code calls a
+// The viewer's own code (its assets are modules: the page joins them,
+// Node requires them), run here on a profile where app code calls a
 // builtin: (root) → main (app) → map (builtin), and (program).
 test('a builtin the app calls (map) is coloured as app code in the viewer, as in the SVG', () => {
-  const vm = require('node:vm')
-  const src = ['model.js', 'flame.js'].map((f) => fs.readFileSync(path.join(ASSETS, f), 'utf8')).join('\n')
-  const viewer = vm.runInNewContext(`${src}\n;({ buildModel, nodeColourer, colourTable, KIND_HUES })`, {})
+  const viewer = { ...require(path.join(ASSETS, 'model.js')), ...require(path.join(ASSETS, 'flame.js')) }
   const d = {
     unit: 'us',
     nodes: { fn: [0, 1, 2, 3], depth: [0, 1, 2, 1], self: [0, 0, 300, 100] },

@@ -4,14 +4,14 @@
 // itself and sends { cprof: 'fleet', op: 'start' } to every live worker;
 // the next one stops them all; each worker writes its own file and answers
 // { op: 'done' } with it; the primary then writes the merged profile
-// (lib/fleet/merge-set.js) and reports which workers delivered nothing: one
+// (lib/cluster/merge-set.js) and reports which workers delivered nothing: one
 // that exited, or did not answer within ANSWER_MS after the stop (cprof not
 // initialised there).
 //
 // Over the IPC channel node:cluster already has; the worker's 'message'
 // listener does not keep it alive (the channel's count is taken back, as in
-// lib/triggers/pm2.js).
-const { identity, clusterWorkers, loadedCluster } = require('./identity')
+// lib/identity/pm2.js).
+const { identity, clusterWorkers, loadedCluster } = require('../identity/process')
 const { mergeSet } = require('./merge-set')
 const { shapeResult } = require('../result')
 
@@ -174,8 +174,7 @@ function createPrimary (hooks) {
     const merged = await mergeSet(members, {
       kind: g.kind, app: me.app, startTime: g.startTime, formats: g.opts.formats, dir: own.error ? undefined : g.opts.dir
     })
-    const files = { [g.kind === 'cpu' ? 'cpuprofile' : 'heapprofile']: merged.file, ...merged.outputs }
-    hooks.emitProfile(shapeResult(g.kind, { files, summary: merged.summary },
+    hooks.emitProfile(shapeResult(g.kind, { files: merged.files, summary: merged.summary },
       { startTime: g.startTime, samples: merged.samples, durationMs: merged.durationMs },
       { merged: true, instances: merged.instances, missing: merged.missing }))
   }

@@ -29,9 +29,9 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { cprofError } = require('../errors')
-const { startEnv } = require('../triggers/pm2')
+const { startEnv } = require('./pm2')
 const { unsafeOwn } = require('../dirs')
-const procfs = require('./procfs')
+const procfs = require('../procfs')
 const { writerOf, ENTRY_TEMP } = require('../stale-temps')
 
 function uid () {

@@ -13,9 +13,10 @@
 const path = require('node:path')
 const native = require('../native')
 const { formatNames } = require('../options')
-const { safeName } = require('./identity')
+const { safeName } = require('../identity/process')
 const { TEMPLATE_PATH } = require('../viewer')
 const { mergeMarks } = require('../files/merge-marks')
+const { resultFiles } = require('../result')
 
 const EXT = { cpu: 'cpuprofile', heap: 'heapprofile' }
 
@@ -32,7 +33,9 @@ function mergedStem (kind, app, startTime) {
 /**
  * members: [{ pid, app, instance, role, file | null, reason }] (file: the
  * instance's profile; reason: why there is none). opts: { kind, app, dir,
- * startTime, formats, top }. Resolves { file, outputs, samples, durationMs,
+ * startTime, formats, top }. Resolves { kind, files ({ cpuprofile |
+ * heapprofile: path, <format>: path }, as every result names them:
+ * lib/result.js), samples, durationMs,
  * summary, instances: [{ label, pid, file, samples, total (CPU: ms not
  * idle; heap: bytes), share (% of the instances' totals), top }],
  * missing: [{ label, pid, reason }] }; rejects (ERR_CPROF_FLEET) when no
@@ -78,8 +81,7 @@ async function mergeSet (members, opts) {
   }))
   return {
     kind: r.kind,
-    file: r.file.path,
-    outputs: Object.fromEntries(Object.entries(r.outputs || {}).map(([k, v]) => [k, v.path])),
+    files: resultFiles(r.kind, r),
     samples: r.samples,
     durationMs: r.durationMs,
     summary: r.summary,

@@ -5,7 +5,7 @@
 // 10 ms for a process that does not use it): a primary is a process that
 // already loaded it and forked workers.
 const path = require('node:path')
-const { startEnv } = require('../triggers/pm2')
+const { startEnv } = require('./pm2')
 
 /** node:cluster, if this process loaded it; else null. */
 function loadedCluster () {
