@@ -12,7 +12,7 @@ const { termSafe } = require('../term')
 const LINES_TOP = 5 // src/core/report_lines.h CPROF__LINES_TOP
 
 const USAGE = `usage: cprof report <file> [--top N] [--cut PCT] [--bottom-up NAME] [--json] [--source-maps]
-                    [--lines [FUNCTION]]
+                    [--lines [FUNCTION]] [--by KEY | --where KEY=VALUE]
        cprof report --app NAME [--heap] [--dir DIR]… [options]
 
 Reports on a .cpuprofile or .heapprofile (cprof's, Chrome DevTools', node --cpu-prof's,
@@ -40,6 +40,10 @@ in bytes (B, KiB, MiB); percentages are of the profile's total.
   --source-maps       map frames through the scripts' source maps (TypeScript,
                       bundles): original files, lines and names; the scripts and
                       maps must be at the paths the profile names
+  --by KEY            a .cpuprofile with labels (its .labels.json beside it): the
+                      time of each value of label KEY, and the top functions' self
+                      and total time by value (docs/labels.md)
+  --where KEY=VALUE   the report of only the samples labelled KEY=VALUE
 ${STORE_USAGE}`
 
 const OPTIONS = {
@@ -52,6 +56,8 @@ const OPTIONS = {
   heap: { type: 'boolean' },
   dir: { type: 'string', multiple: true },
   'source-maps': { type: 'boolean' },
+  by: { type: 'string' },
+  where: { type: 'string' },
   ...STORE_OPTIONS
 }
 
@@ -95,14 +101,50 @@ async function run (argv) {
   if (bad) return usageError('report', USAGE, bad).exit
   const file = byApp ? `app ${a.values.app}` : a.positionals[0]
   const focus = a.values['bottom-up']
-  const src = byApp ? appInput(a) : commandInput('report', USAGE, file, a.values)
+  const labeled = labelArgs(a, byApp)
+  if (labeled.exit !== undefined) return labeled.exit
+  if (a.values.by !== undefined) return byLabel(file, a.values.by, top.value ?? TOP_DEFAULT, a.values.json)
+  const where = labeled.where ? require('./report-labels').whereProfile(file, labeled.where) : null
+  try {
+    return await report(a, file, byApp, where, { top, cut, focus })
+  } finally {
+    if (where) where.cleanup()
+  }
+}
+
+// --by and --where: one .cpuprofile (its labels beside it), one of the two.
+function labelArgs (a, byApp) {
+  const { by, where } = a.values
+  if (by === undefined && where === undefined) return {}
+  if (by !== undefined && where !== undefined) return usageError('report', USAGE, '--by and --where go one at a time')
+  if (byApp || a.values.store !== undefined) return usageError('report', USAGE, '--by and --where read one .cpuprofile file')
+  if (by === '') return usageError('report', USAGE, '--by needs a label name')
+  if (where === undefined) return {}
+  const w = require('./report-labels').parseWhere(where)
+  return w ? { where: w } : usageError('report', USAGE, `--where takes KEY=VALUE, got "${where}"`)
+}
+
+function byLabel (file, key, top, json) {
+  const { byLabel: split, byText } = require('./report-labels')
+  const r = split(file, key, top)
+  process.stdout.write(json ? JSON.stringify({ file, ...r }, null, 2) + '\n' : byText(file, r))
+  return 0
+}
+
+async function report (a, file, byApp, where, { top, cut, focus }) {
+  if (where && where.kept === 0) {
+    process.stderr.write(`cprof report: no sample of ${termSafe(file)} is labelled ${termSafe(a.values.where)}\n`)
+    return 1
+  }
+  const src = where ? { input: { path: where.file } } : byApp ? appInput(a) : commandInput('report', USAGE, file, a.values)
   if (src.exit !== undefined) return src.exit
+  const share = where ? ` where ${a.values.where}: ${(where.keptUs / 1000).toFixed(2)} ms of ${(where.totalUs / 1000).toFixed(2)} ms` : ''
   const r = await profileJob(src.input, null, top.value ?? TOP_DEFAULT, {
     text: !a.values.json,
     top: top.value,
     cut: cut.value,
     focus: a.values.json ? undefined : focus,
-    title: src.title || (src.input.store ? storeTitle(src.input) : file),
+    title: (src.title || (src.input.store ? storeTitle(src.input) : file)) + share,
     needSamples: true,
     sourceMaps: a.values['source-maps'] === true,
     lines: a.values.lines === true,

@@ -36,6 +36,7 @@ void cprof__job_in_free(cprof_job_in_t *in) {
   free(in->marks);
   free(in->main);
   free(in->own_url);
+  cprof_labels_free(in->labels);
   memset(in, 0, sizeof *in);
 }
 
