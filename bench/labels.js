@@ -8,6 +8,10 @@
 //             in every run: cprof.start() without labels, and with labels
 //             through each mechanism; the CPU per request of each labels run
 //             over the no-labels run of the same round. Target: <= 3 %.
+//   switch    the cost of one switch: CPU time per await and per
+//             setImmediate round trip under withLabels() with a profile
+//             running, labels off and on through each mechanism
+//             (bench/labels-child.js), medians of --rounds runs each.
 //   accuracy  the ground-truth app (test/js/api/fixtures/labels-app.js) under
 //             each mechanism: the share of fnA's samples labelled route=/a,
 //             fnB's route=/b, and (idle) samples with no labels.
@@ -29,7 +33,7 @@ const { values: opt } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     nodes: { type: 'string', default: '24' },
-    sections: { type: 'string', default: 'http,accuracy' },
+    sections: { type: 'string', default: 'switch,accuracy,http' },
     mechanisms: { type: 'string', default: 'hooks,before,promise' },
     app: { type: 'string', default: 'server' },
     rounds: { type: 'string' },
@@ -125,12 +129,30 @@ function accuracy (node, mechanism) {
   }
 }
 
+function sectionSwitch (node, out) {
+  const runs = { off: [], ...Object.fromEntries(O.mechanisms.map((m) => [m, []])) }
+  for (let r = 0; r < O.rounds; r++) {
+    for (const arm of Object.keys(runs)) {
+      const env = { ...process.env, CPROF_LABELS_MECHANISM: arm === 'off' ? 'hooks' : arm }
+      const text = execFileSync(node.bin, [path.join(__dirname, 'labels-child.js'), arm === 'off' ? 'off' : 'on', Q ? '100000' : '400000'], { encoding: 'utf8', env, timeout: 300000 })
+      runs[arm].push(JSON.parse(text.trim().split('\n').pop()))
+    }
+  }
+  const med = (xs) => summary(xs).median
+  out.switch = Object.fromEntries(Object.entries(runs).map(([arm, rs]) => [arm, {
+    awaitNs: med(rs.map((x) => x.awaitNs)),
+    immediateNs: med(rs.map((x) => x.immediateNs))
+  }]))
+  log(`  [${node.version}] switch: ${JSON.stringify(out.switch)}`)
+}
+
 async function main () {
   const results = { date: new Date().toISOString(), options: O, nodes: [] }
   for (const major of opt.nodes.split(',')) {
     const node = await ensureNode(major)
     const out = { version: node.version }
     results.nodes.push(out)
+    if (opt.sections.includes('switch')) sectionSwitch(node, out)
     if (opt.sections.includes('accuracy')) {
       out.accuracy = {}
       for (const m of O.mechanisms) {

@@ -183,10 +183,11 @@ function recStart ({ intervalUs, keepMs, maxBytes, store, onWindow, heapInterval
   return addon.recStart(intervalUs, keepMs, maxBytes, store, onWindow, heapIntervalBytes, push, trendWindows)
 }
 
-/** Ends the current window, and the heap window with it when heap. → its number (0: lost) */
-const recRotate = (heap) => addon.recRotate(Boolean(heap))
+/** Ends the current window, and the heap window with it when heap; labels: the
+ * window's label sets and switches (as ExportOptions' labels). → its number (0: lost) */
+const recRotate = (heap, labels) => addon.recRotate(Boolean(heap), labels)
 /** Stops recording; the rings stay for a last dump. → the last window's number (0: lost) */
-const recStop = () => addon.recStop()
+const recStop = (labels) => addon.recStop(labels)
 /** → the status object, or null when never started */
 const recStatus = () => addon.recStatus()
 

@@ -125,21 +125,37 @@ static int read_labels(napi_env env, cprof_addon_t *addon, napi_value obj, cprof
   return 0;
 }
 
-int cprof__labels_args(napi_env env, napi_value opts, cprof_job_in_t *in) {
+int cprof__labels_read(napi_env env, napi_value obj, cprof_labels_t **out) {
   cprof_addon_t *addon = cprof__addon(env);
+  napi_valuetype t;
+  *out = NULL;
+  if (!addon) return -1;
+  NAPI_CALL_INT(env, napi_typeof(env, obj, &t));
+  if (t == napi_undefined || t == napi_null) return 0;
+  if (t != napi_object) return bad(env, "labels must be an object");
+  cprof_labels_t *l = cprof_labels_new();
+  if (!l) {
+    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory reading the labels");
+    return -1;
+  }
+  if (read_labels(env, addon, obj, l) != 0) {
+    cprof_labels_free(l);
+    return -1;
+  }
+  *out = l;
+  return 0;
+}
+
+int cprof__labels_args(napi_env env, napi_value opts, cprof_job_in_t *in) {
   napi_value obj;
   napi_valuetype t;
   int has = 0;
-  if (addon && napi_typeof(env, opts, &t) == napi_ok && t == napi_object)
+  if (napi_typeof(env, opts, &t) == napi_ok && t == napi_object)
     has = prop(env, opts, "labels", &obj);
-  if (addon && has == 0) return 0;
-  cprof_labels_t *l = has == 1 ? cprof_labels_new() : NULL;
-  if (has == 1 && !l) cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory reading the labels");
-  if (!l || read_labels(env, addon, obj, l) != 0) {
-    cprof_labels_free(l);
+  if (has == 0) return 0;
+  if (has < 0 || cprof__labels_read(env, obj, &in->labels) != 0) {
     cprof__job_in_free(in);
     return -1;
   }
-  in->labels = l;
   return 0;
 }

@@ -25,6 +25,10 @@ napi_value cprof__labels_ring(napi_env env, napi_callback_info info);
  * nothing. 0, or -1 with a throw (in is then freed). */
 int cprof__labels_args(napi_env env, napi_value opts, cprof_job_in_t *in);
 
+/* The same object alone (undefined or null: *out NULL), for the recorder's
+ * windows. 0, or -1 with a throw. */
+int cprof__labels_read(napi_env env, napi_value obj, cprof_labels_t **out);
+
 /* Teardown (addon.c's cleanup hook). */
 void cprof__labels_ring_free(napi_env env, cprof_label_ring_t *ring);
 

@@ -88,6 +88,45 @@ test('thousands of distinct sets: capped at 1000, the rest share the cprof_overf
   assert.equal(side.samples.length, JSON.parse(fs.readFileSync(r.files.cpuprofile, 'utf8')).samples.length)
 })
 
+function hot () {
+  let x = 0
+  for (let i = 1; i < 20000; i++) x += Math.sqrt(i)
+  return x
+}
+
+async function labelledWork () {
+  for (let k = 0; k < 20; k++) hot()
+  await new Promise((resolve) => setImmediate(resolve))
+}
+
+test('recorder.start({ labels: true }): each stored window\'s pprof carries the labels; a CPU hog in /a is /a\'s', async () => {
+  const store = makeTmpDir()
+  cprof.recorder.start({ window: 300, interval: 1000, labels: true, store: { dir: store, formats: ['pprof'] } })
+  try {
+    const from = process.cpuUsage()
+    while (process.cpuUsage(from).user < 600000) await cprof.withLabels({ route: '/a' }, labelledWork)
+  } finally {
+    await cprof.recorder.stop()
+  }
+  assert.equal(require('../../../lib/labels').active(), false, 'labels off again')
+  const files = fs.readdirSync(store).filter((f) => f.endsWith('.pb.gz') && f.startsWith(`cpu-${process.pid}-`))
+  assert.ok(files.length >= 2, files.join(' '))
+  let labelled = 0
+  let hotSamples = 0
+  for (const f of files) {
+    const { profile: pp, strings } = decodePprof(path.join(store, f))
+    const fnNames = new Map(pp.function.map((fn) => [Number(fn.id), strings[Number(fn.name)]]))
+    const locFn = new Map(pp.location.map((l) => [Number(l.id), fnNames.get(Number(l.line[0].functionId))]))
+    for (const s of pp.sample) {
+      if (!s.locationId.some((id) => ['hot', 'labelledWork'].includes(locFn.get(Number(id))))) continue
+      hotSamples += Number(s.value[0])
+      if (s.label.some((l) => strings[Number(l.key)] === 'route' && strings[Number(l.str)] === '/a')) labelled += Number(s.value[0])
+    }
+  }
+  assert.ok(hotSamples >= 100, `hot's samples: ${hotSamples}`)
+  assert.ok(labelled >= 0.95 * hotSamples, `${labelled} of ${hotSamples} labelled route=/a`)
+})
+
 // ---- the ground truth ----
 
 // Per sample of a .cpuprofile: whether fnA, fnB is on its stack; whether it is (idle).
