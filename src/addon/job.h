@@ -75,9 +75,9 @@ typedef struct {
   cprof_export_opts_t opts; /* title, focus, main, lines_focus, html_marks point at the
                                owned copies below */
   char *title, *focus, *main, *lines_focus;
-  char *marks;   /* viewerMarks: JSON text the html page carries as a string */
-  char *own_url; /* STOP_CPU: the url prefix of cprof's own code; leading samples in
-                    it are its start call, dropped (own_start.c); NULL: none */
+  char *marks;            /* viewerMarks: JSON text the html page carries as a string */
+  char *own_url;          /* STOP_CPU: the url prefix of cprof's own code; leading samples in
+                             it are its start call, dropped (own_start.c); NULL: none */
   cprof_labels_t *labels; /* STOP_CPU: label sets and switches to join (labels.h); NULL: none */
 } cprof_job_in_t;
 

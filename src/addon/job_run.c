@@ -416,7 +416,8 @@ static int run(job_t *job) {
     return job->write_err.code;
   }
   if (!job->raw && (rc = write_output(job)) != CPROF_OK) return rc;
-  rc = cprof_labels_apply(job->in.labels, job->profile, job->in.out.dir, &job->in.opts, ERRBUF(job));
+  rc =
+      cprof_labels_apply(job->in.labels, job->profile, job->in.out.dir, &job->in.opts, ERRBUF(job));
   return rc == CPROF_OK ? write_formats(job) : rc;
 }
 

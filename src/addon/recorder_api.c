@@ -322,8 +322,10 @@ napi_value cprof__recorder_rotate(napi_env env, napi_callback_info info) {
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc >= 1) NAPI_CALL(env, napi_get_value_bool(env, argv[0], &heap));
   if (argc >= 2 && cprof__labels_read(env, argv[1], &labels) != 0) return NULL;
-  if (addon && addon->recorder) cprof__rec_set_labels(addon->recorder, labels);
-  else cprof_labels_free(labels);
+  if (addon && addon->recorder)
+    cprof__rec_set_labels(addon->recorder, labels);
+  else
+    cprof_labels_free(labels);
   uint64_t ended;
   if (!addon || cprof__rec_rotate(env, addon->recorder, heap, &ended) != 0) return NULL;
   return number(env, (double)ended);
@@ -338,8 +340,10 @@ napi_value cprof__recorder_stop(napi_env env, napi_callback_info info) {
   cprof_labels_t *labels = NULL;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc >= 1 && cprof__labels_read(env, argv[0], &labels) != 0) return NULL;
-  if (addon && addon->recorder) cprof__rec_set_labels(addon->recorder, labels);
-  else cprof_labels_free(labels);
+  if (addon && addon->recorder)
+    cprof__rec_set_labels(addon->recorder, labels);
+  else
+    cprof_labels_free(labels);
   uint64_t ended;
   if (!addon || cprof__rec_stop(env, addon->recorder, &ended) != 0) return NULL;
   return number(env, (double)ended);

@@ -162,11 +162,11 @@ typedef struct {
   strtab_t strs;
   const cprof__tree_t *tree;
   const cprof_export_opts_t *o;
-  uint64_t *stack;        /* location ids, leaf first */
-  unsigned char *used;    /* per fn: a sample names it */
-  char **names;           /* per fn: its unique name (pprof_unique_names), made once */
-  double scale;           /* CPU: ns per µs of self time (1000, less under pprof_cpu_cap_us) */
-  struct plines_s *lines; /* pprof_lines: each tree node's samples per line, or NULL */
+  uint64_t *stack;          /* location ids, leaf first */
+  unsigned char *used;      /* per fn: a sample names it */
+  char **names;             /* per fn: its unique name (pprof_unique_names), made once */
+  double scale;             /* CPU: ns per µs of self time (1000, less under pprof_cpu_cap_us) */
+  struct plines_s *lines;   /* pprof_lines: each tree node's samples per line, or NULL */
   cprof_label_row_t *lrows; /* o->labels: each tree node's samples per label set, or NULL */
   uint32_t *lfirst;         /* tree node i's rows: lrows[lfirst[i] .. lfirst[i + 1]) */
   cprof__buf_t lab;         /* a Label message being built */

@@ -11,6 +11,12 @@
 #include "internal.h"
 #include "profile.h"
 
+static char *copy(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *c = malloc(n);
+  return c ? memcpy(c, s, n) : NULL;
+}
+
 cprof_labels_t *cprof_labels_new(void) {
   cprof_labels_t *l = calloc(1, sizeof *l);
   if (l && !(l->sets = calloc(1, sizeof *l->sets))) {
@@ -44,7 +50,7 @@ int cprof_labels_add_set(cprof_labels_t *l, const char *const *kv, uint32_t n) {
   cprof_label_set_t s = {n, n ? calloc(2u * n, sizeof(char *)) : NULL};
   if (n && !s.kv) return CPROF_ENOMEM;
   for (uint32_t k = 0; k < 2 * n; k++) {
-    if (!kv[k] || !(s.kv[k] = strdup(kv[k]))) {
+    if (!kv[k] || !(s.kv[k] = copy(kv[k]))) {
       for (uint32_t j = 0; j < k; j++)
         free(s.kv[j]);
       free(s.kv);
@@ -82,6 +88,7 @@ int cprof_labels_take_ring(cprof_labels_t *l, const double *ring, uint32_t cap, 
     l->sw[l->nsw++] = (cprof_label_switch_t){pair[0], set};
   }
   l->lost = !found && first > 0;
+  l->from_us = from_us;
   return CPROF_OK;
 }
 
@@ -112,11 +119,12 @@ int cprof_labels_join(cprof_labels_t *l, const cprof_profile_t *p) {
   if (!l->sample_set) return CPROF_ENOMEM;
   l->nsamples = p->nsamples;
   l->unknown = 0;
-  int64_t t = p->start_time;
+  double t = (double)p->start_time;
+  if (l->from_us > 0) t += nearbyint((l->from_us - t) / 0x1p32) * 0x1p32;
   long at = -1;
   for (uint32_t i = 0; i < p->nsamples; i++) {
-    t = cprof__sat_add(t, p->time_deltas[i]);
-    at = l->nsw ? switch_at(l, (double)t, at) : -1;
+    t += (double)p->time_deltas[i];
+    at = l->nsw ? switch_at(l, t, at) : -1;
     uint32_t set = at >= 0 ? l->sw[at].set : 0;
     /* (idle) is the loop waiting: no code of any set runs */
     if (strcmp(p->frames[p->nodes[p->samples[i]].frame].name, "(idle)") == 0) set = 0;
@@ -175,8 +183,8 @@ int cprof_labels_rows(const cprof_labels_t *l, const cprof_profile_t *p, const u
   cprof_label_row_t *r = malloc((p->nsamples ? p->nsamples : 1) * sizeof *r);
   if (!r) return CPROF_ENOMEM;
   for (uint32_t i = 0; i < p->nsamples; i++)
-    r[i] = (cprof_label_row_t){node_of[p->samples[i]], l->sample_set[i], 1,
-                               cprof_sample_weight(p, i)};
+    r[i] =
+        (cprof_label_row_t){node_of[p->samples[i]], l->sample_set[i], 1, cprof_sample_weight(p, i)};
   qsort(r, p->nsamples, sizeof *r, row_cmp);
   uint32_t n = 0; /* equal (tree node, set) rows summed */
   for (uint32_t i = 0; i < p->nsamples; i++) {

@@ -41,6 +41,7 @@ typedef struct cprof_labels_s {
   cprof_label_switch_t *sw; /* oldest first */
   size_t nsw;
   int lost;             /* the ring had wrapped: the switches before sw[0] are gone */
+  double from_us;       /* the profile's start on the switches' clock (0: unknown) */
   char *file;           /* the sidecar's name in the output directory; NULL: none */
   uint32_t *sample_set; /* after the join: each sample's set */
   uint32_t nsamples;
@@ -64,7 +65,10 @@ int cprof_labels_take_ring(cprof_labels_t *l, const double *ring, uint32_t cap, 
 /* Each sample of CPU profile p gets the set of the last switch at or
  * before its time (V8's startTime plus its timeDeltas); a set id the table
  * does not have reads as 0, and so does an (idle) sample: the loop waits,
- * no set's code runs. CPROF_OK, CPROF_ENOMEM, CPROF_EINVAL. */
+ * no set's code runs. A startTime that is the clock modulo 2^32 µs (as
+ * v8.startCpuProfile's JSON writes it, Node 24.12 to 26 at least) is put
+ * back on the switches' clock: the multiple of 2^32 µs that brings it
+ * nearest from_us is added. CPROF_OK, CPROF_ENOMEM, CPROF_EINVAL. */
 int cprof_labels_join(cprof_labels_t *l, const cprof_profile_t *p);
 
 /* The sidecar: {"version":1,"sets":[{},{"k":"v"}],"samples":[set per

@@ -1,6 +1,7 @@
 /* Labels per CPU sample (labelset.c): the ring's switches taken (order,
  * wrap, the profile's start, bad slots), the join to sample times, the
  * sidecar's text and pprof's sample labels. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
 #include <zlib.h>
 
@@ -134,6 +135,24 @@ static void joins_when_times_go_back(void **state) {
   cprof_profile_free(p);
 }
 
+/* v8.startCpuProfile's JSON: startTime modulo 2^32 µs (100 + 3 * 2^32 on the ring's clock). */
+static void joins_a_start_time_modulo_2_32(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(FIVE);
+  const double base = 3 * 0x1p32;
+  const double sw[] = {base + 105, 1, base + 120, 2, base + 125, 1, base + 145, 0};
+  double *r = ring_of(8, sw, 4);
+  cprof_labels_t *l = table();
+  assert_int_equal(cprof_labels_take_ring(l, r, 8, base + 99), CPROF_OK);
+  assert_int_equal(cprof_labels_join(l, p), CPROF_OK);
+  const uint32_t want[] = {1, 2, 0, 1, 0};
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(l->sample_set[i], want[i]);
+  free(r);
+  cprof_labels_free(l);
+  cprof_profile_free(p);
+}
+
 static char *written(const cprof_labels_t *l) {
   char *text = NULL;
   size_t len = 0;
@@ -153,8 +172,9 @@ static void writes_the_sidecar(void **state) {
   cprof_labels_take_ring(l, r, 8, 100);
   assert_int_equal(cprof_labels_join(l, p), CPROF_OK);
   char *text = written(l);
-  assert_string_equal(text, "{\"version\":1,\"sets\":[{},{\"route\":\"/a\"},{\"route\":\"/b\","
-                            "\"tenant\":\"t\\\"1\"}],\"samples\":[1,2,0,0,0],\"unknownSamples\":0}\n");
+  assert_string_equal(text,
+                      "{\"version\":1,\"sets\":[{},{\"route\":\"/a\"},{\"route\":\"/b\","
+                      "\"tenant\":\"t\\\"1\"}],\"samples\":[1,2,0,0,0],\"unknownSamples\":0}\n");
   free(text);
   free(r);
   cprof_labels_free(l);
@@ -207,9 +227,9 @@ typedef struct {
   const unsigned char *strs[64];
   uint64_t str_len[64];
   uint32_t nstrs;
-  uint64_t count;              /* the sample's first value */
-  uint64_t label[4][2];        /* the sample's labels (key, str) */
-  uint32_t nlabels;            /* of the sample being read */
+  uint64_t count;               /* the sample's first value */
+  uint64_t label[4][2];         /* the sample's labels (key, str) */
+  uint32_t nlabels;             /* of the sample being read */
   uint64_t by_str[64], nolabel; /* samples counted by label str, and without labels */
 } pp_t;
 
@@ -305,6 +325,7 @@ int main(void) {
       cmocka_unit_test(joins_each_sample_to_the_set_current_then),
       cmocka_unit_test(counts_samples_before_a_lost_span),
       cmocka_unit_test(joins_when_times_go_back),
+      cmocka_unit_test(joins_a_start_time_modulo_2_32),
       cmocka_unit_test(writes_the_sidecar),
       cmocka_unit_test(refuses_past_the_caps),
       cmocka_unit_test(writes_pprof_sample_labels),
