@@ -1,5 +1,5 @@
-/* Labels per CPU sample, the addon's side (labels.h): the ring's memory
- * and the stop's label arguments; the join itself is core (labelset.c). */
+/* Labels per CPU sample, the addon's side (labels.h): the ring's entry
+ * point and the label arguments; the join itself is core (labelset.c). */
 #include "labels.h"
 
 #include <stdlib.h>
@@ -18,41 +18,19 @@ napi_value cprof__labels_ring(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
   napi_value argv[1], buf;
   double cap;
-  void *data = NULL;
   if (!addon || cprof__args(env, info, 1, argv) != 0 ||
       cprof__arg_double(env, argv[0], "cap", &cap) != 0)
     return NULL;
-  cprof_label_ring_t *r = addon->label_ring;
-  if (r) {
-    NAPI_CALL(env, napi_get_reference_value(env, r->ref, &buf));
+  if (addon->label_ring) {
+    NAPI_CALL(env, napi_get_reference_value(env, addon->label_ring->ref, &buf));
     return buf;
   }
   if (!(cap >= 1 && cap <= RING_CAP_MAX)) {
     cprof__throw(env, "ERR_CPROF_INVALID_ARG", "the labels ring's capacity must be 1 to 2^24");
     return NULL;
   }
-  if (!(r = calloc(1, sizeof *r))) {
-    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory making the labels ring");
-    return NULL;
-  }
-  r->cap = (uint32_t)cap;
-  if (napi_create_arraybuffer(env, CPROF_LABEL_RING_SLOTS(r->cap) * sizeof(double), &data, &buf) !=
-          napi_ok ||
-      napi_create_reference(env, buf, 1, &r->ref) != napi_ok) {
-    free(r);
-    cprof__throw_last_error(env, "napi_create_arraybuffer");
-    return NULL;
-  }
-  memset(data, 0, CPROF_LABEL_RING_SLOTS(r->cap) * sizeof(double));
-  r->slots = data;
-  addon->label_ring = r;
+  if (!(addon->label_ring = cprof__label_ring_new(env, (uint32_t)cap, &buf))) return NULL;
   return buf;
-}
-
-void cprof__labels_ring_free(napi_env env, cprof_label_ring_t *ring) {
-  if (!ring) return;
-  napi_delete_reference(env, ring->ref); /* teardown: nothing to tell if it fails */
-  free(ring);
 }
 
 /* obj[key], or 0 when absent (undefined, null); 1 when *out set, -1 with a throw. */
