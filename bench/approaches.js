@@ -189,6 +189,18 @@ const cpu = {
   }
 }
 
+// cprof with labels (bench/labels.js): start({ labels: true }); the
+// mechanism comes from CPROF_LABELS_MECHANISM in the child's environment.
+cpu.cprofLabels = {
+  ...cpu.cprof,
+  about: 'cprof.start({ labels: true }) / cprof.stop() (bench/labels.js)',
+  async start ({ interval, dir }) {
+    const cprof = require(CPROF)
+    await cprof.start({ dir, labels: true, ...(interval && { interval }) })
+    return cprof
+  }
+}
+
 // The flight recorder at its defaults (10 s windows, 10 ms interval, 60 s
 // kept): start() is recorder.start(), stop() a dump of all it holds, then
 // recorder.stop(). interval null keeps the default.

@@ -106,8 +106,20 @@ async function onMessage (m) {
 
 process.on('message', (m) => { onMessage(m) })
 process.on('disconnect', () => { cleanup(); closeApp() })
+// CPROF_BENCH_LABELS=1 (bench/labels.js): every request runs under
+// cprof.withLabels({ route }), in every run alike (labels on or off).
+function labelRequests (server) {
+  const cprof = require('..')
+  const handlers = server.listeners('request')
+  server.removeAllListeners('request')
+  server.on('request', (req, res) => cprof.withLabels({ route: req.url }, () => {
+    for (const h of handlers) h.call(server, req, res)
+  }))
+}
+
 APPS[appName]().then((a) => {
   app = a
+  if (process.env.CPROF_BENCH_LABELS === '1') labelRequests(app.server)
   app.server.on('request', () => { served++ })
   process.send({ port: app.port })
 }, (err) => {

@@ -12,6 +12,7 @@ const { createRecorder } = require('./recorder')
 const { createIncidents } = require('./incidents')
 const { createAnnouncer } = require('./fleet/announce')
 const { TEMPLATE_PATH } = require('./viewer')
+const labels = require('./labels')
 
 const cprof = new EventEmitter()
 
@@ -102,14 +103,52 @@ const recorder = createRecorder({
   }
 })
 
+// labels: true: withLabels() is tracked while the profile runs; its
+// switches count from labelsFromUs, the start on the labels' clock.
+function cpuStart (o, onTimeout) {
+  if (o.labels) {
+    labels.use()
+    o.labelsFromUs = labels.now()
+  }
+  try {
+    return native.cpuStart({ intervalUs: o.interval, timeoutMs: o.timeout, onTimeout })
+  } catch (err) {
+    if (o.labels) labels.release()
+    throw err
+  }
+}
+
+// The stop takes the switches at once (the addon copies them): labels go
+// off here, and the job writes <stem>.labels.json beside the profile.
+function cpuStop (run) {
+  const name = run.o.labels ? run.fileName.replace(/\.cpuprofile$/, '.labels.json') : null
+  let job
+  try {
+    job = cpuStopJob(run, name ? labels.stopArgs(run.o.labelsFromUs, name) : undefined)
+  } finally {
+    if (run.o.labels) labels.release()
+  }
+  if (!name) return job
+  const withFile = (r) => {
+    if (r && r.file) r.outputs = { labels: { path: require('node:path').join(run.o.dir, name) }, ...r.outputs }
+    return r
+  }
+  return job.then(withFile)
+}
+
 const cpu = createController({
   kind: 'cpu',
   label: 'CPU',
   ext: 'cpuprofile',
   startOptions: options.cpuStartOptions,
   profileOptions: (arg) => options.profileOptions(arg, options.cpuStartOptions),
-  nativeStart: (o, onTimeout) => native.cpuStart({ intervalUs: o.interval, timeoutMs: o.timeout, onTimeout }),
-  nativeStop: (run) => native.cpuStop({
+  nativeStart: cpuStart,
+  nativeStop: cpuStop,
+  resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval, transport: run.transport })
+}, hooks)
+
+function cpuStopJob (run, labelArgs) {
+  return native.cpuStop({
     dir: run.o.dir,
     name: run.fileName,
     top: options.TOP_DEFAULT,
@@ -119,11 +158,11 @@ const cpu = createController({
       sourceMaps: run.o.sourceMaps,
       htmlTemplate: TEMPLATE_PATH,
       lines: run.o.lines,
-      pprofLines: run.o.lines
+      pprofLines: run.o.lines,
+      labels: labelArgs
     }
-  }),
-  resultFields: (run, r) => ({ durationMs: r.durationMs, samples: r.samples, intervalUs: run.o.interval, transport: run.transport })
-}, hooks)
+  })
+}
 
 const heap = createController({
   kind: 'heap',
@@ -204,6 +243,8 @@ Object.assign(cprof, {
   init: triggers.init,
   destroy: triggers.destroy,
   start: cpu.start,
+  withLabels: labels.withLabels,
+  getLabels: labels.getLabels,
   stop: async (opts) => cpu.stop({}, options.stopOptions(opts, 'stop()')),
   profile: cpu.profile,
   analyze,

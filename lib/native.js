@@ -59,6 +59,8 @@ const addon = load()
  * @property {boolean} [keepExisting] never replace a file (link(2), not rename(2))
  * @property {boolean} [needSamples] refuse a profile without samples
  * @property {boolean} [text] the text report in the result (and cut, focus, linesFocus)
+ * @property {{ sets: string[][], fromUs: number, file: string }} [labels] CPU stop: the label
+ *   sets by id ([k, v, ...], [0] is []), the profile's start on the ring's clock, the sidecar's name
  */
 
 // CPU profiles (src/addon/cpu.c)
@@ -146,6 +148,14 @@ function snapshotView (file, classes) {
   return addon.snapshotView(file, classes)
 }
 
+// Labels per sample (src/addon/labels.c)
+
+/** The ring of label-set switches, made once per environment. → ArrayBuffer
+ * @param {number} cap pairs (time µs, set id) kept */
+function labelsRing (cap) {
+  return addon.labelsRing(cap)
+}
+
 // Signal triggers (src/addon/watch.c)
 
 /** Replaces slot's trigger: onSignal runs on the event loop at each signal.
@@ -173,10 +183,11 @@ function recStart ({ intervalUs, keepMs, maxBytes, store, onWindow, heapInterval
   return addon.recStart(intervalUs, keepMs, maxBytes, store, onWindow, heapIntervalBytes, push, trendWindows)
 }
 
-/** Ends the current window, and the heap window with it when heap. → its number (0: lost) */
-const recRotate = (heap) => addon.recRotate(Boolean(heap))
+/** Ends the current window, and the heap window with it when heap; labels: the
+ * window's label sets and switches (as ExportOptions' labels). → its number (0: lost) */
+const recRotate = (heap, labels) => addon.recRotate(Boolean(heap), labels)
 /** Stops recording; the rings stay for a last dump. → the last window's number (0: lost) */
-const recStop = () => addon.recStop()
+const recStop = (labels) => addon.recStop(labels)
 /** → the status object, or null when never started */
 const recStatus = () => addon.recStatus()
 
@@ -201,6 +212,7 @@ module.exports = {
   snapshotReport,
   snapshotDiff,
   snapshotView,
+  labelsRing,
   signalWatch,
   signalUnwatch,
   recStart,

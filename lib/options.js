@@ -12,7 +12,7 @@ const HEAP_INTERVAL_RANGE_BYTES = [1, 2 ** 30]
 const HEAP_STACK_DEPTH_DEFAULT = 128
 const HEAP_STACK_DEPTH_RANGE = [1, 480] // cJSON parses at most 1000 levels of nesting; a heap tree level takes two
 const TOP_DEFAULT = 20
-const CPU_KEYS = ['timeout', 'interval', 'dir', 'name', 'formats', 'sourceMaps', 'lines']
+const CPU_KEYS = ['timeout', 'interval', 'dir', 'name', 'formats', 'sourceMaps', 'lines', 'labels']
 const HEAP_KEYS = ['timeout', 'interval', 'stackDepth', 'includeCollected', 'forceGC', 'dir', 'name', 'formats', 'sourceMaps']
 // Formats written besides the kind's own (.cpuprofile / .heapprofile), and
 // their file extensions; every file of a profile shares the same stem.
@@ -87,7 +87,9 @@ function cpuStartOptions (arg, where = 'start()') {
     sourceMaps: sourceMapsOption(opts.sourceMaps),
     // Self time per line (V8's positionTicks): in the summary, the txt and
     // html files, and one pprof Location per line.
-    lines: validateBoolean(opts.lines, 'lines', false)
+    lines: validateBoolean(opts.lines, 'lines', false),
+    // withLabels()'s labels on each sample: pprof labels, <stem>.labels.json (docs/labels.md).
+    labels: validateBoolean(opts.labels, 'labels', false)
   }
 }
 

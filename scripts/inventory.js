@@ -38,6 +38,7 @@ const FOLDER_PURPOSE = {
   'lib/fleet': 'other processes that run cprof, seen from outside (docs/fleet.md): ps rows, the fan-out, signal profiles and snapshots, attach over the inspector',
   'lib/identity': 'who this process is (identity tier): PM2\'s environment and actions, its app name, instance and cluster role, its run-directory entry',
   'lib/incidents': 'the incident triggers (docs/incidents.md): options, limits (cgroup CPU quota, V8\'s heap limit), the unref\'d watchers, the firing engine, heap growth and its snapshot',
+  'lib/labels': 'labels per request (docs/labels.md): withLabels/getLabels, the async-context hooks that record each switch into the addon\'s ring, the label sets interned',
   'lib/push': 'push to Grafana Pyroscope (docs/pyroscope.md): options, series labels, the queue bounded by bytes, uploads with timeout and backoff',
   'lib/recorder': 'the flight recorder\'s JS side (docs/recorder.md): options, start/dump/status, a dump\'s viewer marks',
   'lib/run': 'the preload cprof run puts into its command\'s NODE_OPTIONS',

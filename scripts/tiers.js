@@ -21,8 +21,8 @@ module.exports = [
   },
   {
     tier: 'features',
-    what: 'what a process does: profiles and snapshots, the pages they become, the recorder, push, incidents, triggers, node:cluster hand-offs',
-    units: ['controller.js', 'snapshot.js', 'snapshot-report.js', 'viewer/', 'recorder/', 'push/', 'incidents/', 'triggers/', 'cluster/']
+    what: 'what a process does: profiles and snapshots, per-request labels, the pages they become, the recorder, push, incidents, triggers, node:cluster hand-offs',
+    units: ['controller.js', 'snapshot.js', 'snapshot-report.js', 'labels/', 'viewer/', 'recorder/', 'push/', 'incidents/', 'triggers/', 'cluster/']
   },
   {
     tier: 'fleet',

@@ -12,7 +12,7 @@ const LINES_TOP = 5 // src/core/report_lines.h CPROF__LINES_TOP
 
 const report = command({
   name: 'report',
-  usage: ['<file> [--top N] [--cut PCT] [--bottom-up NAME] [--json] [--source-maps] [--lines [FUNCTION]]',
+  usage: ['<file> [--top N] [--cut PCT] [--bottom-up NAME] [--json] [--source-maps] [--lines [FUNCTION]] [--by KEY | --where KEY=VALUE]',
     '--app NAME [--heap] [--dir DIR]… [options]'],
   about: `Reports on a .cpuprofile or .heapprofile (cprof's, Chrome DevTools', node --cpu-prof's,
 node --heap-prof's): the top functions by self and by total, the top-down call tree,
@@ -46,6 +46,14 @@ in bytes (B, KiB, MiB); percentages are of the profile's total.`,
         "can be read (CPU profiles; with --json: each summary function's lines)"
     },
     SOURCE_MAPS_OPTION,
+    {
+      name: 'by',
+      arg: 'KEY',
+      type: 'text',
+      help: 'a .cpuprofile with labels (its .labels.json beside it): the time of each value of label KEY, and the top ' +
+        "functions' self and total time by value (docs/labels.md)"
+    },
+    { name: 'where', arg: 'KEY=VALUE', type: 'text', help: 'the report of only the samples labelled KEY=VALUE' },
     ...STORE_OPTIONS
   ],
   notes: STORE_USAGE
@@ -86,15 +94,50 @@ async function run (argv) {
   if (a.exit !== undefined) return a.exit
   if (!byApp && (a.values.heap || a.values.dir)) return report.fail('--heap and --dir go with --app').exit
   const file = byApp ? `app ${a.values.app}` : a.positionals[0]
-  const focus = a.values['bottom-up']
-  const src = byApp ? appInput(a) : commandInput(report, file, a.values)
+  const labeled = labelArgs(a, byApp)
+  if (labeled.exit !== undefined) return labeled.exit
+  if (a.values.by !== undefined) return byLabel(file, a.values.by, a.values.top ?? TOP_DEFAULT, a.values.json)
+  const where = labeled.where ? require('./report-labels').whereProfile(file, labeled.where) : null
+  try {
+    return await reportOn(a, file, byApp, where)
+  } finally {
+    if (where) where.cleanup()
+  }
+}
+
+// --by and --where: one .cpuprofile (its labels beside it), one of the two.
+function labelArgs (a, byApp) {
+  const { by, where } = a.values
+  if (by === undefined && where === undefined) return {}
+  if (by !== undefined && where !== undefined) return report.fail('--by and --where go one at a time')
+  if (byApp || a.values.store !== undefined) return report.fail('--by and --where read one .cpuprofile file')
+  if (by === '') return report.fail('--by needs a label name')
+  if (where === undefined) return {}
+  const w = require('./report-labels').parseWhere(where)
+  return w ? { where: w } : report.fail(`--where takes KEY=VALUE, got "${where}"`)
+}
+
+function byLabel (file, key, top, json) {
+  const { byLabel: split, byText } = require('./report-labels')
+  const r = split(file, key, top)
+  process.stdout.write(json ? JSON.stringify({ file, ...r }, null, 2) + '\n' : byText(file, r))
+  return 0
+}
+
+async function reportOn (a, file, byApp, where) {
+  if (where && where.kept === 0) {
+    process.stderr.write(`cprof report: no sample of ${termSafe(file)} is labelled ${termSafe(a.values.where)}\n`)
+    return 1
+  }
+  const src = where ? { input: { path: where.file } } : byApp ? appInput(a) : commandInput(report, file, a.values)
   if (src.exit !== undefined) return src.exit
+  const share = where ? ` where ${a.values.where}: ${(where.keptUs / 1000).toFixed(2)} ms of ${(where.totalUs / 1000).toFixed(2)} ms` : ''
   const r = await profileJob(src.input, null, a.values.top ?? TOP_DEFAULT, {
     text: !a.values.json,
     top: a.values.top,
     cut: a.values.cut,
-    focus: a.values.json ? undefined : focus,
-    title: src.title || (src.input.store ? storeTitle(src.input) : file),
+    focus: a.values.json ? undefined : a.values['bottom-up'],
+    title: (src.title || (src.input.store ? storeTitle(src.input) : file)) + share,
     needSamples: true,
     sourceMaps: a.values['source-maps'] === true,
     lines: a.values.lines === true,

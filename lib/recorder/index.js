@@ -18,6 +18,7 @@ const { viewerMarks, heapWindows, keepMarks } = require('./marks')
 const { timed } = require('../own-time')
 const { removeStale } = require('../stale-temps')
 const { shapeResult } = require('../result')
+const labels = require('../labels')
 
 /** hooks: { report(err), emitProfile(result), emit(event, value), changed() (status() changed) } */
 function createRecorder (hooks) {
@@ -60,10 +61,19 @@ function createRecorder (hooks) {
   // heap window with it when heap, and resolves once they are in the ring.
   function rotate (heap) {
     const r = run
-    const seq = timed(() => native.recRotate(heap))
+    const seq = timed(() => native.recRotate(heap, windowLabels(r)))
     if (heap) r.heapFrom = Date.now()
     if (seq === 0) return Promise.resolve(null) // lost: someone ended our profile
     return waitFor(r, seq, heap)
+  }
+
+  // labels: true: the switches over the window ending now (docs/labels.md);
+  // the next one starts here.
+  function windowLabels (r) {
+    if (!r || !r.o.labels) return undefined
+    const args = labels.stopArgs(r.labelsFrom)
+    r.labelsFrom = labels.now()
+    return args
   }
 
   // Whether the CPU window ending now ends a heap window too: heapWindow ms
@@ -93,13 +103,20 @@ function createRecorder (hooks) {
     // store.dir is the user's: created 0700, must be a directory (the rule
     // for dir, docs/reliability.md); checked here so start() throws at once.
     if (o.store) prepareDirSync(o.store.dir, false, 'pass store.dir a directory you own')
-    const transport = timed(() => native.recStart(nativeStart(o, onWindow)))
+    if (o.labels) labels.use()
+    let transport
+    try {
+      transport = timed(() => native.recStart(nativeStart(o, onWindow)))
+    } catch (err) {
+      if (o.labels) labels.release()
+      throw err
+    }
     if (o.store) removeStale(o.store.dir) // killed writers' temp files; never rejects
     const timer = setInterval(tick, o.window)
     timer.unref() // recording never keeps the process alive
     if (pusher) pusher.close() // the previous recording's: what it still held is dropped
     pusher = o.push ? createPusher(o.push, series(o.push), hooks) : null
-    run = { o, timer, transport, waiters: new Map(), pusher, heapFrom: Date.now() }
+    run = { o, timer, transport, waiters: new Map(), pusher, heapFrom: Date.now(), labelsOn: o.labels, labelsFrom: o.labels ? labels.now() : 0 }
     intervalUs = o.interval
     heapIntervalBytes = o.heapInterval
     sourceMaps = o.sourceMaps
@@ -113,7 +130,15 @@ function createRecorder (hooks) {
   async function stop () {
     const r = run
     if (r) clearInterval(r.timer)
-    const seq = timed(() => native.recStop()) // throws ERR_CPROF_NOT_STARTED when not running
+    let seq
+    try {
+      seq = timed(() => native.recStop(windowLabels(r))) // throws ERR_CPROF_NOT_STARTED when not running
+    } finally {
+      if (r && r.labelsOn) { // once, however many stop() calls
+        r.labelsOn = false
+        labels.release()
+      }
+    }
     if (seq !== 0) await waitFor(r, seq, r.o.heap) // stopping ends the heap window too
     if (r && r.pusher) {
       await r.pusher.flush(r.o.push.timeout)

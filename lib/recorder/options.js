@@ -13,7 +13,7 @@ const KEEP_DEFAULT_MS = 60_000
 const MAX_BYTES_DEFAULT = 16 * 1024 * 1024
 const STORE_MAX_BYTES_DEFAULT = 256 * 1024 * 1024
 const STORE_MAX_AGE_DEFAULT_MS = 24 * 3600 * 1000
-const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'heapWindow', 'trendWindows', 'store', 'sourceMaps', 'push', 'lines']
+const START_KEYS = ['window', 'keep', 'maxBytes', 'interval', 'heap', 'heapInterval', 'heapWindow', 'trendWindows', 'store', 'sourceMaps', 'push', 'lines', 'labels']
 // A heap window ends with the first CPU window to end heapWindow ms after
 // the last one: every heap window's live heap costs a full GC, and with it
 // V8 drops optimized code whose embedded maps died (re-optimized on its
@@ -80,7 +80,8 @@ function startOptions (arg) {
     store: storeOption(o.store),
     sourceMaps: options.sourceMapsOption(o.sourceMaps), // start()'s default: on under --enable-source-maps
     push: pushOptions(o.push), // Grafana Pyroscope (lib/push, docs/pyroscope.md)
-    lines: validateBoolean(o.lines, 'lines', false) // CPU windows' pprof: one Location per line
+    lines: validateBoolean(o.lines, 'lines', false), // CPU windows' pprof: one Location per line
+    labels: validateBoolean(o.labels, 'labels', false) // withLabels()'s labels on the pushed and stored pprof
   }
 }
 

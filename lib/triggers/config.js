@@ -11,7 +11,7 @@ const { incidentsOption } = require('../incidents/options')
 const { DEFAULT_SIGNAL, parseSignal } = require('./signals')
 
 const MAX_DURATION_DEFAULT_MS = 10 * 60 * 1000
-const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats', 'recorder', 'dumpSignal', 'sourceMaps', 'incidents']
+const INIT_KEYS = ['profiling', 'signal', 'heapSignal', 'dir', 'timeout', 'maxDuration', 'interval', 'heapInterval', 'formats', 'recorder', 'dumpSignal', 'sourceMaps', 'labels', 'incidents']
 const INIT_FORMATS = ['cpuprofile', 'heapprofile', ...Object.keys(FORMAT_EXT)]
 
 function profilingOption (value) {
@@ -30,6 +30,7 @@ function profilingOption (value) {
  *   interval: µs | undefined, heapInterval: bytes | undefined,
  *   formats: string[] (for both kinds; each kind skips the other's own format),
  *   sourceMaps: boolean | undefined (undefined: start()'s default),
+ *   labels: boolean (CPU profiles carry withLabels()'s labels, docs/labels.md),
  *   recorder: recorder.start() options | null ({} when only incidents ask for it),
  *   incidents: lib/incidents/options.js's object | null
  * }
@@ -92,6 +93,7 @@ function initConfig (config) {
     recorder,
     dumpSignal,
     sourceMaps: validateBoolean(config.sourceMaps, 'sourceMaps'), // undefined: start()'s default
+    labels: validateBoolean(config.labels, 'labels', false),
     incidents
   }
 }

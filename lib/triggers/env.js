@@ -22,7 +22,8 @@ const ENV_VARS = [
   ['CPROF_HEAP_INTERVAL', 'heapInterval', envNumber],
   ['CPROF_FORMATS', 'formats', (s) => s.split(',').map((f) => f.trim()).filter(Boolean)],
   ['CPROF_DUMP_SIGNAL', 'dumpSignal', (s) => s],
-  ['CPROF_SOURCE_MAPS', 'sourceMaps', envFlag]
+  ['CPROF_SOURCE_MAPS', 'sourceMaps', envFlag],
+  ['CPROF_LABELS', 'labels', envFlag]
 ]
 
 // CPROF_RECORDER=1 and its options → init()'s recorder object.

@@ -5,6 +5,7 @@
 
 #include "addon.h"
 #include "errors.h"
+#include "label_ring.h"
 #include "macros.h"
 #include "recorder.h"
 
@@ -25,6 +26,8 @@ static void cleanup_hook(void *arg) {
   cprof__ctl_abandon(addon->env, &addon->heap);
   cprof__rec_abandon(addon->env, addon->recorder);
   addon->recorder = NULL;
+  cprof__label_ring_free(addon->env, addon->label_ring);
+  addon->label_ring = NULL;
   for (int i = 0; i < CPROF_SIGNAL_SLOTS; i++) {
     cprof__signal_stop(addon->signals[i]);
     addon->signals[i] = NULL;

@@ -18,6 +18,7 @@ typedef struct {
   cprof_ctl_t heap;
   cprof_signal_t *signals[CPROF_SIGNAL_SLOTS]; /* the signal triggers (CPU, heap, dump) */
   struct cprof_rec_s *recorder;                /* the flight recorder (recorder.h), or NULL */
+  struct cprof_label_ring_s *label_ring;       /* the label switches (labels.h), or NULL */
 } cprof_addon_t;
 
 /* The calling environment's state; throws and returns NULL if missing. */

@@ -2,6 +2,7 @@
  * entry.h, once the environment's state is installed (addon.c). */
 #include "addon.h"
 #include "entry.h"
+#include "labels.h"
 #include "macros.h"
 
 static int export_fn(napi_env env, napi_value exports, const char *name, napi_callback cb) {
@@ -30,7 +31,8 @@ NAPI_MODULE_INIT() {
       export_fn(env, exports, "recDump", cprof__recorder_dump) ||
       export_fn(env, exports, "snapshotReport", cprof__snapshot_report) ||
       export_fn(env, exports, "snapshotDiff", cprof__snapshot_diff) ||
-      export_fn(env, exports, "snapshotView", cprof__snapshot_view))
+      export_fn(env, exports, "snapshotView", cprof__snapshot_view) ||
+      export_fn(env, exports, "labelsRing", cprof__labels_ring))
     return NULL;
   return exports;
 }

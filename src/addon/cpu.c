@@ -7,6 +7,7 @@
 #include "entry.h"
 #include "errors.h"
 #include "job_args.h"
+#include "labels.h"
 #include "v8cpu.h"
 
 /* cpuStart(intervalUs, timeoutMs, onTimeout) → transport name: "v8"
@@ -38,7 +39,7 @@ napi_value cprof__cpu_stop(napi_env env, napi_callback_info info) {
   cprof_job_in_t in = {.kind = CPROF_JOB_STOP_CPU};
   napi_value argv[4];
   if (!addon || cprof__args(env, info, 4, argv) != 0 || cprof__job_args(env, argv, &in) != 0 ||
-      cprof__job_export_args(env, argv[3], &in) != 0)
+      cprof__job_export_args(env, argv[3], &in) != 0 || cprof__labels_args(env, argv[3], &in) != 0)
     return NULL;
   in.src.v8_text = addon->cpu.v8_handle != NULL; /* v8.startCpuProfile's: repaired first */
   return cprof__ctl_stop(env, &addon->cpu, "CPU", "Profiler.stop", &in);

@@ -56,6 +56,7 @@ struct cprof_rec_s {
   uint64_t lost;              /* windows whose profile never arrived */
   uint64_t failed;            /* windows that could not be converted */
   uint64_t evicted_for_space; /* store files deleted to make room on a full disk */
+  cprof_labels_t *labels;     /* the label switches of the window ending next, or NULL */
 };
 
 static _Atomic unsigned next_id = 1;
@@ -86,6 +87,7 @@ static void free_pending(pending_t *p) {
   while (p) {
     pending_t *next = p->next;
     free(p->t.json);
+    cprof_labels_free(p->t.labels);
     free(p);
     p = next;
   }
@@ -99,6 +101,7 @@ static void rec_unref(cprof_rec_t *rec) {
   cprof_trend_free(rec->trend);
   free_pending(rec->head);
   free(rec->note);
+  cprof_labels_free(rec->labels);
   cprof_window_cfg_free(&rec->cfg);
   free(rec);
 }
@@ -205,6 +208,7 @@ static int enqueue(napi_env env, cprof_rec_t *rec, const cprof_window_text_t *t)
   pending_t *win = calloc(1, sizeof *win);
   if (!win) {
     free(t->json);
+    cprof_labels_free(t->labels);
     rec->lost++;
     return -1;
   }
@@ -275,7 +279,10 @@ static int end_window(napi_env env, cprof_rec_t *rec, int64_t t) {
     rec->note = NULL;
     return -1;
   }
+  cprof_labels_t *labels = rec->labels;
+  rec->labels = NULL;
   if (!rec->note) {
+    cprof_labels_free(labels);
     rec->lost++;
     return 0;
   }
@@ -288,7 +295,8 @@ static int end_window(napi_env env, cprof_rec_t *rec, int64_t t) {
                                     .from_ms = rec->from_ms,
                                     .to_ms = t,
                                     .cpu_us = cpu > 0 && mark > 0 && cpu > mark ? cpu - mark : 0,
-                                    .seq = rec->seq}) == 0;
+                                    .seq = rec->seq,
+                                    .labels = labels}) == 0;
 }
 
 /* ---- the session: start, rotate, stop ---- */
@@ -421,6 +429,11 @@ int cprof__rec_stop(napi_env env, cprof_rec_t *rec, uint64_t *ended) {
   }
   *ended = rc > 0 ? seq : 0;
   return 0;
+}
+
+void cprof__rec_set_labels(cprof_rec_t *rec, cprof_labels_t *labels) {
+  cprof_labels_free(rec->labels);
+  rec->labels = labels;
 }
 
 void cprof__rec_status(cprof_rec_t *rec, cprof_rec_status_t *s) {

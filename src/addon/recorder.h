@@ -70,6 +70,10 @@ const char *cprof__rec_transport(const cprof_rec_t *rec);
  * (ERR_CPROF_NOT_STARTED when idle). */
 int cprof__rec_rotate(napi_env env, cprof_rec_t *rec, bool heap, uint64_t *ended);
 
+/* The label switches (labels.h) of the window the next rotate or stop ends,
+ * owned from here (NULL: none). */
+void cprof__rec_set_labels(cprof_rec_t *rec, cprof_labels_t *labels);
+
 /* Ends the last window and closes the session; the rings stay. As rotate. */
 int cprof__rec_stop(napi_env env, cprof_rec_t *rec, uint64_t *ended);
 

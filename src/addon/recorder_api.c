@@ -15,6 +15,7 @@
 #include "job_args.h"
 #include "job_run.h"
 #include "jsutil.h"
+#include "labels.h"
 #include "macros.h"
 #include "recorder.h"
 
@@ -310,25 +311,39 @@ napi_value cprof__recorder_start(napi_env env, napi_callback_info info) {
   return transport;
 }
 
-/* recRotate(heap) → the number of the window it ended (0 if that one was
+/* recRotate(heap, labels?) → the number of the window it ended (0 if that one was
  * lost); heap: the heap window ends with it (lib/recorder: every heapWindow). */
 napi_value cprof__recorder_rotate(napi_env env, napi_callback_info info) {
   cprof_addon_t *addon = cprof__addon(env);
-  size_t argc = 1;
-  napi_value argv[1];
+  size_t argc = 2;
+  napi_value argv[2];
   bool heap = false;
+  cprof_labels_t *labels = NULL;
   NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (argc >= 1) NAPI_CALL(env, napi_get_value_bool(env, argv[0], &heap));
+  if (argc >= 2 && cprof__labels_read(env, argv[1], &labels) != 0) return NULL;
+  if (addon && addon->recorder)
+    cprof__rec_set_labels(addon->recorder, labels);
+  else
+    cprof_labels_free(labels);
   uint64_t ended;
   if (!addon || cprof__rec_rotate(env, addon->recorder, heap, &ended) != 0) return NULL;
   return number(env, (double)ended);
 }
 
-/* recStop() → the number of the last window (0 if lost). The rings stay
+/* recStop(labels?) → the number of the last window (0 if lost). The rings stay
  * for a last dump until the next start. */
 napi_value cprof__recorder_stop(napi_env env, napi_callback_info info) {
-  (void)info;
   cprof_addon_t *addon = cprof__addon(env);
+  size_t argc = 1;
+  napi_value argv[1];
+  cprof_labels_t *labels = NULL;
+  NAPI_CALL(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc >= 1 && cprof__labels_read(env, argv[0], &labels) != 0) return NULL;
+  if (addon && addon->recorder)
+    cprof__rec_set_labels(addon->recorder, labels);
+  else
+    cprof_labels_free(labels);
   uint64_t ended;
   if (!addon || cprof__rec_stop(env, addon->recorder, &ended) != 0) return NULL;
   return number(env, (double)ended);

@@ -29,6 +29,8 @@
  *                ring, added to the trend, stored and encoded for push
  *   trend.h      the live heap's trend by allocation site (Theil–Sen,
  *                Mann–Kendall): which sites keep growing
+ *   labelset.h   labels per CPU sample: the switches the app recorded,
+ *                joined to the sample times; the .labels.json sidecar
  *   note.h       the profile inside a Profiler.consoleProfileFinished
  *                notification
  *   heapsnapshot.h  cprof snapshot: a .heapsnapshot's dominator tree, retained
@@ -72,6 +74,7 @@
 #include "diff.h"
 #include "fsutil.h"
 #include "merge.h"
+#include "labelset.h"
 #include "note.h"
 #include "ring.h"
 #include "store.h"

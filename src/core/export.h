@@ -84,6 +84,7 @@ typedef struct {
                                                  disk (a map's sourcesContent); NULL: none */
   const cprof_source_owners_t *source_owners; /* whose profile it is (NULL: the reader's) */
   int diff_json; /* cprof_diff_text: every function's figures as JSON, not the table (diff.h) */
+  const struct cprof_labels_s *labels; /* pprof CPU: each sample's labels, joined (labelset.h) */
 } cprof_export_opts_t;
 
 /* The writers; each takes opts (NULL = all defaults). */

@@ -61,6 +61,7 @@
 #include "export.h"
 #include "internal.h"
 #include "label.h"
+#include "labelset.h"
 #include "lines.h"
 #include "pb.h"
 #include "tree.h"
@@ -81,6 +82,9 @@ enum {
   VALUE_TYPE_UNIT = 2,
   SAMPLE_LOCATION_ID = 1,
   SAMPLE_VALUE = 2,
+  SAMPLE_LABEL = 3,
+  LABEL_KEY = 1,
+  LABEL_STR = 2,
   MAPPING_ID = 1,
   MAPPING_FILENAME = 5,
   MAPPING_HAS_FUNCTIONS = 7,
@@ -158,11 +162,14 @@ typedef struct {
   strtab_t strs;
   const cprof__tree_t *tree;
   const cprof_export_opts_t *o;
-  uint64_t *stack;        /* location ids, leaf first */
-  unsigned char *used;    /* per fn: a sample names it */
-  char **names;           /* per fn: its unique name (pprof_unique_names), made once */
-  double scale;           /* CPU: ns per µs of self time (1000, less under pprof_cpu_cap_us) */
-  struct plines_s *lines; /* pprof_lines: each tree node's samples per line, or NULL */
+  uint64_t *stack;          /* location ids, leaf first */
+  unsigned char *used;      /* per fn: a sample names it */
+  char **names;             /* per fn: its unique name (pprof_unique_names), made once */
+  double scale;             /* CPU: ns per µs of self time (1000, less under pprof_cpu_cap_us) */
+  struct plines_s *lines;   /* pprof_lines: each tree node's samples per line, or NULL */
+  cprof_label_row_t *lrows; /* o->labels: each tree node's samples per label set, or NULL */
+  uint32_t *lfirst;         /* tree node i's rows: lrows[lfirst[i] .. lfirst[i + 1]) */
+  cprof__buf_t lab;         /* a Label message being built */
 } enc_t;
 
 /* ---- pprof_lines: one Location per line ---- */
@@ -318,8 +325,24 @@ static int put_value_type(enc_t *e, uint32_t field, const char *type, const char
   return rc ? rc : cprof__pb_put_bytes(&e->out, field, e->msg.data, e->msg.len);
 }
 
-/* leaf: the Location id of the stack's leaf, 0 for its function's. */
-static int put_sample(enc_t *e, uint32_t node, uint64_t count, uint64_t value, uint64_t leaf) {
+/* Label set `set` of o->labels as the Sample's labels (string labels). */
+static int put_labels(enc_t *e, uint32_t set) {
+  const cprof_label_set_t *s = &e->o->labels->sets[set];
+  int rc = 0;
+  for (uint32_t k = 0; k < s->n && rc == 0; k++) {
+    e->lab.len = 0;
+    rc = put_str(e, &e->lab, LABEL_KEY, s->kv[2 * k]);
+    if (rc == 0) rc = put_str(e, &e->lab, LABEL_STR, s->kv[2 * k + 1]);
+    if (rc == 0) rc = e->lab.oom ? CPROF_ENOMEM : 0;
+    if (rc == 0) rc = cprof__pb_put_bytes(&e->msg, SAMPLE_LABEL, e->lab.data, e->lab.len);
+  }
+  return rc;
+}
+
+/* leaf: the Location id of the stack's leaf, 0 for its function's; set:
+ * the samples' label set (0: none). */
+static int put_sample(enc_t *e, uint32_t node, uint64_t count, uint64_t value, uint64_t leaf,
+                      uint32_t set) {
   const cprof__tree_t *t = e->tree;
   uint32_t depth = 0;
   /* The root is every stack's base: left out unless it is the stack. */
@@ -337,6 +360,7 @@ static int put_sample(enc_t *e, uint32_t node, uint64_t count, uint64_t value, u
   if (e->ids.oom || e->vals.oom) return CPROF_ENOMEM;
   cprof__pb_put_bytes(&e->msg, SAMPLE_LOCATION_ID, e->ids.data, e->ids.len);
   cprof__pb_put_bytes(&e->msg, SAMPLE_VALUE, e->vals.data, e->vals.len);
+  if (set && put_labels(e, set) != 0) return CPROF_ENOMEM;
   if (e->msg.oom) return CPROF_ENOMEM;
   return cprof__pb_put_bytes(&e->out, PROFILE_SAMPLE, e->msg.data, e->msg.len);
 }
@@ -368,7 +392,18 @@ static int put_line_samples(enc_t *e, uint32_t i, uint32_t *n) {
       leaf = (uint64_t)e->tree->nfns + 1 + r->loc;
       l->used[r->loc] = 1;
     }
-    rc = put_sample(e, i, r->count, ns_value(e, 1, r->self), leaf);
+    rc = put_sample(e, i, r->count, ns_value(e, 1, r->self), leaf, 0);
+    (*n)++;
+  }
+  return rc;
+}
+
+/* o->labels: tree node i as one Sample per label set; *n counts them. */
+static int put_label_samples(enc_t *e, uint32_t i, uint32_t *n) {
+  int rc = 0;
+  for (uint32_t k = e->lfirst[i]; k < e->lfirst[i + 1] && rc == 0; k++) {
+    const cprof_label_row_t *r = &e->lrows[k];
+    rc = put_sample(e, i, r->count, ns_value(e, 1, r->self), 0, r->set);
     (*n)++;
   }
   return rc;
@@ -388,7 +423,11 @@ static int put_samples(enc_t *e, int cpu, uint32_t *next, uint32_t max_samples) 
       rc = put_line_samples(e, i, &n);
       continue;
     }
-    rc = put_sample(e, i, node->count[0], ns_value(e, cpu, node->self[0]), 0);
+    if (e->lrows) {
+      rc = put_label_samples(e, i, &n);
+      continue;
+    }
+    rc = put_sample(e, i, node->count[0], ns_value(e, cpu, node->self[0]), 0, 0);
     n++;
   }
   *next = i;
@@ -582,6 +621,20 @@ static double cpu_scale(const enc_t *e) {
   return cap > 0 && sum > cap ? 1000.0 * (double)cap / (double)sum : 1000.0;
 }
 
+/* e->lrows: the joined samples by (tree node, label set). */
+static int lrows_build(enc_t *e, const cprof_profile_t *p) {
+  uint32_t n = 0;
+  if (!e->tree->node_of || e->tree->nnode_of != p->nnodes) return CPROF_EINVAL;
+  int rc = cprof_labels_rows(e->o->labels, p, e->tree->node_of, &e->lrows, &n);
+  if (rc != CPROF_OK) return rc;
+  if (!(e->lfirst = calloc((size_t)e->tree->nnodes + 1, sizeof *e->lfirst))) return CPROF_ENOMEM;
+  for (uint32_t i = 0; i < n; i++)
+    e->lfirst[e->lrows[i].tnode + 1]++;
+  for (uint32_t i = 0; i < e->tree->nnodes; i++)
+    e->lfirst[i + 1] += e->lfirst[i];
+  return CPROF_OK;
+}
+
 static int enc_open(enc_t *e, cprof__tree_t *tree, const cprof_profile_t *p,
                     const cprof_export_opts_t *o) {
   int rc = cprof__tree_build(tree, p);
@@ -593,6 +646,8 @@ static int enc_open(enc_t *e, cprof__tree_t *tree, const cprof_profile_t *p,
   e->used = calloc((size_t)tree->nfns + 1, 1);
   e->names = calloc((size_t)tree->nfns + 1, sizeof(*e->names));
   if (!e->stack || !e->used || !e->names) return CPROF_ENOMEM;
+  /* Labels win over lines: a Sample has one leaf Location (docs/labels.md). */
+  if (o->labels && p->kind == CPROF_KIND_CPU) return lrows_build(e, p);
   if (o->pprof_lines && p->kind == CPROF_KIND_CPU && p->nline_ticks > 0) return plines_build(e, p);
   return 0;
 }
@@ -612,6 +667,9 @@ static void enc_close(enc_t *e, cprof__tree_t *tree) {
     free(e->names[i]);
   free(e->names);
   plines_free(e->lines);
+  free(e->lrows);
+  free(e->lfirst);
+  cprof__buf_free(&e->lab);
   if (e->tree) cprof__tree_free(tree); /* the string table borrows from p and names */
   free(e->stack);
   free(e->used);

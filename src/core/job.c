@@ -158,11 +158,13 @@ void cprof_job_in_free(cprof_job_in_t *in) {
   free(src->paths);
   if (src->produce_free) src->produce_free(src->produce_ctx);
   free(src->window.text.json);
+  cprof_labels_free(src->window.text.labels);
   free(in->dest.dir);
   free(in->dest.name);
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
     free(in->dest.outs[i]);
   free(in->dest.html_path);
+  cprof_labels_free(in->labels);
   free(in->title);
   free(in->focus);
   free(in->lines_focus);

@@ -14,6 +14,7 @@
 #include "lines.h"
 #include "profile.h"
 #include "sourcemap_apply.h"
+#include "labelset.h"
 #include "window.h"
 
 typedef enum {
@@ -93,6 +94,8 @@ typedef struct {
                                 it are its start call, dropped (own_start.c); NULL: none */
   cprof_smcache_t *sm_cache; /* source_maps: decoded maps shared across jobs (not owned;
                                 NULL: each job decodes its own) */
+  cprof_labels_t *labels;    /* STOP_CPU: label sets and switches to join (labelset.h); NULL:
+                                none */
 } cprof_job_in_t;
 
 /* A job's error: a code (CPROF_E*) and its message. */

@@ -13,6 +13,7 @@
 #include "error.h"
 #include "fsutil.h"
 #include "job_internal.h"
+#include "labelset.h"
 #include "report_text.h"
 
 #define ERRBUF(r) CPROF__JOB_ERRBUF(r)
@@ -194,6 +195,10 @@ static int write_files(cprof__run_t *r) {
     return r->err->code;
   }
   if (!r->out->raw && (rc = write_output(r)) != CPROF_OK) return rc;
+  /* per-request labels: the sidecar, and the sets the pprof writer reads */
+  if ((rc = cprof_labels_apply(r->in->labels, r->out->profile, r->in->dest.dir, &r->in->opts,
+                               ERRBUF(r))) != CPROF_OK)
+    return rc;
   return write_formats(r);
 }
 

@@ -44,6 +44,7 @@ typedef struct {
   cprof_window_made_t *out;
   char *errbuf;
   size_t errlen;
+  const cprof_labels_t *labels; /* t's, once joined to the kept window's samples */
 } conv_t;
 
 /* The export options of the window's pprof, stored or pushed: its sampling
@@ -52,7 +53,8 @@ static cprof_export_opts_t pprof_opts(const conv_t *c, int heap) {
   return (cprof_export_opts_t){.interval =
                                    heap ? (int64_t)c->cfg->heap_interval : c->cfg->interval_us,
                                .start_time_ms = c->out->from_ms,
-                               .duration_us = heap ? (c->out->to_ms - c->out->from_ms) * 1000 : 0};
+                               .duration_us = heap ? (c->out->to_ms - c->out->from_ms) * 1000 : 0,
+                               .labels = heap ? NULL : c->labels};
 }
 
 static int store_one(conv_t *c, const cprof_profile_t *p, int pprof) {
@@ -189,7 +191,12 @@ static int convert(conv_t *c, cprof_window_text_t *t, cprof_ring_t *ring, cprof_
   cprof_window_t *w = cprof_window_new(p, t->from_ms, t->to_ms, c->out->bytes, t->seq);
   if (!w) return CPROF_ENOMEM;
   cprof_window_ref(w); /* ours, while the store writes it: eviction may come first */
-  if ((rc = cprof_ring_push(ring, w)) == CPROF_OK) rc = keep(c, trend, w);
+  if ((rc = cprof_ring_push(ring, w)) == CPROF_OK) {
+    /* after the ring's trim: one set per sample kept (a failed join: no labels) */
+    if (t->labels && !t->heap && cprof_labels_join(t->labels, w->profile) == CPROF_OK)
+      c->labels = t->labels;
+    rc = keep(c, trend, w);
+  }
   cprof_window_unref(w);
   return rc;
 }
@@ -197,7 +204,7 @@ static int convert(conv_t *c, cprof_window_text_t *t, cprof_ring_t *ring, cprof_
 int cprof_window_convert(const cprof_window_cfg_t *cfg, cprof_window_text_t *t, cprof_ring_t *ring,
                          cprof_trend_t *trend, cprof_window_made_t *out, char *errbuf,
                          size_t errlen) {
-  conv_t c = {cfg, t, out, errbuf, errlen};
+  conv_t c = {cfg, t, out, errbuf, errlen, NULL};
   *out = (cprof_window_made_t){.from_ms = t->from_ms, .to_ms = t->to_ms};
   if (errlen) errbuf[0] = '\0';
   int rc = convert(&c, t, ring, trend);

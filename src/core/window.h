@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "export.h"
+#include "labelset.h"
 #include "profile.h"
 #include "ring.h"
 #include "trend.h"
@@ -54,6 +55,7 @@ typedef struct {
   int64_t cpu_us;         /* CPU: the profiled thread's CPU time over it (0: unknown) */
   uint64_t seq;           /* the recorder's window number */
   int heap;               /* a heap window */
+  cprof_labels_t *labels; /* CPU: the label switches over it (labelset.h), owned; NULL: none */
 } cprof_window_text_t;
 
 /* What its conversion made (cprof_window_made_free). */
@@ -70,7 +72,9 @@ typedef struct {
 
 /* Converts t (its text is freed here, before the window is kept: never held
  * twice): parsed, pushed to ring (heap windows: also added to trend, which
- * may be NULL), then pushed and stored as cfg says, each its own outcome: a
+ * may be NULL), its labels joined to its samples (the pushed and stored
+ * pprof carry them; the ring's window, so a dump, does not), then pushed
+ * and stored as cfg says, each its own outcome: a
  * window that cannot be encoded for push is still stored, and the other
  * way round. out starts with t's times. CPROF_OK, or the first error with
  * errbuf saying it (never empty); out holds what was made either way. */

@@ -17,7 +17,8 @@
  * that cJSON reads back and holds no '<' (nothing can end its script element);
  * the text report and the diff table hold no control character but the line
  * ends, and are valid UTF-8 (names reach a terminal escaped). The job
- * engine runs the input as a stop's text (harness_job.c).
+ * engine runs the input as a stop's text (harness_job.c); labels are joined
+ * to every CPU profile (harness_labels.c).
  *
  * A new exporter is one line in EXPORTERS. */
 #define _GNU_SOURCE /* open_memstream */
@@ -245,6 +246,7 @@ static void run_exporters(const fuzz_in_t *in) {
 #include "harness_job.c"
 #include "harness_merge.c"
 #include "harness_recorder.c"
+#include "harness_labels.c"
 
 /* Knobs from the input's last bytes, so the fuzzer explores them too. */
 static uint8_t knob(const uint8_t *data, size_t size, size_t back) {
@@ -363,6 +365,7 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
   fuzz_in_t in = {p, other ? other : p, &o};
   run_exporters(&in);
   if (other) fuzz_merge_pair(p, other);
+  fuzz_labels(p, data, size, knob(data, size, 11));
 
   /* Depth limits of 1, 2 and one from the input (V8's 1..480 range). */
   int64_t total = cprof_profile_total(p);
