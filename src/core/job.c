@@ -1,6 +1,6 @@
 /* cprof_job_run (job.h): one switch over the job kinds, what each kind
  * needs checked first, and the job's release. */
-#define _POSIX_C_SOURCE 200809L /* pthread_once */
+#define _POSIX_C_SOURCE 200809L /* pthread mutexes */
 
 #include "job.h"
 
@@ -204,7 +204,6 @@ void cprof_job_free(cprof_job_t *job) {
  * and its map several times over; least recently used maps go first. */
 #define SMCACHE_MAX_BYTES (64u * 1024 * 1024)
 
-static pthread_once_t smcache_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t smcache_mutex = PTHREAD_MUTEX_INITIALIZER;
 static cprof_smcache_t *smcache;
 
@@ -216,11 +215,13 @@ static void smcache_unlock(void *ctx) {
   pthread_mutex_unlock(ctx);
 }
 
-static void smcache_init(void) {
-  smcache = cprof_smcache_new(SMCACHE_MAX_BYTES, smcache_lock, smcache_unlock, &smcache_mutex);
-}
-
+/* Made on first use under its own mutex: not pthread_once, which glibc
+ * 2.34 versioned anew, above the prebuilds' floor of 2.28. NULL (out of
+ * memory): every job loads its maps. */
 cprof_smcache_t *cprof_job_smcache(void) {
-  pthread_once(&smcache_once, smcache_init);
+  pthread_mutex_lock(&smcache_mutex);
+  if (!smcache)
+    smcache = cprof_smcache_new(SMCACHE_MAX_BYTES, smcache_lock, smcache_unlock, &smcache_mutex);
+  pthread_mutex_unlock(&smcache_mutex);
   return smcache;
 }
