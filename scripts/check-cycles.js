@@ -294,38 +294,32 @@ function graphLines (graph, title, edges) {
       lines.push(head + '(nothing)')
       continue
     }
-    let line = head
-    for (let i = 0; i < deps.length; i++) {
-      const word = deps[i] + (i < deps.length - 1 ? ',' : '')
-      if (line.length > head.length && line.length + 1 + word.length > WIDTH) {
-        lines.push(line)
-        line = ' '.repeat(head.length) + word
-      } else {
-        line += (line.length > head.length ? ' ' : '') + word
-      }
-    }
-    lines.push(line)
+    lines.push(...wrapped(head, deps))
   }
   return lines
 }
 
-// The tiers as docs/architecture.md shows them, above lib/'s graph.
+// head, then words joined by ", ", wrapped at WIDTH under the first word.
+function wrapped (head, words) {
+  const out = []
+  let line = head
+  words.forEach((w, i) => {
+    const word = w + (i < words.length - 1 ? ',' : '')
+    if (line.length > head.length && line.length + 1 + word.length > WIDTH) {
+      out.push(line)
+      line = ' '.repeat(head.length) + word
+    } else {
+      line += (line.length > head.length ? ' ' : '') + word
+    }
+  })
+  out.push(line)
+  return out
+}
+
+// The tiers, as --graph prints them above lib/'s graph.
 function tierLines (tiers = TIERS) {
   const lines = ['lib/ tiers, lowest first (a folder requires only its own tier and lower ones; no folder circle)']
-  tiers.forEach((t, i) => {
-    const head = `${String(i + 1).padStart(4)} ${t.tier}: `
-    let line = head
-    for (const [j, u] of t.units.entries()) {
-      const word = u + (j < t.units.length - 1 ? ',' : '')
-      if (line.length > head.length && line.length + 1 + word.length > WIDTH) {
-        lines.push(line)
-        line = ' '.repeat(head.length) + word
-      } else {
-        line += (line.length > head.length ? ' ' : '') + word
-      }
-    }
-    lines.push(line)
-  })
+  tiers.forEach((t, i) => lines.push(...wrapped(`${String(i + 1).padStart(4)} ${t.tier}: `, t.units)))
   return lines
 }
 

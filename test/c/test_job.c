@@ -14,20 +14,14 @@
 #define CPU_FIXTURE CPROF_FIXTURES "/small.cpuprofile"
 #define HEAP_FIXTURE CPROF_FIXTURES "/small.heapprofile"
 
-/* The whole file, NUL-terminated. */
+/* The whole file, NUL-terminated (helpers.h's slurp). */
 static char *read_whole(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   assert_non_null(f);
-  assert_int_equal(fseek(f, 0, SEEK_END), 0);
-  long n = ftell(f);
-  assert_true(n >= 0);
-  rewind(f);
-  char *buf = malloc((size_t)n + 1);
-  assert_non_null(buf);
-  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = '\0';
+  size_t n;
+  char *buf = slurp(f, &n);
   fclose(f);
-  if (len) *len = (size_t)n;
+  if (len) *len = n;
   return buf;
 }
 
