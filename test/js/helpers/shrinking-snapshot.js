@@ -32,23 +32,32 @@ function writeShrinkingSnapshot (file, padMiB) {
   fs.closeSync(fd)
 }
 
-// Whether process pid has file open (an fd) or mapped.
-function holds (pid, file) {
+// Whether process pid has file open with its offset (/proc/PID/fdinfo's pos)
+// past byte `after` and short of `before`, or mapped. Past `after`: the
+// reader took the file's size before its first read, so a cut now is a cut
+// mid-read, never a shorter file met from the start; short of `before`: a
+// read is still to come, which meets the cut.
+function holds (pid, file, after = 0, before = Infinity) {
   try {
     for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
-      try { if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) === file) return true } catch {}
+      try {
+        if (fs.readlinkSync(`/proc/${pid}/fd/${fd}`) !== file) continue
+        const pos = /^pos:\s*(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))
+        if (pos && Number(pos[1]) > after && Number(pos[1]) < before) return true
+      } catch {}
     }
     return fs.readFileSync(`/proc/${pid}/maps`, 'utf8').includes(file)
   } catch { return false }
 }
 
-// Truncates file to `size` bytes as soon as pid holds it (polled on each
+// Truncates file to `size` bytes as soon as pid holds it past that size (polled on each
 // turn of the event loop, so an in-process server keeps answering); resolves
 // true when it cut the file while held, false when `done()` came first.
 function truncateWhenHeld (pid, file, size, done) {
+  const full = fs.statSync(file).size
   return new Promise((resolve) => {
     const poll = () => {
-      if (holds(pid, file)) {
+      if (holds(pid, file, size, full)) {
         fs.truncateSync(file, size)
         return resolve(true)
       }
