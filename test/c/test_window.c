@@ -150,7 +150,7 @@ static void heap_windows_trend_and_merge(void **state) {
   cprof_profile_t *merged = NULL;
   assert_int_equal(cprof_ring_select(ring, 0, &w, &n), CPROF_OK);
   assert_int_equal(n, 3);
-  assert_int_equal(cprof_window_merge(w, n, &merged, err, sizeof err), CPROF_OK);
+  assert_int_equal(cprof_window_merge(w, n, &merged, NULL, err, sizeof err), CPROF_OK);
   assert_int_equal(merged->nsamples, 3 * w[0]->profile->nsamples);
   cprof_profile_free(merged);
   for (size_t i = 0; i < n; i++)
