@@ -281,8 +281,8 @@ static int load_merge(cprof__run_t *r) {
 static int load_produce(cprof__run_t *r) {
   const cprof_job_src_t *src = &r->in->src;
   cprof_labels_t *merged = NULL;
-  int rc = src->produce(src->produce_ctx, &r->out->profile, r->in->labels ? &merged : NULL,
-                        ERRBUF(r));
+  int rc =
+      src->produce(src->produce_ctx, &r->out->profile, r->in->labels ? &merged : NULL, ERRBUF(r));
   if (rc == CPROF_OK && r->in->labels) {
     take_labels(r, r->out->profile->kind == CPROF_KIND_CPU ? merged : NULL);
     if (r->out->profile->kind != CPROF_KIND_CPU) cprof_labels_free(merged);

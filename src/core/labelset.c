@@ -205,8 +205,8 @@ int cprof_labels_rows(const cprof_labels_t *l, const cprof_profile_t *p, const u
 int cprof_labels_apply(cprof_labels_t *l, const cprof_profile_t *p, cprof_export_opts_t *o,
                        char *errbuf, size_t errlen) {
   if (!l || !p || p->kind != CPROF_KIND_CPU) return CPROF_OK;
-  int rc = l->joined ? (l->nsamples == p->nsamples ? CPROF_OK : CPROF_EINVAL)
-                     : cprof_labels_join(l, p);
+  int rc =
+      l->joined ? (l->nsamples == p->nsamples ? CPROF_OK : CPROF_EINVAL) : cprof_labels_join(l, p);
   if (rc != CPROF_OK) {
     snprintf(errbuf, errlen, "cannot join the labels to the samples: %s", cprof_strerror(rc));
     return rc;

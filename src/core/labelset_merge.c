@@ -192,10 +192,10 @@ char *cprof_labels_sidecar_name(const char *profile) {
 
 typedef struct {
   cprof_labels_t *l;
-  uint32_t cap;  /* sample_set's room */
-  int version;   /* 1 once seen */
-  int sets;      /* sets seen */
-  int samples;   /* samples seen */
+  uint32_t cap; /* sample_set's room */
+  int version;  /* 1 once seen */
+  int sets;     /* sets seen */
+  int samples;  /* samples seen */
   char *kv[2 * CPROF_LABEL_PAIRS_MAX];
   uint32_t nkv;
 } side_t;
@@ -230,7 +230,8 @@ static int read_set(cprof__rd_t *r, side_t *s, uint32_t i) {
     if (s->nkv >= 2 * CPROF_LABEL_PAIRS_MAX)
       return FAIL("sets[%u] holds more than %u labels", i, CPROF_LABEL_PAIRS_MAX);
     if (memchr(key, '\0', klen)) return FAIL("sets[%u]: a label's name holds NUL", i);
-    if (!(s->kv[s->nkv] = malloc(klen + 1))) return cprof__rd_fail(r, CPROF_ENOMEM, "out of memory");
+    if (!(s->kv[s->nkv] = malloc(klen + 1)))
+      return cprof__rd_fail(r, CPROF_ENOMEM, "out of memory");
     memcpy(s->kv[s->nkv], key, klen); /* before the value: the key may be in scratch */
     s->kv[s->nkv++][klen] = '\0';
     for (uint32_t k = 0; k + 1 < s->nkv; k += 2)
@@ -245,8 +246,7 @@ static int read_set(cprof__rd_t *r, side_t *s, uint32_t i) {
     free_kv(s);
     return n == 0 ? 0 : FAIL("sets[0] is not {} (set 0 is no labels)");
   }
-  if (s->l->nsets >= CPROF_LABEL_SETS_MAX)
-    return FAIL("more than %u sets", CPROF_LABEL_SETS_MAX);
+  if (s->l->nsets >= CPROF_LABEL_SETS_MAX) return FAIL("more than %u sets", CPROF_LABEL_SETS_MAX);
   rc = cprof_labels_add_set(s->l, (const char *const *)s->kv, n);
   free_kv(s);
   return rc == CPROF_OK ? 0 : cprof__rd_fail(r, rc, "out of memory");
@@ -314,8 +314,7 @@ static int read_doc(cprof__rd_t *r, side_t *s) {
     return FAIL("not a labels file (version 1, sets, samples)");
   for (uint32_t i = 0; i < s->l->nsamples; i++)
     if (s->l->sample_set[i] >= s->l->nsets)
-      return FAIL("samples[%u] names set %u, and sets has %u", i, s->l->sample_set[i],
-                  s->l->nsets);
+      return FAIL("samples[%u] names set %u, and sets has %u", i, s->l->sample_set[i], s->l->nsets);
   if (s->l->unknown > s->l->nsamples) return FAIL("unknownSamples is more than the samples");
   return 0;
 }

@@ -207,7 +207,7 @@ static int convert(conv_t *c, cprof_window_text_t *t, cprof_ring_t *ring, cprof_
     cprof_labels_free(l);
     return CPROF_ENOMEM;
   }
-  w->labels = l; /* before the push: a dump may read the window from then on */
+  w->labels = l;       /* before the push: a dump may read the window from then on */
   cprof_window_ref(w); /* ours, while the store writes it: eviction may come first */
   if ((rc = cprof_ring_push(ring, w)) == CPROF_OK) {
     c->labels = w->labels; /* the ring's trim dropped the same samples' sets */

@@ -210,12 +210,12 @@ static void merge_keeps_labels(void **state) {
   assert_non_null(ps);
   for (int k = 0; k < NFILES; k++) {
     snprintf(path, sizeof path, "%s/p%03d.cpuprofile", dir, k);
-    write_file(path,
-               "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\","
-               "\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2]},{\"id\":2,"
-               "\"callFrame\":{\"functionName\":\"f\",\"scriptId\":\"1\",\"url\":\"file:///f.js\","
-               "\"lineNumber\":1,\"columnNumber\":1}}],\"startTime\":0,\"endTime\":300,"
-               "\"samples\":[2,2],\"timeDeltas\":[100,100]}");
+    write_file(
+        path, "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\","
+              "\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2]},{\"id\":2,"
+              "\"callFrame\":{\"functionName\":\"f\",\"scriptId\":\"1\",\"url\":\"file:///f.js\","
+              "\"lineNumber\":1,\"columnNumber\":1}}],\"startTime\":0,\"endTime\":300,"
+              "\"samples\":[2,2],\"timeDeltas\":[100,100]}");
     ps[k] = strdup(path);
     if (k % 2) continue;
     char side[160];

@@ -318,7 +318,6 @@ static void writes_pprof_sample_labels(void **state) {
   cprof_profile_free(p);
 }
 
-
 /* ---- across profiles: the union, the sidecar read back ---- */
 
 /* Joined labels of n samples with sets[i] = {k: v_i} (given as values). */
@@ -376,7 +375,8 @@ static void merges_sets_by_content(void **state) {
   /* read back: the same labels */
   cprof_labels_t *back = NULL;
   char err[256];
-  if (cprof_labels_read(text, strlen(text), &back, err, sizeof err) != CPROF_OK) fail_msg("%s", err);
+  if (cprof_labels_read(text, strlen(text), &back, err, sizeof err) != CPROF_OK)
+    fail_msg("%s", err);
   assert_int_equal(back->nsets, m->nsets);
   assert_int_equal(back->nsamples, 12);
   assert_int_equal(back->unknown, 1);
