@@ -145,12 +145,16 @@ test('recorder.dump() with labels: the windows\' labels merged, a sidecar of the
   const side = JSON.parse(fs.readFileSync(r.files.labels, 'utf8'))
   assert.equal(side.samples.length, profile.samples.length, 'one set per sample of the dump')
   assert.equal(side.samples.length, r.samples)
-  // hot's samples are /a's, in the sidecar and in the dump's pprof
+  // the hog's samples (hot, or labelledWork once hot is inlined) are /a's,
+  // in the sidecar and in the dump's pprof
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const parent = new Map()
+  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id)
+  const inHog = (id) => id !== undefined && (['hot', 'labelledWork'].includes(byId.get(id).callFrame.functionName) || inHog(parent.get(id)))
   let hotSamples = 0
   let onA = 0
   profile.samples.forEach((id, i) => {
-    if (byId.get(id).callFrame.functionName !== 'hot') return
+    if (!inHog(id)) return
     hotSamples++
     if (side.sets[side.samples[i]].route === '/a') onA++
   })
