@@ -214,13 +214,11 @@ function inventory (root) {
     '<!-- Made by `node scripts/inventory.js --write`: do not edit by hand. test/js/project/docs.test.js',
     'fails when this page differs from the script\'s output. -->',
     '',
-    'Every folder of `src/`, `lib/`, `bin/` and `scripts/`, what it is for, and its files; a C unit',
-    '(`tree.c` and `tree.h`) is one name. Each file opens with a comment saying what it is for:',
-    '`node scripts/inventory.js --files` prints every file with that comment\'s first sentence. How',
-    'the parts fit together: [Architecture](architecture.md). Outside these folders: `test/c/` (C',
-    'unit tests, cmocka), `test/js/` (the Node suite, [its map](../test/js/README.md)), `test/fuzz/`',
-    '(libFuzzer harnesses), `bench/` (the benchmarks, results in `bench/results/`), `examples/` (the',
-    'demo), `docs/` (these pages); `prebuilds/` is made by `npm run prebuild`, not committed.',
+    'Every folder of `src/`, `lib/`, `bin/` and `scripts/`, what it is for, and its files (a C unit,',
+    '`tree.c` and `tree.h`, is one name); `node scripts/inventory.js --files` prints each file\'s',
+    'opening comment. How they fit: [Architecture](architecture.md). Elsewhere: `test/c/` (cmocka),',
+    '`test/js/` ([its map](../test/js/README.md)), `test/fuzz/`, `bench/` (results in',
+    '`bench/results/`), `examples/`, `docs/`; `prebuilds/` is made by `npm run prebuild`.',
     ''
   ].join('\n')
   const body = list.map(([dir, es]) => folder(dir, es)).join('\n')

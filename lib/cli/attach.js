@@ -55,9 +55,8 @@ the signal and no inspector opens: attach says so after --wait seconds (exit 1).
     {
       name: 'heap',
       type: 'flag',
-      help: 'heap allocation sampling (a .heapprofile) instead of CPU: the sampled allocations of the window still ' +
-        "live at its end, as heap.start() samples; none may be (a server's per-request garbage), which is an " +
-        'answer, not an error: 0 samples, exit 0'
+      help: 'heap sampling (a .heapprofile) instead of CPU: the allocations still live at the end; 0 samples is an ' +
+        'answer (exit 0)'
     },
     {
       name: 'include-collected',

@@ -39,10 +39,9 @@ in percentage points (pts).`,
       arg: 'PTS',
       type: 'text',
       shown: 'no gate',
-      help: "the regression gate: exit 1 when a function's share of the busy samples (its own samples / all but " +
-        '(idle)) grew by more than PTS percentage points ("5%", "5" and "5pts" are the same), with at least ' +
-        '--min-samples of its samples in <after>, and by more than --sigma standard errors of sampling noise; ' +
-        'exit 0 if not ([Regression gate](#regression-gate): the rule and how noise is handled)'
+      help: "the regression gate: exit 1 when a function's share of the busy samples grew by more than PTS " +
+        'percentage points ("5%", "5", "5pts"), with at least --min-samples in <after> and beyond --sigma ' +
+        'standard errors; else exit 0 ([Regression gate](#regression-gate))'
     },
     {
       name: 'min-samples',

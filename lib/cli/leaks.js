@@ -43,10 +43,9 @@ the app keeps are counted where they were made. --holders says what holds them.`
     {
       name: 'holders',
       type: 'flag',
-      help: 'also what holds what grew: two heap snapshots of the process (with --app: of the instance whose heap ' +
-        'grows fastest), S seconds apart, compared as `cprof snapshot diff A B` does; the objects new in the second, ' +
-        'summed by their holder. Each snapshot PAUSES the process (printed before the first, with the memory and ' +
-        'disk it needs); deleted afterwards'
+      help: 'also what holds what grew: two heap snapshots, S seconds apart (--app: of the instance growing ' +
+        'fastest), the new objects summed by their holder. Each PAUSES the process (the cost is printed first); ' +
+        'deleted afterwards'
     },
     { name: 'interval', arg: 'S', type: 'seconds', above: true, max: 3600, default: INTERVAL_DEFAULT_S, help: 'with --holders: seconds between the two snapshots' },
     { name: 'keep', type: 'flag', help: 'with --holders: keep the two snapshots (their paths are printed)' },

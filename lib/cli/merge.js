@@ -51,9 +51,8 @@ A mix of CPU and heap profiles, or a file that is not a profile, is an error
     { name: 'json', type: 'flag', help: 'print the result (kind, samples, durationMs, files, summary, sourceMaps) as JSON instead of text' },
     {
       ...SOURCE_MAPS_OPTION,
-      help: "map frames through the scripts' source maps (TypeScript, bundles) in the summary and --formats outputs: " +
-        "original files, lines and names; the merged profile keeps V8's positions; the scripts and maps must be at " +
-        'the paths the profiles name'
+      help: "map frames through the scripts' source maps in the summary and --formats outputs (the merged profile " +
+        "keeps V8's positions)"
     },
     ...STORE_OPTIONS
   ],

@@ -48,8 +48,7 @@ const FORCE_OPTION = {
 const SOURCE_MAPS_OPTION = {
   name: 'source-maps',
   type: 'flag',
-  help: "map frames through the scripts' source maps (TypeScript, bundles): original files, lines and names; " +
-    'the scripts and maps must be at the paths the profile names'
+  help: "map frames through the scripts' source maps (read at the paths the profile names)"
 }
 
 // The input path as the user wrote it, and absolute for the native side.

@@ -31,9 +31,8 @@ in bytes (B, KiB, MiB); percentages are of the profile's total.`,
       name: 'app',
       arg: 'NAME',
       type: 'text',
-      help: "instead of <file>: the merged view of app NAME's instances, each one's newest profile named " +
-        '<kind>-NAME.<instance>-<pid>-… (as PM2 instances and node:cluster processes name theirs), in the ' +
-        "directories the app's live processes write to, or --dir"
+      help: "instead of <file>: app NAME's instances merged, each one's newest <kind>-NAME.<instance>-<pid>-… " +
+        "file, in the directories the app's processes write to, or --dir"
     },
     { name: 'heap', type: 'flag', help: 'with --app: heap profiles instead of CPU' },
     { name: 'dir', arg: 'DIR', type: 'repeated', shown: "the app's processes' directories", help: 'with --app: where to look (repeatable)' },
@@ -41,9 +40,8 @@ in bytes (B, KiB, MiB); percentages are of the profile's total.`,
       name: 'lines',
       arg: '[FUNCTION]',
       type: 'flag',
-      help: `also the self time of each line (V8's positionTicks) of the top ${LINES_TOP} functions by self, or of ` +
-        'FUNCTION (its exact name, or a part of "name (file:line)"), with the source line beside it when the file ' +
-        "can be read (CPU profiles; with --json: each summary function's lines)"
+      help: `also the self time of each line of the top ${LINES_TOP} functions by self, or of FUNCTION, with ` +
+        "the source beside it (CPU profiles; --json: each summary function's lines)"
     },
     SOURCE_MAPS_OPTION,
     {

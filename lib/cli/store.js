@@ -30,9 +30,8 @@ const STORE_OPTIONS = [
     arg: 'T',
     type: 'text',
     shown: 'all of it',
-    help: 'with a store: the range\'s start. T is an ISO-8601 date (2026-11-23T18:30:00Z; a date and time ' +
-      'without a zone is local time, a date alone is UTC midnight), ms since the epoch (1795336200123), or ' +
-      'relative to now: -30s, -5m, -2h, -1d, -500ms; or "now"'
+    help: 'with a store: the range\'s start: an ISO-8601 date (2026-11-23T18:30:00Z; no zone: local time; a ' +
+      'date alone: UTC midnight), ms since the epoch, relative to now (-30s, -5m, -2h, -1d, -500ms), or "now"'
   },
   { name: 'to', group: STORE_GROUP, arg: 'T', type: 'text', shown: 'all of it', help: 'with a store: the range\'s end, as --from' },
   {

@@ -41,9 +41,8 @@ profile, the second stops it and writes the file into the app's directory
       arg: '<name>',
       type: 'text',
       shown: 'the one the process installed',
-      help: 'the signal to send; default: the one the process installed for that kind, as `cprof ps` shows it ' +
-        "(a PM2 cluster instance's CPROF_* too); for a process that did not announce itself, the CPROF_SIGNAL / " +
-        `CPROF_HEAP_SIGNAL it was started with, else ${DEFAULT_SIGNAL} (CPU; heap has no default)`,
+      help: 'the signal to send; default: the one the process installed for that kind (`cprof ps`); for a process ' +
+        `that did not announce itself, its CPROF_SIGNAL / CPROF_HEAP_SIGNAL, else ${DEFAULT_SIGNAL} (CPU only)`,
       noDefaultInHelp: true
     },
     {
@@ -51,17 +50,16 @@ profile, the second stops it and writes the file into the app's directory
       arg: '<s>',
       type: 'seconds',
       above: true,
-      help: `send the signal, wait this many seconds, send it again, then wait (up to ${WAIT_S} s) for the profile ` +
-        'file and print its path and the duration it really covers: the app acts on a signal when its event loop ' +
-        'turns, so long synchronous work delays both start and stop'
+      help: `send the signal, wait this many seconds, send it again, wait (up to ${WAIT_S} s) for the file and ` +
+        'print it with the duration it really covers (synchronous work delays both signals)'
     },
     {
       name: 'dir',
       arg: '<dir>',
       type: 'dir',
       shown: 'the one the process announced',
-      help: 'where the app writes profiles, to find that file (default: the dir the process announced, else its ' +
-        'CPROF_DIR, else its TMPDIR or /tmp, plus /cprof-<its uid>)',
+      help: 'where the app writes profiles (default: the one it announced, else its CPROF_DIR, else its ' +
+        'TMPDIR or /tmp, plus /cprof-<its uid>)',
       noDefaultInHelp: true
     },
     { name: 'force', type: 'flag', help: 'send even if the process does not seem to catch the signal' },
@@ -77,19 +75,16 @@ profile, the second stops it and writes the file into the app's directory
       type: 'seconds',
       above: true,
       shown: 'all the recorder keeps',
-      help: "with --dump: only the last <s> seconds; passed in the process's run directory, then cprof waits (up " +
-        `to ${WAIT_S} s) for the dump and prints the file, or why there is none (exit 1)`
+      help: `with --dump: only the last <s> seconds; cprof waits (up to ${WAIT_S} s) and prints the file, or why ` +
+        'there is none (exit 1)'
     },
     {
       name: 'snapshot',
       type: 'flag',
-      help: 'ask the process for a full heap snapshot (.heapsnapshot, heap.snapshot()): the request goes into its ' +
-        `run directory with the signal it announced, then cprof waits (up to ${WAIT_S} s for it to be taken, ` +
-        `${WRITE_WAIT_S} s for the file) and prints the file's path, size (MB) and how long it took (s), or why ` +
-        'there is none (exit 1: ERR_CPROF_BUSY, one is being written; ERR_CPROF_NO_SPACE, free disk under twice ' +
-        'the heap). It PAUSES the app while V8 writes it and needs memory beside the heap (said on stderr before ' +
-        "it is sent). --dir <dir>: write it there instead of the app's directory (the app checks it as " +
-        'heap.snapshot() does)'
+      help: 'ask the process for a full heap snapshot (heap.snapshot()); cprof waits (up to ' +
+        `${WAIT_S} s for it to start, ${WRITE_WAIT_S} s for the file) and prints its path, MB and seconds, or why ` +
+        'there is none (exit 1: ERR_CPROF_BUSY, ERR_CPROF_NO_SPACE). It PAUSES the app and needs memory beside ' +
+        'the heap. --dir <dir>: write it there (checked as heap.snapshot() checks it)'
     },
     { name: 'app', arg: 'NAME', type: 'text', help: 'fan-out: every process of app NAME (PM2 name, CPROF_APP, title or script)' },
     {

@@ -205,3 +205,16 @@ test("docs: api.md's error table lists exactly the ERR_CPROF_* codes in lib/, sr
   assert.deepEqual([...raised].filter((c) => !rows.has(c)).sort(), [], 'codes raised but not in the table')
   assert.deepEqual([...rows].filter((c) => !raised.has(c)).sort(), [], 'rows for codes nothing raises')
 })
+
+// Issue #40: the user's pages say each thing once. docs/*.md stay under
+// 250,000 bytes in all, no page a user reads past 30,000 bytes, and
+// architecture.md, the map a contributor reads first, under 15 KiB.
+test('docs: docs/*.md total at most 250,000 bytes, each page at most 30,000, architecture.md at most 15,360', () => {
+  const pages = docs.docFiles(ROOT).filter((f) => f.startsWith('docs/'))
+  assert.ok(pages.length >= 10, `found: ${pages.join(', ')}`)
+  const sizes = pages.map((f) => [f, fs.statSync(path.join(ROOT, f)).size])
+  const total = sizes.reduce((n, [, s]) => n + s, 0)
+  assert.ok(total <= 250000, `docs/ is ${total} bytes; say each thing once (250,000 at most):\n${sizes.map(([f, s]) => `${s} ${f}`).join('\n')}`)
+  const big = sizes.filter(([f, s]) => s > (f === 'docs/architecture.md' ? 15360 : 30000))
+  assert.deepEqual(big, [], 'pages over their limit (30,000 bytes; architecture.md 15,360)')
+})
