@@ -46,6 +46,7 @@ typedef struct cprof_labels_s {
   uint32_t *sample_set; /* after the join: each sample's set */
   uint32_t nsamples;
   uint32_t unknown; /* samples before the oldest switch kept, when lost (no labels) */
+  int given;        /* sample_set was given (a sidecar read back), not joined from switches */
 } cprof_labels_t;
 
 /* An empty table holding only set 0; NULL when out of memory. */
@@ -61,6 +62,12 @@ int cprof_labels_add_set(cprof_labels_t *l, const char *const *kv, uint32_t n);
  * is not finite are skipped; a count that is not a whole number ≥ 0 reads
  * as 0. l->lost: the ring had wrapped past from_us. */
 int cprof_labels_take_ring(cprof_labels_t *l, const double *ring, uint32_t cap, double from_us);
+
+/* Each sample's set given whole (a .labels.json read back for the viewer,
+ * lib/viewer/labels-file.js): n ids, each below l->nsets, copied; apply()
+ * then checks the count against the profile instead of joining.
+ * CPROF_OK, CPROF_ENOMEM, CPROF_EINVAL (an id past the table). */
+int cprof_labels_give(cprof_labels_t *l, const uint32_t *ids, uint32_t n);
 
 /* Each sample of CPU profile p gets the set of the last switch at or
  * before its time (V8's startTime plus its timeDeltas); a set id the table
@@ -85,7 +92,9 @@ typedef struct {
 
 /* The stop's step (src/addon/job_run.c): the join, the sidecar written as
  * l->file in dir (when both are set), and o->labels pointed at l for the
- * pprof writer. l NULL: nothing to do. */
+ * pprof and HTML writers. Given samples (cprof_labels_give) are not joined:
+ * a count other than the profile's is CPROF_EINVAL ("not this profile's
+ * labels"). l NULL: nothing to do. */
 int cprof_labels_apply(cprof_labels_t *l, const cprof_profile_t *p, const char *dir,
                        cprof_export_opts_t *o, char *errbuf, size_t errlen);
 
