@@ -1,7 +1,7 @@
 // Labels per request (docs/labels.md) in the page: each sample's label set
 // (the exporter's "labels": the sets as [key, value, ...], the ids as
 // base64, src/core/export_html.c), the filter — one or more key=value, kept
-// in the URL's hash as where=<key=value> parts (hash.js) — and, in the
+// in the URL's hash as where=<key>=<value> parts (hash.js) — and, in the
 // header, the filter and each key's top values by time. A filter is a page
 // state, as a range is: applyRange (time.js) counts only the samples it
 // keeps, so every view, the header and the time order count only them,
@@ -46,12 +46,14 @@ function labelData (d, td) {
   return { sets, setOf, keys }
 }
 
-/** The filter in the URL: [{ key, value }], as "key=value" split at the first "=". */
+/** The filter in the URL: [{ key, value }], from where=<key>=<value> parts (each encoded, so a key may hold "="). */
 function wantedFilter () {
   const out = []
-  for (const text of hashValues('where').slice(0, MAX_CLAUSES)) {
-    const i = text.indexOf('=')
-    if (i > 0 && !out.some((c) => c.key === text.slice(0, i) && c.value === text.slice(i + 1))) out.push({ key: text.slice(0, i), value: text.slice(i + 1) })
+  for (const raw of hashValues('where').slice(0, MAX_CLAUSES)) {
+    const i = raw.indexOf('=')
+    let c
+    try { c = { key: decodeURIComponent(raw.slice(0, i)), value: decodeURIComponent(raw.slice(i + 1)) } } catch (_) { continue }
+    if (i > 0 && !out.some((x) => x.key === c.key && x.value === c.value)) out.push(c)
   }
   return out
 }
@@ -62,7 +64,7 @@ function filterText (filter) {
 }
 
 function setFilter (filter) {
-  setHashValues('where', filter.map(clauseText))
+  setHashValues('where', filter.map((c) => `${encodeURIComponent(c.key)}=${encodeURIComponent(c.value)}`))
 }
 
 // Per set, 1 when it passes every clause whose key is not `except`.
