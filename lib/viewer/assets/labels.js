@@ -12,6 +12,7 @@ const { el, fmtCount, fmtPct, fmtValue } = require('./format')
 const { hashValues, setHashValues } = require('./hash')
 const TOP_VALUES = 8 // values listed per key; the rest are summed on one row
 const TOP_KEYS = 8 // keys listed; the rest named on one line
+const MORE_VALUES = 500 // values a click on "… N more" lists
 const MAX_CLAUSES = 32
 
 // base64 of little-endian uint8/16/32 values.
@@ -180,7 +181,7 @@ function createLabelsPanel (m, td, ld, filter, range) {
     const body = el('tbody')
     const shown = t.values.slice(0, TOP_VALUES)
     const max = shown.length ? shown[0].us : 0
-    for (const v of shown) {
+    const valueRow = (v) => {
       const tr = el('tr', v.value === null ? 'none' : has(t.key, v.value) ? 'on' : 'value')
       const name = el('td', 'lv', v.value === null ? '(none)' : v.value)
       name.title = v.value === null ? `samples without ${t.key}` : `${t.key}=${v.value}: click to ${has(t.key, v.value) ? 'remove it from' : 'add it to'} the filter`
@@ -199,15 +200,23 @@ function createLabelsPanel (m, td, ld, filter, range) {
         tr.dataset.value = v.value
         tr.addEventListener('click', () => toggle(t.key, v.value))
       }
-      body.appendChild(tr)
+      return tr
     }
-    const rest = t.values.slice(TOP_VALUES)
-    if (rest.length) {
+    for (const v of shown) body.appendChild(valueRow(v))
+    // The rest summed on one row; a click lists the next MORE_VALUES.
+    const restRow = (from) => {
+      const rest = t.values.slice(from)
       const us = rest.reduce((n, v) => n + v.us, 0)
       const tr = el('tr', 'rest')
+      tr.title = `Show ${rest.length > MORE_VALUES ? 'the next ' + fmtCount(MORE_VALUES) : 'them'}`
       tr.append(el('td', 'lv', `\u2026 ${fmtCount(rest.length)} more`), el('td'), el('td', 'num', fmtValue(us, 'us')), el('td', 'num pct', fmtPct(us, t.total)))
-      body.appendChild(tr)
+      tr.addEventListener('click', () => {
+        const to = from + MORE_VALUES
+        tr.replaceWith(...t.values.slice(from, to).map(valueRow), ...(to < t.values.length ? [restRow(to)] : []))
+      })
+      return tr
     }
+    if (t.values.length > TOP_VALUES) body.appendChild(restRow(TOP_VALUES))
     card.appendChild(body)
     grid.appendChild(card)
   }

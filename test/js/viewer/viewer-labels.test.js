@@ -139,7 +139,7 @@ test('filtered to route=/a: fnA leads the flat profile, fnB all but vanishes, ev
   assert.ok(Math.abs(c.fnA.self - top('fnA').self * 1000) < 1, `fnA self: page ${c.fnA.self} µs, report ${top('fnA').self} ms`)
   assert.ok(Math.abs(c.fnA.total - top('fnA').total * 1000) < 1, `fnA total: page ${c.fnA.total} µs, report ${top('fnA').total} ms`)
   assert.equal(c.flatFirst, 'fnA', 'fnA on top of the flat profile')
-  assert.ok(c.fnA.self > 0 && c.fnB.total <= 0.05 * c.fnA.self, `fnB under route=/a: ${JSON.stringify(c)}`)
+  assert.ok(c.fnA.self > 0 && c.fnB.total <= 0.1 * c.fnA.self, `fnB under route=/a: ${JSON.stringify(c)}`)
   assert.ok(Math.abs(c.fnB.self - top('fnB').self * 1000) < 1, 'fnB: what the report has, if anything')
   // The header and the title say so; the /a row is on; the time order counts its samples.
   assert.match(c.filter, /Label filter: route=\/a ×/)
@@ -242,3 +242,22 @@ test('hostile label keys and values show as text, never markup; a profile withou
 })
 
 const counts2 = (page) => page.evaluate(() => window.cprofViewer.model.d.samples[0])
+
+test('more than 8 values of a key: the rest summed on one row, which lists them on a click', { skip }, async () => {
+  const copy = path.join(dir, 'many.cpuprofile')
+  fs.copyFileSync(files.cpuprofile, copy)
+  const n = JSON.parse(fs.readFileSync(files.labels, 'utf8')).samples.length
+  const sets = [{}, ...Array.from({ length: 20 }, (_, k) => ({ tenant: `t${k}` }))]
+  fs.writeFileSync(copy.replace(/\.cpuprofile$/, '.labels.json'), JSON.stringify({ version: 1, sets, samples: Array.from({ length: n }, (_, i) => i % 21) }))
+  const html = path.join(dir, 'many.html')
+  cli(['html', copy, '-o', html])
+  const { page, problems } = await openPage(browser, pathToFileURL(html).href)
+  const sel = '#labels-top table.labels-key[data-key="tenant"]'
+  const before = await page.$$eval(`${sel} tr`, (trs) => trs.map((tr) => tr.querySelector('td.lv').textContent))
+  assert.equal(before.length, 9, before.join(' | '))
+  assert.match(before[8], /^… 1[23] more$/) // 20 values and (none): 8 shown
+  await page.click(`${sel} tr.rest`)
+  assert.equal(await page.$$eval(`${sel} tr`, (trs) => trs.length), 21)
+  assert.deepEqual(problems, [])
+  await page.close()
+})
