@@ -227,13 +227,19 @@ test('hostile label keys and values show as text, never markup; a profile withou
   assert.deepEqual(problems, [])
   await page.close()
 
-  // Without the sidecar: the same profile's page has no labels at all.
+  // Without the sidecar, or with another profile's: no labels at all.
   const plain = path.join(dir, 'plain.cpuprofile')
   fs.copyFileSync(files.cpuprofile, plain)
   const plainHtml = path.join(dir, 'plain.html')
   cli(['html', plain, '-o', plainHtml])
   const text = fs.readFileSync(plainHtml, 'utf8')
   assert.doesNotMatch(text, /"labels":\{"sets"/)
+  const stale = path.join(dir, 'stale.cpuprofile')
+  fs.copyFileSync(files.cpuprofile, stale)
+  fs.writeFileSync(stale.replace(/\.cpuprofile$/, '.labels.json'), JSON.stringify({ version: 1, sets: [{}, { route: '/a' }], samples: [0, 1, 1] }))
+  const r = cli(['html', stale, '-o', path.join(dir, 'stale.html')])
+  assert.match(r.stderr, /^cprof html: ignoring .*stale\.labels\.json: the labels hold 3 samples, the profile \d+: not this profile's labels; the page opens without its labels\n$/)
+  assert.doesNotMatch(fs.readFileSync(path.join(dir, 'stale.html'), 'utf8'), /"labels":\{"sets"/)
   const p2 = await openPage(browser, pathToFileURL(plainHtml).href + '#where=route=%2Fa')
   assert.equal(await p2.page.$('#labels-panel'), null)
   assert.equal((await counts2(p2.page)), JSON.parse(fs.readFileSync(files.labels, 'utf8')).samples.length, 'a where= in the hash of a page without labels changes nothing')
