@@ -104,11 +104,13 @@ async function reloadBy (page, action) {
 
 const pct = (part, whole) => { const p = 100 * part / whole; return (p >= 10 || p === 0 ? p.toFixed(1) : p.toFixed(2)) + '%' }
 
-test('the top values list /a and /b with the sidecar\'s times and shares, in the stop\'s page and cprof html\'s', { skip }, async () => {
+test('the top values list /a and /b with the sidecar\'s times and shares, in the stop\'s page, cprof html\'s and cprof convert\'s', { skip }, async () => {
   const want = sidecarTimes(files.cpuprofile, files.labels)
   const again = path.join(dir, 'again.html')
   cli(['html', files.cpuprofile, '-o', again])
-  for (const html of [files.html, again]) {
+  const converted = path.join(dir, 'converted.html')
+  cli(['convert', files.cpuprofile, '--to', 'html', '-o', converted])
+  for (const html of [files.html, again, converted]) {
     const { page, problems } = await openPage(browser, pathToFileURL(html).href)
     const rows = await routeRows(page)
     for (const route of ['/a', '/b']) {
