@@ -5,16 +5,14 @@
 // show the top values, as the page written at stop does. Handed to the
 // native job as { sets, samples } (src/addon/labels.c), which checks the
 // count against the profile's samples.
+const { sidecarPath } = require('../files/labels-sidecar')
 const { readSmallFile } = require('./marks-file')
 
 const MAX_BYTES = 256 * 1024 * 1024 // ~2-7 bytes a sample: tens of millions of samples
 const MAX_SETS = 100000 // CPROF_LABEL_SETS_MAX (src/core/labelset.h)
 const MAX_PAIRS = 64 // CPROF_LABEL_PAIRS_MAX
 
-/** <stem>.labels.json beside <stem>.cpuprofile, or null. */
-function labelsPath (profile) {
-  return /\.cpuprofile$/i.test(profile) ? profile.replace(/\.cpuprofile$/i, '.labels.json') : null
-}
+const labelsPath = sidecarPath // <stem>.labels.json beside <stem>.cpuprofile, or null
 
 // Why the parsed sidecar cannot be used, or null.
 function unfit (x) {
