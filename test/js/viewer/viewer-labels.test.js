@@ -129,6 +129,21 @@ test('the top values list /a and /b with the sidecar\'s times and shares, in the
   }
 })
 
+test('a merge of labelled profiles (cprof merge --formats html): its page lists the merged sidecar\'s times', { skip }, async () => {
+  const copy = path.join(dir, 'twin.cpuprofile')
+  fs.copyFileSync(files.cpuprofile, copy)
+  fs.copyFileSync(files.labels, copy.replace(/\.cpuprofile$/, '.labels.json'))
+  const merged = path.join(dir, 'merged.cpuprofile')
+  cli(['merge', files.cpuprofile, copy, '-o', merged, '--formats', 'html'])
+  const want = sidecarTimes(merged, merged.replace(/\.cpuprofile$/, '.labels.json'))
+  const { page, problems } = await openPage(browser, pathToFileURL(merged.replace(/\.cpuprofile$/, '.html')).href + '#where=route=%2Fa')
+  const rows = await routeRows(page)
+  for (const route of ['/a', '/b']) assert.equal(rows.find((r) => r.value === route).us, want.by.get(route), route)
+  assert.equal((await counts(page)).grand, want.by.get('/a'), 'filtered to /a: its time in both inputs')
+  assert.deepEqual(problems, [])
+  await page.close()
+})
+
 test('filtered to route=/a: fnA leads the flat profile, fnB all but vanishes, every total is cprof report --where\'s', { skip }, async () => {
   const where = JSON.parse(cli(['report', files.cpuprofile, '--where', 'route=/a', '--json']).stdout)
   const top = (name) => where.summary.top.find((f) => f.functionName === name) || { self: 0, total: 0 }
