@@ -4,6 +4,8 @@
 const path = require('node:path')
 const { FORMAT_EXT } = require('../options')
 const { TEMPLATE_PATH } = require('../viewer')
+const { withLabels } = require('../viewer/labels-file')
+const { termSafe } = require('../term')
 const { parseCommand, input, outputPath, claimOutputs, refused, OUTPUT_OPTION, FORCE_OPTION, SOURCE_MAPS_OPTION } = require('./profile-io')
 const { command } = require('./kit')
 const { storeHeapMarks } = require('./heap-marks')
@@ -96,21 +98,27 @@ async function run (argv) {
   if (claim.exit !== undefined) return claim.exit
   // A store's heap page: the live heap per window as its overview.
   const marks = outs.html ? await storeHeapMarks(store) : undefined
+  // A .cpuprofile's labels beside it (<stem>.labels.json): the page filters
+  // by them, as cprof html's does (the job's pprof, if asked too, carries them).
+  const labelled = outs.html && !store && src.input.path ? src.input.path : null
+  const warn = (m) => process.stderr.write(`cprof convert: ${termSafe(m)}\n`)
+  const job = (extra) => profileJob(src.input, dir, 0, {
+    ...(marks ? { viewerMarks: marks } : {}),
+    ...extra,
+    outs,
+    interval: a.values.interval,
+    includeCollected: a.values['include-collected'] === true,
+    title: store ? storeTitle(src.input) : path.basename(file),
+    htmlTemplate: TEMPLATE_PATH,
+    needSamples: true,
+    keepExisting: claim.keepExisting,
+    sourceMaps: a.values['source-maps'] === true,
+    lines: a.values.lines === true,
+    pprofLines: a.values.lines === true
+  })
   let r
   try {
-    r = await profileJob(src.input, dir, 0, {
-      ...(marks ? { viewerMarks: marks } : {}),
-      outs,
-      interval: a.values.interval,
-      includeCollected: a.values['include-collected'] === true,
-      title: store ? storeTitle(src.input) : path.basename(file),
-      htmlTemplate: TEMPLATE_PATH,
-      needSamples: true,
-      keepExisting: claim.keepExisting,
-      sourceMaps: a.values['source-maps'] === true,
-      lines: a.values.lines === true,
-      pprofLines: a.values.lines === true
-    })
+    r = labelled ? await withLabels(labelled, warn, job) : await job({})
   } catch (err) {
     return refused('convert', err)
   }

@@ -8,6 +8,7 @@ const path = require('node:path')
 const native = require('../native')
 const { TEMPLATE_PATH } = require('../viewer')
 const { readMarks, writeWhole } = require('../viewer/marks-file')
+const { withLabels } = require('../viewer/labels-file')
 const { snapshotPage } = require('../viewer/snapshot-page')
 const { isHeapSnapshot } = require('../snapshot-report')
 const { termSafe } = require('../term')
@@ -83,10 +84,12 @@ async function run (argv) {
   // dump's own page did (docs/formats.md, "Viewer marks").
   const marks = files.length === 1 ? readMarks(input(files[0]), (m) => process.stderr.write(`cprof html: ${termSafe(m)}\n`)) : undefined
   if (marks) opts.viewerMarks = marks
+  // Its labels beside it (<stem>.labels.json): the page filters by them.
+  const warn = (m) => process.stderr.write(`cprof html: ${termSafe(m)}\n`)
   let r
   try {
     r = files.length === 1
-      ? await native.convert(input(files[0]), path.dirname(out), 0, opts)
+      ? await withLabels(input(files[0]), warn, (extra) => native.convert(input(files[0]), path.dirname(out), 0, { ...opts, ...extra }))
       : await native.diff(input(files[0]), input(files[1]), path.dirname(out), 0, opts)
   } catch (err) {
     return refused('html', err)

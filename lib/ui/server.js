@@ -32,6 +32,7 @@ const { TEMPLATE_PATH } = require('../viewer')
 const { snapshotPage } = require('../viewer/snapshot-page')
 const { mergeMarks } = require('../files/merge-marks')
 const { readMarks } = require('../viewer/marks-file')
+const { withLabels } = require('../viewer/labels-file')
 const { termSafe } = require('../term')
 
 // A CPU merge's page shows where each file starts (docs/viewer.md).
@@ -162,7 +163,11 @@ async function createUiServer ({ dir, port = 0 }) {
     const title = how === 'merge' ? `${files.length} merged profiles` : files.map((f) => path.basename(f)).join(' \u2192 ')
     const opts = { outs: { html: out }, htmlTemplate: TEMPLATE_PATH, needSamples: true, title }
     try {
-      if (how === 'view') await native.convert(files[0], work, 0, { ...opts, ...dumpViewerMarks(files[0]) })
+      // its labels beside it (<stem>.labels.json): the page's label filter
+      if (how === 'view') {
+        const warn = (m) => process.stderr.write(`cprof ui: ${termSafe(m)}\n`)
+        await withLabels(files[0], warn, (extra) => native.convert(files[0], work, 0, { ...opts, ...dumpViewerMarks(files[0]), ...extra }))
+      }
       else if (how === 'merge') await native.merge(files, work, merged, 0, { ...opts, ...mergeViewerMarks(files) })
       else await native.diff(files[0], files[1], work, 0, opts)
       const html = await fs.promises.readFile(path.join(work, out))

@@ -109,10 +109,10 @@ function nesting (text) {
   return max
 }
 
-// The text of a regular file of at most MAX_BYTES. O_NOFOLLOW and fstat on
+// The text of a regular file of at most max bytes. O_NOFOLLOW and fstat on
 // the open file: a symbolic link, a FIFO or a device is refused, and no
 // swap between a check and the read can change what is read.
-function readSmallFile (file) {
+function readSmallFile (file, max = MAX_BYTES) {
   const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants
   let fd
   try {
@@ -124,7 +124,7 @@ function readSmallFile (file) {
   try {
     const st = fs.fstatSync(fd)
     if (!st.isFile()) throw new Error('not a regular file')
-    if (st.size > MAX_BYTES) throw new Error(`larger than ${MAX_BYTES} bytes`)
+    if (st.size > max) throw new Error(`larger than ${max} bytes`)
     const buf = Buffer.alloc(st.size)
     const n = fs.readSync(fd, buf, 0, st.size, 0)
     return buf.toString('utf8', 0, n)
@@ -133,4 +133,4 @@ function readSmallFile (file) {
   }
 }
 
-module.exports = { writeWhole, marksPath, writeMarks, readMarks, MAX_BYTES, MAX_DEPTH }
+module.exports = { writeWhole, marksPath, writeMarks, readMarks, readSmallFile, MAX_BYTES, MAX_DEPTH }

@@ -7,6 +7,7 @@
 #include "errors.h"
 #include "job_args.h"
 #include "job_run.h"
+#include "labels.h"
 #include "macros.h"
 
 /* analyze(path, top, wantNodes, wantLines?) → Promise<job result>: the
@@ -50,10 +51,12 @@ static napi_value file_job(napi_env env, napi_callback_info info, int two_paths)
   }
   in.want.top = top > 0 ? (unsigned)top : 0;
   if (cprof__job_export_args(env, argv[i], &in) != 0) return NULL;
+  /* convert: a .labels.json read back (lib/viewer/labels-file.js) for the page */
+  if (!two_paths && cprof__labels_args(env, argv[i], &in) != 0) return NULL;
   return cprof__job_queue(env, &in);
 }
 
-/* convert(path, dir | null, top, { outs, text, focus, cut, needSamples, ... })
+/* convert(path, dir | null, top, { outs, text, focus, cut, needSamples, labels, ... })
  * → Promise<result with outputs, and text when asked>: cprof convert, flame
  * and (with text: true and no dir) cprof report. */
 napi_value cprof__convert(napi_env env, napi_callback_info info) {

@@ -75,8 +75,27 @@ static int read_set(napi_env env, napi_value arr, cprof_labels_t *l) {
   return rc;
 }
 
+/* samples: each sample's set id, a Uint32Array (a sidecar read back). */
+static int read_given(napi_env env, napi_value arr, cprof_labels_t *l) {
+  bool is = false;
+  napi_typedarray_type type;
+  size_t len = 0;
+  void *data = NULL;
+  NAPI_CALL_INT(env, napi_is_typedarray(env, arr, &is));
+  if (is) NAPI_CALL_INT(env, napi_get_typedarray_info(env, arr, &type, &len, &data, NULL, NULL));
+  if (!is || type != napi_uint32_array || len > UINT32_MAX)
+    return bad(env, "labels.samples must be a Uint32Array of set ids");
+  int rc = cprof_labels_give(l, data, (uint32_t)len);
+  if (rc == CPROF_EINVAL) return bad(env, "labels.samples: a set id past labels.sets");
+  if (rc != CPROF_OK) {
+    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory reading the labels' samples");
+    return -1;
+  }
+  return 0;
+}
+
 static int read_labels(napi_env env, cprof_addon_t *addon, napi_value obj, cprof_labels_t *l) {
-  napi_value sets, file, from;
+  napi_value sets, file, from, samples;
   uint32_t n = 0;
   bool is = false;
   double from_us = 0;
@@ -95,6 +114,8 @@ static int read_labels(napi_env env, cprof_addon_t *addon, napi_value obj, cprof
   if ((has = prop(env, obj, "fromUs", &from)) < 0 ||
       (has && cprof__arg_double(env, from, "labels.fromUs", &from_us) != 0))
     return -1;
+  if ((has = prop(env, obj, "samples", &samples)) != 0)
+    return has < 0 ? -1 : read_given(env, samples, l);
   const cprof_label_ring_t *r = addon->label_ring;
   if (r && cprof_labels_take_ring(l, r->slots, r->cap, from_us) != CPROF_OK) {
     cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory copying the label switches");

@@ -15,8 +15,10 @@ napi_value cprof__labels_ring(napi_env env, napi_callback_info info);
 
 /* Reads opts.labels, { sets: [[k, v, ...], ...] (index = set id, [0] is
  * []), file: the sidecar's name, fromUs: the profile's start on the ring's
- * clock }, into in->labels with the ring's switches since fromUs. Absent:
- * nothing. 0, or -1 with a throw (in is then freed). */
+ * clock }, into in->labels with the ring's switches since fromUs; or, with
+ * samples (a Uint32Array: each sample's set, a sidecar read back), those
+ * instead of the ring's. Absent: nothing. 0, or -1 with a throw (in is then
+ * freed). */
 int cprof__labels_args(napi_env env, napi_value opts, cprof_job_in_t *in);
 
 /* The same object alone (undefined or null: *out NULL), for the recorder's

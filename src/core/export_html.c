@@ -17,6 +17,9 @@
  *     "timeline": (CPU, not a diff, with samples) { "first": µs from startTime
  *       to the first sample, "nodeBits": 16|32, "node": base64,
  *       "weightBits": 16|32, "weight": base64 },
+ *     "labels": (with the timeline, when o->labels holds each sample's set)
+ *       { "sets": [[key, value, ...], ...] (set 0: none), "setBits": 8|16|32,
+ *         "set": base64, each sample's set in sample order },
  *     "marks": (when given) a string holding JSON: an incident's facts }
  * timeline.node is each sample's node (its index in "nodes"), in sample
  * order; timeline.weight the time each stands for (µs, cprof_sample_weight),
@@ -50,6 +53,7 @@
 #include "internal.h"
 #include "aggregate.h"
 #include "label.h"
+#include "labelset.h"
 #include "lines.h"
 #include "source.h"
 #include "tree.h"
@@ -216,15 +220,15 @@ static void b64_end(hw_t *w, b64_t *b) {
   hw_put(w, k == 1 ? "==" : "=", k == 1 ? 2 : 1);
 }
 
-static void hw_b64_uints(hw_t *w, const char *key, const uint32_t *v, uint32_t n) {
+static void hw_b64_uints(hw_t *w, const char *key, const uint32_t *v, uint32_t n, int least) {
   uint32_t max = 0;
   for (uint32_t i = 0; i < n; i++)
     if (v[i] > max) max = v[i];
-  int bytes = max <= 0xffff ? 2 : 4;
+  int bytes = least == 1 && max <= 0xff ? 1 : max <= 0xffff ? 2 : 4;
   b64_t b = {{0}, 0};
   hw_str(w, ",\"");
   hw_str(w, key);
-  hw_str(w, bytes == 2 ? "Bits\":16,\"" : "Bits\":32,\"");
+  hw_str(w, bytes == 1 ? "Bits\":8,\"" : bytes == 2 ? "Bits\":16,\"" : "Bits\":32,\"");
   hw_str(w, key);
   hw_str(w, "\":\"");
   for (uint32_t i = 0; i < n; i++)
@@ -272,8 +276,26 @@ static void timeline_free(timeline_t *tl) {
 static void write_timeline(hw_t *w, const timeline_t *tl) {
   hw_str(w, ",\"timeline\":{\"first\":");
   hw_i64(w, tl->first);
-  hw_b64_uints(w, "node", tl->node, tl->n);
-  hw_b64_uints(w, "weight", tl->weight, tl->n);
+  hw_b64_uints(w, "node", tl->node, tl->n, 2);
+  hw_b64_uints(w, "weight", tl->weight, tl->n, 2);
+  hw_put(w, "}", 1);
+}
+
+/* Each sample's label set (o->labels, docs/labels.md), for the page's
+ * filter and top values: the sets as [key, value, ...] arrays (set 0: no
+ * labels) and the ids as base64 of uint8 (up to 256 sets), uint16 or uint32. */
+static void write_labels(hw_t *w, const cprof_labels_t *l) {
+  hw_str(w, ",\"labels\":{\"sets\":[");
+  for (uint32_t i = 0; i < l->nsets; i++) {
+    hw_str(w, i ? ",[" : "[");
+    for (uint32_t k = 0; k < 2 * l->sets[i].n; k++) {
+      if (k) hw_put(w, ",", 1);
+      hw_json_str(w, l->sets[i].kv[k]);
+    }
+    hw_put(w, "]", 1);
+  }
+  hw_put(w, "]", 1);
+  hw_b64_uints(w, "set", l->sample_set, l->nsamples, 1);
   hw_put(w, "}", 1);
 }
 
@@ -314,6 +336,9 @@ static int write_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
   hw_str(w, "}");
   int rc = diff ? CPROF_OK : write_lines(w, t, p, o);
   if (tl != NULL && tl->n > 0) write_timeline(w, tl);
+  if (tl != NULL && tl->n > 0 && o->labels != NULL && o->labels->sample_set != NULL &&
+      o->labels->nsamples == tl->n)
+    write_labels(w, o->labels);
   if (o->html_marks != NULL) {
     hw_str(w, ",\"marks\":");
     hw_json_str(w, o->html_marks);

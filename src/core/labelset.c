@@ -91,6 +91,20 @@ int cprof_labels_take_ring(cprof_labels_t *l, const double *ring, uint32_t cap, 
   return CPROF_OK;
 }
 
+int cprof_labels_give(cprof_labels_t *l, const uint32_t *ids, uint32_t n) {
+  if (!l || (n && !ids)) return CPROF_EINVAL;
+  for (uint32_t i = 0; i < n; i++)
+    if (ids[i] >= l->nsets) return CPROF_EINVAL;
+  uint32_t *copy_ids = malloc((n ? n : 1) * sizeof *copy_ids);
+  if (!copy_ids) return CPROF_ENOMEM;
+  if (n) memcpy(copy_ids, ids, n * sizeof *copy_ids);
+  free(l->sample_set);
+  l->sample_set = copy_ids;
+  l->nsamples = n;
+  l->joined = 1;
+  return CPROF_OK;
+}
+
 /* The index of the last switch at or before t, or -1 (none). hint: the
  * previous sample's answer, where the search starts when times go forward. */
 static long switch_at(const cprof_labels_t *l, double t, long hint) {
@@ -205,8 +219,13 @@ int cprof_labels_rows(const cprof_labels_t *l, const cprof_profile_t *p, const u
 int cprof_labels_apply(cprof_labels_t *l, const cprof_profile_t *p, cprof_export_opts_t *o,
                        char *errbuf, size_t errlen) {
   if (!l || !p || p->kind != CPROF_KIND_CPU) return CPROF_OK;
-  int rc =
-      l->joined ? (l->nsamples == p->nsamples ? CPROF_OK : CPROF_EINVAL) : cprof_labels_join(l, p);
+  if (l->joined && l->nsamples != p->nsamples) {
+    snprintf(errbuf, errlen,
+             "the labels hold %u samples, the profile %u: not this profile's labels", l->nsamples,
+             p->nsamples);
+    return CPROF_EINVAL;
+  }
+  int rc = l->joined ? CPROF_OK : cprof_labels_join(l, p);
   if (rc != CPROF_OK) {
     snprintf(errbuf, errlen, "cannot join the labels to the samples: %s", cprof_strerror(rc));
     return rc;

@@ -66,6 +66,12 @@ int cprof_labels_add_set(cprof_labels_t *l, const char *const *kv, uint32_t n);
  * as 0. l->lost: the ring had wrapped past from_us. */
 int cprof_labels_take_ring(cprof_labels_t *l, const double *ring, uint32_t cap, double from_us);
 
+/* Each sample's set given whole (a .labels.json read back for the viewer,
+ * lib/viewer/labels-file.js): n ids, each below l->nsets, copied; apply()
+ * then checks the count against the profile instead of joining.
+ * CPROF_OK, CPROF_ENOMEM, CPROF_EINVAL (an id past the table). */
+int cprof_labels_give(cprof_labels_t *l, const uint32_t *ids, uint32_t n);
+
 /* Each sample of CPU profile p gets the set of the last switch at or
  * before its time (V8's startTime plus its timeDeltas); a set id the table
  * does not have reads as 0, and so does an (idle) sample: the loop waits,
@@ -88,7 +94,9 @@ typedef struct {
 } cprof_label_row_t;
 
 /* The job's step (job_tail.c): the join (unless l->joined), and o->labels
- * pointed at l for the pprof writer. l NULL or p not CPU: nothing to do. */
+ * pointed at l for the pprof and HTML writers. Joined labels of another
+ * count than the profile's samples are CPROF_EINVAL ("not this profile's
+ * labels"). l NULL or p not CPU: nothing to do. */
 int cprof_labels_apply(cprof_labels_t *l, const cprof_profile_t *p, cprof_export_opts_t *o,
                        char *errbuf, size_t errlen);
 

@@ -318,6 +318,36 @@ static void writes_pprof_sample_labels(void **state) {
   cprof_profile_free(p);
 }
 
+/* A sidecar read back (cprof html): the ids given whole, checked against
+ * the table and then the profile's count, and the page carries them. */
+static void gives_samples_for_the_page(void **state) {
+  (void)state;
+  cprof_profile_t *p = parse_ok(FIVE);
+  cprof_labels_t *l = table();
+  const uint32_t ids[] = {0, 1, 2, 1, 0}, past[] = {0, 3};
+  char err[128];
+  cprof_export_opts_t o = {0};
+  assert_int_equal(cprof_labels_give(l, past, 2), CPROF_EINVAL);
+  assert_int_equal(cprof_labels_give(l, ids, 3), CPROF_OK);
+  assert_int_equal(cprof_labels_apply(l, p, &o, err, sizeof err), CPROF_EINVAL);
+  assert_non_null(strstr(err, "not this profile's labels"));
+  assert_null(o.labels);
+  assert_int_equal(cprof_labels_give(l, ids, 5), CPROF_OK);
+  assert_int_equal(cprof_labels_apply(l, p, &o, err, sizeof err), CPROF_OK);
+  assert_ptr_equal(o.labels, l);
+  assert_int_equal(l->sample_set[2], 2); /* given, not joined: the (idle) sample keeps it */
+  char *page = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&page, &len);
+  assert_int_equal(cprof_export_html(p, &o, f), CPROF_OK);
+  fclose(f);
+  assert_non_null(strstr(page, ",\"labels\":{\"sets\":[[],[\"route\",\"/a\"],[\"route\",\"/b\","
+                               "\"tenant\",\"t\\\"1\"]],\"setBits\":8,\"set\":\"AAECAQA=\"}"));
+  free(page);
+  cprof_labels_free(l);
+  cprof_profile_free(p);
+}
+
 /* ---- across profiles: the union, the sidecar read back ---- */
 
 /* Joined labels of n samples with sets[i] = {k: v_i} (given as values). */
@@ -492,6 +522,7 @@ int main(void) {
       cmocka_unit_test(writes_the_sidecar),
       cmocka_unit_test(refuses_past_the_caps),
       cmocka_unit_test(writes_pprof_sample_labels),
+      cmocka_unit_test(gives_samples_for_the_page),
       cmocka_unit_test(merges_sets_by_content),
       cmocka_unit_test(caps_the_union),
       cmocka_unit_test(reads_only_sidecars),

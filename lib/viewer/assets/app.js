@@ -5,6 +5,7 @@ const { createFlatView } = require('./flat')
 const { el, fmtCount, fmtPct, fmtValue } = require('./format')
 const { showHeader } = require('./header')
 const { createHeapOverview } = require('./heapwin')
+const { createLabelsPanel, filterText, keeper, labelData, wantedFilter } = require('./labels')
 const { createLinesView } = require('./lines')
 const { buildModel, matcher, pctOfText, setPctOf, specialShare, tipText } = require('./model')
 const { openPath } = require('./open')
@@ -27,7 +28,7 @@ function figures (m) {
     add('Samples', fmtCount(d.samples[0]))
   }
   if (d.interval > 0) add('Interval', cpu ? fmtValue(d.interval, 'us').replace(/\.0 ms$/, ' ms') : fmtValue(d.interval, 'bytes'))
-  else if (cpu && d.samples[m.main] > 0 && d.durationUs > 0) add('Interval', '~' + (d.durationUs / d.samples[m.main] / 1000).toFixed(2) + ' ms (mean)')
+  else if (cpu && (d.spanSamples ?? d.samples[m.main]) > 0 && d.durationUs > 0) add('Interval', '~' + (d.durationUs / (d.spanSamples ?? d.samples[m.main]) / 1000).toFixed(2) + ' ms (mean)')
   if (cpu) {
     for (const [k, name] of [['Idle', '(idle)'], ['Program', '(program)'], ['GC', '(garbage collector)']]) {
       // of the total whatever the percentages below are of: (idle) is no share of busy time
@@ -72,9 +73,13 @@ function main () {
   const d = JSON.parse(document.getElementById('cprof-data').textContent)
   phase('parse')
   if (d.kind === 'heapsnapshot') return showSnapshot(d) // snapshot.js
-  // The samples in time order (time.js): a range in the URL counts only its samples.
+  // The samples in time order (time.js): a range in the URL counts only its
+  // samples, and a label filter (labels.js) only those it keeps.
   const td = timeData(d)
-  const range = applyRange(d, td, wantedRange(td))
+  const ld = labelData(d, td)
+  const filter = ld ? wantedFilter() : []
+  const keep = keeper(ld, filter)
+  const range = applyRange(d, td, wantedRange(td), keep)
   phase('time')
   const m = buildModel(d)
   // A diff compares code: its shares are of busy time by default, as cprof
@@ -83,6 +88,8 @@ function main () {
   if (d.kind === 'cpu' && m.diff) setPctOf(m, 'busy')
   phase('model')
   showHeader(d.title || 'cprof profile', figures(m))
+  const labels = ld ? createLabelsPanel(m, td, ld, filter, range) : null
+  if (filter.length) document.title = filterText(filter) + ' \u2014 ' + document.title
   legend(m, document.getElementById('legend'))
 
   const tip = document.getElementById('tip')
@@ -192,12 +199,12 @@ function main () {
   zoomed(0)
   phase('flame')
   showReason(d)
-  const time = td ? createTimeView(m, td, range, { select: (f) => select(f, 'time') }) : null
+  const time = td ? createTimeView(m, td, range, { select: (f) => select(f, 'time'), keep }) : null
   // A recorder heap dump: the live heap per window instead (heapwin.js).
   const heapWindows = !td && d.kind === 'heap' ? createHeapOverview(d) : null
   phase('timeline')
   // For the tests and bench/viewer-open.js: when the page was usable.
-  window.cprofViewer = { model: m, flame, select, time, heapWindows, readyMs: performance.now() - t0, readyAt: performance.now(), phases }
+  window.cprofViewer = { model: m, flame, select, time, heapWindows, labels, readyMs: performance.now() - t0, readyAt: performance.now(), phases }
   document.body.dataset.ready = '1'
 }
 

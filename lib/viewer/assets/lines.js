@@ -171,9 +171,12 @@ function createLinesView (m, box) {
     if (m.d.kind !== 'cpu') return note('Heap profiles have no per-line data: V8\'s sampling heap profiler records only the function, not a line within it.')
     if (!L) return note('This profile has no line data (V8\'s positionTicks): a merged profile, a diff, or a file without them.')
     const idx = rowsOf.get(f) || []
-    const fnSelf = m.fnSelf[m.main][f]
+    // A range or a label filter: the lines are still the whole profile's (V8
+    // counts them per call-tree node, not per sample), so are their shares.
+    const all = m.d.nodes.selfAll
+    const fnSelf = all ? m.fnNodes[f].reduce((n, i) => n + all[i], 0) : m.fnSelf[m.main][f]
     if (!idx.length || !(fnSelf > 0)) return note('This function has no self time: its time is in the functions it calls.')
-    note(`${fmtValue(fnSelf, unit)} self; each line's share is of that.`)
+    note(`${fmtValue(fnSelf, unit)} self; each line's share is of that.` + (all ? ' The whole profile\'s lines: V8 counts them per call path, not per sample, so a range or a label filter does not apply here.' : ''))
     const byFile = new Map()
     for (const i of idx) {
       if (!byFile.has(L.file[i])) byFile.set(L.file[i], [])

@@ -12,6 +12,7 @@
 const { axisTicks, clockAt, createAxis, drawGrid, timeFormat } = require('./axis')
 const { colourTable, nodeColourer } = require('./flame')
 const { el, fmtCount, fmtValue } = require('./format')
+const { setHashValues } = require('./hash')
 const { tipText } = require('./model')
 const { BLOCK_MIN_US, blockingSpans } = require('./stalls')
 const { bar } = require('./tree')
@@ -120,16 +121,26 @@ function reasonText (r) {
   return `Written by an incident: ${r.trigger} ${show(r.value)} \u2265 ${show(r.threshold)}${when}`
 }
 
-// The profile as the range sees it: each node's self is the weight of its
-// samples in [a, b). Called before the model is built.
-function applyRange (d, td, range) {
-  if (!td || !range) return null
-  const i0 = sampleAt(td.ts, td.n, range.a)
-  const i1 = sampleAt(td.ts, td.n, range.b)
+// The profile as the range and the label filter see it: each node's self
+// is the weight of its samples in [a, b) that keep(i) keeps (labels.js; null:
+// all). Called before the model is built; d.nodes.selfAll keeps the whole
+// profile's (the source pane's lines are the whole profile's).
+function applyRange (d, td, range, keep) {
+  if (!td || (!range && !keep)) return null
+  const i0 = range ? sampleAt(td.ts, td.n, range.a) : 0
+  const i1 = range ? sampleAt(td.ts, td.n, range.b) : td.n
   const self = new Float64Array(d.nodes.fn.length)
-  for (let i = i0; i < i1; i++) self[td.node[i]] += td.ts[i + 1] - td.ts[i]
+  let count = 0
+  for (let i = i0; i < i1; i++) {
+    if (keep && !keep(i)) continue
+    self[td.node[i]] += td.ts[i + 1] - td.ts[i]
+    count++
+  }
+  d.nodes.selfAll = d.nodes.self
   d.nodes.self = self
-  d.samples = [i1 - i0, 0]
+  d.samples = [count, 0]
+  d.spanSamples = i1 - i0 // the mean interval's count: every sample of the span
+  if (!range) return null
   d.durationUs = range.b - range.a // the header's Duration and mean interval: the range's
   return { ...range, i0, i1 }
 }
@@ -171,8 +182,11 @@ function fitCanvas (c, h) {
 }
 
 // The view: built once the model is (app.js calls it last). range: what
-// applyRange returned (null: the whole profile).
+// applyRange returned (null: the whole profile); hooks.keep: the label
+// filter's test of a sample (null: none), the samples the overview counts
+// as busy and the chart draws.
 function createTimeView (m, td, range, hooks) {
+  const keep = hooks.keep || null
   const panel = el('section')
   panel.id = 'time-panel'
   const bar = el('div', 'toolbar')
@@ -216,21 +230,24 @@ function createTimeView (m, td, range, hooks) {
   function overviewColumns (w) {
     if (columns && columns.w === w) return columns
     const all = new Float64Array(w); const busy = new Float64Array(w); const gc = new Float64Array(w)
+    const other = keep ? new Float64Array(w) : null // busy in samples the filter leaves out
     const per = td.span / w
     const ts = td.ts
     for (let i = 0; i < td.n; i++) {
       const kind = idleFn[m.fn[td.node[i]]]
       const a = ts[i]; const b = ts[i + 1]
       if (b <= a) continue
+      const kept = !keep || keep(i)
       for (let c = Math.min(w - 1, Math.floor(a / per)); c < w && c * per < b; c++) {
         const part = Math.min(b, (c + 1) * per) - Math.max(a, c * per)
         all[c] += part
+        if (!kept) { if (kind !== 1) other[c] += part; continue }
         if (kind !== 1) busy[c] += part
         if (kind === 2) gc[c] += part
       }
     }
-    for (let c = 0; c < w; c++) if (all[c] > 0) { busy[c] /= all[c]; gc[c] /= all[c] }
-    columns = { w, busy, gc }
+    for (let c = 0; c < w; c++) if (all[c] > 0) { busy[c] /= all[c]; gc[c] /= all[c]; if (other) other[c] /= all[c] }
+    columns = { w, busy, gc, other }
     return columns
   }
   const blocks = blockingSpans(td, (i) => idleFn[m.fn[td.node[i]]] === 1)
@@ -262,7 +279,8 @@ function createTimeView (m, td, range, hooks) {
       const names = instances.slice(0, 4).map((x) => x.name).join(', ') + (instances.length > 4 ? ', \u2026' : '')
       parts.push(['#2f6fde', `${instances.length} merged profiles, one after the other: ${names}`])
     }
-    parts.push(['hsl(210, 55%, 63%)', 'overview: CPU busy (not idle)'], ['#d2402f', 'GC'])
+    parts.push(['hsl(210, 55%, 63%)', 'overview: CPU busy (not idle)' + (keep ? ' in the label filter\'s samples' : '')], ['#d2402f', 'GC'])
+    if (keep) parts.push(['hsl(0, 0%, 84%)', 'busy in other samples (the chart leaves them out)'])
     marksLine.replaceChildren()
     for (const [c, t] of parts) {
       const s = el('span')
@@ -285,6 +303,7 @@ function createTimeView (m, td, range, hooks) {
     info.textContent = (range
       ? `Range ${spanText(range.a, range.b, ticks.overview, 2)} of ${whole} (${fmtCount(range.i1 - range.i0)} samples): every view below counts only this range.`
       : `${fmtCount(td.n)} samples over ${whole}.`) +
+      (keep ? ` Label filter: ${fmtCount(m.d.samples[0])} samples${range ? ' of the range' : ''} (the header says which).` : '') +
       ` Shown: ${spanText(view.v0, view.v1, ticks.chart, 1)}. Drag on the overview to select a range; wheel to zoom, drag the chart to pan.`
   }
 
@@ -297,6 +316,10 @@ function createTimeView (m, td, range, hooks) {
     const H = h - 14 - TIME_BAND_H - 2
     drawGrid(ctx, ticks.overview, 0, h)
     const cols = overviewColumns(w)
+    if (cols.other) { // the filter's other samples: grey, above its own
+      ctx.fillStyle = 'hsl(0, 0%, 84%)'
+      for (let x = 0; x < w; x++) if (cols.other[x] > 0) ctx.fillRect(x, 14 + H * (1 - cols.busy[x] - cols.other[x]), 1, H * cols.other[x])
+    }
     ctx.fillStyle = 'hsl(210, 55%, 63%)'
     for (let x = 0; x < w; x++) if (cols.busy[x] > 0) ctx.fillRect(x, 14 + H * (1 - cols.busy[x]), 1, H * cols.busy[x])
     ctx.fillStyle = '#d2402f'
@@ -350,7 +373,7 @@ function createTimeView (m, td, range, hooks) {
       const t = view.v0 + (c + 0.5) / scale
       const i = t < td.span ? sampleCovering(td.ts, td.n, t) : -1
       sample[c] = i
-      const z0 = i >= 0 ? td.node[i] : -1
+      const z0 = i >= 0 && (!keep || keep(i)) ? td.node[i] : -1
       const base = c * rows
       if (z0 === last) { anc.copyWithin(base, base - rows, base); continue }
       last = z0
@@ -558,13 +581,14 @@ function createTimeView (m, td, range, hooks) {
   })
   window.addEventListener('resize', schedule)
   useView.addEventListener('click', () => selectRange(view.v0, view.v1))
-  clear.addEventListener('click', () => { location.hash = 'range=all' })
+  clear.addEventListener('click', () => setHashValues('range', ['all']))
   window.addEventListener('hashchange', () => location.reload())
 
   // A range is a new page state: the hash changes, and the page is built
-  // again from it (every view counts the range's samples).
+  // again from it (every view counts the range's samples); the label
+  // filter's part of the hash stays.
   function selectRange (a, b) {
-    location.hash = `range=${Math.round(a)}-${Math.round(b)}`
+    setHashValues('range', [`${Math.round(a)}-${Math.round(b)}`])
   }
 
   marksText()

@@ -53,6 +53,11 @@ before(async () => {
   fs.copyFileSync(path.join(FIXTURES, 'small.cpuprofile'), path.join(dir, INCIDENT))
   for (const w of WINDOWS) fs.copyFileSync(path.join(FIXTURES, w.startsWith('cpu') ? 'small.cpuprofile' : 'small.heapprofile'), path.join(dir, w))
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a profile')
+  // Labels beside two profiles (docs/labels.md): cpu-222's fit it, the
+  // incident's are another profile's (3 samples, small.cpuprofile has 218).
+  const n = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'small.cpuprofile'), 'utf8')).samples.length
+  fs.writeFileSync(path.join(dir, 'cpu-222-20260102T000000.000Z.labels.json'), JSON.stringify({ version: 1, sets: [{}, { route: '/x' }], samples: Array.from({ length: n }, (_, i) => i % 2), unknownSamples: 0 }))
+  fs.writeFileSync(path.join(dir, INCIDENT.replace('.cpuprofile', '.labels.json')), JSON.stringify({ version: 1, sets: [{}, { route: '/x' }], samples: [0, 1, 1], unknownSamples: 0 }))
   // A run directory of our own: the live processes are the test's only.
   runDir = path.join(makeTmpDir('cprof-ui-run-'), 'run')
   ui = spawn(process.execPath, [CLI, 'ui', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CPROF_RUN_DIR: runDir } })
@@ -74,6 +79,18 @@ after(async () => {
     await exited
   }
   removeTmpDirs()
+})
+
+test('a profile with its labels beside it opens with them (the viewer\'s label filter); labels of another profile are left out', async () => {
+  const page = (name) => get(url + 'view?file=' + encodeURIComponent(name))
+  const labelled = await page('cpu-222-20260102T000000.000Z.cpuprofile')
+  assert.equal(labelled.status, 200)
+  assert.match(labelled.body, /"labels":\{"sets":\[\[\],\["route","\/x"\]\],"setBits":8,"set":"/)
+  for (const name of ['cpu-111-20260101T000000.000Z.cpuprofile', INCIDENT]) {
+    const plain = await page(name)
+    assert.equal(plain.status, 200, plain.body)
+    assert.doesNotMatch(plain.body, /"labels":\{"sets"/, name)
+  }
 })
 
 test('loopback only, and nothing without the token', async () => {
