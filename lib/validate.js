@@ -53,6 +53,21 @@ function validateBoolean (value, name, fallback) {
   return value
 }
 
+/** labels: false (the default), true, or { otel: boolean } (true with the
+ * active OpenTelemetry span's labels when otel, docs/labels.md). → false,
+ * true or { otel: true } */
+function validateLabels (value, name, fallback) {
+  if (value === undefined || typeof value === 'boolean') return value === undefined ? fallback : value
+  if (!isObject(value)) throw invalid(`${name} must be a boolean or { otel: boolean }`, value)
+  validateKeys(value, ['otel'], `for ${name}`)
+  return validateBoolean(value.otel, `${name}.otel`, false) ? { otel: true } : true
+}
+
+/** CPROF_LABELS: a flag, or otel (labels with the OpenTelemetry span's). */
+function envLabels (text) {
+  return text.trim().toLowerCase() === 'otel' ? { otel: true } : envFlag(text)
+}
+
 /** A non-empty string; hint says what it is ('a directory path'). */
 function validateString (value, name, fallback, hint) {
   if (value === undefined) return fallback
@@ -128,6 +143,8 @@ function envFlag (text) {
 }
 
 module.exports = {
+  validateLabels,
+  envLabels,
   describe,
   invalid,
   isObject,

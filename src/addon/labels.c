@@ -2,6 +2,7 @@
  * point and the label arguments; the join itself is core (labelset.c). */
 #include "labels.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,16 @@ static int read_labels(napi_env env, cprof_addon_t *addon, napi_value obj, cprof
   if ((has = prop(env, obj, "fromUs", &from)) < 0 ||
       (has && cprof__arg_double(env, from, "labels.fromUs", &from_us) != 0))
     return -1;
+  double at = 0, first = 0;
+  if ((has = prop(env, obj, "spanAt", &from)) < 0 ||
+      (has && cprof__arg_double(env, from, "labels.spanAt", &at) != 0) ||
+      (has = prop(env, obj, "spanFirst", &from)) < 0 ||
+      (has && cprof__arg_double(env, from, "labels.spanFirst", &first) != 0))
+    return -1;
+  if (at != 0 && !(at >= 1 && at <= l->nsets && first >= 0 && first < 0x1p53 && first == floor(first)))
+    return bad(env, "labels.spanAt/spanFirst: out of range");
+  l->span_at = (uint32_t)at;
+  l->span_first = first;
   const cprof_label_ring_t *r = addon->label_ring;
   if (r && cprof_labels_take_ring(l, r->slots, r->cap, from_us) != CPROF_OK) {
     cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory copying the label switches");

@@ -84,6 +84,12 @@ int cprof_labels_take_ring(cprof_labels_t *l, const double *ring, uint32_t cap, 
     const double *pair = ring + 1 + 2 * (k % cap);
     if (!isfinite(pair[0])) continue;
     double id = pair[1];
+    if (isfinite(id) && id >= CPROF_LABEL_SPAN_STRIDE && id < 0x1p53) {
+      double seq = floor(id / CPROF_LABEL_SPAN_STRIDE) - 1;
+      id -= (seq + 1) * CPROF_LABEL_SPAN_STRIDE; /* the label set's id */
+      if (l->span_at > 0 && seq >= l->span_first && seq - l->span_first < l->nsets - l->span_at)
+        id = l->span_at + (seq - l->span_first);
+    }
     uint32_t set = isfinite(id) && id >= 0 && id < CPROF_LABEL_SETS_MAX ? (uint32_t)id : 0;
     l->sw[l->nsw++] = (cprof_label_switch_t){pair[0], set};
   }
