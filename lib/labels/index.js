@@ -155,14 +155,14 @@ function getLabels () {
   return store ? store.labels : Object.freeze({})
 }
 
-/** What a stop hands the addon: the session's sets, then the span sets
- * since from.seq (spanAt: the first one's index; spanFirst: its number),
+/** What a stop hands the addon: the session's sets, the span sets since
+ * from.seq (spanFirst: the first one's number, spanSets: packed, otel.js),
  * and where the profile began (from: mark()'s). */
 function stopArgs (from, file) {
   const sets = table ? table.sets() : [[]]
   if (otelUsers === 0) return { sets, fromUs: from.us, file }
   const spans = otel.spanSets(from.seq, sets)
-  return { sets: sets.concat(spans.sets), fromUs: from.us, file, spanAt: sets.length, spanFirst: spans.first }
+  return { sets, fromUs: from.us, file, spanFirst: spans.first, spanSets: spans.packed }
 }
 
 module.exports = { withLabels, getLabels, use, release, mark, stopArgs, now: ring.now, active: () => users > 0 }

@@ -18,31 +18,47 @@ const SPAN_ID = /^[0-9a-f]{16}$/
 const TRACE_ID = /^[0-9a-f]{32}$/
 const KEYS = new Set(['span_id', 'span_name', 'trace_id'])
 
-let roots = new WeakMap() // span → its local root's entry { id, name, trace } (null: no label)
+let roots = new WeakMap() // span → its local root's entry (rootEntry; null: no label)
 let traceRoots = new Map() // trace id → its latest local root's entry, at most CAP
+let traceRing = new Array(CAP) // the trace ids in traceRoots, oldest evicted first
+let traceNext = 0
 let kept = new Array(CAP) // seq % CAP → { set, root, seq }
 let nextSeq = 0
 let floor = 0 // span sets numbered below it are numbered anew when met again
 let patched = null // { manager, with } while context.with is wrapped
 let onEnter = null // (fn, thisArg, args) runs fn as a switch point (index.js)
 
+let registry = null // the API's global object, once found (it stays: the API mutates it)
+
 function manager () {
-  const api = globalThis[REGISTRY]
-  return api && typeof api === 'object' ? api.context : undefined
+  if (registry === null) {
+    const api = globalThis[REGISTRY]
+    if (!api || typeof api !== 'object') return undefined
+    registry = api
+  }
+  return registry.context
 }
 
 function rootEntry (span, sc) {
+  const name = typeof span.name === 'string' ? span.name.slice(0, MAX_NAME).replace(/\0/g, '') : ''
+  const trace = TRACE_ID.test(sc.traceId) ? sc.traceId : ''
+  // its labels as spanSets() packs them: [pairs, text]
   const entry = {
-    id: sc.spanId,
-    name: typeof span.name === 'string' ? span.name.slice(0, MAX_NAME).replace(/\0/g, '') : '',
-    trace: TRACE_ID.test(sc.traceId) ? sc.traceId : ''
+    pairs: 1 + (name ? 1 : 0) + (trace ? 1 : 0),
+    packed: `span_id\0${sc.spanId}\0${name ? `span_name\0${name}\0` : ''}${trace ? `trace_id\0${trace}\0` : ''}`,
+    sets: null
   }
   try {
     if (typeof span.isRecording === 'function' && span.isRecording()) span.setAttribute('pyroscope.profile.id', sc.spanId)
   } catch {
     // an app's span that refuses the attribute: the samples are labelled anyway
   }
-  if (traceRoots.size >= CAP) traceRoots.delete(traceRoots.keys().next().value)
+  // evicted by a ring, not Map's first key: after many deletions that
+  // lookup walks the deleted entries (V8's ordered hash table)
+  const old = traceRing[traceNext]
+  if (old !== undefined && traceRoots.get(old.trace) === old.entry) traceRoots.delete(old.trace)
+  traceRing[traceNext] = { trace: sc.traceId, entry }
+  traceNext = (traceNext + 1) % CAP
   traceRoots.set(sc.traceId, entry)
   return entry
 }
@@ -94,7 +110,7 @@ function withSpan (set) {
 // The span set (set, root)'s number: its own while still kept and at or
 // above the floor, else a new one.
 function seqOf (root, set) {
-  const s = root.sets && root.sets.get(set)
+  const s = root.sets ? root.sets.get(set) : undefined
   if (s !== undefined && s >= floor && s >= nextSeq - CAP) return s
   if (!root.sets) root.sets = new Map()
   const seq = nextSeq++
@@ -110,27 +126,35 @@ function mark () {
   return floor
 }
 
-/** The span sets numbered from `from` on (the kept ones), each as the
- * addon's [k, v, ...]: its label set's pairs then the span's. →
- * { first, sets } */
+/** The span sets numbered from `from` on (the kept ones), each its label
+ * set's pairs then the span's, packed for the addon (src/addon/labels.c
+ * read_span_sets: each token ended by a NUL, a set's pair count first; no
+ * key or value holds a NUL). → { first, packed } */
 function spanSets (from, setList) {
   const first = Math.max(from, nextSeq - CAP, 0)
-  const sets = []
+  const bases = new Map() // set id → [pairs, text] without span keys
+  const parts = [] // joined at the end: one flat string for the addon, not a rope
   for (let seq = first; seq < nextSeq; seq++) {
-    const pairs = []
-    if (!kept[seq % CAP]) {
-      sets.push(pairs)
+    const e = kept[seq % CAP]
+    if (!e) {
+      parts.push('0\0')
       continue
     }
-    const { set, root } = kept[seq % CAP]
-    const base = setList[set] || []
-    for (let k = 0; k < base.length; k += 2) if (!KEYS.has(base[k])) pairs.push(base[k], base[k + 1])
-    pairs.push('span_id', root.id)
-    if (root.name) pairs.push('span_name', root.name)
-    if (root.trace) pairs.push('trace_id', root.trace)
-    sets.push(pairs)
+    let base = bases.get(e.set)
+    if (!base) {
+      const kv = setList[e.set] || []
+      base = [0, '']
+      for (let k = 0; k < kv.length; k += 2) {
+        if (!KEYS.has(kv[k])) {
+          base[0]++
+          base[1] += `${kv[k]}\0${kv[k + 1]}\0`
+        }
+      }
+      bases.set(e.set, base)
+    }
+    parts.push(`${base[0] + e.root.pairs}\0`, base[1], e.root.packed)
   }
-  return { first, sets }
+  return { first, packed: parts.join('') }
 }
 
 // context.with(ctx, fn) runs fn under ctx synchronously: no async_hooks
@@ -167,6 +191,8 @@ function uninstall () {
   onEnter = null
   roots = new WeakMap()
   traceRoots = new Map()
+  traceRing = new Array(CAP)
+  traceNext = 0
   kept = new Array(CAP)
   floor = nextSeq
   lastCtx = null

@@ -23,7 +23,7 @@ cprof_labels_t *cprof_labels_new(void) {
     free(l);
     return NULL;
   }
-  if (l) l->nsets = 1;
+  if (l) l->nsets = l->sets_cap = 1;
   return l;
 }
 
@@ -44,9 +44,13 @@ void cprof_labels_free(cprof_labels_t *l) {
 int cprof_labels_add_set(cprof_labels_t *l, const char *const *kv, uint32_t n) {
   if (!l || (n && !kv) || n > CPROF_LABEL_PAIRS_MAX || l->nsets >= CPROF_LABEL_SETS_MAX)
     return CPROF_EINVAL;
-  cprof_label_set_t *sets = realloc(l->sets, (l->nsets + 1u) * sizeof *sets);
-  if (!sets) return CPROF_ENOMEM;
-  l->sets = sets;
+  if (l->nsets == l->sets_cap) { /* doubling: thousands of span sets are added one by one */
+    uint32_t cap = l->sets_cap * 2u < CPROF_LABEL_SETS_MAX ? l->sets_cap * 2u : CPROF_LABEL_SETS_MAX;
+    cprof_label_set_t *sets = realloc(l->sets, cap * sizeof *sets);
+    if (!sets) return CPROF_ENOMEM;
+    l->sets = sets;
+    l->sets_cap = cap;
+  }
   cprof_label_set_t s = {n, n ? calloc(2u * n, sizeof(char *)) : NULL};
   if (n && !s.kv) return CPROF_ENOMEM;
   for (uint32_t k = 0; k < 2 * n; k++) {
