@@ -45,7 +45,8 @@ int cprof_labels_add_set(cprof_labels_t *l, const char *const *kv, uint32_t n) {
   if (!l || (n && !kv) || n > CPROF_LABEL_PAIRS_MAX || l->nsets >= CPROF_LABEL_SETS_MAX)
     return CPROF_EINVAL;
   if (l->nsets == l->sets_cap) { /* doubling: thousands of span sets are added one by one */
-    uint32_t cap = l->sets_cap * 2u < CPROF_LABEL_SETS_MAX ? l->sets_cap * 2u : CPROF_LABEL_SETS_MAX;
+    uint32_t cap =
+        l->sets_cap * 2u < CPROF_LABEL_SETS_MAX ? l->sets_cap * 2u : CPROF_LABEL_SETS_MAX;
     cprof_label_set_t *sets = realloc(l->sets, cap * sizeof *sets);
     if (!sets) return CPROF_ENOMEM;
     l->sets = sets;
@@ -93,6 +94,8 @@ int cprof_labels_take_ring(cprof_labels_t *l, const double *ring, uint32_t cap, 
       id -= (seq + 1) * CPROF_LABEL_SPAN_STRIDE; /* the label set's id */
       if (l->span_at > 0 && seq >= l->span_first && seq - l->span_first < l->nsets - l->span_at)
         id = l->span_at + (seq - l->span_first);
+      else if (id >= l->nsets)
+        id = 0; /* not a set of the table: none */
     }
     uint32_t set = isfinite(id) && id >= 0 && id < CPROF_LABEL_SETS_MAX ? (uint32_t)id : 0;
     l->sw[l->nsw++] = (cprof_label_switch_t){pair[0], set};

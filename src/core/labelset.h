@@ -40,7 +40,7 @@ typedef struct {
 } cprof_label_set_t;
 
 typedef struct cprof_labels_s {
-  cprof_label_set_t *sets; /* sets[0] is the empty set: no labels */
+  cprof_label_set_t *sets;  /* sets[0] is the empty set: no labels */
   uint32_t nsets, sets_cap; /* sets_cap: allocated, grown by doubling */
   cprof_label_switch_t *sw; /* oldest first */
   size_t nsw;
