@@ -65,7 +65,12 @@ function validateLabels (value, name, fallback) {
 
 /** CPROF_LABELS: a flag, or otel (labels with the OpenTelemetry span's). */
 function envLabels (text) {
-  return text.trim().toLowerCase() === 'otel' ? { otel: true } : envFlag(text)
+  if (text.trim().toLowerCase() === 'otel') return { otel: true }
+  try {
+    return envFlag(text)
+  } catch {
+    throw new Error('must be 1, 0 or otel (true/false, on/off, yes/no)')
+  }
 }
 
 /** A non-empty string; hint says what it is ('a directory path'). */

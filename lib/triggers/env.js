@@ -40,6 +40,7 @@ const RECORDER_VARS = [
   ['CPROF_RECORDER_STORE_MAX_BYTES', 'store.maxBytes'],
   ['CPROF_RECORDER_STORE_MAX_AGE', 'store.maxAge'],
   ['CPROF_RECORDER_STORE_FORMATS', 'store.formats'],
+  ['CPROF_RECORDER_LABELS', 'labels'],
   // Push to Grafana Pyroscope (docs/pyroscope.md); CPROF_PUSH_URL alone
   // switches the recorder on.
   ['CPROF_PUSH_URL', 'push.url'],
@@ -76,6 +77,7 @@ function envRecorder (env) {
     try {
       value = key === 'store.dir' || PUSH_TEXT.includes(key) ? text
         : key === 'heap' ? envFlag(text)
+        : key === 'labels' ? envLabels(text)
         : key === 'store.formats' ? text.split(',').map((f) => f.trim()).filter(Boolean)
         : key === 'push.labels' ? parseLabels(text)
           : envNumber(text)
