@@ -119,21 +119,15 @@ function cpuStart (o, onTimeout) {
 }
 
 // The stop takes the switches at once (the addon copies them): labels go
-// off here, and the job writes <stem>.labels.json beside the profile.
+// off here, and the job writes <stem>.labels.json beside the profile (its
+// result's outputs.labels).
 function cpuStop (run) {
   const name = run.o.labels ? run.fileName.replace(/\.cpuprofile$/, '.labels.json') : null
-  let job
   try {
-    job = cpuStopJob(run, name ? labels.stopArgs(run.o.labelsFrom, name) : undefined)
+    return cpuStopJob(run, name ? labels.stopArgs(run.o.labelsFrom, name) : undefined)
   } finally {
     if (run.o.labels) labels.release(run.o.labels.otel)
   }
-  if (!name) return job
-  const withFile = (r) => {
-    if (r && r.file) r.outputs = { labels: { path: require('node:path').join(run.o.dir, name) }, ...r.outputs }
-    return r
-  }
-  return job.then(withFile)
 }
 
 const cpu = createController({

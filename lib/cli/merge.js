@@ -12,6 +12,7 @@ const { STORE_OPTIONS, STORE_USAGE, commandInput, joinTimeArgs, storeOutputPath,
 const { topLines, fmt } = require('../fleet/summary')
 const { TEMPLATE_PATH } = require('../viewer')
 const { mergeMarks } = require('../files/merge-marks')
+const { mergedSidecar } = require('../files/labels-sidecar')
 const { termSafe } = require('../term')
 
 const FORMATS = Object.keys(FORMAT_EXT)
@@ -117,7 +118,8 @@ async function run (argv) {
   const outs = {}
   for (const f of formats) outs[f] = path.basename(`${base}.${FORMAT_EXT[f]}`)
   const dir = path.dirname(out.file)
-  const claim = claimOutputs('merge', [out.file, ...Object.values(outs).map((o) => path.join(dir, o))], {
+  const labels = mergedSidecar(src.paths, out.file) // the inputs' labels, merged beside it
+  const claim = claimOutputs('merge', [out.file, ...(labels ? [labels] : []), ...Object.values(outs).map((o) => path.join(dir, o))], {
     explicit: out.explicit, force: a.values.force, inputs: src.paths
   })
   if (claim.exit !== undefined) return claim.exit
@@ -130,12 +132,13 @@ async function run (argv) {
       needSamples: true,
       keepExisting: claim.keepExisting,
       sourceMaps: a.values['source-maps'] === true,
+      ...(labels ? { labelsFile: path.basename(labels) } : {}),
       ...(outs.html ? htmlOpts(src.paths) : {})
     })
   } catch (err) {
     return refused('merge', err)
   }
-  const files = [r.file.path, ...formats.map((f) => r.outputs[f].path)]
+  const files = [r.file.path, ...(r.outputs && r.outputs.labels ? [r.outputs.labels.path] : []), ...formats.map((f) => r.outputs[f].path)]
   if (a.values.json) {
     const { kind, samples, durationMs, summary, sourceMaps } = r
     process.stdout.write(JSON.stringify({ inputs: src.paths, files, kind, samples, durationMs, summary, sourceMaps }, null, 2) + '\n')

@@ -11,13 +11,10 @@ const os = require('node:os')
 const path = require('node:path')
 const { cprofError } = require('../errors')
 const { termSafe } = require('../term')
+const { sidecarPath } = require('../files/labels-sidecar')
 
 const MAX_BYTES = 512 * 1024 * 1024 // a sidecar is ~1-7 bytes a sample
 const NONE = '(none)'
-
-function sidecarPath (file) {
-  return /\.cpuprofile$/i.test(file) ? file.replace(/\.cpuprofile$/i, '.labels.json') : null
-}
 
 function badSidecar (file, why) {
   return cprofError('ERR_CPROF_INVALID_ARG', `${file}: ${why}; it is the labels of a CPU profile written with labels: true (docs/labels.md)`)

@@ -16,6 +16,7 @@ const { formatNames } = require('../options')
 const { safeName } = require('../identity/process')
 const { TEMPLATE_PATH } = require('../viewer')
 const { mergeMarks } = require('../files/merge-marks')
+const { mergedSidecar } = require('../files/labels-sidecar')
 const { resultFiles } = require('../result')
 
 const EXT = { cpu: 'cpuprofile', heap: 'heapprofile' }
@@ -58,8 +59,11 @@ async function mergeSet (members, opts) {
   const dir = opts.dir || path.dirname(delivered[0].file)
   const stem = mergedStem(opts.kind, opts.app, opts.startTime)
   const outs = formatNames(stem, opts.formats)
-  const r = await native.merge(delivered.map((m) => m.file), dir, `${stem}.${EXT[opts.kind]}`, opts.top || 10, {
+  const name = `${stem}.${EXT[opts.kind]}`
+  const labels = mergedSidecar(delivered.map((m) => m.file), name) // the instances' labels, merged
+  const r = await native.merge(delivered.map((m) => m.file), dir, name, opts.top || 10, {
     outs,
+    ...(labels ? { labelsFile: labels } : {}),
     title: `${opts.app}: ${delivered.length} instance${delivered.length === 1 ? '' : 's'} merged`,
     needSamples: true,
     keepExisting: true,

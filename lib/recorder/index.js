@@ -26,6 +26,7 @@ function createRecorder (hooks) {
   let intervalUs = options.CPU_INTERVAL_DEFAULT_US
   let heapIntervalBytes = options.HEAP_INTERVAL_DEFAULT_BYTES
   let sourceMaps = null // the last start()'s; null: start()'s default at dump time
+  let labelled = false // the last start()'s labels: a CPU dump keeps its windows' labels
   let pusher = null // the last start()'s push client; its counts stay after stop()
 
   // The ends of the last CPU windows (ms since the epoch), for the
@@ -120,6 +121,7 @@ function createRecorder (hooks) {
     intervalUs = o.interval
     heapIntervalBytes = o.heapInterval
     sourceMaps = o.sourceMaps
+    labelled = o.labels
     if (hooks.changed) hooks.changed()
     return { transport, ...o, push: publicOptions(o.push) } // never the token or password
   }
@@ -191,6 +193,8 @@ function createRecorder (hooks) {
         ownDir: o.ownDir, // the default directory: refused unless private (lib/dirs.js)
         htmlTemplate: TEMPLATE_PATH, // formats: ['html'] is the viewer, as at stop()
         sourceMaps: o.sourceMaps ?? sourceMaps ?? options.sourceMapsDefault(),
+        // the windows' labels merged, <stem>.labels.json beside it (docs/labels.md)
+        ...(labelled && !heap ? { labelsFile: `${stem}.labels.json` } : {}),
         ...marks
       },
       heap

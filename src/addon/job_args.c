@@ -49,6 +49,22 @@ static int opt_string(napi_env env, napi_value obj, const char *key, char **out)
   return has <= 0 ? has : cprof__arg_string(env, v, key, out);
 }
 
+/* labelsFile: the inputs' labels merged (a merge, a dump), their sidecar
+ * under this name in dir (labelset.h). */
+static int labels_file(napi_env env, napi_value obj, cprof_job_in_t *in) {
+  char *file = NULL;
+  if (opt_string(env, obj, "labelsFile", &file) != 0) return -1;
+  if (!file) return 0;
+  cprof_labels_free(in->labels);
+  if (!(in->labels = cprof_labels_new())) {
+    free(file);
+    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory for the labels");
+    return -1;
+  }
+  in->labels->file = file;
+  return 0;
+}
+
 static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
   napi_value outs;
   double interval = 0, start = 0, duration = 0, top = 0, cut = 0;
@@ -74,7 +90,7 @@ static int export_args(napi_env env, napi_value obj, cprof_job_in_t *in) {
       opt_bool(env, obj, "lines", &in->opts.lines) != 0 ||
       opt_string(env, obj, "linesFocus", &in->lines_focus) != 0 ||
       opt_bool(env, obj, "pprofLines", &in->opts.pprof_lines) != 0 ||
-      opt_string(env, obj, "viewerMarks", &in->marks) != 0)
+      opt_string(env, obj, "viewerMarks", &in->marks) != 0 || labels_file(env, obj, in) != 0)
     return -1;
   in->want.lines = in->opts.lines;
   in->opts.lines_focus = in->lines_focus;

@@ -108,11 +108,20 @@ static napi_value make_nodes(napi_env env, const cprof_job_t *job) {
   return arr;
 }
 
-/* outputs: { <format>: { path, size } } for every derived file written. */
+/* outputs: { labels?, <format>: { path, size } } for every file written
+ * beside the profile (labels: its sidecar, labelset.h). */
 static int make_outputs(napi_env env, const cprof_job_t *job, napi_value r) {
   napi_value outs, o;
   int any = 0;
   NAPI_CALL_INT(env, napi_create_object(env, &outs));
+  if (job->out.labels_path) {
+    NAPI_CALL_INT(env, napi_create_object(env, &o));
+    if (cprof__js_set_str(env, o, "path", job->out.labels_path) ||
+        cprof__js_set_num(env, o, "size", (double)job->out.labels_size))
+      return -1;
+    NAPI_CALL_INT(env, napi_set_named_property(env, outs, "labels", o));
+    any = 1;
+  }
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
     if (!job->out.out_paths[i]) continue;
     NAPI_CALL_INT(env, napi_create_object(env, &o));

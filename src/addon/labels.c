@@ -187,6 +187,8 @@ int cprof__labels_args(napi_env env, napi_value opts, cprof_job_in_t *in) {
   if (napi_typeof(env, opts, &t) == napi_ok && t == napi_object)
     has = prop(env, opts, "labels", &obj);
   if (has == 0) return 0;
+  cprof_labels_free(in->labels);
+  in->labels = NULL;
   if (has < 0 || cprof__labels_read(env, obj, &in->labels) != 0) {
     cprof_job_in_free(in);
     return -1;

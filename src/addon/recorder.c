@@ -463,9 +463,10 @@ typedef struct {
   size_t n;
 } sel_t;
 
-static int produce_merge(void *ctx, cprof_profile_t **out, char *errbuf, size_t errlen) {
+static int produce_merge(void *ctx, cprof_profile_t **out, cprof_labels_t **labels, char *errbuf,
+                         size_t errlen) {
   const sel_t *s = ctx;
-  return cprof_window_merge(s->w, s->n, out, errbuf, errlen);
+  return cprof_window_merge(s->w, s->n, out, labels, errbuf, errlen);
 }
 
 static void produce_free(void *ctx) {

@@ -186,6 +186,7 @@ void cprof_job_out_free(cprof_job_out_t *out) {
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
     free(out->out_paths[i]);
   free(out->text);
+  free(out->labels_path);
   free(out->html_template);
   cprof_window_made_free(&out->made);
   memset(out, 0, sizeof *out);

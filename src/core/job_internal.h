@@ -31,14 +31,20 @@ int cprof__job_tail(cprof__run_t *r);
 int cprof__job_read_file(cprof__run_t *r, const char *path, int profile, char **buf, size_t *len);
 
 /* Loads one profile file as the job does (read, parse; errors name the
- * file into the job's message): called once per path. */
-typedef int (*cprof__job_load_fn)(void *ctx, const char *path, cprof_profile_t **out);
+ * file into the job's message): called once per path. labels not NULL: a
+ * CPU profile's labels too, from its sidecar (labelset.h; *labels NULL
+ * when it has none). */
+typedef int (*cprof__job_load_fn)(void *ctx, const char *path, cprof_profile_t **out,
+                                  cprof_labels_t **labels);
 
 /* Loads every path in order and merges them into *out, in steps of a
- * bounded number of files. Files of two kinds are CPROF_EINVAL, errbuf
- * naming one of each. With need_samples, a merged profile without samples
- * is CPROF_ESCHEMA. Any error: *out NULL, nothing held. */
+ * bounded number of files; labels not NULL: the CPU profiles' labels
+ * merged as their samples are (*labels; NULL for heap profiles). Files of
+ * two kinds are CPROF_EINVAL, errbuf naming one of each. With
+ * need_samples, a merged profile without samples is CPROF_ESCHEMA. Any
+ * error: *out NULL, nothing held. */
 int cprof__job_merge_files(char *const *paths, size_t n, int need_samples, cprof__job_load_fn load,
-                           void *ctx, cprof_profile_t **out, char *errbuf, size_t errlen);
+                           void *ctx, cprof_profile_t **out, cprof_labels_t **labels, char *errbuf,
+                           size_t errlen);
 
 #endif

@@ -213,23 +213,83 @@ static int load_diff(cprof__run_t *r) {
   return CPROF_OK;
 }
 
+/* path's sidecar (X.cpuprofile's X.labels.json) read, when there is one;
+ * one that is there must be this profile's. */
+static int load_sidecar(cprof__run_t *r, const char *path, const cprof_profile_t *p,
+                        cprof_labels_t **out) {
+  struct stat st;
+  char *side = cprof_labels_sidecar_name(path), *json = NULL;
+  size_t len = 0;
+  int rc = CPROF_OK;
+  if (!side || (stat(side, &st) != 0 && errno == ENOENT)) {
+    free(side);
+    return CPROF_OK; /* none: its samples carry no labels */
+  }
+  if ((rc = cprof__job_read_file(r, side, 0, &json, &len)) == CPROF_OK) {
+    char why[512];
+    rc = cprof_labels_read(json, len, out, why, sizeof why);
+    if (rc == CPROF_OK && (*out)->nsamples != p->nsamples) {
+      snprintf(why, sizeof why, "%u samples, the profile has %u: not this profile's labels",
+               (*out)->nsamples, p->nsamples);
+      rc = CPROF_ESCHEMA;
+    }
+    if (rc != CPROF_OK)
+      snprintf(ERRBUF(r), "%s: %s (the labels beside %s)", side, why[0] ? why : cprof_strerror(rc),
+               path);
+  }
+  free(json);
+  free(side);
+  if (rc != CPROF_OK) {
+    cprof_labels_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
 /* A merge's file loader: each file alone may be empty (a quiet window);
  * the merged profile is what must hold samples. */
-static int load_one(void *ctx, const char *path, cprof_profile_t **out) {
+static int load_one(void *ctx, const char *path, cprof_profile_t **out, cprof_labels_t **labels) {
   char *json = NULL;
   size_t len = 0;
-  return load(ctx, path, &json, &len, 0, out);
+  int rc = load(ctx, path, &json, &len, 0, out);
+  if (rc == CPROF_OK && labels && (*out)->kind == CPROF_KIND_CPU)
+    rc = load_sidecar(ctx, path, *out, labels);
+  return rc;
+}
+
+/* in->labels asks for the inputs' labels: the merged ones replace it,
+ * under its sidecar name (none for a heap profile). */
+static void take_labels(cprof__run_t *r, cprof_labels_t *merged) {
+  cprof_labels_t *asked = r->in->labels;
+  if (merged) {
+    merged->file = asked->file;
+    asked->file = NULL;
+  }
+  cprof_labels_free(asked);
+  r->in->labels = merged;
 }
 
 static int load_merge(cprof__run_t *r) {
   const cprof_job_src_t *src = &r->in->src;
-  return cprof__job_merge_files(src->paths, src->npaths, r->in->want.need_samples, load_one, r,
-                                &r->out->profile, ERRBUF(r));
+  cprof_labels_t *merged = NULL;
+  int rc = cprof__job_merge_files(src->paths, src->npaths, r->in->want.need_samples, load_one, r,
+                                  &r->out->profile, r->in->labels ? &merged : NULL, ERRBUF(r));
+  if (rc == CPROF_OK && r->in->labels) take_labels(r, merged);
+  return rc;
 }
 
 static int load_produce(cprof__run_t *r) {
   const cprof_job_src_t *src = &r->in->src;
-  return src->produce(src->produce_ctx, &r->out->profile, ERRBUF(r));
+  cprof_labels_t *merged = NULL;
+  int rc =
+      src->produce(src->produce_ctx, &r->out->profile, r->in->labels ? &merged : NULL, ERRBUF(r));
+  if (rc == CPROF_OK && r->in->labels) {
+    take_labels(r, r->out->profile->kind == CPROF_KIND_CPU ? merged : NULL);
+    if (r->out->profile->kind != CPROF_KIND_CPU) cprof_labels_free(merged);
+  } else {
+    cprof_labels_free(merged);
+  }
+  return rc;
 }
 
 static int (*const LOADERS[])(cprof__run_t *r) = {

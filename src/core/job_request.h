@@ -34,8 +34,10 @@ typedef enum {
   CPROF_JOB_KINDS
 } cprof_job_kind_t;
 
-/* Gives the profile (PRODUCE); errbuf says why not. */
-typedef int (*cprof_job_produce_fn)(void *ctx, cprof_profile_t **out, char *errbuf, size_t errlen);
+/* Gives the profile (PRODUCE), and when labels is not NULL its samples'
+ * labels (labelset.h; *labels NULL: none); errbuf says why not. */
+typedef int (*cprof_job_produce_fn)(void *ctx, cprof_profile_t **out, cprof_labels_t **labels,
+                                    char *errbuf, size_t errlen);
 
 /* WINDOW: the text is the job's, the rest the recorder's (it outlives the job). */
 typedef struct {
@@ -94,8 +96,9 @@ typedef struct {
                                 it are its start call, dropped (own_start.c); NULL: none */
   cprof_smcache_t *sm_cache; /* source_maps: decoded maps shared across jobs (not owned;
                                 NULL: each job decodes its own) */
-  cprof_labels_t *labels;    /* STOP_CPU: label sets and switches to join (labelset.h); NULL:
-                                none */
+  cprof_labels_t *labels;    /* label sets (labelset.h): STOP_CPU's switches to join; MERGE,
+                                PRODUCE: ask for the inputs' labels, merged by the loader.
+                                ->file: the sidecar's name in dest.dir. NULL: none */
 } cprof_job_in_t;
 
 /* A job's error: a code (CPROF_E*) and its message. */
@@ -116,6 +119,8 @@ typedef struct {
   long long size;
   char *out_paths[CPROF_FORMAT_COUNT]; /* dest.dir/outs[f] once written */
   long long out_sizes[CPROF_FORMAT_COUNT];
+  char *labels_path; /* in.labels' sidecar, dest.dir/in.labels->file, once written */
+  long long labels_size;
   char *text; /* want.text: the report; SNAPSHOT*: the JSON */
   size_t text_len;
   cprof_sm_stats_t sm_stats; /* want.source_maps */

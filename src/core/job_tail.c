@@ -185,6 +185,24 @@ static int write_formats(cprof__run_t *r) {
   return CPROF_OK;
 }
 
+static int write_sidecar(void *ctx, FILE *f) {
+  return cprof_labels_write(ctx, f);
+}
+
+/* Per-request labels (docs/labels.md): joined to the samples (a stop's; a
+ * merge's and a dump's come joined), the sets the pprof writer reads, and
+ * the sidecar beside the profile, by the profile's overwrite rule. */
+static int write_labels(cprof__run_t *r) {
+  cprof_labels_t *l = r->in->labels;
+  const char *dir = r->in->dest.dir;
+  int rc = cprof_labels_apply(l, r->out->profile, &r->in->opts, ERRBUF(r));
+  if (rc != CPROF_OK || !r->in->opts.labels || !l->file) return rc;
+  rc = (r->in->opts.keep_existing ? cprof_write_new_fn : cprof_write_atomic_fn)(
+      dir, l->file, write_sidecar, l, &r->out->labels_size, ERRBUF(r));
+  if (rc == CPROF_OK && !(r->out->labels_path = cprof_path_join(dir, l->file))) rc = CPROF_ENOMEM;
+  return rc;
+}
+
 /* The files, when the job has a directory: a write that failed before the
  * parse (STOP_CPU's raw text) is reported now that the summary is made. */
 static int write_files(cprof__run_t *r) {
@@ -195,10 +213,7 @@ static int write_files(cprof__run_t *r) {
     return r->err->code;
   }
   if (!r->out->raw && (rc = write_output(r)) != CPROF_OK) return rc;
-  /* per-request labels: the sidecar, and the sets the pprof writer reads */
-  if ((rc = cprof_labels_apply(r->in->labels, r->out->profile, r->in->dest.dir, &r->in->opts,
-                               ERRBUF(r))) != CPROF_OK)
-    return rc;
+  if ((rc = write_labels(r)) != CPROF_OK) return rc;
   return write_formats(r);
 }
 

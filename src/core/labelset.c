@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "error.h"
-#include "fsutil.h"
 #include "internal.h"
 #include "profile.h"
 
@@ -144,6 +143,7 @@ int cprof_labels_join(cprof_labels_t *l, const cprof_profile_t *p) {
     l->sample_set[i] = set < l->nsets ? set : 0;
     if (at < 0 && l->lost) l->unknown++;
   }
+  l->joined = 1;
   return CPROF_OK;
 }
 
@@ -213,25 +213,17 @@ int cprof_labels_rows(const cprof_labels_t *l, const cprof_profile_t *p, const u
   return CPROF_OK;
 }
 
-/* ---- the stop's step ---- */
+/* ---- the job's step ---- */
 
-static int write_sidecar(void *ctx, FILE *f) {
-  return cprof_labels_write(ctx, f);
-}
-
-int cprof_labels_apply(cprof_labels_t *l, const cprof_profile_t *p, const char *dir,
-                       cprof_export_opts_t *o, char *errbuf, size_t errlen) {
-  long long size;
+int cprof_labels_apply(cprof_labels_t *l, const cprof_profile_t *p, cprof_export_opts_t *o,
+                       char *errbuf, size_t errlen) {
   if (!l || !p || p->kind != CPROF_KIND_CPU) return CPROF_OK;
-  int rc = cprof_labels_join(l, p);
+  int rc =
+      l->joined ? (l->nsamples == p->nsamples ? CPROF_OK : CPROF_EINVAL) : cprof_labels_join(l, p);
   if (rc != CPROF_OK) {
     snprintf(errbuf, errlen, "cannot join the labels to the samples: %s", cprof_strerror(rc));
     return rc;
   }
-  if (dir && l->file &&
-      (rc = cprof_write_atomic_fn(dir, l->file, write_sidecar, l, &size, errbuf, errlen)) !=
-          CPROF_OK)
-    return rc;
   o->labels = l;
   return CPROF_OK;
 }

@@ -23,6 +23,9 @@
 /* Caps (lib/labels/sets.js checks them first; the core refuses more). */
 #define CPROF_LABEL_SETS_MAX 100000u
 #define CPROF_LABEL_PAIRS_MAX 64u
+/* A merge's union keeps at most this many sets besides none and the
+ * overflow set, as one withLabels() table does (lib/labels/sets.js). */
+#define CPROF_LABEL_SETS_CAP 1000u
 
 /* A ring id of at least CPROF_LABEL_SPAN_STRIDE is a span set
  * (lib/labels/otel.js): set + STRIDE * (seq + 1), seq its number. */
@@ -52,6 +55,7 @@ typedef struct cprof_labels_s {
   uint32_t *sample_set; /* after the join: each sample's set */
   uint32_t nsamples;
   uint32_t unknown; /* samples before the oldest switch kept, when lost (no labels) */
+  int joined;       /* sample_set is each sample's set already (a join, a merge, a sidecar read) */
 } cprof_labels_t;
 
 /* An empty table holding only set 0; NULL when out of memory. */
@@ -91,13 +95,41 @@ typedef struct {
   int64_t self; /* µs: the samples' weights (cprof_sample_weight) */
 } cprof_label_row_t;
 
-/* The stop's step (src/addon/job_run.c): the join, the sidecar written as
- * l->file in dir (when both are set), and o->labels pointed at l for the
- * pprof writer. l NULL: nothing to do. */
-int cprof_labels_apply(cprof_labels_t *l, const cprof_profile_t *p, const char *dir,
-                       cprof_export_opts_t *o, char *errbuf, size_t errlen);
+/* The job's step (job_tail.c): the join (unless l->joined), and o->labels
+ * pointed at l for the pprof writer. l NULL or p not CPU: nothing to do. */
+int cprof_labels_apply(cprof_labels_t *l, const cprof_profile_t *p, cprof_export_opts_t *o,
+                       char *errbuf, size_t errlen);
 
 int cprof_labels_rows(const cprof_labels_t *l, const cprof_profile_t *p, const uint32_t *node_of,
                       cprof_label_row_t **rows, uint32_t *nrows);
+
+/* ---- across profiles (labelset_merge.c) ---- */
+
+/* The labels of n profiles merged as cprof_profile_merge concatenates
+ * their samples: nsamples[k] is profile k's count, in[k] its joined labels
+ * (of that many samples) or NULL (its samples carry none: set 0). Sets are
+ * re-interned by content (keys and values; order does not count), in the
+ * order the samples first use them; sets no sample uses are left out. Past
+ * CPROF_LABEL_SETS_CAP sets, a new set's samples carry {cprof_overflow:
+ * "true"} instead. unknown sums. Linear in the samples and sets. *out is
+ * joined; CPROF_OK, CPROF_EINVAL (a count that differs), CPROF_ENOMEM. */
+int cprof_labels_merge(const cprof_labels_t *const *in, const uint32_t *nsamples, size_t n,
+                       cprof_labels_t **out);
+
+/* A sidecar read back (cprof_labels_write's JSON): joined, each sample's
+ * set checked against the table. CPROF_OK, or CPROF_EPARSE/ESCHEMA/ENOMEM
+ * with errbuf saying why. */
+int cprof_labels_read(const char *json, size_t len, cprof_labels_t **out, char *errbuf,
+                      size_t errlen);
+
+/* Drops the first k samples' sets (the ring's trim of a window's lead). */
+void cprof_labels_drop_leading(cprof_labels_t *l, uint32_t k);
+
+/* The bytes l holds (a ring's accounting). */
+size_t cprof_labels_bytes(const cprof_labels_t *l);
+
+/* X.cpuprofile's sidecar name, X.labels.json (malloc'd); NULL when the name
+ * does not end in .cpuprofile (any case) or out of memory. */
+char *cprof_labels_sidecar_name(const char *profile);
 
 #endif

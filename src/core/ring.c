@@ -43,6 +43,7 @@ void cprof_window_unref(cprof_window_t *w) {
   /* acq_rel: the freeing thread sees every write made before other unrefs. */
   if (atomic_fetch_sub_explicit(&w->refs, 1, memory_order_acq_rel) != 1) return;
   cprof_profile_free(w->profile);
+  cprof_labels_free(w->labels);
   free(w);
 }
 
@@ -141,7 +142,9 @@ int cprof_ring_push(cprof_ring_t *r, cprof_window_t *w) {
   cprof_window_t *prev = r->n ? r->w[r->n - 1] : NULL;
   if (prev && prev->profile->kind == CPROF_KIND_CPU && w->profile->kind == CPROF_KIND_CPU) {
     /* Only this thread writes w's profile: no reader has it yet. */
-    r->trimmed += cprof_profile_trim_before(w->profile, prev->profile->end_time);
+    uint32_t k = cprof_profile_trim_before(w->profile, prev->profile->end_time);
+    cprof_labels_drop_leading(w->labels, k);
+    r->trimmed += k;
     if (w->from_ms < prev->to_ms) w->from_ms = prev->to_ms;
     if (w->to_ms < w->from_ms) w->to_ms = w->from_ms;
   }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "labelset.h"
 #include "profile.h"
 
 typedef struct cprof_window_s cprof_window_t;
@@ -22,6 +23,7 @@ struct cprof_window_s {
   int64_t from_ms, to_ms;   /* wall clock, ms since the epoch */
   size_t bytes;             /* the model's real allocation (cprof_profile_bytes) */
   uint64_t seq;             /* the recorder's window number */
+  cprof_labels_t *labels;   /* owned, joined to profile's samples (set before the push); NULL */
   _Atomic unsigned refs;    /* cprof_window_ref / cprof_window_unref */
 };
 
@@ -33,7 +35,7 @@ cprof_window_t *cprof_window_new(cprof_profile_t *p, int64_t from_ms, int64_t to
 /* Takes another reference; returns w. */
 cprof_window_t *cprof_window_ref(cprof_window_t *w);
 
-/* Drops a reference; the last one frees the window and its profile. Safe
+/* Drops a reference; the last one frees the window, its profile and its labels. Safe
  * with NULL, from any thread. */
 void cprof_window_unref(cprof_window_t *w);
 
@@ -61,7 +63,8 @@ void cprof_ring_free(cprof_ring_t *r);
  * overlaps the newest one kept (the next profile starts before the current
  * one stops, so both saw the samples in between) first loses its samples
  * taken before that window's end, and starts there: consecutive windows
- * touch, with no sample lost or counted twice. CPROF_OK or CPROF_ENOMEM
+ * touch, with no sample lost or counted twice (its labels lose the same
+ * samples' sets). CPROF_OK or CPROF_ENOMEM
  * (then w is released). */
 int cprof_ring_push(cprof_ring_t *r, cprof_window_t *w);
 

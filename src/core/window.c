@@ -183,18 +183,34 @@ static int keep(conv_t *c, cprof_trend_t *trend, const cprof_window_t *w) {
   return rc == CPROF_OK ? prc : rc;
 }
 
+/* A CPU window's labels, joined to its samples and kept with it (the
+ * stored and pushed pprof, and a dump, carry them): only the sets its
+ * samples use. NULL: none (a failed join, out of memory: no labels). */
+static cprof_labels_t *window_labels(cprof_window_text_t *t, const cprof_profile_t *p) {
+  cprof_labels_t *l = NULL;
+  if (!t->labels || t->heap || cprof_labels_join(t->labels, p) != CPROF_OK) return NULL;
+  const cprof_labels_t *in = t->labels;
+  if (cprof_labels_merge(&in, &p->nsamples, 1, &l) != CPROF_OK) return NULL;
+  cprof_labels_free(t->labels); /* the whole table: the window keeps what it uses */
+  t->labels = NULL;
+  return l;
+}
+
 static int convert(conv_t *c, cprof_window_text_t *t, cprof_ring_t *ring, cprof_trend_t *trend) {
   cprof_profile_t *p = NULL;
   int rc = parse(c, t, &p);
   if (rc != CPROF_OK) return rc;
-  c->out->bytes = cprof_profile_bytes(p);
+  cprof_labels_t *l = window_labels(t, p);
+  c->out->bytes = cprof_profile_bytes(p) + cprof_labels_bytes(l);
   cprof_window_t *w = cprof_window_new(p, t->from_ms, t->to_ms, c->out->bytes, t->seq);
-  if (!w) return CPROF_ENOMEM;
+  if (!w) {
+    cprof_labels_free(l);
+    return CPROF_ENOMEM;
+  }
+  w->labels = l;       /* before the push: a dump may read the window from then on */
   cprof_window_ref(w); /* ours, while the store writes it: eviction may come first */
   if ((rc = cprof_ring_push(ring, w)) == CPROF_OK) {
-    /* after the ring's trim: one set per sample kept (a failed join: no labels) */
-    if (t->labels && !t->heap && cprof_labels_join(t->labels, w->profile) == CPROF_OK)
-      c->labels = t->labels;
+    c->labels = w->labels; /* the ring's trim dropped the same samples' sets */
     rc = keep(c, trend, w);
   }
   cprof_window_unref(w);
@@ -212,14 +228,27 @@ int cprof_window_convert(const cprof_window_cfg_t *cfg, cprof_window_text_t *t, 
   return rc;
 }
 
-int cprof_window_merge(cprof_window_t *const *w, size_t n, cprof_profile_t **out, char *errbuf,
-                       size_t errlen) {
+int cprof_window_merge(cprof_window_t *const *w, size_t n, cprof_profile_t **out,
+                       cprof_labels_t **labels, char *errbuf, size_t errlen) {
   cprof_profile_t **in = malloc((n ? n : 1) * sizeof *in);
-  if (!in) return CPROF_ENOMEM;
-  for (size_t i = 0; i < n; i++)
+  const cprof_labels_t **ls = malloc((n ? n : 1) * sizeof *ls);
+  uint32_t *counts = malloc((n ? n : 1) * sizeof *counts);
+  int rc = in && ls && counts ? CPROF_OK : CPROF_ENOMEM;
+  for (size_t i = 0; rc == CPROF_OK && i < n; i++) {
     in[i] = w[i]->profile;
-  int rc = cprof_profile_merge(in, n, out);
+    ls[i] = w[i]->labels;
+    counts[i] = w[i]->profile->nsamples;
+  }
+  if (labels) *labels = NULL;
+  if (rc == CPROF_OK) rc = cprof_profile_merge(in, n, out);
+  if (rc == CPROF_OK && labels && (*out)->kind == CPROF_KIND_CPU &&
+      (rc = cprof_labels_merge(ls, counts, n, labels)) != CPROF_OK) {
+    cprof_profile_free(*out);
+    *out = NULL;
+  }
   free(in);
+  free(ls);
+  free(counts);
   if (rc != CPROF_OK)
     snprintf(errbuf, errlen, "cannot merge the recorder's windows: %s", cprof_strerror(rc));
   return rc;

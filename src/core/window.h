@@ -72,8 +72,8 @@ typedef struct {
 
 /* Converts t (its text is freed here, before the window is kept: never held
  * twice): parsed, pushed to ring (heap windows: also added to trend, which
- * may be NULL), its labels joined to its samples (the pushed and stored
- * pprof carry them; the ring's window, so a dump, does not), then pushed
+ * may be NULL), its labels joined to its samples and kept with it (the
+ * pushed and stored pprof carry them, and so does a dump), then pushed
  * and stored as cfg says, each its own outcome: a
  * window that cannot be encoded for push is still stored, and the other
  * way round. out starts with t's times. CPROF_OK, or the first error with
@@ -84,9 +84,11 @@ int cprof_window_convert(const cprof_window_cfg_t *cfg, cprof_window_text_t *t, 
 
 void cprof_window_made_free(cprof_window_made_t *m);
 
-/* The windows' profiles merged into one (a dump). CPROF_OK or the merge's
+/* The windows' profiles merged into one (a dump); labels not NULL: their
+ * labels merged as their samples are (labelset.h; a window without labels
+ * gives its samples none; NULL for heap windows). CPROF_OK or the merge's
  * error with errbuf. */
-int cprof_window_merge(cprof_window_t *const *w, size_t n, cprof_profile_t **out, char *errbuf,
-                       size_t errlen);
+int cprof_window_merge(cprof_window_t *const *w, size_t n, cprof_profile_t **out,
+                       cprof_labels_t **labels, char *errbuf, size_t errlen);
 
 #endif

@@ -198,6 +198,82 @@ static void merge_files(void **state) {
   release(&job);
 }
 
+/* 130 profiles (past one merge step of 128 files), every other one with
+ * its labels beside it: the merged sidecar and pprof keep each sample's
+ * set, in the merged samples' order; a sidecar that is not its profile's
+ * fails the merge, naming it. */
+#define NFILES 130
+static void merge_keeps_labels(void **state) {
+  (void)state;
+  char *dir = tmpdir(), path[300];
+  char **ps = calloc(NFILES, sizeof *ps);
+  assert_non_null(ps);
+  for (int k = 0; k < NFILES; k++) {
+    snprintf(path, sizeof path, "%s/p%03d.cpuprofile", dir, k);
+    write_file(
+        path, "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"scriptId\":\"0\","
+              "\"url\":\"\",\"lineNumber\":-1,\"columnNumber\":-1},\"children\":[2]},{\"id\":2,"
+              "\"callFrame\":{\"functionName\":\"f\",\"scriptId\":\"1\",\"url\":\"file:///f.js\","
+              "\"lineNumber\":1,\"columnNumber\":1}}],\"startTime\":0,\"endTime\":300,"
+              "\"samples\":[2,2],\"timeDeltas\":[100,100]}");
+    ps[k] = strdup(path);
+    if (k % 2) continue;
+    char side[160];
+    snprintf(path, sizeof path, "%s/p%03d.labels.json", dir, k);
+    snprintf(side, sizeof side,
+             "{\"version\":1,\"sets\":[{},{\"x\":\"y\"},{\"route\":\"/r%d\"}],\"samples\":[2,0],"
+             "\"unknownSamples\":0}",
+             k % 3);
+    write_file(path, side);
+  }
+  cprof_job_t job = {.in = {.kind = CPROF_JOB_MERGE,
+                            .src = {.paths = ps, .npaths = NFILES},
+                            .dest = {.dir = strdup(dir), .name = strdup("m.cpuprofile")},
+                            .want = {.top = 3, .need_samples = 1},
+                            .labels = cprof_labels_new()}};
+  job.in.dest.outs[CPROF_FORMAT_PPROF] = strdup("m.pb.gz");
+  job.in.labels->file = strdup("m.labels.json");
+  assert_int_equal(run(&job), CPROF_OK);
+  assert_int_equal(job.out.profile->nsamples, 2 * NFILES);
+  assert_written(job.out.labels_path, job.out.labels_size);
+  assert_written(job.out.out_paths[CPROF_FORMAT_PPROF], job.out.out_sizes[CPROF_FORMAT_PPROF]);
+  size_t len;
+  char *text = read_whole(job.out.labels_path, &len), err[256];
+  cprof_labels_t *l = NULL;
+  assert_int_equal(cprof_labels_read(text, len, &l, err, sizeof err), CPROF_OK);
+  assert_int_equal(l->nsamples, 2 * NFILES);
+  assert_int_equal(l->nsets, 4); /* {}, /r0, /r2, /r1 as first met; {x: y} is used by none */
+  for (int k = 0; k < NFILES; k++) {
+    const cprof_label_set_t *s = &l->sets[l->sample_set[2 * k]];
+    char want[16];
+    snprintf(want, sizeof want, "/r%d", k % 3);
+    if (k % 2)
+      assert_int_equal(s->n, 0);
+    else
+      assert_string_equal(s->kv[1], want);
+    assert_int_equal(l->sample_set[2 * k + 1], 0);
+  }
+  cprof_labels_free(l);
+  free(text);
+  release(&job);
+  /* p002's labels of 3 samples: not its profile's */
+  snprintf(path, sizeof path, "%s/p002.labels.json", dir);
+  write_file(path, "{\"version\":1,\"sets\":[{}],\"samples\":[0,0,0]}");
+  char first[300];
+  snprintf(first, sizeof first, "%s/p000.cpuprofile", dir);
+  snprintf(path, sizeof path, "%s/p002.cpuprofile", dir);
+  char **two = paths(first, path); /* ps went with the first job */
+  job = (cprof_job_t){.in = {.kind = CPROF_JOB_MERGE,
+                             .src = {.paths = two, .npaths = 2},
+                             .want = {.top = 3},
+                             .labels = cprof_labels_new()}};
+  assert_int_equal(run(&job), CPROF_ESCHEMA);
+  assert_non_null(strstr(job.err.msg, "p002.labels.json: 3 samples, the profile has 2"));
+  release(&job);
+  rmtree(dir);
+  free(dir);
+}
+
 static void empty_profile_and_missing_focus(void **state) {
   (void)state;
   char *dir = tmpdir(), path[256];
@@ -242,8 +318,10 @@ static void failed_write_keeps_the_summary(void **state) {
 static int produced, produce_freed;
 static char heap_fixture[] = HEAP_FIXTURE;
 
-static int produce(void *ctx, cprof_profile_t **out, char *errbuf, size_t errlen) {
+static int produce(void *ctx, cprof_profile_t **out, cprof_labels_t **labels, char *errbuf,
+                   size_t errlen) {
   size_t len;
+  (void)labels;
   char *text = read_whole(ctx, &len);
   produced++;
   int rc = cprof_profile_parse(text, len, out, errbuf, errlen);
@@ -400,6 +478,7 @@ int main(void) {
       cmocka_unit_test(v8_text_that_fails),
       cmocka_unit_test(diff_of_two_kinds),
       cmocka_unit_test(merge_files),
+      cmocka_unit_test(merge_keeps_labels),
       cmocka_unit_test(empty_profile_and_missing_focus),
       cmocka_unit_test(failed_write_keeps_the_summary),
       cmocka_unit_test(produce_job),

@@ -311,7 +311,7 @@ static void writes_pprof_sample_labels(void **state) {
   cprof_labels_take_ring(l, r, 8, 100);
   cprof_export_opts_t o = {0};
   char err[128];
-  assert_int_equal(cprof_labels_apply(l, p, NULL, &o, err, sizeof err), CPROF_OK);
+  assert_int_equal(cprof_labels_apply(l, p, &o, err, sizeof err), CPROF_OK);
   assert_ptr_equal(o.labels, l);
   char *gz = NULL;
   size_t gzlen = 0;
@@ -343,6 +343,169 @@ static void writes_pprof_sample_labels(void **state) {
   cprof_profile_free(p);
 }
 
+/* ---- across profiles: the union, the sidecar read back ---- */
+
+/* Joined labels of n samples with sets[i] = {k: v_i} (given as values). */
+static cprof_labels_t *joined(const char *key, const char *const *values, uint32_t nsets,
+                              const uint32_t *samples, uint32_t n) {
+  cprof_labels_t *l = cprof_labels_new();
+  assert_non_null(l);
+  for (uint32_t i = 0; i < nsets; i++) {
+    const char *kv[] = {key, values[i]};
+    assert_int_equal(cprof_labels_add_set(l, kv, 1), CPROF_OK);
+  }
+  l->sample_set = malloc((n ? n : 1) * sizeof *l->sample_set);
+  memcpy(l->sample_set, samples, n * sizeof *samples);
+  l->nsamples = n;
+  l->joined = 1;
+  return l;
+}
+
+static const char *set_value(const cprof_labels_t *l, uint32_t id) {
+  return l->sets[id].n ? l->sets[id].kv[1] : "";
+}
+
+static void merges_sets_by_content(void **state) {
+  (void)state;
+  const char *va[] = {"/b", "/a", "/unused"}, *vb[] = {"/a", "/c"};
+  const uint32_t sa[] = {2, 0, 1, 2}, sb[] = {1, 1, 2, 0, 9}; /* 9: not in b's table */
+  cprof_labels_t *a = joined("route", va, 3, sa, 4), *b = joined("route", vb, 2, sb, 5);
+  /* a set's order does not count: {tenant, route} of a is {route, tenant} of b */
+  const char *x1[] = {"tenant", "t", "route", "/x"}, *x2[] = {"route", "/x", "tenant", "t"};
+  cprof_labels_add_set(a, x1, 2);
+  cprof_labels_add_set(b, x2, 2);
+  a->sample_set[1] = 4; /* a: /a, {route:/x, tenant:t}, /b, /a */
+  b->sample_set[3] = 3; /* b: /a, /a, /c, {route:/x, tenant:t}, 9 (not a set: none) */
+  a->unknown = 1;
+  const cprof_labels_t *in[] = {a, NULL, b};
+  const uint32_t counts[] = {4, 3, 5};
+  cprof_labels_t *m = NULL;
+  assert_int_equal(cprof_labels_merge(in, counts, 3, &m), CPROF_OK);
+  assert_true(m->joined);
+  assert_int_equal(m->nsamples, 12);
+  assert_int_equal(m->unknown, 1);
+  /* first met first: /a (a's 2), {route:/x, tenant:t}, /b; /unused is left out */
+  assert_int_equal(m->nsets, 5);
+  assert_string_equal(set_value(m, 1), "/a");
+  assert_int_equal(m->sets[2].n, 2);
+  assert_string_equal(m->sets[2].kv[0], "route"); /* kept sorted by key */
+  assert_string_equal(m->sets[2].kv[2], "tenant");
+  assert_string_equal(set_value(m, 3), "/b");
+  assert_string_equal(set_value(m, 4), "/c");
+  const uint32_t want[] = {1, 2, 3, 1, 0, 0, 0, 1, 1, 4, 2, 0};
+  for (int i = 0; i < 12; i++)
+    assert_int_equal(m->sample_set[i], want[i]);
+  char *text = written(m);
+  assert_non_null(strstr(text, "\"samples\":[1,2,3,1,0,0,0,1,1,4,2,0],\"unknownSamples\":1}"));
+  /* read back: the same labels */
+  cprof_labels_t *back = NULL;
+  char err[256];
+  if (cprof_labels_read(text, strlen(text), &back, err, sizeof err) != CPROF_OK)
+    fail_msg("%s", err);
+  assert_int_equal(back->nsets, m->nsets);
+  assert_int_equal(back->nsamples, 12);
+  assert_int_equal(back->unknown, 1);
+  assert_memory_equal(back->sample_set, m->sample_set, 12 * sizeof *m->sample_set);
+  assert_string_equal(back->sets[2].kv[3], "t");
+  free(text);
+  /* a count that differs from the profile's is refused */
+  const uint32_t bad[] = {4, 3, 6};
+  cprof_labels_t *none = NULL;
+  assert_int_equal(cprof_labels_merge(in, bad, 3, &none), CPROF_EINVAL);
+  assert_null(none);
+  cprof_labels_free(back);
+  cprof_labels_free(m);
+  cprof_labels_free(a);
+  cprof_labels_free(b);
+}
+
+/* Two inputs of 600 distinct sets each, 100 of them shared: 1,000 sets
+ * are kept, the samples of the other 100 carry the overflow set, and an
+ * input's own overflow set is that one set. */
+static void caps_the_union(void **state) {
+  (void)state;
+  char *va[601], *vb[601];
+  uint32_t sa[601], sb[601];
+  for (uint32_t i = 0; i < 600; i++) {
+    va[i] = malloc(16);
+    vb[i] = malloc(16);
+    snprintf(va[i], 16, "/r%u", i);
+    snprintf(vb[i], 16, "/r%u", i + 500); /* /r500../r599 in both */
+    sa[i] = sb[i] = i + 1;
+  }
+  cprof_labels_t *a = joined("route", (const char *const *)va, 600, sa, 600);
+  cprof_labels_t *b = joined("route", (const char *const *)vb, 600, sb, 600);
+  const char *ov[] = {"cprof_overflow", "true"};
+  assert_int_equal(cprof_labels_add_set(a, ov, 1), CPROF_OK); /* a's set 601 */
+  a->sample_set = realloc(a->sample_set, 601 * sizeof *a->sample_set);
+  a->sample_set[600] = 601;
+  a->nsamples = 601;
+  const cprof_labels_t *in[] = {a, b};
+  const uint32_t counts[] = {601, 600};
+  cprof_labels_t *m = NULL;
+  assert_int_equal(cprof_labels_merge(in, counts, 2, &m), CPROF_OK);
+  assert_int_equal(m->nsets, 1 + 1000 + 1); /* none, the cap, the overflow set */
+  uint32_t over = m->sample_set[600], overflowed = 0;
+  assert_string_equal(m->sets[over].kv[0], "cprof_overflow");
+  for (uint32_t i = 0; i < 600; i++) /* a's sets and b's first 500 (100 shared) fit */
+    assert_string_equal(set_value(m, m->sample_set[i]), va[i]);
+  for (uint32_t i = 0; i < 600; i++) {
+    if (m->sample_set[601 + i] == over)
+      overflowed++;
+    else
+      assert_string_equal(set_value(m, m->sample_set[601 + i]), vb[i]);
+  }
+  assert_int_equal(overflowed, 100); /* /r1000../r1099 */
+  assert_int_equal(m->sample_set[601 + 599], over);
+  for (uint32_t i = 0; i < 600; i++) {
+    free(va[i]);
+    free(vb[i]);
+  }
+  cprof_labels_free(m);
+  cprof_labels_free(a);
+  cprof_labels_free(b);
+}
+
+static void reads_only_sidecars(void **state) {
+  (void)state;
+  static const char *const bad[] = {
+      "",
+      "[]",
+      "{\"version\":2,\"sets\":[{}],\"samples\":[]}",
+      "{\"version\":1,\"samples\":[]}",
+      "{\"version\":1,\"sets\":[{\"a\":\"b\"}],\"samples\":[]}",
+      "{\"version\":1,\"sets\":[{},{\"a\":1}],\"samples\":[]}",
+      "{\"version\":1,\"sets\":[{},{\"a\":\"1\",\"a\":\"2\"}],\"samples\":[]}",
+      "{\"version\":1,\"sets\":[{}],\"samples\":[1]}",
+      "{\"version\":1,\"sets\":[{}],\"samples\":[-1]}",
+      "{\"version\":1,\"sets\":[{}],\"samples\":[0],\"unknownSamples\":2}",
+      "{\"version\":1,\"sets\":[{}],\"samples\":[0]} x",
+  };
+  char err[256];
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    cprof_labels_t *l = (cprof_labels_t *)1;
+    int rc = cprof_labels_read(bad[i], strlen(bad[i]), &l, err, sizeof err);
+    if (rc != CPROF_EPARSE && rc != CPROF_ESCHEMA) fail_msg("read %s: %d", bad[i], rc);
+    assert_null(l);
+    assert_true(err[0] != '\0');
+  }
+  const char *ok = "{\"x\":[1,{}],\"samples\":[1,0],\"sets\":[{},{\"k\":\"v\\n\"}],\"version\":1}";
+  cprof_labels_t *l = NULL;
+  assert_int_equal(cprof_labels_read(ok, strlen(ok), &l, err, sizeof err), CPROF_OK);
+  assert_int_equal(l->nsamples, 2);
+  assert_string_equal(l->sets[1].kv[1], "v\n");
+  /* a window's lead trimmed by the ring */
+  cprof_labels_drop_leading(l, 1);
+  assert_int_equal(l->nsamples, 1);
+  assert_int_equal(l->sample_set[0], 0);
+  assert_true(cprof_labels_bytes(l) > 0);
+  cprof_labels_free(l);
+  char *side = cprof_labels_sidecar_name("/d/cpu-1.CPUProfile");
+  assert_string_equal(side, "/d/cpu-1.labels.json");
+  free(side);
+  assert_null(cprof_labels_sidecar_name("/d/heap.heapprofile"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(takes_switches_in_order_after_a_wrap),
@@ -355,6 +518,9 @@ int main(void) {
       cmocka_unit_test(writes_the_sidecar),
       cmocka_unit_test(refuses_past_the_caps),
       cmocka_unit_test(writes_pprof_sample_labels),
+      cmocka_unit_test(merges_sets_by_content),
+      cmocka_unit_test(caps_the_union),
+      cmocka_unit_test(reads_only_sidecars),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

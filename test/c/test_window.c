@@ -150,13 +150,71 @@ static void heap_windows_trend_and_merge(void **state) {
   cprof_profile_t *merged = NULL;
   assert_int_equal(cprof_ring_select(ring, 0, &w, &n), CPROF_OK);
   assert_int_equal(n, 3);
-  assert_int_equal(cprof_window_merge(w, n, &merged, err, sizeof err), CPROF_OK);
+  assert_int_equal(cprof_window_merge(w, n, &merged, NULL, err, sizeof err), CPROF_OK);
   assert_int_equal(merged->nsamples, 3 * w[0]->profile->nsamples);
   cprof_profile_free(merged);
   for (size_t i = 0; i < n; i++)
     cprof_window_unref(w[i]);
   free(w);
   cprof_trend_free(trend);
+  cprof_ring_free(ring);
+}
+
+/* Label switches over a window: {route: /a} from 1 µs, {route: /b} from 145 µs. */
+static cprof_labels_t *window_labels(void) {
+  const char *a[] = {"route", "/a"}, *b[] = {"route", "/b"}, *unused[] = {"route", "/u"};
+  double ring[1 + 2 * 4] = {2, 1, 1, 145, 2};
+  cprof_labels_t *l = cprof_labels_new();
+  assert_int_equal(cprof_labels_add_set(l, a, 1), CPROF_OK);
+  assert_int_equal(cprof_labels_add_set(l, b, 1), CPROF_OK);
+  assert_int_equal(cprof_labels_add_set(l, unused, 1), CPROF_OK);
+  assert_int_equal(cprof_labels_take_ring(l, ring, 4, 0), CPROF_OK);
+  return l;
+}
+
+/* Two CPU windows with labels, the second overlapping the first (its
+ * sample at 140 µs is the first's): each window keeps the sets of the
+ * samples it keeps, only the sets they use, and a dump merges them. */
+static void cpu_windows_keep_labels(void **state) {
+  (void)state;
+  char err[256];
+  cprof_window_cfg_t cfg = {.interval_us = 1000};
+  cprof_ring_t *ring = cprof_ring_new(0, 0);
+  cprof_window_made_t m;
+  for (uint64_t i = 1; i <= 2; i++) {
+    cprof_window_text_t t = cpu_text((int64_t)i * 1000, (int64_t)(i + 1) * 1000, i);
+    if (i == 2) { /* samples at 140 and 150 µs */
+      char *at = strstr(t.json, "\"startTime\":100,\"endTime\":140");
+      assert_non_null(at);
+      memcpy(at, "\"startTime\":130,\"endTime\":170", 29);
+    }
+    t.labels = window_labels();
+    assert_int_equal(cprof_window_convert(&cfg, &t, ring, NULL, &m, err, sizeof err), CPROF_OK);
+    assert_null(t.labels); /* the window keeps what it uses */
+    assert_int_equal(m.samples, i == 1 ? 2 : 1);
+    cprof_window_made_free(&m);
+  }
+  cprof_window_t **w;
+  size_t n;
+  assert_int_equal(cprof_ring_select(ring, 0, &w, &n), CPROF_OK);
+  assert_int_equal(n, 2);
+  assert_int_equal(w[0]->labels->nsets, 2); /* {}, /a */
+  assert_int_equal(w[1]->labels->nsamples, 1);
+  assert_string_equal(w[1]->labels->sets[w[1]->labels->sample_set[0]].kv[1], "/b");
+  cprof_profile_t *merged = NULL;
+  cprof_labels_t *l = NULL;
+  assert_int_equal(cprof_window_merge(w, n, &merged, &l, err, sizeof err), CPROF_OK);
+  assert_int_equal(merged->nsamples, 3);
+  assert_int_equal(l->nsamples, 3);
+  assert_int_equal(l->nsets, 3);
+  const char *want[] = {"/a", "/a", "/b"};
+  for (int i = 0; i < 3; i++)
+    assert_string_equal(l->sets[l->sample_set[i]].kv[1], want[i]);
+  cprof_labels_free(l);
+  cprof_profile_free(merged);
+  for (size_t i = 0; i < n; i++)
+    cprof_window_unref(w[i]);
+  free(w);
   cprof_ring_free(ring);
 }
 
@@ -167,6 +225,7 @@ int main(void) {
       cmocka_unit_test(store_and_push),
       cmocka_unit_test(store_error_keeps_window),
       cmocka_unit_test(heap_windows_trend_and_merge),
+      cmocka_unit_test(cpu_windows_keep_labels),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,6 +127,45 @@ test('recorder.start({ labels: true }): each stored window\'s pprof carries the 
   assert.ok(labelled >= 0.95 * hotSamples, `${labelled} of ${hotSamples} labelled route=/a`)
 })
 
+test('recorder.dump() with labels: the windows\' labels merged, a sidecar of the dump\'s samples, its pprof\'s labels', async () => {
+  const dir = makeTmpDir()
+  cprof.recorder.start({ window: 300, interval: 1000, labels: true })
+  let r
+  try {
+    const from = process.cpuUsage()
+    while (process.cpuUsage(from).user < 600000) await cprof.withLabels({ route: '/a' }, labelledWork)
+    r = await cprof.recorder.dump({ dir, formats: ['pprof'] })
+  } finally {
+    await cprof.recorder.stop()
+  }
+  assert.ok(r.windows >= 2, `windows: ${r.windows}`)
+  assert.ok(r.files.labels, JSON.stringify(r.files))
+  assert.equal(r.files.labels, r.files.cpuprofile.replace(/\.cpuprofile$/, '.labels.json'))
+  const profile = JSON.parse(fs.readFileSync(r.files.cpuprofile, 'utf8'))
+  const side = JSON.parse(fs.readFileSync(r.files.labels, 'utf8'))
+  assert.equal(side.samples.length, profile.samples.length, 'one set per sample of the dump')
+  assert.equal(side.samples.length, r.samples)
+  // the hog's samples (hot, or labelledWork once hot is inlined) are /a's,
+  // in the sidecar and in the dump's pprof
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const parent = new Map()
+  for (const n of profile.nodes) for (const c of n.children || []) parent.set(c, n.id)
+  const inHog = (id) => id !== undefined && (['hot', 'labelledWork'].includes(byId.get(id).callFrame.functionName) || inHog(parent.get(id)))
+  let hotSamples = 0
+  let onA = 0
+  profile.samples.forEach((id, i) => {
+    if (!inHog(id)) return
+    hotSamples++
+    if (side.sets[side.samples[i]].route === '/a') onA++
+  })
+  assert.ok(hotSamples >= 100, `hot's samples: ${hotSamples}`)
+  assert.ok(onA >= 0.95 * hotSamples, `${onA} of ${hotSamples} labelled route=/a`)
+  const { profile: pp, strings } = decodePprof(r.files.pprof)
+  const inPprof = pp.sample.filter((s) => s.label.some((l) => strings[Number(l.key)] === 'route' && strings[Number(l.str)] === '/a'))
+    .reduce((n, s) => n + Number(s.value[0]), 0)
+  assert.equal(inPprof, side.samples.filter((k) => side.sets[k].route === '/a').length, 'the pprof carries the sidecar\'s sets')
+})
+
 // ---- the ground truth ----
 
 // Per sample of a .cpuprofile: whether fnA, fnB is on its stack; whether it is (idle).

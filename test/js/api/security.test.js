@@ -758,6 +758,19 @@ async function recorderApp (tmp, plant = () => {}, opts = {}) {
   }
 }
 
+// The run directory's names once no atomic write is under way: the app
+// rewrites its <pid>.json (a temp file renamed into place) as it records,
+// so a temp name may be seen for a moment; one still there after 10 s is
+// a leftover, and the assertion sees it.
+async function runFiles (runDir) {
+  for (let i = 0; i < 100; i++) {
+    const names = fs.readdirSync(runDir)
+    if (!names.some((n) => n.endsWith('.tmp'))) return names
+    await sleep(100)
+  }
+  return fs.readdirSync(runDir)
+}
+
 // The recording a --dump --last CLI run says it wrote: its span (ms) and owner.
 function dumpSaid (r, seconds) {
   const m = new RegExp(`its flight recorder wrote the last ${seconds} s \\(([\\d.]+) s of recording in whole windows\\): (\\S+)$`, 'm').exec(r.stdout)
@@ -782,19 +795,19 @@ test('issue 32: root\'s trigger <pid of another user> --dump --last 1 gets the l
     assert.ok(d.spanMs >= 900 && d.spanMs < 2000, `the last 1 s in 250 ms windows, not all 3 s: ${d.spanMs} ms`)
     assert.equal(d.uid, users.victim.uid)
     const runDir = path.join(tmp, `cprof-${users.victim.uid}`, 'run')
-    assert.deepEqual(fs.readdirSync(runDir), [`${app.pid}.json`], 'the request was taken, nothing is left')
+    assert.deepEqual(await runFiles(runDir), [`${app.pid}.json`], 'the request was taken, nothing is left')
 
     // The owner's own --last right after works (no leftover blocks it).
     const own = await cli(['trigger', String(app.pid), '--dump', '--last', '1'], { role: 'victim', env: { TMPDIR: tmp } })
     assert.equal(own.status, 0, own.describe())
     const o = dumpSaid(own, 1)
     assert.ok(o.spanMs < 2000, `${o.spanMs} ms`)
-    assert.deepEqual(fs.readdirSync(runDir), [`${app.pid}.json`])
+    assert.deepEqual(await runFiles(runDir), [`${app.pid}.json`])
     // Another user cannot pass one (nor signal the process).
     const other = await cli(['trigger', String(app.pid), '--dump', '--last', '1'], { role: 'attacker', env: { TMPDIR: tmp } })
     assert.equal(other.status, 1, other.describe())
     assert.match(other.stderr, new RegExp(`cannot signal process ${app.pid}: not permitted \\(it runs as uid ${users.victim.uid}`))
-    assert.deepEqual(fs.readdirSync(runDir), [`${app.pid}.json`])
+    assert.deepEqual(await runFiles(runDir), [`${app.pid}.json`])
     // The planted file was neither read nor removed.
     assert.equal(fs.readFileSync(planted, 'utf8'), '{"last": 60000}\n')
     assert.equal(fs.lstatSync(planted).uid, users.attacker.uid)

@@ -478,3 +478,145 @@ test('a store read with a gap (windows of two runs): the merged file read as Dev
   const inputs = phases.map((p) => p.profile)
   assertViewerSums('store', merged, inputs, devtoolsTimes, slack(inputs))
 })
+
+// ---- labels (docs/labels.md): the inputs' sidecars merged ----
+
+const haveGo = !spawnSync('go', ['version'], { encoding: 'utf8' }).error
+
+// A process that profiles with labels: 150 ms of CPU under route=own, 100
+// ms under route=/s (the set both processes have), 30 ms unlabelled.
+const LABELLED = `
+const cprof = require(${JSON.stringify(ROOT)})
+const spin = (ms) => { const t = process.cpuUsage(); for (;;) { const u = process.cpuUsage(t); if (u.user + u.system >= ms * 1000) return; for (let i = 0; i < 1e4; i++) Math.sqrt(i) } }
+;(async () => {
+  await cprof.start({ dir: process.argv[1], labels: true, interval: 500 })
+  cprof.withLabels({ route: process.argv[2] }, spin, 150)
+  cprof.withLabels({ route: '/s' }, spin, 100)
+  spin(30)
+  console.log(JSON.stringify((await cprof.stop()).files))
+})()`
+
+function labelled (dir, route) {
+  const r = spawnSync(process.execPath, ['-e', LABELLED, dir, route], { encoding: 'utf8', timeout: 60000, env: childEnv() })
+  assert.equal(r.status, 0, r.stderr)
+  const files = JSON.parse(r.stdout.trim().split('\n').pop())
+  assert.ok(files.labels, JSON.stringify(files))
+  return { files, profile: JSON.parse(fs.readFileSync(files.cpuprofile, 'utf8')), side: JSON.parse(fs.readFileSync(files.labels, 'utf8')) }
+}
+
+const setKey = (side, i) => JSON.stringify(Object.entries(side.sets[side.samples[i]]).sort())
+function countBySet (side) {
+  const n = new Map()
+  side.samples.forEach((_, i) => n.set(setKey(side, i), (n.get(setKey(side, i)) || 0) + 1))
+  return n
+}
+
+test('cprof merge of two labelled processes: a merged sidecar (sets re-interned, counts summed, in sample order), pprof labels, report --by', async (t) => {
+  const dir = makeTmpDir()
+  const a = labelled(dir, '/a')
+  const b = labelled(dir, '/b')
+  const out = path.join(dir, 'merged.cpuprofile')
+  const r = ok(['merge', a.files.cpuprofile, b.files.cpuprofile, '-o', out, '--formats', 'pprof', '--json'])
+  const side = path.join(dir, 'merged.labels.json')
+  assert.ok(JSON.parse(r.stdout).files.includes(side), r.stdout)
+  const merged = JSON.parse(fs.readFileSync(out, 'utf8'))
+  const ms = JSON.parse(fs.readFileSync(side, 'utf8'))
+  assert.equal(ms.version, 1)
+  assert.equal(ms.samples.length, merged.samples.length)
+  assert.equal(merged.samples.length, a.profile.samples.length + b.profile.samples.length)
+  // the same {route:'/s'} of two processes is one set; none is set 0
+  assert.deepEqual(ms.sets[0], {})
+  assert.equal(new Set(ms.sets.map((s) => JSON.stringify(Object.entries(s).sort()))).size, ms.sets.length, JSON.stringify(ms.sets))
+  assert.equal(ms.sets.filter((s) => s.route === '/s').length, 1)
+  // samples[k] follows the merged samples[k]: the first input's, then the second's
+  const n1 = a.side.samples.length
+  ms.samples.forEach((_, k) => assert.equal(setKey(ms, k), k < n1 ? setKey(a.side, k) : setKey(b.side, k - n1), `sample ${k}`))
+  const want = countBySet(a.side)
+  for (const [k, n] of countBySet(b.side)) want.set(k, (want.get(k) || 0) + n)
+  assert.deepEqual(countBySet(ms), want)
+  for (const route of ['/a', '/b', '/s']) assert.ok(want.get(JSON.stringify([['route', route]])) > 0, `${route} has samples`)
+
+  // cprof report --by route: each route's samples and time are the inputs' sum
+  const by = (file) => Object.fromEntries(JSON.parse(ok(['report', file, '--by', 'route', '--json']).stdout).values.map((v) => [v.value, v]))
+  const m = by(out)
+  const ia = by(a.files.cpuprofile)
+  const ib = by(b.files.cpuprofile)
+  for (const v of ['/a', '/b', '/s', '(none)']) {
+    const samples = (ia[v]?.samples || 0) + (ib[v]?.samples || 0)
+    const us = (ia[v]?.us || 0) + (ib[v]?.us || 0)
+    assert.equal(m[v].samples, samples, `${v}'s samples`)
+    assert.ok(Math.abs(m[v].us - us) <= 1000, `${v}: ${m[v].us} µs merged, ${us} µs in the inputs`)
+  }
+  assert.match(ok(['report', out, '--by', 'route']).stdout, /^ {2}\/b\s+\d+/m)
+
+  // the merged pprof's sample labels, as go tool pprof reads them
+  const pp = decodePprof(path.join(dir, 'merged.pb.gz'))
+  const routeCount = {}
+  for (const s of pp.profile.sample) {
+    const l = s.label.find((x) => pp.strings[Number(x.key)] === 'route')
+    const v = l ? pp.strings[Number(l.str)] : '(none)'
+    routeCount[v] = (routeCount[v] || 0) + Number(s.value[0])
+  }
+  for (const v of ['/a', '/b', '/s']) assert.equal(routeCount[v], m[v].samples, `pprof ${v}`)
+  if (!haveGo) return t.skip('go is not installed: go tool pprof -tags not run')
+  const go = spawnSync('go', ['tool', 'pprof', '-tags', path.join(dir, 'merged.pb.gz')], { encoding: 'utf8', timeout: 60000 })
+  assert.equal(go.status, 0, go.stderr)
+  for (const v of ['/a', '/b', '/s']) assert.match(go.stdout, new RegExp(`\\s${v.replace('/', '\\/')}\\b`), go.stdout)
+})
+
+// A hand-made profile of n samples of one function, and its sidecar with
+// one set per sample {route: /r<first + i>} (none when first is null).
+function handmade (dir, name, n, first) {
+  const file = path.join(dir, `${name}.cpuprofile`)
+  fs.writeFileSync(file, JSON.stringify({
+    nodes: [{ id: 1, callFrame: { functionName: '(root)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 }, children: [2] },
+      { id: 2, callFrame: { functionName: 'f', scriptId: '1', url: 'file:///f.js', lineNumber: 1, columnNumber: 1 } }],
+    startTime: 0,
+    endTime: n * 1000 + 1000,
+    samples: new Array(n).fill(2),
+    timeDeltas: new Array(n).fill(1000)
+  }))
+  if (first !== null) {
+    const sets = [{}, ...Array.from({ length: n }, (_, i) => ({ route: `/r${first + i}` }))]
+    fs.writeFileSync(path.join(dir, `${name}.labels.json`), JSON.stringify({ version: 1, sets, samples: sets.map((_, i) => i).slice(1), unknownSamples: 0 }))
+  }
+  return file
+}
+
+test('cprof merge: the union of sets past 1,000 carries the overflow set; an input without labels gives none; a sidecar not of its profile fails', () => {
+  const dir = makeTmpDir()
+  const a = handmade(dir, 'a', 600, 0) // /r0../r599
+  const none = handmade(dir, 'none', 5, null)
+  const b = handmade(dir, 'b', 600, 500) // /r500../r1099: 100 shared, 400 fit, 100 past the cap
+  const out = path.join(dir, 'm.cpuprofile')
+  ok(['merge', a, none, b, '-o', out])
+  const side = JSON.parse(fs.readFileSync(path.join(dir, 'm.labels.json'), 'utf8'))
+  assert.equal(side.samples.length, 1205)
+  assert.equal(side.sets.length, 1002, 'none, 1,000 sets, the overflow set')
+  assert.deepEqual(side.sets[1001], { cprof_overflow: 'true' })
+  const route = (k) => side.sets[side.samples[k]].route
+  assert.equal(route(0), '/r0')
+  assert.deepEqual(side.samples.slice(600, 605), [0, 0, 0, 0, 0])
+  assert.equal(route(605), '/r500')
+  assert.equal(route(605 + 499), '/r999')
+  assert.equal(side.samples.slice(605 + 500).filter((s) => s === 1001).length, 100)
+  // a sidecar that is not its profile's: the merge fails and names it
+  fs.writeFileSync(path.join(dir, 'none.labels.json'), JSON.stringify({ version: 1, sets: [{}], samples: [0] }))
+  const bad = cli(['merge', a, none, '-o', path.join(dir, 'bad.cpuprofile')])
+  assert.equal(bad.status, 1, bad.describe())
+  assert.match(bad.stderr, /none\.labels\.json: 1 samples, the profile has 5/)
+})
+
+test('a fleet\'s merge (merge-set.js) keeps the instances\' labels: files.labels and the pprof\'s', async () => {
+  const { mergeSet } = require('../../../lib/cluster/merge-set')
+  const dir = makeTmpDir()
+  const members = [handmade(dir, 'i0', 4, 0), handmade(dir, 'i1', 3, 2)]
+    .map((file, i) => ({ pid: 100 + i, app: 'app', instance: i, role: 'worker', file }))
+  const r = await mergeSet(members, { kind: 'cpu', app: 'app', dir, startTime: Date.now(), formats: ['pprof'] })
+  assert.ok(r.files.labels, JSON.stringify(r.files))
+  const side = JSON.parse(fs.readFileSync(r.files.labels, 'utf8'))
+  assert.deepEqual(side.samples.map((k) => side.sets[k].route), ['/r0', '/r1', '/r2', '/r3', '/r2', '/r3', '/r4'])
+  const pp = decodePprof(r.files.pprof)
+  const labelled = pp.profile.sample.filter((s) => s.label.length > 0).reduce((n, s) => n + Number(s.value[0]), 0)
+  assert.equal(labelled, 7)
+})

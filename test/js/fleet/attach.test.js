@@ -124,7 +124,7 @@ test('attach profiles a plain node server under load: the hot route on top, the 
 // What the window allocated: the server's per-request garbage is freed
 // within the second, so only --include-collected is sure to hold samples
 // (the live-only default can rightly end with none: the next test).
-test('attach --heap --include-collected: what the running process allocated in the window', { timeout: 60000 }, async () => {
+test('attach --heap --include-collected: what the running process allocated in the window', { timeout: 120000 }, async () => {
   const inspectPort = await freePort()
   const srv = startServer([`--inspect-port=${inspectPort}`])
   const port = await srv.port
@@ -645,15 +645,21 @@ test('a watchdog left waiting by an attach that gave up does not close the inspe
   const inspectPort = await freePort()
   const srv = startServer([`--inspect-port=${inspectPort}`])
   const port = await srv.port
-  const blocked = get(port, '/block/10')
+  // The thread stays blocked until the second attach has signalled (its
+  // watchdog runs), not for a fixed time a loaded machine may outlast.
+  const release = path.join(makeTmpDir(), 'release')
+  const blocked = get(port, `/block/120/until/${encodeURIComponent(release)}`)
   await new Promise((resolve) => setTimeout(resolve, 300))
   const first = attachRunning([String(srv.child.pid), '--duration', '1', '--wait', '1', '--dir', makeTmpDir()])
-  await waitUntil(() => childrenOf(first.child.pid).length > 0, 5000)
+  assert.ok(await waitUntil(() => childrenOf(first.child.pid).length > 0, 30000), first.err())
   const dog = childrenOf(first.child.pid)[0]
-  const second = cprof(['attach', String(srv.child.pid), '--duration', '4', '--wait', '30', '--dir', makeTmpDir(), '--json'])
+  const secondRun = attachRunning([String(srv.child.pid), '--duration', '4', '--wait', '30', '--dir', makeTmpDir(), '--json'])
   assert.equal((await first.exited).status, 1, first.err())
   assert.doesNotMatch(srv.err(), /Debugger listening/, 'the first attach gave up before the inspector opened')
-  const r = await second
+  assert.ok(await waitUntil(() => childrenOf(secondRun.child.pid).length > 0, 30000), secondRun.err())
+  fs.writeFileSync(release, '')
+  const ended = await secondRun.exited
+  const r = { status: ended.status, stdout: secondRun.out(), describe: () => secondRun.err() }
   await blocked
   assert.equal(r.status, 0, r.describe())
   const got = JSON.parse(r.stdout)
