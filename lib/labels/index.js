@@ -5,7 +5,8 @@
 // with its time into the ring C joins to the CPU samples at stop. Nothing is
 // installed until a profile or the recorder asks for labels (use()); then
 // one AsyncLocalStorage and an async_hooks before/after pair, removed again
-// when the last user is done.
+// when the last user is done. With labels: { otel: true } each switch also
+// carries the active OpenTelemetry span's root (otel.js).
 const { invalidArg } = require('../errors')
 const { describe } = require('../validate')
 const ring = require('./ring')
