@@ -40,7 +40,7 @@ function manager () {
 }
 
 function rootEntry (span, sc) {
-  const name = typeof span.name === 'string' ? span.name.slice(0, MAX_NAME).replace(/\0/g, '') : ''
+  const name = typeof span.name === 'string' ? span.name.slice(0, 4 * MAX_NAME).replace(/\0/g, '').slice(0, MAX_NAME) : ''
   const trace = TRACE_ID.test(sc.traceId) ? sc.traceId : ''
   // its labels as spanSets() packs them: [pairs, text]
   const entry = {

@@ -215,6 +215,20 @@ test('off: without the option nothing is wrapped and no span labels; with it, co
   assert.ok(side.samples.some((k) => side.sets[k].span_id === id), 'the inner span\'s samples carry the root\'s id')
 })
 
+test('a huge or odd span name is cut to 256 characters, NULs dropped; a span not sampled carries none', async () => {
+  const { api, tracer } = otel()
+  const dir = makeTmpDir()
+  await cprof.start({ dir, labels: { otel: true }, interval: 100 })
+  const spin = () => { for (let i = 0; i < 2e6; i++) Math.sqrt(i) }
+  tracer.startActiveSpan('\0' + 'n'.repeat(100000), (span) => { spin(); span.end() })
+  const unsampled = api.trace.wrapSpanContext({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16), traceFlags: 0 })
+  api.context.with(api.trace.setSpan(api.context.active(), unsampled), spin)
+  const side = JSON.parse(fs.readFileSync((await cprof.stop()).files.labels, 'utf8'))
+  const named = side.sets.filter((s) => s.span_id)
+  assert.equal(named.length, 1, JSON.stringify(side.sets).slice(0, 300))
+  assert.equal(named[0].span_name, 'n'.repeat(256))
+})
+
 test('the bound: past 16,384 span sets per profile the oldest lose their span labels, never the label set; memory stays flat', async () => {
   const { tracer } = otel()
   const dir = makeTmpDir()
