@@ -12,11 +12,14 @@
 //             setImmediate round trip under withLabels() with a profile
 //             running, labels off and on through each mechanism
 //             (bench/labels-child.js), medians of --rounds runs each.
+//   otel      the same inside an OpenTelemetry span: labels: true (span) and
+//             labels: { otel: true } (otel); the difference is the cost of
+//             reading the active span at each switch.
 //   accuracy  the ground-truth app (test/js/api/fixtures/labels-app.js) under
 //             each mechanism: the share of fnA's samples labelled route=/a,
 //             fnB's route=/b, and (idle) samples with no labels.
 //
-//   node bench/labels.js [--quick] [--nodes 24] [--sections http,accuracy]
+//   node bench/labels.js [--quick] [--nodes 24] [--sections switch,otel,http,accuracy]
 //        [--mechanisms hooks,before,promise] [--app server|real] [--rounds N]
 //        [--http-seconds S] [--http-target PCT] [--http-budget MIN] [--warmup N]
 //        [--interval US] [--no-pin] [--out FILE]
@@ -129,21 +132,24 @@ function accuracy (node, mechanism) {
   }
 }
 
-function sectionSwitch (node, out) {
-  const runs = { off: [], ...Object.fromEntries(O.mechanisms.map((m) => [m, []])) }
+function sectionSwitch (node, out, otel) {
+  const arms = otel ? ['span', 'otel'] : ['off', ...O.mechanisms]
+  const runs = Object.fromEntries(arms.map((m) => [m, []]))
+  const mode = (arm) => ['off', 'span', 'otel'].includes(arm) ? arm : 'on'
   for (let r = 0; r < O.rounds; r++) {
     for (const arm of Object.keys(runs)) {
-      const env = { ...process.env, CPROF_LABELS_MECHANISM: arm === 'off' ? 'hooks' : arm }
-      const text = execFileSync(node.bin, [path.join(__dirname, 'labels-child.js'), arm === 'off' ? 'off' : 'on', Q ? '100000' : '400000'], { encoding: 'utf8', env, timeout: 300000 })
+      const env = { ...process.env, CPROF_LABELS_MECHANISM: mode(arm) === 'on' ? arm : 'hooks' }
+      const text = execFileSync(node.bin, [path.join(__dirname, 'labels-child.js'), mode(arm), Q ? '100000' : '400000'], { encoding: 'utf8', env, timeout: 300000 })
       runs[arm].push(JSON.parse(text.trim().split('\n').pop()))
     }
   }
   const med = (xs) => summary(xs).median
-  out.switch = Object.fromEntries(Object.entries(runs).map(([arm, rs]) => [arm, {
+  const key = otel ? 'otel' : 'switch'
+  out[key] = Object.fromEntries(Object.entries(runs).map(([arm, rs]) => [arm, {
     awaitNs: med(rs.map((x) => x.awaitNs)),
     immediateNs: med(rs.map((x) => x.immediateNs))
   }]))
-  log(`  [${node.version}] switch: ${JSON.stringify(out.switch)}`)
+  log(`  [${node.version}] ${key}: ${JSON.stringify(out[key])}`)
 }
 
 async function main () {
@@ -152,7 +158,8 @@ async function main () {
     const node = await ensureNode(major)
     const out = { version: node.version }
     results.nodes.push(out)
-    if (opt.sections.includes('switch')) sectionSwitch(node, out)
+    if (opt.sections.includes('switch')) sectionSwitch(node, out, false)
+    if (opt.sections.includes('otel')) sectionSwitch(node, out, true)
     if (opt.sections.includes('accuracy')) {
       out.accuracy = {}
       for (const m of O.mechanisms) {

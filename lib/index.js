@@ -104,16 +104,16 @@ const recorder = createRecorder({
 })
 
 // labels: true: withLabels() is tracked while the profile runs; its
-// switches count from labelsFromUs, the start on the labels' clock.
+// switches count from labelsFrom, the start on the labels' clock.
 function cpuStart (o, onTimeout) {
   if (o.labels) {
-    labels.use()
-    o.labelsFromUs = labels.now()
+    labels.use(o.labels.otel)
+    o.labelsFrom = labels.mark()
   }
   try {
     return native.cpuStart({ intervalUs: o.interval, timeoutMs: o.timeout, onTimeout })
   } catch (err) {
-    if (o.labels) labels.release()
+    if (o.labels) labels.release(o.labels.otel)
     throw err
   }
 }
@@ -124,9 +124,9 @@ function cpuStart (o, onTimeout) {
 function cpuStop (run) {
   const name = run.o.labels ? run.fileName.replace(/\.cpuprofile$/, '.labels.json') : null
   try {
-    return cpuStopJob(run, name ? labels.stopArgs(run.o.labelsFromUs, name) : undefined)
+    return cpuStopJob(run, name ? labels.stopArgs(run.o.labelsFrom, name) : undefined)
   } finally {
-    if (run.o.labels) labels.release()
+    if (run.o.labels) labels.release(run.o.labels.otel)
   }
 }
 

@@ -2,7 +2,7 @@
 // Option checking for the public API: wrong type or range → ERR_CPROF_INVALID_ARG.
 const path = require('node:path')
 const { invalidArg } = require('./errors')
-const { describe, invalid, validateOptions, validateBoolean, validatePath, validateMs, validateInteger } = require('./validate')
+const { describe, invalid, validateOptions, validateBoolean, validateLabels, validatePath, validateMs, validateInteger } = require('./validate')
 const { defaultDir } = require('./dirs')
 
 const CPU_INTERVAL_DEFAULT_US = 10000 // 10 ms: ~1–2% overhead, 3,000 samples in 30 s
@@ -89,7 +89,7 @@ function cpuStartOptions (arg, where = 'start()') {
     // html files, and one pprof Location per line.
     lines: validateBoolean(opts.lines, 'lines', false),
     // withLabels()'s labels on each sample: pprof labels, <stem>.labels.json (docs/labels.md).
-    labels: validateBoolean(opts.labels, 'labels', false)
+    labels: validateLabels(opts.labels, 'labels', false)
   }
 }
 

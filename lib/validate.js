@@ -53,6 +53,26 @@ function validateBoolean (value, name, fallback) {
   return value
 }
 
+/** labels: false (the default), true, or { otel: boolean } (true with the
+ * active OpenTelemetry span's labels when otel, docs/labels.md). → false,
+ * true or { otel: true } */
+function validateLabels (value, name, fallback) {
+  if (value === undefined || typeof value === 'boolean') return value === undefined ? fallback : value
+  if (!isObject(value)) throw invalid(`${name} must be a boolean or { otel: boolean }`, value)
+  validateKeys(value, ['otel'], `for ${name}`)
+  return validateBoolean(value.otel, `${name}.otel`, false) ? { otel: true } : true
+}
+
+/** CPROF_LABELS: a flag, or otel (labels with the OpenTelemetry span's). */
+function envLabels (text) {
+  if (text.trim().toLowerCase() === 'otel') return { otel: true }
+  try {
+    return envFlag(text)
+  } catch {
+    throw new Error('must be 1, 0 or otel (true/false, on/off, yes/no)')
+  }
+}
+
 /** A non-empty string; hint says what it is ('a directory path'). */
 function validateString (value, name, fallback, hint) {
   if (value === undefined) return fallback
@@ -128,6 +148,8 @@ function envFlag (text) {
 }
 
 module.exports = {
+  validateLabels,
+  envLabels,
   describe,
   invalid,
   isObject,

@@ -5,13 +5,16 @@
 // with its time into the ring C joins to the CPU samples at stop. Nothing is
 // installed until a profile or the recorder asks for labels (use()); then
 // one AsyncLocalStorage and an async_hooks before/after pair, removed again
-// when the last user is done.
+// when the last user is done. With labels: { otel: true } each switch also
+// carries the active OpenTelemetry span's root (otel.js).
 const { invalidArg } = require('../errors')
 const { describe } = require('../validate')
 const ring = require('./ring')
 const { check, merge, createTable } = require('./sets')
+const otel = require('./otel')
 
 let users = 0 // profiles and recorders with labels on
+let otelUsers = 0 // those of them with labels: { otel: true }
 let als = null // AsyncLocalStorage of { labels, id, table }
 let hook = null
 let table = null // this session's sets: a new table each time labels come on
@@ -28,6 +31,12 @@ function idOf (store) {
   return store.id
 }
 
+// The ring's id for store: its set's, with the active span's (otel.js).
+function current (store) {
+  const id = idOf(store)
+  return otelUsers > 0 ? otel.withSpan(id) : id
+}
+
 function switchTo (id) {
   if (id !== cur) {
     cur = id
@@ -38,7 +47,7 @@ function switchTo (id) {
 // async_hooks: a callback (an I/O completion, a timer, a promise reaction)
 // starts: its context's set is current; it ends: none until the next.
 function before () {
-  switchTo(idOf(als.getStore()))
+  switchTo(current(als.getStore()))
 }
 
 function after () {
@@ -78,20 +87,46 @@ function uninstall () {
   table = null
 }
 
-/** Labels on for one more user (a profile, the recorder). */
-function use () {
-  if (users++ === 0) install()
+// OpenTelemetry's context.with(ctx, fn), wrapped (otel.js): fn's span is
+// current while it runs.
+function enter (fn, thisArg, args) {
+  const prev = cur
+  switchTo(current(als.getStore()))
+  try {
+    return Reflect.apply(fn, thisArg, args)
+  } finally {
+    switchTo(prev)
+  }
 }
 
-/** One user fewer; at none, the hooks go. */
-function release () {
+/** Labels on for one more user (a profile, the recorder); spans: the
+ * active OpenTelemetry span's labels too (labels: { otel: true }). */
+function use (spans) {
+  if (users++ === 0) install()
+  if (spans && otelUsers++ === 0) otel.install(enter)
+}
+
+/** One user fewer (spans: as it was used); at none, the hooks go. */
+function release (spans) {
   if (users === 0) return
+  if (spans && otelUsers > 0 && --otelUsers === 0) otel.uninstall()
   if (--users === 0) uninstall()
+}
+
+/** Where a profile or window begins: { us, seq } (its time on the ring's
+ * clock, its first span set); the current switch is written anew. */
+function mark () {
+  const seq = otel.mark()
+  if (users > 0) {
+    cur = -1
+    switchTo(current(als.getStore()))
+  }
+  return { us: ring.now(), seq }
 }
 
 function run (store, fn, args) {
   const prev = cur
-  switchTo(idOf(store))
+  switchTo(current(store))
   try {
     return fn(...args)
   } finally {
@@ -121,9 +156,14 @@ function getLabels () {
   return store ? store.labels : Object.freeze({})
 }
 
-/** What a stop hands the addon: the session's sets and where the profile began. */
-function stopArgs (fromUs, file) {
-  return { sets: table ? table.sets() : [[]], fromUs, file }
+/** What a stop hands the addon: the session's sets, the span sets since
+ * from.seq (spanFirst: the first one's number, spanSets: packed, otel.js),
+ * and where the profile began (from: mark()'s). */
+function stopArgs (from, file) {
+  const sets = table ? table.sets() : [[]]
+  if (otelUsers === 0) return { sets, fromUs: from.us, file }
+  const spans = otel.spanSets(from.seq, sets)
+  return { sets, fromUs: from.us, file, spanFirst: spans.first, spanSets: spans.packed }
 }
 
-module.exports = { withLabels, getLabels, use, release, stopArgs, now: ring.now, active: () => users > 0 }
+module.exports = { withLabels, getLabels, use, release, mark, stopArgs, now: ring.now, active: () => users > 0 }

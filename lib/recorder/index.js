@@ -73,7 +73,7 @@ function createRecorder (hooks) {
   function windowLabels (r) {
     if (!r || !r.o.labels) return undefined
     const args = labels.stopArgs(r.labelsFrom)
-    r.labelsFrom = labels.now()
+    r.labelsFrom = labels.mark()
     return args
   }
 
@@ -104,12 +104,12 @@ function createRecorder (hooks) {
     // store.dir is the user's: created 0700, must be a directory (the rule
     // for dir, docs/reliability.md); checked here so start() throws at once.
     if (o.store) prepareDirSync(o.store.dir, false, 'pass store.dir a directory you own')
-    if (o.labels) labels.use()
+    if (o.labels) labels.use(o.labels.otel)
     let transport
     try {
       transport = timed(() => native.recStart(nativeStart(o, onWindow)))
     } catch (err) {
-      if (o.labels) labels.release()
+      if (o.labels) labels.release(o.labels.otel)
       throw err
     }
     if (o.store) removeStale(o.store.dir) // killed writers' temp files; never rejects
@@ -117,7 +117,7 @@ function createRecorder (hooks) {
     timer.unref() // recording never keeps the process alive
     if (pusher) pusher.close() // the previous recording's: what it still held is dropped
     pusher = o.push ? createPusher(o.push, series(o.push), hooks) : null
-    run = { o, timer, transport, waiters: new Map(), pusher, heapFrom: Date.now(), labelsOn: o.labels, labelsFrom: o.labels ? labels.now() : 0 }
+    run = { o, timer, transport, waiters: new Map(), pusher, heapFrom: Date.now(), labelsOn: o.labels, labelsFrom: o.labels ? labels.mark() : null }
     intervalUs = o.interval
     heapIntervalBytes = o.heapInterval
     sourceMaps = o.sourceMaps
@@ -138,7 +138,7 @@ function createRecorder (hooks) {
     } finally {
       if (r && r.labelsOn) { // once, however many stop() calls
         r.labelsOn = false
-        labels.release()
+        labels.release(r.o.labels.otel)
       }
     }
     if (seq !== 0) await waitFor(r, seq, r.o.heap) // stopping ends the heap window too

@@ -3,7 +3,7 @@
 // vocabulary): wrong type or range → ERR_CPROF_INVALID_ARG naming the option.
 const path = require('node:path')
 const { invalidArg } = require('../errors')
-const { describe, invalid, validateOptions, validateBoolean, validatePath, validateInteger, validateNumber } = require('../validate')
+const { describe, invalid, validateOptions, validateBoolean, validateLabels, validatePath, validateInteger, validateNumber } = require('../validate')
 const options = require('../options')
 const { pushOptions } = require('../push/options')
 
@@ -81,7 +81,7 @@ function startOptions (arg) {
     sourceMaps: options.sourceMapsOption(o.sourceMaps), // start()'s default: on under --enable-source-maps
     push: pushOptions(o.push), // Grafana Pyroscope (lib/push, docs/pyroscope.md)
     lines: validateBoolean(o.lines, 'lines', false), // CPU windows' pprof: one Location per line
-    labels: validateBoolean(o.labels, 'labels', false) // withLabels()'s labels on the pushed and stored pprof
+    labels: validateLabels(o.labels, 'labels', false) // withLabels()'s labels on the pushed and stored pprof
   }
 }
 

@@ -4,7 +4,7 @@
 // implies. Wrong type or range → ERR_CPROF_INVALID_ARG. The preload reads the
 // same config from the environment (./env.js).
 const { invalidArg } = require('../errors')
-const { describe, invalid, isObject, validateKeys, validateBoolean, validatePath, validateMs, validateInteger } = require('../validate')
+const { describe, invalid, isObject, validateKeys, validateBoolean, validateLabels, validatePath, validateMs, validateInteger } = require('../validate')
 const { startOptions: recorderStartOptions } = require('../recorder/options')
 const { CPU_INTERVAL_RANGE_US, HEAP_INTERVAL_RANGE_BYTES, FORMAT_EXT } = require('../options')
 const { incidentsOption } = require('../incidents/options')
@@ -93,7 +93,7 @@ function initConfig (config) {
     recorder,
     dumpSignal,
     sourceMaps: validateBoolean(config.sourceMaps, 'sourceMaps'), // undefined: start()'s default
-    labels: validateBoolean(config.labels, 'labels', false),
+    labels: validateLabels(config.labels, 'labels', false),
     incidents
   }
 }

@@ -4,7 +4,7 @@
 // CPROF_PUSH_* into the recorder's options, CPROF_ON_* into incidents'.
 // A bad value → ERR_CPROF_INVALID_ARG naming the variable, not the key.
 const { invalidArg } = require('../errors')
-const { envNumber, envFlag } = require('../validate')
+const { envNumber, envFlag, envLabels } = require('../validate')
 const { startOptions: recorderStartOptions } = require('../recorder/options')
 const { parseLabels } = require('../push/options')
 const { envIncidents } = require('../incidents/options')
@@ -23,7 +23,7 @@ const ENV_VARS = [
   ['CPROF_FORMATS', 'formats', (s) => s.split(',').map((f) => f.trim()).filter(Boolean)],
   ['CPROF_DUMP_SIGNAL', 'dumpSignal', (s) => s],
   ['CPROF_SOURCE_MAPS', 'sourceMaps', envFlag],
-  ['CPROF_LABELS', 'labels', envFlag]
+  ['CPROF_LABELS', 'labels', envLabels]
 ]
 
 // CPROF_RECORDER=1 and its options → init()'s recorder object.
@@ -40,6 +40,7 @@ const RECORDER_VARS = [
   ['CPROF_RECORDER_STORE_MAX_BYTES', 'store.maxBytes'],
   ['CPROF_RECORDER_STORE_MAX_AGE', 'store.maxAge'],
   ['CPROF_RECORDER_STORE_FORMATS', 'store.formats'],
+  ['CPROF_RECORDER_LABELS', 'labels'],
   // Push to Grafana Pyroscope (docs/pyroscope.md); CPROF_PUSH_URL alone
   // switches the recorder on.
   ['CPROF_PUSH_URL', 'push.url'],
@@ -76,6 +77,7 @@ function envRecorder (env) {
     try {
       value = key === 'store.dir' || PUSH_TEXT.includes(key) ? text
         : key === 'heap' ? envFlag(text)
+        : key === 'labels' ? envLabels(text)
         : key === 'store.formats' ? text.split(',').map((f) => f.trim()).filter(Boolean)
         : key === 'push.labels' ? parseLabels(text)
           : envNumber(text)

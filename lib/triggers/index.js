@@ -28,7 +28,7 @@ function startOptions (c, kind, timeout) {
   if (c.dir !== undefined) o.dir = c.dir
   if (c.formats.length) o.formats = c.formats
   if (c.sourceMaps !== undefined) o.sourceMaps = c.sourceMaps
-  if (c.labels && kind === 'cpu') o.labels = true
+  if (c.labels && kind === 'cpu') o.labels = c.labels
   return o
 }
 

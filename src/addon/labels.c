@@ -2,6 +2,7 @@
  * point and the label arguments; the join itself is core (labelset.c). */
 #include "labels.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,49 @@ static int read_given(napi_env env, napi_value arr, cprof_labels_t *l) {
   return 0;
 }
 
+/* The span sets (lib/labels/otel.js), packed in one string, each token
+ * ended by a NUL: a set's pair count in decimal, then its keys and values. */
+static int read_span_sets(napi_env env, napi_value v, cprof_labels_t *l) {
+  napi_valuetype t;
+  size_t n;
+  NAPI_CALL_INT(env, napi_typeof(env, v, &t));
+  if (t != napi_string) return bad(env, "labels.spanSets must be a string");
+  NAPI_CALL_INT(env, napi_get_value_string_utf8(env, v, NULL, 0, &n));
+  char *buf = malloc(n + 1);
+  if (!buf) {
+    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory reading the span sets");
+    return -1;
+  }
+  if (napi_get_value_string_utf8(env, v, buf, n + 1, &n) != napi_ok) {
+    free(buf);
+    cprof__throw_last_error(env, "napi_get_value_string_utf8");
+    return -1;
+  }
+  const char *kv[2 * CPROF_LABEL_PAIRS_MAX];
+  const char *p = buf, *end = buf + n; /* buf[n] is NUL: every strlen stops by end */
+  int rc = 0;
+  while (p < end && rc == 0) {
+    char *e;
+    unsigned long k = strtoul(p, &e, 10);
+    if (e == p || *e != '\0' || k > CPROF_LABEL_PAIRS_MAX) {
+      rc = bad(env, "labels.spanSets: a set's pair count is missing or past 64");
+      break;
+    }
+    p = e + 1;
+    for (unsigned long i = 0; i < 2 * k && rc == 0; i++) {
+      if (p >= end) rc = bad(env, "labels.spanSets: a set ends early");
+      kv[i] = p;
+      p += strlen(p) + 1;
+    }
+    if (rc == 0 && cprof_labels_add_set(l, kv, (uint32_t)k) != CPROF_OK) {
+      cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory reading the span sets");
+      rc = -1;
+    }
+  }
+  free(buf);
+  return rc;
+}
+
 static int read_labels(napi_env env, cprof_addon_t *addon, napi_value obj, cprof_labels_t *l) {
   napi_value sets, file, from, samples;
   uint32_t n = 0;
@@ -116,6 +160,18 @@ static int read_labels(napi_env env, cprof_addon_t *addon, napi_value obj, cprof
     return -1;
   if ((has = prop(env, obj, "samples", &samples)) != 0)
     return has < 0 ? -1 : read_given(env, samples, l);
+  double first = 0;
+  if ((has = prop(env, obj, "spanFirst", &from)) < 0 ||
+      (has && cprof__arg_double(env, from, "labels.spanFirst", &first) != 0))
+    return -1;
+  if (!(first >= 0 && first < 0x1p53 && first == floor(first)))
+    return bad(env, "labels.spanFirst must be a whole number >= 0");
+  if ((has = prop(env, obj, "spanSets", &from)) < 0) return -1;
+  if (has) {
+    l->span_at = l->nsets;
+    l->span_first = first;
+    if (read_span_sets(env, from, l) != 0) return -1;
+  }
   const cprof_label_ring_t *r = addon->label_ring;
   if (r && cprof_labels_take_ring(l, r->slots, r->cap, from_us) != CPROF_OK) {
     cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory copying the label switches");

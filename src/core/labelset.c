@@ -22,7 +22,7 @@ cprof_labels_t *cprof_labels_new(void) {
     free(l);
     return NULL;
   }
-  if (l) l->nsets = 1;
+  if (l) l->nsets = l->sets_cap = 1;
   return l;
 }
 
@@ -43,9 +43,14 @@ void cprof_labels_free(cprof_labels_t *l) {
 int cprof_labels_add_set(cprof_labels_t *l, const char *const *kv, uint32_t n) {
   if (!l || (n && !kv) || n > CPROF_LABEL_PAIRS_MAX || l->nsets >= CPROF_LABEL_SETS_MAX)
     return CPROF_EINVAL;
-  cprof_label_set_t *sets = realloc(l->sets, (l->nsets + 1u) * sizeof *sets);
-  if (!sets) return CPROF_ENOMEM;
-  l->sets = sets;
+  if (l->nsets == l->sets_cap) { /* doubling: thousands of span sets are added one by one */
+    uint32_t cap =
+        l->sets_cap * 2u < CPROF_LABEL_SETS_MAX ? l->sets_cap * 2u : CPROF_LABEL_SETS_MAX;
+    cprof_label_set_t *sets = realloc(l->sets, cap * sizeof *sets);
+    if (!sets) return CPROF_ENOMEM;
+    l->sets = sets;
+    l->sets_cap = cap;
+  }
   cprof_label_set_t s = {n, n ? calloc(2u * n, sizeof(char *)) : NULL};
   if (n && !s.kv) return CPROF_ENOMEM;
   for (uint32_t k = 0; k < 2 * n; k++) {
@@ -83,6 +88,14 @@ int cprof_labels_take_ring(cprof_labels_t *l, const double *ring, uint32_t cap, 
     const double *pair = ring + 1 + 2 * (k % cap);
     if (!isfinite(pair[0])) continue;
     double id = pair[1];
+    if (isfinite(id) && id >= CPROF_LABEL_SPAN_STRIDE && id < 0x1p53) {
+      double seq = floor(id / CPROF_LABEL_SPAN_STRIDE) - 1;
+      id -= (seq + 1) * CPROF_LABEL_SPAN_STRIDE; /* the label set's id */
+      if (l->span_at > 0 && seq >= l->span_first && seq - l->span_first < l->nsets - l->span_at)
+        id = l->span_at + (seq - l->span_first);
+      else if (id >= l->nsets)
+        id = 0; /* not a set of the table: none */
+    }
     uint32_t set = isfinite(id) && id >= 0 && id < CPROF_LABEL_SETS_MAX ? (uint32_t)id : 0;
     l->sw[l->nsw++] = (cprof_label_switch_t){pair[0], set};
   }

@@ -27,6 +27,10 @@
  * overflow set, as one withLabels() table does (lib/labels/sets.js). */
 #define CPROF_LABEL_SETS_CAP 1000u
 
+/* A ring id of at least CPROF_LABEL_SPAN_STRIDE is a span set
+ * (lib/labels/otel.js): set + STRIDE * (seq + 1), seq its number. */
+#define CPROF_LABEL_SPAN_STRIDE 131072.0
+
 typedef struct {
   double t_us;
   uint32_t set;
@@ -39,12 +43,14 @@ typedef struct {
 } cprof_label_set_t;
 
 typedef struct cprof_labels_s {
-  cprof_label_set_t *sets; /* sets[0] is the empty set: no labels */
-  uint32_t nsets;
+  cprof_label_set_t *sets;  /* sets[0] is the empty set: no labels */
+  uint32_t nsets, sets_cap; /* sets_cap: allocated, grown by doubling */
   cprof_label_switch_t *sw; /* oldest first */
   size_t nsw;
   int lost;             /* the ring had wrapped: the switches before sw[0] are gone */
   double from_us;       /* the profile's start on the switches' clock (0: unknown) */
+  uint32_t span_at;     /* sets[span_at..] are the span sets numbered span_first.. */
+  double span_first;    /* (0 with span_at 0: none); an id of another is its set's */
   char *file;           /* the sidecar's name in the output directory; NULL: none */
   uint32_t *sample_set; /* after the join: each sample's set */
   uint32_t nsamples;
@@ -63,7 +69,9 @@ int cprof_labels_add_set(cprof_labels_t *l, const char *const *kv, uint32_t n);
 /* Copies the ring's switches from the last one at or before from_us (the
  * profile's start: the set current then) on, oldest first. Pairs whose time
  * is not finite are skipped; a count that is not a whole number ≥ 0 reads
- * as 0. l->lost: the ring had wrapped past from_us. */
+ * as 0. A span set's id becomes its index in l->sets (span_at, span_first),
+ * or its label set's when not there. l->lost: the ring had wrapped past
+ * from_us. */
 int cprof_labels_take_ring(cprof_labels_t *l, const double *ring, uint32_t cap, double from_us);
 
 /* Each sample's set given whole (a .labels.json read back for the viewer,

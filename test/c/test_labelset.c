@@ -60,6 +60,31 @@ static void takes_switches_in_order_after_a_wrap(void **state) {
   cprof_labels_free(l);
 }
 
+/* Span sets (lib/labels/otel.js): set + STRIDE * (seq + 1). The kept ones
+ * are sets[span_at..] numbered span_first..; another reads as its set. */
+static void decodes_span_sets(void **state) {
+  (void)state;
+  const double S = CPROF_LABEL_SPAN_STRIDE;
+  const double sw[] = {10, 1 + S * 8, 20, 1 + S * 7, 30, 1 + S * 5, 40, 2 + S * 9, 50, 5 + S * 3};
+  double *r = ring_of(8, sw, 5);
+  cprof_labels_t *l = table(); /* sets 0, 1, 2 */
+  const char *s7[] = {"route", "/a", "span_id", "00f067aa0ba902b7"};
+  const char *s8[] = {"route", "/a", "span_id", "b7ad6b7169203331"};
+  assert_int_equal(cprof_labels_add_set(l, s7, 2), CPROF_OK); /* 3: span set 6 */
+  assert_int_equal(cprof_labels_add_set(l, s8, 2), CPROF_OK); /* 4: span set 7 */
+  l->span_at = 3;
+  l->span_first = 6;
+  assert_int_equal(cprof_labels_take_ring(l, r, 8, 0), CPROF_OK);
+  assert_int_equal(l->nsw, 5);
+  assert_int_equal(l->sw[0].set, 4); /* seq 7 */
+  assert_int_equal(l->sw[1].set, 3); /* seq 6 */
+  assert_int_equal(l->sw[2].set, 1); /* seq 4: not kept, its set */
+  assert_int_equal(l->sw[3].set, 2); /* seq 8: past the kept, its set */
+  assert_int_equal(l->sw[4].set, 0); /* seq 2, set 5: not in the table */
+  free(r);
+  cprof_labels_free(l);
+}
+
 static void reads_bad_slots_safely(void **state) {
   (void)state;
   const double sw[] = {10, 1, NAN, 2, 30, -1, 40, 1e12, 50, 1.5};
@@ -515,6 +540,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(takes_switches_in_order_after_a_wrap),
       cmocka_unit_test(reads_bad_slots_safely),
+      cmocka_unit_test(decodes_span_sets),
       cmocka_unit_test(joins_each_sample_to_the_set_current_then),
       cmocka_unit_test(counts_samples_before_a_lost_span),
       cmocka_unit_test(joins_when_times_go_back),

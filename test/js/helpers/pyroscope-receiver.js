@@ -9,6 +9,13 @@
 //   - pkg/og/convert/pprof/profile.go: the form's file field `profile`
 //     holds the pprof (gzip'd or not: pprof.RawFromBytes takes both);
 //   - api/model/labelset/validate.go: service name and label name rules;
+//   - span profiles, pkg/model/pprofsplit/pprof_split.go VisitSampleSeries:
+//     a profile_id sample label is renamed span_id (pprof.RenameLabel); the
+//     samples are grouped into series by their labels without span_id and
+//     trace_id (pprof.GroupSamplesWithoutLabels), which each sample keeps as
+//     columns: pkg/pprof/pprof.go spanIDFromLabels/decodeSpanID (16 hex
+//     characters, else 0, read little-endian into a uint64) and
+//     traceIDFromLabels (32 hex characters, else none);
 //   - pkg/validation/limits.go, the default limits: at most 16,000 samples
 //     and 4 MiB of uncompressed pprof per profile, none older than 1 hour
 //     (validation.reject-older-than); others are rejected.
@@ -69,6 +76,40 @@ function readForm (req) {
   })
 }
 
+// pprof_split.go's VisitSampleSeries, its span part: per sample its series'
+// labels (sample labels but span_id and trace_id, after profile_id is renamed
+// span_id), its span id (pprof.go decodeSpanID: a uint64 as a BigInt, 0n
+// when not 16 hex characters) and trace id ('' when not 32 hex).
+function spanColumns (profile) {
+  const st = profile.stringTable.strings
+  const hex = (s, n) => typeof s === 'string' && s.length === n && /^[0-9a-fA-F]+$/.test(s)
+  return profile.sample.map((sample) => {
+    const labels = {}
+    let spanId = 0n
+    let traceId = ''
+    for (const l of sample.label) {
+      let key = st[Number(l.key)]
+      if (key === 'profile_id') key = 'span_id' // pprof.RenameLabel
+      const str = Number(l.str) > 0 ? st[Number(l.str)] : undefined
+      if (key === 'span_id') {
+        if (spanId === 0n && hex(str, 16)) spanId = Buffer.from(str, 'hex').readBigUInt64LE(0)
+      } else if (key === 'trace_id') {
+        if (traceId === '' && hex(str, 32)) traceId = str.toLowerCase()
+      } else if (str !== undefined) {
+        labels[key] = str
+      }
+    }
+    return { labels, spanId, traceId }
+  })
+}
+
+/** decodeSpanID's uint64 (a BigInt) back to the 16 hex characters sent. */
+function spanHex (id) {
+  const b = Buffer.alloc(8)
+  b.writeBigUInt64LE(id)
+  return b.toString('hex')
+}
+
 function decodePprof (raw) {
   const bytes = raw[0] === 0x1f && raw[1] === 0x8b ? zlib.gunzipSync(raw) : raw
   return { profile: Profile.decode(bytes), bytes: bytes.length }
@@ -77,7 +118,7 @@ function decodePprof (raw) {
 /** Starts a receiver; port 0 picks one; tls: { key, cert } for HTTPS.
  * → { port, url, profiles, requests, set(faults), close(), down(), up() } */
 async function startReceiver ({ port = 0, tls = null } = {}) {
-  const profiles = [] // every accepted profile: { app, labels, from, until, spyName, profile, headers, at }
+  const profiles = [] // every accepted profile: { app, labels, from, until, spyName, profile, spans, headers, at }
   const requests = [] // every request: { at, status }
   let faults = {} // { status, retryAfter, times, delayMs, hang }
   const hung = new Set()
@@ -137,6 +178,7 @@ async function startReceiver ({ port = 0, tls = null } = {}) {
       until: Number(u.searchParams.get('until')),
       spyName: u.searchParams.get('spyName'),
       profile: decoded.profile,
+      spans: spanColumns(decoded.profile), // per sample: { labels, spanId, traceId }
       bytes: decoded.bytes, // uncompressed
       raw: fields.profile.length, // as sent (gzip'd)
       headers: req.headers,
@@ -193,4 +235,4 @@ function functionTotals (profile, index) {
   return self
 }
 
-module.exports = { startReceiver, parseName, functionTotals }
+module.exports = { startReceiver, parseName, functionTotals, spanHex }
