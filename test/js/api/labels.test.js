@@ -4,7 +4,8 @@
 // semantics and bad input; the ground truth, an HTTP app whose /a runs only
 // fnA and /b only fnB across awaits with many requests in flight: >= 95 % of
 // each function's samples carry its route in the .labels.json sidecar and in
-// the pprof as go tool pprof reads it (-tags, -tagfocus), and (idle) none.
+// the pprof as go tool pprof reads it (-tags, -tagfocus) and in the windows a
+// recorder pushed to a Pyroscope receiver, and (idle) none.
 
 const { test: nodeTest, after } = require('node:test')
 const assert = require('node:assert/strict')
@@ -14,8 +15,9 @@ const { spawnSync } = require('node:child_process')
 
 const cprof = require('../../..')
 const { ROOT, UNDER_ASAN, makeTmpDir, removeTmpDirs, assertCprofError } = require('../helpers/util.js')
-const { runFixture } = require('../helpers/util.js').fixturesIn(__dirname)
+const { runFixture, startFixture } = require('../helpers/util.js').fixturesIn(__dirname)
 const { decodePprof } = require('../helpers/formats')
+const { startReceiver } = require('../helpers/pyroscope-receiver.js')
 
 after(removeTmpDirs)
 
@@ -289,4 +291,39 @@ test('ground truth: /a runs fnA, /b runs fnB; >= 95 % of their samples carry the
   assert.ok(allA > 0 && allB > 0, goMsg)
   assert.ok(onA / allA >= 0.95 && onB / allB >= 0.95, goMsg)
   assert.ok(goCum(files.pprof, 'fnB', ['-tagfocus=route=/a']) <= 0.05 * allB, `fnB under route=/a: ${goMsg}`)
+})
+
+// The same ground truth pushed: a recorder with labels: true beside the
+// profile pushes its windows to a receiver that splits samples into series
+// as the Pyroscope server does; route is a series label there.
+test('ground truth in the Pyroscope push: >= 95 % of fnA\'s pushed samples are in route=/a\'s series, fnB\'s in /b\'s', async () => {
+  const receiver = await startReceiver()
+  let done
+  try {
+    done = await startFixture('labels-app.js', [makeTmpDir(), UNDER_ASAN ? '6000' : '3000', '1000', 'pprof', receiver.url]).exited
+  } finally {
+    await receiver.close()
+  }
+  const out = done.json.find((o) => o.result || o.fatal)
+  assert.ok(out && out.result, `${done.stdout}\n${done.stderr}`)
+  const counts = { fnA: { a: 0, b: 0, none: 0 }, fnB: { a: 0, b: 0, none: 0 } }
+  let windows = 0
+  for (const p of receiver.profiles) {
+    windows++
+    const st = p.profile.stringTable.strings
+    const short = (name) => (name.match(/:([^:]+):\d+$/) || [])[1] || name // the push names url:name:line
+    const fn = new Map(p.profile.function.map((f) => [String(f.id), short(st[Number(f.name)])]))
+    const loc = new Map(p.profile.location.map((l) => [String(l.id), fn.get(String(l.line[0].functionId))]))
+    p.profile.sample.forEach((s, i) => {
+      const route = p.spans[i].labels.route
+      const r = route === '/a' ? 'a' : route === '/b' ? 'b' : 'none'
+      const names = s.locationId.map((id) => loc.get(String(id)))
+      for (const f of ['fnA', 'fnB']) if (names.includes(f)) counts[f][r] += Number(s.value[0])
+    })
+  }
+  const a = share(counts.fnA, 'a')
+  const b = share(counts.fnB, 'b')
+  const msg = `pushed (${windows} windows): fnA ${JSON.stringify(counts.fnA)}, fnB ${JSON.stringify(counts.fnB)}`
+  assert.ok(windows >= 2 && a.total >= 100 && b.total >= 100, `enough: ${msg}`)
+  assert.ok(a.share >= 0.95 && b.share >= 0.95, msg)
 })
