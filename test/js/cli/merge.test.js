@@ -410,9 +410,10 @@ test('flame and convert take a store, and write into the current directory', () 
 // ---- node --cpu-prof files of separate processes, read as viewers read them ----
 
 // One `node --cpu-prof` run of the fixture, into dir; resolves its profile's path.
-function cpuProfRun (dir, name) {
+// barrier: [dir, count] to start its work only once count runs are up.
+function cpuProfRun (dir, name, barrier = []) {
   const script = path.join(ROOT, 'test', 'js', 'fixtures', 'cpu-prof-workload.js')
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, script], {
+  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`, script, ...barrier], {
     env: childEnv(), stdio: 'ignore'
   })
   return new Promise((resolve, reject) => {
@@ -464,7 +465,8 @@ test('node --cpu-prof runs one after another, with gaps: viewers read the merged
 
 test('node --cpu-prof runs at the same time: the merged file is each run end to end, sums exact', async () => {
   const dir = makeTmpDir()
-  const files = await Promise.all(['x', 'y', 'z'].map((n) => cpuProfRun(dir, `${n}.cpuprofile`)))
+  const barrier = [makeTmpDir(), '3'] // the three sample at the same time, whatever the load
+  const files = await Promise.all(['x', 'y', 'z'].map((n) => cpuProfRun(dir, `${n}.cpuprofile`, barrier)))
   await checkMergedCpuProf('3 concurrent runs', files, { gaps: 0 })
 })
 
