@@ -35,4 +35,18 @@ function el (tag, cls, text) {
   return e
 }
 
-module.exports = { el, fmtCount, fmtPct, fmtPts, fmtValue }
+// base64 of little-endian uint8, uint16 or uint32 values (export_html.c: the
+// time order's nodes and weights, the labels' set ids).
+function b64uints (s, bits) {
+  let bytes
+  if (typeof Uint8Array.fromBase64 === 'function') bytes = Uint8Array.fromBase64(s)
+  else {
+    const bin = atob(s)
+    bytes = new Uint8Array(bin.length)
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)
+  }
+  if (bits === 8) return bytes
+  return bits === 16 ? new Uint16Array(bytes.buffer, 0, bytes.length >> 1) : new Uint32Array(bytes.buffer, 0, bytes.length >> 2)
+}
+
+module.exports = { b64uints, el, fmtCount, fmtPct, fmtPts, fmtValue }

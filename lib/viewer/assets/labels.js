@@ -8,31 +8,18 @@
 // each sample weighing the gap to the next one (DevTools' rule, the one
 // cprof report --where uses). Clauses on one key are alternatives, on
 // different keys all must hold. Keys and values are shown as text only.
-const { el, fmtCount, fmtPct, fmtValue } = require('./format')
+const { b64uints, el, fmtCount, fmtPct, fmtValue } = require('./format')
 const { hashValues, setHashValues } = require('./hash')
 const TOP_VALUES = 8 // values listed per key; the rest are summed on one row
 const TOP_KEYS = 8 // keys listed; the rest named on one line
 const MORE_VALUES = 500 // values a click on "… N more" lists
 const MAX_CLAUSES = 32
 
-// base64 of little-endian uint8/16/32 values.
-function b64ids (s, bits) {
-  let bytes
-  if (typeof Uint8Array.fromBase64 === 'function') bytes = Uint8Array.fromBase64(s)
-  else {
-    const bin = atob(s)
-    bytes = new Uint8Array(bin.length)
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)
-  }
-  if (bits === 8) return bytes
-  return bits === 16 ? new Uint16Array(bytes.buffer, 0, bytes.length >> 1) : new Uint32Array(bytes.buffer, 0, bytes.length >> 2)
-}
-
 /** The page's labels: { sets: [Map key -> value], setOf: per sample, keys }, or null. */
 function labelData (d, td) {
   const L = d.labels
   if (!td || !L || !Array.isArray(L.sets) || typeof L.set !== 'string') return null
-  const setOf = b64ids(L.set, L.setBits)
+  const setOf = b64uints(L.set, L.setBits)
   L.set = null
   if (setOf.length !== td.n) return null
   const sets = L.sets.map((kv) => {

@@ -11,7 +11,7 @@
 // overview marks where the event loop was blocked (stalls.js).
 const { axisTicks, clockAt, createAxis, drawGrid, timeFormat } = require('./axis')
 const { colourTable, nodeColourer } = require('./flame')
-const { el, fmtCount, fmtValue } = require('./format')
+const { b64uints, el, fmtCount, fmtValue } = require('./format')
 const { setHashValues } = require('./hash')
 const { tipText } = require('./model')
 const { BLOCK_MIN_US, blockingSpans } = require('./stalls')
@@ -20,18 +20,6 @@ const TIME_ROW = 16
 const TIME_OVERVIEW_H = 72
 const TIME_BAND_H = 6 // the blocking spans' band at the overview's bottom
 const TIME_CHART_H = 320
-
-// base64 of little-endian uint16 or uint32 values (export_html.c).
-function b64uints (s, bits) {
-  let bytes
-  if (typeof Uint8Array.fromBase64 === 'function') bytes = Uint8Array.fromBase64(s)
-  else {
-    const bin = atob(s)
-    bytes = new Uint8Array(bin.length)
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i)
-  }
-  return bits === 16 ? new Uint16Array(bytes.buffer, 0, bytes.length >> 1) : new Uint32Array(bytes.buffer, 0, bytes.length >> 2)
-}
 
 // Decodes the page's timeline: per sample its node and weight, and ts[i],
 // its start in µs from the profile's start (ts[n]: the last one's end).

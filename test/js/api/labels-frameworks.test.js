@@ -40,7 +40,7 @@ for (const framework of ['express', 'fastify']) {
     assert.ok(!routes.some((r) => /^\/users\/\d/.test(r)), `a raw URL became a label: ${routes.join(' ')}`)
     const fn = (name) => by.functions.find((f) => f.name.startsWith(`${name} (`))
     const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0)
-    for (const [name, route] of [['userWork', '/users/:id'], ['orderWork', '/orders']]) {
+    for (const [name, route] of [['fnA', '/users/:id'], ['fnB', '/orders']]) {
       const f = fn(name)
       assert.ok(f && sum(f.self) > 0, `${name}: ${JSON.stringify(by.functions.slice(0, 5))}`)
       assert.ok(f.self[route] >= 0.95 * sum(f.self), `${name} under ${route}: ${JSON.stringify(f)}`)

@@ -17,7 +17,7 @@ const cprof = require('../../..')
 const { ROOT, UNDER_ASAN, makeTmpDir, removeTmpDirs, assertCprofError } = require('../helpers/util.js')
 const { runFixture, startFixture } = require('../helpers/util.js').fixturesIn(__dirname)
 const { decodePprof } = require('../helpers/formats')
-const { startReceiver } = require('../helpers/pyroscope-receiver.js')
+const { startReceiver, pushedSamples } = require('../helpers/pyroscope-receiver.js')
 
 after(removeTmpDirs)
 
@@ -307,19 +307,10 @@ test('ground truth in the Pyroscope push: >= 95 % of fnA\'s pushed samples are i
   const out = done.json.find((o) => o.result || o.fatal)
   assert.ok(out && out.result, `${done.stdout}\n${done.stderr}`)
   const counts = { fnA: { a: 0, b: 0, none: 0 }, fnB: { a: 0, b: 0, none: 0 } }
-  let windows = 0
-  for (const p of receiver.profiles) {
-    windows++
-    const st = p.profile.stringTable.strings
-    const short = (name) => (name.match(/:([^:]+):\d+$/) || [])[1] || name // the push names url:name:line
-    const fn = new Map(p.profile.function.map((f) => [String(f.id), short(st[Number(f.name)])]))
-    const loc = new Map(p.profile.location.map((l) => [String(l.id), fn.get(String(l.line[0].functionId))]))
-    p.profile.sample.forEach((s, i) => {
-      const route = p.spans[i].labels.route
-      const r = route === '/a' ? 'a' : route === '/b' ? 'b' : 'none'
-      const names = s.locationId.map((id) => loc.get(String(id)))
-      for (const f of ['fnA', 'fnB']) if (names.includes(f)) counts[f][r] += Number(s.value[0])
-    })
+  const { windows, samples } = pushedSamples(receiver)
+  for (const { names, col, value } of samples) {
+    const r = col.labels.route === '/a' ? 'a' : col.labels.route === '/b' ? 'b' : 'none'
+    for (const f of ['fnA', 'fnB']) if (names.includes(f)) counts[f][r] += value
   }
   const a = share(counts.fnA, 'a')
   const b = share(counts.fnB, 'b')

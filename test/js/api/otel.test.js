@@ -21,7 +21,7 @@ const cprof = require('../../..')
 const { ROOT, UNDER_ASAN, makeTmpDir, removeTmpDirs, assertCprofError } = require('../helpers/util.js')
 const { startFixture } = require('../helpers/util.js').fixturesIn(__dirname)
 const { decodePprof } = require('../helpers/formats')
-const { startReceiver, spanHex } = require('../helpers/pyroscope-receiver.js')
+const { startReceiver, spanHex, pushedSamples } = require('../helpers/pyroscope-receiver.js')
 
 after(removeTmpDirs)
 
@@ -137,18 +137,10 @@ test('ground truth: each request in a span; >= 95 % of fnA\'s and fnB\'s samples
 
   // The pushed windows, as the receiver (the server's span columns) reads them.
   const pushed = zero()
-  let windows = 0
-  for (const p of receiver.profiles) {
-    windows++
-    const st = p.profile.stringTable.strings
-    const short = (name) => (name.match(/:([^:]+):\d+$/) || [])[1] || name // the push names url:name:line
-    const fn = new Map(p.profile.function.map((f) => [String(f.id), short(st[Number(f.name)])]))
-    const loc = new Map(p.profile.location.map((l) => [String(l.id), fn.get(String(l.line[0].functionId))]))
-    p.profile.sample.forEach((s, i) => {
-      const col = p.spans[i]
-      assert.equal(col.labels.span_id, undefined, 'span_id is a column, not a series label')
-      tally(pushed, s.locationId.map((id) => loc.get(String(id))), col.spanId ? spans[spanHex(col.spanId)] : undefined, Number(s.value[0]))
-    })
+  const { windows, samples } = pushedSamples(receiver)
+  for (const { names, col, value } of samples) {
+    assert.equal(col.labels.span_id, undefined, 'span_id is a column, not a series label')
+    tally(pushed, names, col.spanId ? spans[spanHex(col.spanId)] : undefined, value)
   }
   assert.ok(windows >= 2, `windows pushed: ${windows}`)
   assertShares(pushed, 'pushed')

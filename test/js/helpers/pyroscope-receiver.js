@@ -235,4 +235,22 @@ function functionTotals (profile, index) {
   return self
 }
 
-module.exports = { startReceiver, parseName, functionTotals, spanHex }
+// Every sample the receiver accepted, window by window: the function names
+// on its stack (the push names a function url:name:line; this gives name),
+// its span column ({ labels, spanId, traceId }: spanColumns above) and its
+// value. Returns { windows, samples: [{ names, col, value }] }.
+function pushedSamples (receiver) {
+  const samples = []
+  for (const p of receiver.profiles) {
+    const st = p.profile.stringTable.strings
+    const short = (name) => (name.match(/:([^:]+):\d+$/) || [])[1] || name
+    const fn = new Map(p.profile.function.map((f) => [String(f.id), short(st[Number(f.name)])]))
+    const loc = new Map(p.profile.location.map((l) => [String(l.id), fn.get(String(l.line[0].functionId))]))
+    p.profile.sample.forEach((s, i) => {
+      samples.push({ names: s.locationId.map((id) => loc.get(String(id))), col: p.spans[i], value: Number(s.value[0]) })
+    })
+  }
+  return { windows: receiver.profiles.length, samples }
+}
+
+module.exports = { startReceiver, parseName, functionTotals, spanHex, pushedSamples }
