@@ -143,14 +143,15 @@ function cli (...args) {
 const us = (ms) => Math.round(ms * 1000)
 
 // The function's lines: they add up to its self time exactly (in µs), and
-// the two loops' lines read 3:1 within ±15%.
-function assertLines (fn, one, three, url) {
+// the two loops' lines read `expect`:1 (3:1, the work's ratio) within ±tol.
+function assertLines (fn, one, three, url, expect = 3, tol = 0.15) {
   assert.ok(fn && Array.isArray(fn.lines), `lines of ${JSON.stringify(fn)}`)
   assert.equal(fn.lines.reduce((s, l) => s + us(l.self), 0), us(fn.self), 'the lines add up to the self time')
   const at = (line) => fn.lines.find((l) => l.line === line && l.url === url)
   assert.ok(at(one) && at(three), `lines ${one} and ${three} of ${url} in ${JSON.stringify(fn.lines)}`)
   const ratio = at(three).self / at(one).self
-  assert.ok(ratio > 3 * 0.85 && ratio < 3 * 1.15, `3:1 within 15%: ${ratio.toFixed(2)} (${JSON.stringify(fn.lines)})`)
+  assert.ok(ratio > expect * (1 - tol) && ratio < expect * (1 + tol),
+    `${expect.toFixed(2)}:1 within ${tol * 100}%: ${ratio.toFixed(2)} (${JSON.stringify(fn.lines)})`)
   assert.ok(at(one).share + at(three).share > 90, 'the loops hold the time')
 }
 
@@ -306,7 +307,9 @@ test('cprof merge keeps the lines: the merged file\'s positionTicks are the inpu
 
   const [la, lb, lm] = await Promise.all([a, b, merged].map(async (f) =>
     (await cprof.analyze(f, { lines: true })).summary.top.find((fn) => fn.functionName === 'twoLoops')))
-  assertLines(lm, one, three, `file://${work.js}`)
+  // The merged lines read as the inputs' ticks summed (each input's own 3:1 is
+  // the single-profile tests' to check: on a loaded machine one may read 4:1).
+  assertLines(lm, one, three, `file://${work.js}`, sum[three] / sum[one], 0.05)
   // Read back from the file, a line's time is split again by ticks: within 2% of the inputs' sum.
   const at = (fn, line) => us(fn.lines.find((l) => l.line === line).self)
   for (const line of [one, three]) {
@@ -314,7 +317,8 @@ test('cprof merge keeps the lines: the merged file\'s positionTicks are the inpu
     assert.ok(Math.abs(at(lm, line) - want) <= want * 0.02, `line ${line}: ${at(lm, line)} vs ${want}`)
   }
   const rep = reportRatio(cli('report', merged, '--lines', 'twoLoops'), one, three)
-  assert.ok(within(rep.ratio), `report --lines of the merged file 3:1: ${rep.ratio}`)
+  const want = sum[three] / sum[one]
+  assert.ok(Math.abs(rep.ratio / want - 1) < 0.05, `report --lines of the merged file ${want.toFixed(2)}:1: ${rep.ratio}`)
 })
 
 test('report --lines: a name that matches nothing, and heap profiles, say so', () => {
