@@ -10,6 +10,7 @@
 #include "addon.h"
 #include "args.h"
 #include "errors.h"
+#include "jsutil.h"
 #include "job_args.h"
 #include "macros.h"
 
@@ -100,19 +101,10 @@ static int read_given(napi_env env, napi_value arr, cprof_labels_t *l) {
 static int read_span_sets(napi_env env, napi_value v, cprof_labels_t *l) {
   napi_valuetype t;
   size_t n;
+  char *buf;
   NAPI_CALL_INT(env, napi_typeof(env, v, &t));
   if (t != napi_string) return bad(env, "labels.spanSets must be a string");
-  NAPI_CALL_INT(env, napi_get_value_string_utf8(env, v, NULL, 0, &n));
-  char *buf = malloc(n + 1);
-  if (!buf) {
-    cprof__throw(env, "ERR_CPROF_NOMEM", "out of memory reading the span sets");
-    return -1;
-  }
-  if (napi_get_value_string_utf8(env, v, buf, n + 1, &n) != napi_ok) {
-    free(buf);
-    cprof__throw_last_error(env, "napi_get_value_string_utf8");
-    return -1;
-  }
+  if (cprof__js_string_copy(env, v, &buf, &n) != 0) return -1;
   const char *kv[2 * CPROF_LABEL_PAIRS_MAX];
   const char *p = buf, *end = buf + n; /* buf[n] is NUL: every strlen stops by end */
   int rc = 0;
