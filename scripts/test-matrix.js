@@ -1,5 +1,6 @@
 'use strict'
-// npm run test:matrix [-- [--skip-system] [--prebuild] <majors...>]   e.g. npm run test:matrix -- 24
+// npm run test:matrix [-- [--skip-system] [--prebuild] [--tier runtime|files] <majors...>]
+//   e.g. npm run test:matrix -- 24
 //
 // Runs the JS test suite on several Node.js majors against the same addon
 // build (build/Release: Node-API, so one binary loads on all; with
@@ -11,11 +12,13 @@
 // non-zero if any version failed. --skip-system leaves out the system's node
 // (CI, where npm test has just run the suite on it).
 //
+// --tier runtime: only the files whose checks depend on the Node major
+// (test/js/helpers/test-files.js); CI runs that tier on 22 and 24.
 // CPROF_MATRIX_FILES: test files to run (default test/js/*/*.test.js).
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
-const { testFiles } = require('../test/js/helpers/test-files.js')
+const { testFiles, CONCURRENCY } = require('../test/js/helpers/test-files.js')
 const { TARGETS, prebuildPath } = require('./prebuild')
 const { npmNode, versionOf } = require('./npm-node')
 
@@ -54,7 +57,7 @@ function runSuite (node, files, addonEnv) {
   const started = Date.now()
   const env = { ...process.env, ...addonEnv, PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}` }
   delete env.NODE_TEST_CONTEXT
-  const r = spawnSync(node, ['--test', '--test-concurrency=2', '--test-reporter=tap', ...files], {
+  const r = spawnSync(node, ['--test', `--test-concurrency=${CONCURRENCY}`, '--test-reporter=tap', ...files], {
     cwd: ROOT,
     env,
     encoding: 'utf8',
@@ -80,6 +83,12 @@ function runSuite (node, files, addonEnv) {
 
 function main () {
   const args = process.argv.slice(2)
+  const at = args.indexOf('--tier')
+  const tier = at >= 0 ? args.splice(at, 2)[1] : undefined
+  if (tier !== undefined && tier !== 'runtime' && tier !== 'files') {
+    log(`--tier takes runtime or files, not ${tier}`)
+    process.exit(2)
+  }
   const skipSystem = args.includes('--skip-system')
   const prebuild = args.includes('--prebuild')
   const given = args.filter((a) => a !== '--skip-system' && a !== '--prebuild')
@@ -88,7 +97,7 @@ function main () {
   // files or globs only, Node 20 has no globs.
   const files = process.env.CPROF_MATRIX_FILES
     ? process.env.CPROF_MATRIX_FILES.split(/\s+/).filter(Boolean)
-    : testFiles()
+    : testFiles({ tier })
   const addon = prebuild
     ? path.join(ROOT, 'prebuilds', prebuildPath(TARGETS['linux-x64-glibc']))
     : path.join(ROOT, 'build', 'Release', 'cprof.node')

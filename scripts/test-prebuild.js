@@ -43,7 +43,7 @@ const os = require('node:os')
 const path = require('node:path')
 const zlib = require('node:zlib')
 const { TARGETS, ensurePackages, prebuildPath } = require('./prebuild')
-const { testFiles } = require('../test/js/helpers/test-files.js')
+const { testFiles, CONCURRENCY } = require('../test/js/helpers/test-files.js')
 const { npmNode } = require('./npm-node')
 const { installLines } = require('../test/prebuild/readme-install.js')
 
@@ -424,7 +424,7 @@ function main () {
       const files = testFiles()
       const suiteEnv = { ...process.env, CPROF_ADDON: addon }
       delete suiteEnv.NODE_TEST_CONTEXT
-      const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { cwd: ROOT, env: suiteEnv, stdio: 'inherit' })
+      const r = spawnSync(process.execPath, ['--test', `--test-concurrency=${CONCURRENCY}`, ...files], { cwd: ROOT, env: suiteEnv, stdio: 'inherit' })
       assert.equal(r.status, 0, 'the suite failed against the prebuild')
     })
   }

@@ -1,15 +1,47 @@
 'use strict'
-// The JS test files, as `npm run test:js` finds them (test/js/*/*.test.js:
-// one folder per part of lib/, test/js/README.md), relative to the
-// checkout and sorted. Fixtures and helpers are never test files. For the
-// scripts that run the suite (test:asan, test:matrix, test:prebuild).
+// The JS test files (test/js/*/*.test.js: one folder per part of lib/,
+// test/js/README.md), relative to the checkout, and how the scripts that
+// run the suite (npm run test:js, test:asan, test:matrix, test:prebuild)
+// order and pick them. Fixtures and helpers are never test files.
 
 const fs = require('node:fs')
 const path = require('node:path')
 
 const ROOT = path.resolve(__dirname, '..', '..', '..')
 
-function testFiles () {
+// The files that take longest (wall time, most of it waiting on real
+// outages, timers and child processes), started first: the runner starts
+// files in the order given, so a long file started last would leave the
+// other slots idle at the end of the run. Measured with a per-file reporter
+// (test/js/README.md); a missing or renamed file fails project/helpers.test.js.
+const LONGEST_FIRST = [
+  'test/js/push/push.test.js',
+  'test/js/fleet/attach.test.js',
+  'test/js/incidents/incidents.test.js',
+  'test/js/triggers/triggers.test.js',
+  'test/js/fleet/fleet.test.js',
+  'test/js/api/sourcemaps.test.js',
+  'test/js/api/security.test.js',
+  'test/js/viewer/viewer-time.test.js',
+  'test/js/triggers/pm2.test.js',
+  'test/js/ui/ui.test.js',
+  'test/js/api/faults.test.js',
+  'test/js/incidents/incidents-startup.test.js',
+  'test/js/incidents/heap-trend.test.js'
+]
+
+// Folders whose files check what cprof does with a profile once it is
+// taken — reports, conversions, merges, gates, the viewer's pages in
+// Chromium, the dashboard, the docs and the source tree — not how a Node
+// major's inspector, V8 profiler, signals or hooks behave: that is api/,
+// recorder/, incidents/, push/, triggers/, fleet/ and cli/run.test.js, the
+// runtime tier. test:matrix runs the runtime tier on each Node major
+// (--tier runtime); every file runs on the system's Node (npm test) and
+// under ASan (test:asan).
+const FILES_TIER = ['cli', 'viewer', 'ui', 'project']
+const RUNTIME_IN_FILES_TIER = ['test/js/cli/run.test.js']
+
+function allFiles () {
   const js = path.join(ROOT, 'test', 'js')
   return fs.readdirSync(js, { withFileTypes: true })
     .filter((d) => d.isDirectory())
@@ -19,4 +51,21 @@ function testFiles () {
     .sort()
 }
 
-module.exports = { testFiles }
+function tierOf (file) {
+  const folder = file.split(/[\\/]/)[2]
+  return FILES_TIER.includes(folder) && !RUNTIME_IN_FILES_TIER.includes(file) ? 'files' : 'runtime'
+}
+
+// tier: 'runtime', 'files' or undefined (all). The longest files first,
+// then the rest sorted.
+function testFiles ({ tier } = {}) {
+  const all = allFiles().filter((f) => !tier || tierOf(f) === tier)
+  const first = LONGEST_FIRST.filter((f) => all.includes(f))
+  return [...first, ...all.filter((f) => !first.includes(f))]
+}
+
+// Two files at a time left a core idle for a third of the run (most files
+// wait on child processes); three keep both busy (test/js/README.md).
+const CONCURRENCY = 3
+
+module.exports = { testFiles, allFiles, tierOf, LONGEST_FIRST, CONCURRENCY }

@@ -193,6 +193,26 @@ test('every JS test file is in a folder of test/js, where the runners look', () 
   }
 })
 
+// helpers/test-files.js: the order starts with the longest files and loses
+// none; the two tiers split the suite, and the runtime tier (what the matrix
+// runs on every Node major) holds every folder that starts profiles in a
+// live process.
+test('the suite runners\' file list: longest first, every file once, the tiers a partition', () => {
+  const { testFiles, allFiles, tierOf, LONGEST_FIRST } = require('../helpers/test-files.js')
+  const all = allFiles()
+  const ordered = testFiles()
+  assert.deepEqual([...ordered].sort(), all)
+  for (const f of LONGEST_FIRST) assert.ok(all.includes(f), `${f} is in LONGEST_FIRST but is not a test file`)
+  assert.deepEqual(ordered.slice(0, LONGEST_FIRST.length), LONGEST_FIRST)
+  const runtime = testFiles({ tier: 'runtime' })
+  const files = testFiles({ tier: 'files' })
+  assert.deepEqual([...runtime, ...files].sort(), all)
+  for (const folder of ['api', 'recorder', 'incidents', 'push', 'triggers', 'fleet']) {
+    assert.ok(all.filter((f) => f.split('/')[2] === folder).every((f) => tierOf(f) === 'runtime'), folder)
+  }
+  assert.equal(tierOf('test/js/cli/run.test.js'), 'runtime')
+})
+
 // test/js/README.md's table is the test map: each folder's row names every
 // test file in it, and only those.
 test('test/js/README.md names every test file in its folder\'s row, and no other', () => {
