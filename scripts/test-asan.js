@@ -28,7 +28,7 @@
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
-const { testFiles, CONCURRENCY } = require('../test/js/helpers/test-files.js')
+const { testFiles } = require('../test/js/helpers/test-files.js')
 const { npmNode } = require('./npm-node')
 
 const ROOT = path.resolve(__dirname, '..')
@@ -111,6 +111,12 @@ function sanitizerEnv (addon) {
 const INSPECTOR_PASS = ['test/js/api/cpu.test.js', 'test/js/api/heap.test.js', 'test/js/api/lifecycle.test.js',
   'test/js/api/leak.test.js', 'test/js/api/labels.test.js']
 
+// Two files at a time, not npm test's three: every process here costs about
+// four times its CPU, and at three the machine is so loaded (a third of it in
+// the kernel) that attach's "exits at once" bounds and a dying instance's
+// hot function read the load, not cprof (a Node 26 run, reliability.md).
+const ASAN_CONCURRENCY = 2
+
 function hasV8Profiler (node) {
   return capture(node, ['-p', "typeof require('node:v8').startCpuProfile"]) === 'function'
 }
@@ -148,7 +154,7 @@ function main () {
     const files = argv.length > 0
       ? argv
       : testFiles().filter((f) => path.basename(f) !== 'pm2.test.js')
-    const suite = (list, e) => run(node, ['--test', `--test-concurrency=${CONCURRENCY}`, ...list], { env: e })
+    const suite = (list, e) => run(node, ['--test', `--test-concurrency=${ASAN_CONCURRENCY}`, ...list], { env: e })
     step(`JS test suite on Node ${major || process.versions.node} against the ASan addon (${files.join(' ')}; leak.test.js: 1,000 CPU + 1,000 heap cycles)`,
       () => suite(files, env))
     if (argv.length === 0 && hasV8Profiler(node)) {
