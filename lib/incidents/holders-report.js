@@ -4,8 +4,9 @@
 // <first.heapsnapshot> <second.heapsnapshot> <out.json> <out.txt>
 // <intervalMs> <reason JSON>. Compares the two as `cprof snapshot diff A B`
 // does (lib/snapshot-report.js, the C core), sums the new objects by holder
-// (lib/incidents/holders-sum.js), writes both files (0600, renamed whole) and deletes
-// the second snapshot. Exit 0 when written, 1 with a line on stderr.
+// (lib/incidents/holders-sum.js), deletes the second snapshot (compared: the
+// report never appears beside it) and writes both files (0600, renamed
+// whole). Exit 0 when written, 1 with a line on stderr.
 const fs = require('node:fs')
 const { snapshotDiff } = require('../snapshot-report')
 const { holders } = require('./holders-sum')
@@ -17,11 +18,13 @@ async function main ([first, second, json, text, intervalText, reasonText]) {
   try {
     const diff = await snapshotDiff([first, second], DIFF_TOP)
     const size = (f) => fs.statSync(f).size
+    const bytes = [size(first), size(second)]
+    fs.rmSync(second, { force: true })
     const result = {
       reason: JSON.parse(reasonText),
       measures: { holders: 'retainer paths of the objects new in the second snapshot' },
       intervalMs,
-      snapshots: [{ file: first, bytes: size(first), durationMs: null }, { file: second, bytes: size(second), durationMs: null, deleted: true }],
+      snapshots: [{ file: first, bytes: bytes[0], durationMs: null }, { file: second, bytes: bytes[1], durationMs: null, deleted: true }],
       added: { count: diff.added.count, selfSize: diff.added.selfSize, paths: diff.added.paths },
       holders: holders(diff, intervalMs, HOLDERS_TOP),
       warnings: diff.warnings,
