@@ -118,9 +118,13 @@ function createPrimary (hooks) {
     // However the primary's own profile ends (its signal, its timer), the
     // workers stop with it.
     g.own.finally(() => stopWorkers(g)).catch(() => {})
+    // A callback on every send: without one, a worker whose channel closed
+    // before the primary saw its 'exit' makes Node emit an 'error' on the
+    // Worker, which nobody listens to: the app's primary would die of it.
+    // Such a worker is named missing by onExit (or the stop's deadline).
     for (const m of g.members.values()) {
       try {
-        m.worker.send({ cprof: 'fleet', op: 'start', run, kind, timeout: opts.timeout })
+        m.worker.send({ cprof: 'fleet', op: 'start', run, kind, timeout: opts.timeout }, () => {})
       } catch {
         m.reason = 'could not be sent the start'
       }
@@ -134,7 +138,7 @@ function createPrimary (hooks) {
     for (const m of g.members.values()) {
       if (m.result || m.reason) continue
       try {
-        m.worker.send({ cprof: 'fleet', op: 'stop', run: g.run, kind: g.kind })
+        m.worker.send({ cprof: 'fleet', op: 'stop', run: g.run, kind: g.kind }, () => {})
       } catch {}
     }
     g.deadline = setTimeout(() => {

@@ -344,6 +344,25 @@ test('an instance that dies mid-profile: the others still merge, it is named mis
   await app.exited
 })
 
+// Found beside two CPU hogs: a worker whose channel closed before the
+// primary saw it exit made Worker.send() emit an 'error' nobody listened to,
+// and the app's primary died of cprof's stop. Here the channel closes and
+// the worker lives on, so the primary sees no exit at all.
+test('a worker whose IPC channel closed mid-profile: the primary lives on and merges, the worker is named missing', async () => {
+  const dir = makeTmpDir()
+  const app = start('fleet-cluster.js', ['2'], { CPROF_DIR: dir, CPROF_APP: 'unplugged', CRASH_WORKER: '1', CRASH_MODE: 'disconnect' })
+  await app.ready
+  assert.equal((await psUntil('unplugged', 3)).length, 3)
+  const r = await cprof(['trigger', '--app', 'unplugged', '--duration', '1', '--json'])
+  assert.equal(r.status, 0, r.describe())
+  const res = JSON.parse(r.stdout)
+  assert.deepEqual(res.missing.map((m) => m.label), ['unplugged.1'], r.describe())
+  assert.deepEqual(res.instances.map((i) => i.label).sort(), ['unplugged.2', 'unplugged.primary'])
+  assert.equal(app.child.exitCode, null, 'the primary is still running')
+  app.child.kill('SIGTERM')
+  await app.exited
+})
+
 test('no instance delivers (the only one exits mid-profile): exit 1, and why', async () => {
   const dir = makeTmpDir()
   const solo = start('fleet-solo.js', ['500', 'after-signal'], { CPROF_DIR: dir, CPROF_APP: 'solo' })
