@@ -122,8 +122,10 @@ async function report ({ values, given, positionals }, out, err) {
   return entries.some(trendOf) ? 0 : 1
 }
 
-// --holders: the sites of process e (as after the snapshots) beside what
-// holds what grew between two snapshots of it.
+// --holders: the sites of process e (as after the snapshots; as before them
+// when the windows since, with the snapshots' pauses in them, name no growing
+// site: on a loaded machine that erased the answer) beside what holds what
+// grew between two snapshots of it.
 async function holdersReport (e, instances, o, { out, err, trendOf }) {
   const who = 'cprof leaks'
   if (instances > 1) {
@@ -135,7 +137,8 @@ async function holdersReport (e, instances, o, { out, err, trendOf }) {
     err.write(`${who}: ${termSafe(r.why)}\n`)
     return r.code
   }
-  const now = r.entry
+  const after = trendOf(r.entry)
+  const now = after && after.top && after.top.length > 0 ? r.entry : e
   const trend = trendOf(now)
   if (o.json) {
     out.write(JSON.stringify({ pid: e.pid, app: e.app, instance: e.instance ?? null, cwd: e.cwd, measures: MEASURES, trend, holders: r.result }) + '\n')
