@@ -70,7 +70,7 @@ async function outcome (pid, found, id, since) {
     if (failed && failed.id === id) return { why: `${failed.code ? failed.code + ': ' : ''}${failed.message}` }
     const waited = Date.now() - since
     if (!taken && waited >= WAIT_S * 1000) {
-      if (dumpRequest.removeSnapshot(found.dir, pid, found.owner)) {
+      if (dumpRequest.removeSnapshot(found.dir, pid, found.owner, id)) {
         return { why: `it did not take the request within ${WAIT_S} s (removed): it may be busy (it acts on ` +
           'signals when its event loop turns)' }
       }
@@ -101,7 +101,7 @@ async function requestSnapshot (pid, { force = false, dir } = {}) {
   try {
     send(pid, sig)
   } catch (e) {
-    dumpRequest.removeSnapshot(found.dir, pid, found.owner)
+    dumpRequest.removeSnapshot(found.dir, pid, found.owner, id)
     return { why: e.message }
   }
   return { sig, ...(await outcome(pid, found, id, since)) }

@@ -101,23 +101,32 @@ function place (tmp, final, exclusive) {
   fs.renameSync(tmp, final)
 }
 
-// Whether file is a request younger than MAX_AGE_MS (read without following a link).
-function fresh (file, now = Date.now()) {
+// The request in file (read without following a link), or null.
+function readRequest (file) {
   let fd
   try {
     fd = fs.openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-    if (!fs.fstatSync(fd).isFile()) return false
-    const req = JSON.parse(rundir.readBounded(fd))
-    return typeof req.at === 'number' && Math.abs(now - req.at) <= MAX_AGE_MS
+    if (!fs.fstatSync(fd).isFile()) return null
+    return JSON.parse(rundir.readBounded(fd))
   } catch {
-    return false
+    return null
   } finally {
     if (fd !== undefined) fs.closeSync(fd)
   }
 }
 
-/** The CLI side: removes pid's request if it is still there; true if it was (not taken). */
-function remove (dir, pid, owner, kind = 'dump') {
+// Whether file is a request younger than MAX_AGE_MS.
+function fresh (file, now = Date.now()) {
+  const req = readRequest(file)
+  return req !== null && typeof req.at === 'number' && Math.abs(now - req.at) <= MAX_AGE_MS
+}
+
+/**
+ * The CLI side: removes pid's request if it is still there; true if it was
+ * (not taken). id: only if it is that request (the name is pid's, so once
+ * the app took ours another CLI's may be waiting there).
+ */
+function remove (dir, pid, owner, kind = 'dump', id = undefined) {
   let handle
   try {
     handle = open(dir, owner)
@@ -125,7 +134,9 @@ function remove (dir, pid, owner, kind = 'dump') {
     return false
   }
   try {
-    fs.unlinkSync(path.join(handle.at, requestName(pid, kind)))
+    const file = path.join(handle.at, requestName(pid, kind))
+    if (id !== undefined && (readRequest(file) || {}).id !== id) return false
+    fs.unlinkSync(file)
     return true
   } catch {
     return false
@@ -200,9 +211,9 @@ function putSnapshot (dir, pid, owner, target) {
   return id
 }
 
-/** The CLI side: removes pid's snapshot request if still there; true if it was. */
-function removeSnapshot (dir, pid, owner) {
-  return remove(dir, pid, owner, 'snapshot')
+/** The CLI side: removes request id (putSnapshot's) if still there; true if it was. */
+function removeSnapshot (dir, pid, owner, id) {
+  return remove(dir, pid, owner, 'snapshot', id)
 }
 
 /**

@@ -589,8 +589,12 @@ nodeTest('snapshot request (<run dir>/snapshot-<pid>.json): a symlink or another
   // A second CLI while that one waits, untaken: refused, the first kept.
   assert.throws(() => dumpRequest.putSnapshot(dir, 12345, me), { code: 'ERR_CPROF_BUSY', message: /another heap snapshot request/ })
   assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).id, id)
-  assert.equal(dumpRequest.removeSnapshot(dir, 12345, me), true)
-  assert.equal(dumpRequest.removeSnapshot(dir, 12345, me), false)
+  // Only its own request: a CLI whose request the app took long ago leaves
+  // a later CLI's request alone (a loaded run removed it and said "not taken").
+  assert.equal(dumpRequest.removeSnapshot(dir, 12345, me, 'another-id'), false)
+  assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).id, id)
+  assert.equal(dumpRequest.removeSnapshot(dir, 12345, me, id), true)
+  assert.equal(dumpRequest.removeSnapshot(dir, 12345, me, id), false)
   // A stale one (a CLI killed before it could remove it) is replaced.
   fs.writeFileSync(file, JSON.stringify({ id: 'old', at: Date.now() - dumpRequest.MAX_AGE_MS - 1000 }), { mode: 0o600 })
   const id2 = dumpRequest.putSnapshot(dir, 12345, me)
