@@ -111,7 +111,7 @@ function sanitizerEnv (addon) {
 const INSPECTOR_PASS = ['test/js/api/cpu.test.js', 'test/js/api/heap.test.js', 'test/js/api/lifecycle.test.js',
   'test/js/api/leak.test.js', 'test/js/api/labels.test.js']
 
-// Two files at a time, not npm test's three: every process here costs about
+// Two files at a time: every process here costs about
 // four times its CPU, and at three the machine is so loaded (a third of it in
 // the kernel) that attach's "exits at once" bounds and a dying instance's
 // hot function read the load, not cprof (a Node 26 run, reliability.md).
