@@ -21,7 +21,8 @@
 // and Node 26's own external string left at exit (lsan.supp). There the
 // files that start and stop profiles (INSPECTOR_PASS) run a second time with
 // CPROF_TRANSPORT=connection: the inspector connection Node 20-24 profile
-// through, so one run covers both ways in. CI runs it on Node 26 (.ci/run).
+// through, so one run covers both ways in. CI runs it on the system's Node
+// (.ci/run): on 26 the whole suite takes twice as long.
 //
 // Any sanitizer report fails the run: ASan and UBSan abort the process
 // (the test that ran it fails), LSan makes the process exit 23 at exit.

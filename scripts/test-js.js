@@ -3,8 +3,8 @@
 //
 // The JS suite with node's test runner: every test/js/*/*.test.js (or the
 // files given), the longest first, CONCURRENCY files at a time
-// (test/js/helpers/test-files.js). Flags given before the files (for
-// example --test-reporter=tap) go to node --test as they are.
+// (test/js/helpers/test-files.js). Flags, in --flag=value form (for
+// example --test-reporter=tap), go to node --test as they are.
 const { spawnSync } = require('node:child_process')
 const path = require('node:path')
 const { testFiles, CONCURRENCY } = require('../test/js/helpers/test-files.js')

@@ -325,14 +325,19 @@ test('flight recorder: cprof ps shows it; trigger --app/--tree --dump merges eve
   await Promise.all([app.exited, solo.exited])
 })
 
-test('an instance that dies mid-profile: the others still merge, it is named missing, exit 0', async () => {
-  const dir = makeTmpDir()
-  const app = start('fleet-cluster.js', ['2'], { CPROF_DIR: dir, CPROF_APP: 'crashy', CRASH_WORKER: '1', CRASH_AFTER_MS: '300' })
+// fleet-cluster.js with 2 workers, worker 1 failing as env says (CRASH_*),
+// then `cprof trigger --app name --duration S --json` over it: { app, r, res }.
+async function triggerOverFailing (name, env, seconds) {
+  const app = start('fleet-cluster.js', ['2'], { CPROF_DIR: makeTmpDir(), CPROF_APP: name, CRASH_WORKER: '1', ...env })
   await app.ready
-  assert.equal((await psUntil('crashy', 3)).length, 3)
-  const r = await cprof(['trigger', '--app', 'crashy', '--duration', '2', '--json'])
+  assert.equal((await psUntil(name, 3)).length, 3)
+  const r = await cprof(['trigger', '--app', name, '--duration', String(seconds), '--json'])
   assert.equal(r.status, 0, r.describe())
-  const res = JSON.parse(r.stdout)
+  return { app, r, res: JSON.parse(r.stdout) }
+}
+
+test('an instance that dies mid-profile: the others still merge, it is named missing, exit 0', async () => {
+  const { app, r, res } = await triggerOverFailing('crashy', { CRASH_AFTER_MS: '300' }, 2)
   assert.equal(res.missing.length, 1, r.describe())
   assert.equal(res.missing[0].label, 'crashy.1')
   assert.match(res.missing[0].reason, /exited/)
@@ -347,15 +352,9 @@ test('an instance that dies mid-profile: the others still merge, it is named mis
 // Found beside two CPU hogs: a worker whose channel closed before the
 // primary saw it exit made Worker.send() emit an 'error' nobody listened to,
 // and the app's primary died of cprof's stop. Here the channel closes and
-// the worker lives on, so the primary sees no exit at all.
+// the worker takes 3 s to exit, so the stop meets the closed channel first.
 test('a worker whose IPC channel closed mid-profile: the primary lives on and merges, the worker is named missing', async () => {
-  const dir = makeTmpDir()
-  const app = start('fleet-cluster.js', ['2'], { CPROF_DIR: dir, CPROF_APP: 'unplugged', CRASH_WORKER: '1', CRASH_MODE: 'disconnect' })
-  await app.ready
-  assert.equal((await psUntil('unplugged', 3)).length, 3)
-  const r = await cprof(['trigger', '--app', 'unplugged', '--duration', '1', '--json'])
-  assert.equal(r.status, 0, r.describe())
-  const res = JSON.parse(r.stdout)
+  const { app, r, res } = await triggerOverFailing('unplugged', { CRASH_MODE: 'disconnect' }, 1)
   assert.deepEqual(res.missing.map((m) => m.label), ['unplugged.1'], r.describe())
   assert.deepEqual(res.instances.map((i) => i.label).sort(), ['unplugged.2', 'unplugged.primary'])
   assert.equal(app.child.exitCode, null, 'the primary is still running')

@@ -13,7 +13,7 @@ const ROOT = path.resolve(__dirname, '..', '..', '..')
 // outages, timers and child processes), started first: the runner starts
 // files in the order given, so a long file started last would leave the
 // other slots idle at the end of the run. Measured with a per-file reporter
-// (test/js/README.md); a missing or renamed file fails project/helpers.test.js.
+// (test/js/README.md); a missing or renamed file fails project/structure.test.js.
 const LONGEST_FIRST = [
   'test/js/push/push.test.js',
   'test/js/fleet/attach.test.js',
