@@ -1,10 +1,13 @@
 'use strict'
-// npm run test:asan [-- [--node MAJOR] <test files>]
+// npm run test:asan [-- [--node MAJOR] [--all | <test files>]]
 //
 // 1. The C unit tests with ASan + UBSan (make -C test/c check SAN=1).
 // 2. The addon built with ASan + UBSan in .cache/asan (a copy of binding.gyp,
 //    src/ and scripts/build.js, so build/Release — what `npm test` and the
-//    app load — is never touched), then the whole JS test suite against it:
+//    app load — is never touched), then JS test files against it: by
+//    default ASAN_FILES (test/js/helpers/test-files.js), the cheapest set
+//    that reaches every C line the whole suite reaches (bench/c-coverage.js
+//    chose it and checks it); --all: every file but pm2.test.js (below):
 //    Node is not built with ASan, so the runtime is LD_PRELOADed into every
 //    node the suite starts (CPROF_ADDON tells lib/native.js which addon to
 //    load; both are inherited by child processes and worker threads).
@@ -29,7 +32,7 @@
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
-const { testFiles } = require('../test/js/helpers/test-files.js')
+const { testFiles, ASAN_FILES } = require('../test/js/helpers/test-files.js')
 const { npmNode } = require('./npm-node')
 
 const ROOT = path.resolve(__dirname, '..')
@@ -149,16 +152,18 @@ function main () {
   if (addon) {
     // node on PATH is the same binary, for the tests that start `node` by name
     const env = { ...sanitizerEnv(addon), PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}` }
-    // triggers/pm2.test.js drives a real PM2 daemon whose apps start too slowly under
-    // ASan on 2 cores for its waits; it tests PM2's protocol, not memory
-    // safety, and runs in npm test and test:matrix. Every other file runs here.
-    const files = argv.length > 0
-      ? argv
-      : testFiles().filter((f) => path.basename(f) !== 'pm2.test.js')
+    // --all: every file but triggers/pm2.test.js, which drives a real PM2
+    // daemon whose apps start too slowly under ASan on 2 cores for its waits;
+    // it tests PM2's protocol, not memory safety (npm test and test:matrix run it).
+    const all = argv.includes('--all')
+    const named = argv.filter((a) => a !== '--all')
+    const files = named.length > 0
+      ? named
+      : testFiles().filter((f) => all ? path.basename(f) !== 'pm2.test.js' : ASAN_FILES.includes(f))
     const suite = (list, e) => run(node, ['--test', `--test-concurrency=${ASAN_CONCURRENCY}`, ...list], { env: e })
     step(`JS test suite on Node ${major || process.versions.node} against the ASan addon (${files.join(' ')}; leak.test.js: 1,000 CPU + 1,000 heap cycles)`,
       () => suite(files, env))
-    if (argv.length === 0 && hasV8Profiler(node)) {
+    if (named.length === 0 && hasV8Profiler(node)) {
       step(`again through the inspector connection (CPROF_TRANSPORT=connection: ${INSPECTOR_PASS.join(' ')})`,
         () => suite(INSPECTOR_PASS, { ...env, CPROF_TRANSPORT: 'connection' }))
     }

@@ -44,6 +44,15 @@ const CLOSE_WAIT_MS = 10000
 // inspector by itself: room for the commands around the sampling and for
 // Profiler.stop's reply. Re-armed to GRACE_MS from now just before the stop.
 const GRACE_MS = 5000
+// How long after its last reply the target closes its inspector when asked
+// to (closeInspector, the watchdog): the asking session disconnects first
+// and waits for the close handshake. Node closing its inspector while a
+// session is still attached can crash the target (a SIGSEGV seen on a
+// loaded machine; nodejs/node#18761, #27637): 50 ms was not always enough
+// for the asker to get the CPU back.
+const CLOSE_AFTER_MS = 500
+// How long a disconnect waits for the close handshake.
+const DISCONNECT_WAIT_MS = 2000
 // The watchdog: polls every WATCH_POLL_MS for up to WATCH_MAX_MS; leaves
 // an inspector it sees open SETTLE_MS to a live attach's guard; waits up to
 // ACT_MS for a close attempt before it looks again.
@@ -684,16 +693,17 @@ async function closeOpened (pid, pre, token, maxMs = WATCH_MAX_MS) {
   return procfs.sameProcess(pid, pre.startTime) ? 'gave up' : 'exited'
 }
 
-// Over a new connection: closes the inspector at url 50 ms from now (so the
-// reply reaches us) unless another attach's live guard announced itself.
-// Settles when the target answers (a target blocked in native code answers
-// once it returns) or the connection ends (the target exited).
+// Over a new connection: closes the inspector at url CLOSE_AFTER_MS from
+// now (we disconnect first) unless another attach's live guard announced
+// itself. Settles when the target answers (a target blocked in native code
+// answers once it returns) and we disconnected, or the connection ends (the
+// target exited).
 async function closeUnguarded (url, token) {
   const expr = `(() => {
   const inspector = ${INSPECTOR}
   const g = process[${GUARD_KEY}]
   if (g && g.url === inspector.url() && g.until > Date.now() && g.by !== ${JSON.stringify(String(token))}) return 'guarded'
-  return ${guardExpr(50)} && 'closing'
+  return ${guardExpr(CLOSE_AFTER_MS)} && 'closing'
 })()`
   let c
   try {
@@ -702,8 +712,17 @@ async function closeUnguarded (url, token) {
   } catch {
     return null
   } finally {
-    if (c) c.ws.close()
+    await disconnect(c)
   }
+}
+
+// Closes our session and waits (up to DISCONNECT_WAIT_MS) for the target
+// to answer the close: its inspector must not close while we are attached.
+async function disconnect (c) {
+  if (!c || c.ws.readyState === 3) return
+  const closed = new Promise((resolve) => c.ws.once('close', resolve))
+  c.ws.close()
+  await Promise.race([closed, sleep(DISCONNECT_WAIT_MS)])
 }
 
 // Samples for opts.durationMs or until opts.signal aborts, then stops: the
@@ -738,17 +757,17 @@ async function profile (client, guard, opts) {
 }
 
 // Always runs, also after a failed profile: the port must not stay open.
-// Over the same session the guard is re-armed to 50 ms (so the reply
-// reaches us first); else a new connection arms a new guard to 50 ms. The
+// Over the same session the guard is re-armed to CLOSE_AFTER_MS; else a new
+// connection arms a new guard to that. We disconnect before it fires. The
 // old guard's timer then finds its inspector closed and does nothing.
 async function closeInspector (client, guard, url) {
   let c = client
   try {
-    if (c && guard && c.ws.readyState === 1) return await rearm(c, guard, 50)
+    if (c && guard && c.ws.readyState === 1) return await rearm(c, guard, CLOSE_AFTER_MS)
     if (!c || c.ws.readyState !== 1) c = await connect(url)
-    await c.post('Runtime.evaluate', { expression: guardExpr(50) })
+    await c.post('Runtime.evaluate', { expression: guardExpr(CLOSE_AFTER_MS) })
   } catch {} finally {
-    if (c) c.ws.close()
+    await disconnect(c)
   }
 }
 

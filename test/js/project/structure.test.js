@@ -197,7 +197,7 @@ test('every JS test file is in a folder of test/js, where the runners look', () 
 // none; the two tiers split the suite, and the runtime tier (what the matrix
 // runs on every Node major) holds every folder that starts profiles in a
 // live process.
-test('the suite runners\' file list: longest first, every file once, the tiers a partition', () => {
+test('the suite runners\' file list: longest first, every file once, the tiers a partition, test:asan\'s files real', () => {
   const { testFiles, allFiles, tierOf, LONGEST_FIRST } = require('../helpers/test-files.js')
   const all = allFiles()
   const ordered = testFiles()
@@ -211,6 +211,9 @@ test('the suite runners\' file list: longest first, every file once, the tiers a
     assert.ok(all.filter((f) => f.split('/')[2] === folder).every((f) => tierOf(f) === 'runtime'), folder)
   }
   assert.equal(tierOf('test/js/cli/run.test.js'), 'runtime')
+  const { ASAN_FILES } = require('../helpers/test-files.js')
+  for (const f of ASAN_FILES) assert.ok(all.includes(f), `${f} is in ASAN_FILES but is not a test file`)
+  assert.ok(ASAN_FILES.includes('test/js/api/leak.test.js'), 'test:asan runs the leak soak')
 })
 
 // test/js/README.md's table is the test map: each folder's row names every

@@ -222,9 +222,12 @@ test('down for ~40 s then back: the windows in between are delivered after, with
   const r = await receiver()
   const small = await receiver()
   const apps = [
-    runApp({ CPROF_PUSH_URL: r.url, APP_MS: '52000', APP_IDLE_MS: '40', APP_STOP: '1' }),
+    // Light apps (2 ms of work every 40 ms): the windows, not their
+    // samples, are what this test counts, and 52 s of CPU-bound work would
+    // cost the suite ~20 CPU-s.
+    runApp({ CPROF_PUSH_URL: r.url, APP_MS: '52000', APP_SLICE_MS: '2', APP_IDLE_MS: '40', APP_STOP: '1' }),
     // a queue of a few windows: the oldest are dropped, memory stays bounded
-    runApp({ CPROF_PUSH_URL: small.url, CPROF_PUSH_QUEUE_BYTES: '4000', APP_MS: '52000', APP_IDLE_MS: '40', APP_STOP: '1' })
+    runApp({ CPROF_PUSH_URL: small.url, CPROF_PUSH_QUEUE_BYTES: '4000', APP_MS: '52000', APP_SLICE_MS: '2', APP_IDLE_MS: '40', APP_STOP: '1' })
   ]
   await new Promise((resolve) => setTimeout(resolve, 4000))
   await Promise.all([r.down(), small.down()])
@@ -539,7 +542,7 @@ test('pushed heap windows are the live heap: a growing Map is a rising inuse_spa
 test('a long outage with a queue that drops the failing windows: requests back off to the cap', async () => {
   const r = await receiver()
   r.set({ status: 503 })
-  const run = await runApp({ CPROF_PUSH_URL: r.url, CPROF_PUSH_QUEUE_BYTES: '1', APP_MS: '32000', APP_IDLE_MS: '20' })
+  const run = await runApp({ CPROF_PUSH_URL: r.url, CPROF_PUSH_QUEUE_BYTES: '1', APP_MS: '32000', APP_SLICE_MS: '2', APP_IDLE_MS: '40' })
   assertClean(run, 'outage, one-window queue')
   const p = run.out.push
   assert.equal(p.pushed, 0)
