@@ -64,10 +64,10 @@ function testFiles ({ tier } = {}) {
   return [...first, ...all.filter((f) => !first.includes(f))]
 }
 
-// Files at a time. Three cut a quiet run from 641 to 555 s, but made an
-// attach target's SIGSEGV (Node closing its inspector as the watchdog's
-// session ends, docs/reliability.md) show in 3 of 5 runs: two until that is mended.
-const CONCURRENCY = 2
+// Files at a time: three keep 2 cores fuller than two (a quiet run 555 s
+// against 641); the attach SIGSEGV that once kept it at two is mended
+// (lib/fleet/attach.js, CLOSE_AFTER_MS; docs/reliability.md).
+const CONCURRENCY = 3
 
 // test:asan's files (unless --all): a set that reaches every C line the
 // whole suite reaches (10,205 in src/, gcov) at half its CPU, chosen by
