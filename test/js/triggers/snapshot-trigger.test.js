@@ -109,7 +109,10 @@ test('a second --snapshot while one is being written is refused (ERR_CPROF_BUSY)
   assert.equal(one.status, 0, one.describe())
   assert.match(one.stdout, WROTE)
   assert.equal(second.status, 1, second.describe())
-  assert.match(second.stderr, /no snapshot: ERR_CPROF_BUSY: a heap snapshot is already being written/)
+  // Refused as busy: by the app (ERR_CPROF_BUSY), or, when the first
+  // snapshot's heap walk holds its event loop past the CLI's 30 s wait (a
+  // loaded machine), by the CLI, which names the app as busy. Either way one file.
+  assert.match(second.stderr, /no snapshot: (ERR_CPROF_BUSY: a heap snapshot is already being written|it did not take the request within 30 s \(removed\): it may be busy)/)
   assert.equal(fs.readdirSync(app.dir).filter((f) => f.endsWith('.heapsnapshot')).length, 1)
   app.child.kill()
 })
