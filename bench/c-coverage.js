@@ -6,7 +6,9 @@
 // node bench/c-coverage.js [--runs N] [--check] [--reuse] [files…]
 //
 // The addon is compiled with gcc --coverage into .cache/coverage (the flags
-// of binding.gyp; build/ is never touched) and every test file runs alone
+// of binding.gyp; build/ is never touched). Not through scripts/build.js:
+// it compiles in a stage directory it then removes, and gcov needs each
+// object's notes file where it was compiled. Every test file runs alone
 // against it (CPROF_ADDON, two files at a time), with its own GCOV_PREFIX,
 // so each file's counters are its own: those of every process it starts
 // (children, workers, PM2 apps started from its environment) that exits
@@ -59,12 +61,12 @@ function nodeHeaders () {
 function build () {
   fs.rmSync(CACHE, { recursive: true, force: true })
   fs.mkdirSync(OBJ, { recursive: true })
-  const cjson = sh('pkg-config', ['--cflags', 'libcjson']).trim().split(/\s+/).filter(Boolean)
+  const cflags = ['-std=c11', '-D_GNU_SOURCE', '-fPIC', '-O0', '--coverage', `-I${nodeHeaders()}`,
+    ...sh('pkg-config', ['--cflags', 'libcjson']).trim().split(/\s+/).filter(Boolean)]
   const sources = ['core', 'addon'].flatMap((d) =>
     fs.readdirSync(path.join(ROOT, 'src', d)).filter((f) => f.endsWith('.c')).map((f) => path.join(ROOT, 'src', d, f)))
   for (const src of sources) {
-    sh('gcc', ['-c', '-std=c11', '-D_GNU_SOURCE', '-fPIC', '-O0', '--coverage', `-I${nodeHeaders()}`, ...cjson,
-      '-o', path.join(OBJ, path.basename(src, '.c') + '.o'), src])
+    sh('gcc', ['-c', ...cflags, '-o', path.join(OBJ, path.basename(src, '.c') + '.o'), src])
   }
   const objects = fs.readdirSync(OBJ).filter((f) => f.endsWith('.o')).map((f) => path.join(OBJ, f))
   sh('gcc', ['-shared', '--coverage', '-o', ADDON, ...objects, ...sh('pkg-config', ['--libs', 'libcjson']).trim().split(/\s+/)])
@@ -77,11 +79,10 @@ function cpuOf (prefix) {
 
 // One file alone; resolves { file, cpuS, status, prefix }.
 function runFile (file, prefix) {
-  const times = path.join(prefix, 'time')
   if (opts.reuse) return Promise.resolve({ file, cpuS: cpuOf(prefix), status: null, prefix })
   fs.mkdirSync(prefix, { recursive: true })
   return new Promise((resolve) => {
-    const c = spawn('/usr/bin/time', ['-f', '%U %S', '-o', times, process.execPath, '--test', '--test-reporter=dot', file], {
+    const c = spawn('/usr/bin/time', ['-f', '%U %S', '-o', path.join(prefix, 'time'), process.execPath, '--test', '--test-reporter=dot', file], {
       cwd: ROOT,
       stdio: 'ignore',
       env: { ...process.env, CPROF_ADDON: ADDON, GCOV_PREFIX: prefix, GCOV_PREFIX_STRIP: '0' }
@@ -180,17 +181,18 @@ async function main () {
   const chosen = opts.check ? ASAN_FILES : cover(byFile, cpu, stable)
   const got = reachedBy(chosen, byFile)
   const missed = [...stable].filter((l) => !got.has(l)).sort()
-  const cpuOf = (list) => list.reduce((s, f) => s + cpu.get(f), 0)
+  const cpuSum = (list) => list.reduce((s, f) => s + cpu.get(f), 0)
+  const only = new Map(chosen.map((f) => [f, onlyIn(f, chosen, byFile)]))
   const summary = {
     node: process.version,
     runs: runs.length,
     linesReachedEveryRun: stable.size,
     linesReachedSometimes: [...flaky].sort(),
     files: files.map((f) => ({ file: f, cpuS: Number(cpu.get(f).toFixed(1)), lines: byFile.get(f).size })),
-    suiteCpuS: Number(cpuOf(files).toFixed(1)),
+    suiteCpuS: Number(cpuSum(files).toFixed(1)),
     chosen: opts.check ? 'ASAN_FILES' : 'greedy cover',
-    cover: chosen.map((f) => ({ file: f, only: onlyIn(f, chosen, byFile) })),
-    coverCpuS: Number(cpuOf(chosen).toFixed(1)),
+    cover: chosen.map((f) => ({ file: f, only: only.get(f) })),
+    coverCpuS: Number(cpuSum(chosen).toFixed(1)),
     coverMisses: missed
   }
   const out = path.join(ROOT, 'bench', 'results', `${new Date().toISOString().slice(0, 10)}-c-coverage.json`)
@@ -198,7 +200,7 @@ async function main () {
   process.stdout.write(`\n${stable.size} C lines reached by the suite in every run (${flaky.size} only in some), ` +
     `${summary.suiteCpuS} CPU-s for all ${files.length} files\n${summary.chosen}: ${chosen.length} files, ` +
     `${summary.coverCpuS} CPU-s, misses ${missed.length} lines${missed.length ? ': ' + missed.slice(0, 20).join(' ') : ''}\n` +
-    chosen.map((f) => `  ${f} (${cpu.get(f).toFixed(1)} CPU-s, ${onlyIn(f, chosen, byFile).length} lines no other reaches)`).join('\n') + `\nwritten ${path.relative(ROOT, out)} (${os.cpus().length} cores)\n`)
+    chosen.map((f) => `  ${f} (${cpu.get(f).toFixed(1)} CPU-s, ${only.get(f).length} lines no other reaches)`).join('\n') + `\nwritten ${path.relative(ROOT, out)} (${os.cpus().length} cores)\n`)
 }
 
 main().catch((err) => {

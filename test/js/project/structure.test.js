@@ -198,7 +198,7 @@ test('every JS test file is in a folder of test/js, where the runners look', () 
 // runs on every Node major) holds every folder that starts profiles in a
 // live process.
 test('the suite runners\' file list: longest first, every file once, the tiers a partition, test:asan\'s files real', () => {
-  const { testFiles, allFiles, tierOf, LONGEST_FIRST } = require('../helpers/test-files.js')
+  const { testFiles, allFiles, tierOf, LONGEST_FIRST, ASAN_FILES } = require('../helpers/test-files.js')
   const all = allFiles()
   const ordered = testFiles()
   assert.deepEqual([...ordered].sort(), all)
@@ -211,7 +211,6 @@ test('the suite runners\' file list: longest first, every file once, the tiers a
     assert.ok(all.filter((f) => f.split('/')[2] === folder).every((f) => tierOf(f) === 'runtime'), folder)
   }
   assert.equal(tierOf('test/js/cli/run.test.js'), 'runtime')
-  const { ASAN_FILES } = require('../helpers/test-files.js')
   for (const f of ASAN_FILES) assert.ok(all.includes(f), `${f} is in ASAN_FILES but is not a test file`)
   assert.ok(ASAN_FILES.includes('test/js/api/leak.test.js'), 'test:asan runs the leak soak')
 })
