@@ -67,6 +67,18 @@ function attachError (message, props) {
   return cprofError('ERR_CPROF_ATTACH', message, props)
 }
 
+// p, or undefined after ms, whichever comes first; the timer is cleared
+// either way, so a settled race keeps no process alive (a watchdog lingered
+// ACT_MS after its target exited).
+async function within (p, ms) {
+  const ac = new AbortController()
+  try {
+    return await Promise.race([p, sleep(ms, ac.signal)])
+  } finally {
+    ac.abort()
+  }
+}
+
 // Resolves after ms, or at once when signal aborts.
 function sleep (ms, signal) {
   return new Promise((resolve) => {
@@ -686,7 +698,7 @@ async function closeOpened (pid, pre, token, maxMs = WATCH_MAX_MS) {
     }
     if (open && !pending && Date.now() - seen >= SETTLE_MS) {
       pending = closeUnguarded(open.url, token).finally(() => { pending = null })
-      await Promise.race([pending, sleep(ACT_MS)])
+      await within(pending, ACT_MS)
     }
     await sleep(WATCH_POLL_MS)
   }
@@ -722,7 +734,7 @@ async function disconnect (c) {
   if (!c || c.ws.readyState === 3) return
   const closed = new Promise((resolve) => c.ws.once('close', resolve))
   c.ws.close()
-  await Promise.race([closed, sleep(DISCONNECT_WAIT_MS)])
+  await within(closed, DISCONNECT_WAIT_MS)
 }
 
 // Samples for opts.durationMs or until opts.signal aborts, then stops: the

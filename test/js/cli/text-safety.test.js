@@ -207,6 +207,29 @@ test('report, diff, convert --to txt and list print hostile names, urls, titles 
   assertNoRawControl(e.stdout + e.stderr, 'report of a bad file')
 })
 
+// The page's data is JSON inside a <script>: a name can neither end the
+// script nor break a line there (U+2028 ends a JS line in older engines),
+// and a 4-byte UTF-8 character (an emoji) is kept as it is.
+test('cprof html embeds a name with </script>, U+2028 and an emoji as data, not markup', () => {
+  const dir = makeTmpDir('cprof-hostile-html-')
+  const name = 'fire \u{1F525} </script><!-- \u2028x'
+  const frame = (functionName, url = '') => ({ functionName, scriptId: url ? '1' : '0', url, lineNumber: url ? 1 : -1, columnNumber: 0 })
+  const file = path.join(dir, 'emoji.cpuprofile')
+  fs.writeFileSync(file, JSON.stringify({
+    nodes: [{ id: 1, callFrame: frame('(root)'), children: [2] }, { id: 2, callFrame: frame(name, 'file:///app/a.js') }],
+    startTime: 0,
+    endTime: 2000,
+    samples: [2, 2],
+    timeDeltas: [1000, 1000]
+  }))
+  const out = path.join(dir, 'emoji.html')
+  const r = cli(['html', file, '-o', out])
+  assert.equal(r.status, 0, r.describe())
+  const html = fs.readFileSync(out, 'utf8')
+  assert.ok(html.includes('"fire \u{1F525} \\u003c/script\\u003e\\u003c!-- \\u2028x"'), 'the name, escaped for a script, emoji kept')
+  assert.ok(!html.includes('fire \u{1F525} </script>'), 'the name never ends the script')
+})
+
 function startTarget (args, env) {
   const c = spawn(process.execPath, [...args, path.join(FIXTURES, 'hostile-names.js'), '60000'], {
     env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe']

@@ -159,6 +159,10 @@ test('backoff: exponential, jittered in the upper half, capped; Retry-After in s
 })
 
 // ---- end to end ----
+// Tests of delivery (outages, retries, refusals, TLS, series names) run a
+// light app (APP_SLICE_MS 2, APP_IDLE_MS 40: ~5% of a core): they count
+// windows and requests, not samples, and a CPU-bound app would cost every
+// suite run CPU that measures nothing. Tests of what a window holds run it busy.
 
 
 test('windows arrive as pprof: the hot function tops the CPU series, labels and time ranges right, nothing twice; heap windows too', async () => {
@@ -278,7 +282,7 @@ test('down for ~40 s then back: the windows in between are delivered after, with
 test('slow receiver: requests time out and are retried; the app exits on its own', async () => {
   const r = await receiver()
   r.set({ delayMs: 3000 })
-  const run = await runApp({ CPROF_PUSH_URL: r.url, CPROF_PUSH_TIMEOUT: '500', APP_MS: '3000' })
+  const run = await runApp({ CPROF_PUSH_URL: r.url, CPROF_PUSH_TIMEOUT: '500', APP_MS: '3000', APP_SLICE_MS: '2', APP_IDLE_MS: '40' })
   assertClean(run, 'slow')
   assert.ok(run.out.push.retried >= 1, JSON.stringify(run.out.push))
   assert.match(run.out.push.lastError.message, /no answer within 500 ms/)
@@ -289,7 +293,7 @@ test('429 and 503 are retried with backoff (Retry-After respected), then deliver
   for (const [status, retryAfter, minGap] of [[429, 2, 1900], [503, undefined, 450]]) {
     const r = await receiver()
     r.set({ status, retryAfter, times: 2 })
-    const run = await runApp({ CPROF_PUSH_URL: r.url, APP_MS: '2500', APP_STOP: '1' })
+    const run = await runApp({ CPROF_PUSH_URL: r.url, APP_MS: '2500', APP_STOP: '1', APP_SLICE_MS: '2', APP_IDLE_MS: '40' })
     assertClean(run, String(status))
     assert.ok(run.out.push.retried >= 2, JSON.stringify(run.out.push))
     assert.equal(run.out.push.failed, 0)
@@ -307,7 +311,7 @@ test('400 and 413 are not retried: counted as failed, each window sent once', as
   for (const status of [400, 413]) {
     const r = await receiver()
     r.set({ status })
-    const run = await runApp({ CPROF_PUSH_URL: r.url, APP_MS: '2500', APP_STOP: '1' })
+    const run = await runApp({ CPROF_PUSH_URL: r.url, APP_MS: '2500', APP_STOP: '1', APP_SLICE_MS: '2', APP_IDLE_MS: '40' })
     assertClean(run, String(status))
     const p = run.out.push
     assert.equal(p.retried, 0)
@@ -322,7 +326,7 @@ test('400 and 413 are not retried: counted as failed, each window sent once', as
 test('a receiver that accepts and never answers: the app still exits 0 on its own, at once', async () => {
   const r = await receiver()
   r.set({ hang: true })
-  const run = await runApp({ CPROF_PUSH_URL: r.url, APP_MS: '3000' })
+  const run = await runApp({ CPROF_PUSH_URL: r.url, APP_MS: '3000', APP_SLICE_MS: '2', APP_IDLE_MS: '40' })
   assertClean(run, 'hang')
   assert.ok(r.requests.length >= 1)
   assert.equal(run.out.push.pushed, 0)
@@ -331,7 +335,7 @@ test('a receiver that accepts and never answers: the app still exits 0 on its ow
 
 test('instances of one app (PM2 cluster-style environment) are distinct series', async () => {
   const r = await receiver()
-  const env = (i) => ({ CPROF_PUSH_URL: r.url, CPROF_PUSH_APP: '', pm_id: String(i), name: 'web', NODE_APP_INSTANCE: String(i), APP_MS: '2500', APP_STOP: '1' })
+  const env = (i) => ({ CPROF_PUSH_URL: r.url, CPROF_PUSH_APP: '', pm_id: String(i), name: 'web', NODE_APP_INSTANCE: String(i), APP_MS: '2500', APP_STOP: '1', APP_SLICE_MS: '2', APP_IDLE_MS: '40' })
   const runs = await Promise.all([runApp(env(0)), runApp(env(1))])
   runs.forEach((run, i) => assertClean(run, `instance ${i}`))
   const names = new Set(r.profiles.map((p) => `${p.app}/${p.labels.instance}`))
@@ -382,13 +386,13 @@ test('HTTPS: a private CA through NODE_EXTRA_CA_CERTS works, an unknown one is r
   const r = await startReceiver({ tls: { key: fs.readFileSync(key), cert: fs.readFileSync(cert) } })
   receivers.push(r)
   const url = r.url.replace('https://', 'https://4242:secret-pw@')
-  const trusted = await runApp({ CPROF_PUSH_URL: url, NODE_EXTRA_CA_CERTS: cert, APP_MS: '5000', APP_STOP: '1' })
+  const trusted = await runApp({ CPROF_PUSH_URL: url, NODE_EXTRA_CA_CERTS: cert, APP_MS: '5000', APP_STOP: '1', APP_SLICE_MS: '2', APP_IDLE_MS: '40' })
   assertClean(trusted, 'trusted CA')
   assert.ok(trusted.out.push.pushed >= 2, JSON.stringify(trusted.out.push))
   assert.equal(trusted.out.push.url, r.url, 'the status shows the URL without credentials')
   assert.equal(r.profiles[0].headers.authorization, `Basic ${Buffer.from('4242:secret-pw').toString('base64')}`)
   const count = r.profiles.length
-  const unknown = await runApp({ CPROF_PUSH_URL: r.url, NODE_EXTRA_CA_CERTS: '', APP_MS: '5000' })
+  const unknown = await runApp({ CPROF_PUSH_URL: r.url, NODE_EXTRA_CA_CERTS: '', APP_MS: '5000', APP_SLICE_MS: '2', APP_IDLE_MS: '40' })
   assertClean(unknown, 'unknown CA')
   assert.equal(unknown.out.push.pushed, 0)
   assert.ok(unknown.out.push.retried >= 1)

@@ -71,6 +71,11 @@ async function stopIfRunning () {
   if (cprof.recorder.status().running) await cprof.recorder.stop()
 }
 
+// First in this file: no recorder has run in this process yet.
+test('status() before the recorder ever ran: not running, nothing held', () => {
+  assert.deepEqual(cprof.recorder.status(), { running: false, windows: 0, bytes: 0, from: null, to: null })
+})
+
 test('two phases: dump({ last }) right after phase 2 holds phase 2 only; a longer last holds both', async () => {
   const dir = makeTmpDir()
   cprof.recorder.start({ window: 500, interval: 1000 })

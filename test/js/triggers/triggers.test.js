@@ -374,18 +374,20 @@ test('cprof trigger --duration toggles a profile in a live process; cprof list s
 // Signal triggers act when the event loop turns: both signals arrive during
 // synchronous work that ends only once the CLI has sent the second, so the
 // profile starts and stops at its end and covers far less than asked. The
-// CLI reports what the file covers.
+// CLI reports what the file covers. Asked 2 s, the file covers about none
+// of it; the bound is half (a run beside two hogs once gave 0.49 s of a
+// 0.5 s ask: a bound the load can reach is not a bound).
 test('cprof trigger --duration during synchronous work reports the real duration', async () => {
   const release = path.join(makeTmpDir(), 'release')
   const { app, dir, pid } = await preloadRun({ CPROF_PROFILING: '1' }, { args: ['5000', 'block', release] })
-  const r = await triggerCli([String(pid), '--duration', '0.5', '--dir', dir], {
+  const r = await triggerCli([String(pid), '--duration', '2', '--dir', dir], {
     onStdout: (out) => { if (/sent SIGUSR2 to \d+ again/.test(out) && !fs.existsSync(release)) fs.writeFileSync(release, '') }
   })
   assert.equal(r.status, 0, `${r.stdout}${r.stderr}${app.describe()}`)
   const line = await app.next((l) => l.startsWith('cprof: wrote '), { stderr: true })
   const file = /^cprof: wrote (\S+)/.exec(line)[1]
   const d = await assertReportedDuration(r, file)
-  assert.ok(d.seconds < 0.4, `both signals were handled in one turn of the loop: ${r.stdout}`)
+  assert.ok(d.seconds < 1, `both signals were handled in one turn of the loop: ${r.stdout}`)
   assert.match(d.note, /acts on a signal when its event loop turns/)
   assert.equal((await app.exited).status, 0)
 })
