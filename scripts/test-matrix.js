@@ -13,7 +13,7 @@
 // (CI, where npm test has just run the suite on it).
 //
 // --tier runtime: only the files whose checks depend on the Node major
-// (test/js/helpers/test-files.js); CI runs that tier on 22 and 24.
+// (test/js/helpers/test-files.js); CI runs that tier on 22, 24 and 26.
 // CPROF_MATRIX_FILES: test files to run (default test/js/*/*.test.js).
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
