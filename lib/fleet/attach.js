@@ -60,6 +60,12 @@ const WATCH_MAX_MS = 60 * 60 * 1000
 const WATCH_POLL_MS = 200
 const SETTLE_MS = 1000
 const ACT_MS = 5000
+// After the target armed its close, the watchdog connects no more for
+// REARM_MS: a session attached when the close fires crashes the target (a
+// watchdog that tried again every poll met its own armed close on a loaded
+// machine). Connecting again only after a whole quiet REARM_MS is for a
+// target whose timer never fired.
+const REARM_MS = 30000
 // Node's default inspector host, when --inspect-port names only a port.
 const DEFAULT_HOST = '127.0.0.1'
 
@@ -690,14 +696,17 @@ async function closeOpened (pid, pre, token, maxMs = WATCH_MAX_MS) {
   let open = null
   let seen = 0
   let pending = null // one close attempt at a time: a blocked target answers none
+  let next = 0 // no new connection before then (a close or a guard pending)
   while (Date.now() < deadline && procfs.sameProcess(pid, pre.startTime)) {
     if (open && !stillListening(pid, open.inodes)) return 'closed'
     if (!open) {
       open = await findInspector(pid, pre, state)
       if (open) seen = Date.now()
     }
-    if (open && !pending && Date.now() - seen >= SETTLE_MS) {
-      pending = closeUnguarded(open.url, token).finally(() => { pending = null })
+    if (open && !pending && Date.now() - seen >= SETTLE_MS && Date.now() >= next) {
+      pending = closeUnguarded(open.url, token)
+        .then((said) => { next = Date.now() + quietAfter(said) })
+        .finally(() => { pending = null })
       await within(pending, ACT_MS)
     }
     await sleep(WATCH_POLL_MS)
@@ -705,16 +714,26 @@ async function closeOpened (pid, pre, token, maxMs = WATCH_MAX_MS) {
   return procfs.sameProcess(pid, pre.startTime) ? 'gave up' : 'exited'
 }
 
+// How long the watchdog stays off the inspector after closeUnguarded said
+// said: 'closing' (its close is armed), 'guarded <ms>' (a live attach's
+// guard closes it within ms: until then, and its close after), else (no
+// answer) not at all.
+function quietAfter (said) {
+  if (said === 'closing') return REARM_MS
+  const m = /^guarded (\d+)$/.exec(said || '')
+  return m ? Number(m[1]) + CLOSE_AFTER_MS + SETTLE_MS : 0
+}
+
 // Over a new connection: closes the inspector at url CLOSE_AFTER_MS from
 // now (we disconnect first) unless another attach's live guard announced
-// itself. Settles when the target answers (a target blocked in native code
-// answers once it returns) and we disconnected, or the connection ends (the
-// target exited).
+// itself ('guarded <ms it has left>'). Settles when the target answers (a
+// target blocked in native code answers once it returns) and we
+// disconnected, or the connection ends (the target exited).
 async function closeUnguarded (url, token) {
   const expr = `(() => {
   const inspector = ${INSPECTOR}
   const g = process[${GUARD_KEY}]
-  if (g && g.url === inspector.url() && g.until > Date.now() && g.by !== ${JSON.stringify(String(token))}) return 'guarded'
+  if (g && g.url === inspector.url() && g.until > Date.now() && g.by !== ${JSON.stringify(String(token))}) return 'guarded ' + (g.until - Date.now())
   return ${guardExpr(CLOSE_AFTER_MS)} && 'closing'
 })()`
   let c
