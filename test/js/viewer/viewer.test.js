@@ -426,15 +426,17 @@ describe('in Chromium', { skip: skipBrowser }, () => {
       const heads = await page.$$eval('#view-flat thead th', (ths) => ths.map((th) => th.textContent))
       const col = (title) => heads.indexOf(title)
       // Sorted by the size of the change of self share: the function whose
-      // self share changed most between the two files (either of two within
-      // 0.1 points of each other, as the page rounds).
+      // self share changed most between the two files, or one within 2
+      // points of it. hotSpin's rise and coldSpin's fall are near-equal by
+      // the workload's design; beside two hogs coldSpin led by less than
+      // that (a rank among near-equals, test/js/README.md).
       const before = cpuSelfShares(JSON.parse(fs.readFileSync(taken.cold.files.cpuprofile, 'utf8')))
       const afterProfile = JSON.parse(fs.readFileSync(taken.hot.files.cpuprofile, 'utf8'))
       const after = cpuSelfShares(afterProfile)
       const change = [...new Set([...before.keys(), ...after.keys()])]
         .map((name) => [name, Math.abs((after.get(name) || 0) - (before.get(name) || 0))])
         .sort((a, b) => b[1] - a[1])
-      const lead = change.filter(([, d]) => d > change[0][1] - 0.1).map(([name]) => name)
+      const lead = change.filter(([, d]) => d > change[0][1] - 2).map(([name]) => name)
       assert.ok(lead.includes(flat[0].name), `${flat[0].name} leads; expected ${lead.join(' or ')}`)
       assert.match(flat[0].name, /^(hotSpin|callerOfHot|coldSpin|callerOfCold)$/, JSON.stringify(flat[0]))
       // The callers' total shares hold their callees whatever was inlined:
