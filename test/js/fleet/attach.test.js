@@ -510,7 +510,9 @@ test('attach killed with SIGKILL, mid-sampling or before its first command reach
     // attached as the close fires crashes the target: a watchdog that tried
     // again every poll killed one with SIGSEGV on a loaded machine).
     const sessions = srv.err().split('Debugger listening').slice(listened).join('').split('Debugger attached.').length - 1
-    assert.equal(sessions, when === 'sampling' ? 2 : 1, `${when}: attach's session and the watchdog's one\n${srv.err()}`)
+    // Killed as the inspector listens, attach may or may not have connected.
+    if (when === 'sampling') assert.equal(sessions, 2, `${when}: attach's session and the watchdog's one\n${srv.err()}`)
+    else assert.ok(sessions >= 1 && sessions <= 2, `${when}: at most attach's session and the watchdog's one\n${srv.err()}`)
   }
   // The app still serves (if not: how it ended, and what it printed).
   const alive = await get(port, '/').catch(async (err) => `${err.message}; exited ${JSON.stringify(await Promise.race([srv.exited, sleep(2000)]))}: ${srv.err()}`)
