@@ -77,7 +77,8 @@ const CONCURRENCY = 3
 // first; then incidents.test.js (42 CPU-s for two lines) and viewer.test.js
 // (15 for two) gave way to two small tests that reach those lines
 // (recorder.test.js's status() before any start, text-safety.test.js's
-// emoji in cprof html). Rerun it (--check) when tests move; docs/reliability.md has its figures.
+// emoji in cprof html). Rerun it (--check) when tests move;
+// docs/reliability.md has its figures.
 const ASAN_FILES = [
   'test/js/api/errors.test.js',
   'test/js/api/exports.test.js',
