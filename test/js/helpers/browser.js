@@ -51,6 +51,23 @@ async function openPage (browser, url, { width = 1400, height = 1000 } = {}) {
   return { page, problems, requests }
 }
 
+// The viewer's page states (a range, a label filter) are a new hash and then
+// a reload (time.js). The hash change is itself a navigation, so waiting for
+// "a navigation" can end before the reload, on the old document (CI's run 45
+// failed so). Mark the old document, act, then poll for a ready document
+// without the mark; evaluations failing while the reload is in flight are
+// part of the wait.
+async function reloadBy (page, action, timeoutMs = 60000) {
+  await page.evaluate(() => { window.cprofTestStale = true })
+  await action()
+  const until = Date.now() + timeoutMs
+  const fresh = () => !window.cprofTestStale && document.body && document.body.dataset.ready === '1'
+  while (!(await page.evaluate(fresh).catch(() => false))) {
+    if (Date.now() > until) throw new Error(`the page was not rebuilt within ${timeoutMs} ms of the action`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 async function screenshot (page, name) {
   fs.mkdirSync(ARTIFACTS, { recursive: true })
   const file = path.join(ARTIFACTS, name)
@@ -58,4 +75,4 @@ async function screenshot (page, name) {
   return file
 }
 
-module.exports = { CHROMIUM, ARTIFACTS, haveChromium, launch, openPage, screenshot }
+module.exports = { CHROMIUM, ARTIFACTS, haveChromium, launch, openPage, reloadBy, screenshot }

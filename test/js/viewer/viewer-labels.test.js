@@ -17,7 +17,7 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { pathToFileURL } = require('node:url')
 const { UNDER_ASAN, makeTmpDir, removeTmpDirs, runFixture } = require('../helpers/util')
-const { haveChromium, launch, openPage, screenshot } = require('../helpers/browser')
+const { haveChromium, launch, openPage, reloadBy, screenshot } = require('../helpers/browser')
 
 const CLI = path.resolve(__dirname, '..', '..', '..', 'bin', 'cprof.js')
 const APP = path.resolve(__dirname, '..', 'api', 'fixtures', 'labels-app.js')
@@ -96,11 +96,6 @@ const counts = (page) => page.evaluate(() => {
     timeInfo: document.getElementById('time-info').textContent
   }
 })
-
-async function reloadBy (page, action) {
-  await Promise.all([page.waitForNavigation({ timeout: 60000 }), action()])
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 })
-}
 
 const pct = (part, whole) => { const p = 100 * part / whole; return (p >= 10 || p === 0 ? p.toFixed(1) : p.toFixed(2)) + '%' }
 

@@ -11,7 +11,7 @@ const path = require('node:path')
 const { spawn, spawnSync } = require('node:child_process')
 const { pathToFileURL } = require('node:url')
 const { makeTmpDir, removeTmpDirs } = require('../helpers/util')
-const { haveChromium, launch, openPage, screenshot } = require('../helpers/browser')
+const { haveChromium, launch, openPage, reloadBy, screenshot } = require('../helpers/browser')
 
 const CLI = path.resolve(__dirname, '..', '..', '..', 'bin', 'cprof.js')
 const skip = haveChromium() ? false : 'needs /usr/bin/chromium (apt-get install -y chromium)'
@@ -109,8 +109,7 @@ test('a range selected on the overview: the flat view counts only its samples, a
   await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2)
   await page.mouse.down()
   await page.mouse.move(box.x + box.width * 0.45, box.y + box.height / 2, { steps: 4 })
-  await Promise.all([page.waitForNavigation({ timeout: 60000 }), page.mouse.up()])
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 })
+  await reloadBy(page, () => page.mouse.up())
   const hash = await page.evaluate(() => location.hash)
   const m = /^#range=(\d+)-(\d+)$/.exec(hash)
   assert.ok(m, hash)
