@@ -173,7 +173,13 @@ function createRecorder (hooks) {
     // A heap dump is the live heap now: its window ends here (a full GC);
     // a CPU dump leaves the heap window running.
     if (run && native.recStatus().running) await rotate(heap && run.o.heap)
-    const stamp = Date.now()
+    // The dump ends where its newest window did (the rotation just now, or
+    // stop()'s), on the windows' clock: not when this line runs, which a
+    // loaded machine can make 100s of ms later, and an incident's firing
+    // would map that much early on the profile's time axis (marks.endAt).
+    const s = native.recStatus()
+    const end = s && (heap ? s.heap && s.heap.windows > 0 && s.heap.to : s.windows > 0 && s.to)
+    const stamp = end > 0 ? end : Date.now()
     const stem = o.name || fileStem(o.kind, undefined, stamp).replace(/^(cpu|heap)-/, '$1-recording-')
     const ext = heap ? 'heapprofile' : 'cpuprofile'
     const fileName = `${stem}.${ext}`

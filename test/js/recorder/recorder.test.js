@@ -98,6 +98,9 @@ test('two phases: dump({ last }) right after phase 2 holds phase 2 only; a longe
     assert.equal(prof.samples.length, both.samples)
     const spanMs = (prof.endTime - prof.startTime) / 1000
     assert.ok(Math.abs(spanMs - (both.to - both.from)) < 50, `${spanMs} ms vs ${both.to - both.from} ms`)
+    // Its marks end at its last window's end (the dump's rotation), the
+    // same instant as the profile's endTime, whenever the dump's code ran.
+    assert.equal(JSON.parse(fs.readFileSync(both.files.marks, 'utf8')).endAt, both.to)
     assert.equal(path.dirname(both.files.cpuprofile), dir)
     assert.match(path.basename(both.files.cpuprofile), /^cpu-recording-\d+-\d{8}T\d{6}\.\d{3}Z\.cpuprofile$/)
   } finally {
@@ -354,6 +357,9 @@ test('stop() keeps the ring for a last dump; the status says what is held', asyn
   assert.equal(d.windows, s.windows)
   assert.equal(d.to, s.to)
   assert.ok(selfMs(d, 'phaseCharlie') > 100, JSON.stringify(d.summary.top.slice(0, 4)))
+  // The viewer's marks end where the profile does (the stop), not at the
+  // dump: the page maps an incident's firing by this end.
+  assert.equal(JSON.parse(fs.readFileSync(d.files.marks, 'utf8')).endAt, s.to)
 })
 
 test('store: every window is written; retention deletes by age and by bytes, never a file being written', async () => {
