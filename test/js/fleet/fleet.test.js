@@ -113,6 +113,17 @@ function selfSamplesIn (file, functionName) {
   return p.samples.filter((id) => named.has(id)).length
 }
 
+// What a failure message needs to tell a short profile from a starved one:
+// its samples, its span and its top self functions by samples.
+function profileShape (file) {
+  const p = JSON.parse(fs.readFileSync(file, 'utf8'))
+  const byId = new Map(p.nodes.map((n) => [n.id, n.callFrame.functionName || '(anonymous)']))
+  const self = new Map()
+  for (const id of p.samples) self.set(byId.get(id), (self.get(byId.get(id)) || 0) + 1)
+  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([f, n]) => `${f} ${n}`).join(', ')
+  return `${p.samples.length} samples over ${Math.round((p.endTime - p.startTime) / 1000)} ms; ${top}`
+}
+
 test('node:cluster: cprof ps lists the primary and both workers; trigger --tree merges their profiles', async () => {
   const dir = makeTmpDir()
   const app = start('fleet-cluster.js', ['2'], { CPROF_DIR: dir })
@@ -367,7 +378,7 @@ test('an instance that dies mid-profile: the others still merge, it is named mis
   // worker got so little CPU that the primary's IPC dispatch (Node 22) or
   // cprof's own-time reads came out on top.
   const survivor = res.instances.find((i) => i.label === 'crashy.2')
-  assert.ok(selfSamplesIn(survivor.file, 'hotWork') > 0, `no hotWork sample in ${survivor.file}`)
+  assert.ok(selfSamplesIn(survivor.file, 'hotWork') > 0, `no hotWork sample in ${survivor.file}: ${profileShape(survivor.file)}`)
   app.child.kill('SIGTERM')
   await app.exited
 })
