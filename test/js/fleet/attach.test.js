@@ -61,6 +61,15 @@ function wrapServer (child) {
   return { child, exited, port, out: () => stdout, err: () => stderr }
 }
 
+// GET /block/...: resolves its status once the server has answered; the
+// request's `started` resolves once its main thread is about to block.
+function blockOn (srv, port, p) {
+  const before = srv.out().split('"blocking"').length
+  const done = get(port, p)
+  done.started = waitUntil(() => srv.out().split('"blocking"').length > before, 30000)
+  return done
+}
+
 function get (port, p) {
   return new Promise((resolve, reject) => {
     http.get({ host: '127.0.0.1', port, path: p, agent: false }, (res) => {
@@ -620,8 +629,8 @@ test('an inspector that opens after attach gave up (main thread blocked in execS
   const dogs = []
   for (const [block, args, interrupt] of [[8, ['--wait', '2'], false], [9, ['--wait', '4'], true]]) {
     const listened = srv.err().split('Debugger listening').length
-    const blocked = get(port, `/block/${block}`)
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    const blocked = blockOn(srv, port, `/block/${block}`)
+    assert.ok(await blocked.started, 'the target blocks')
     const a = attachRunning([String(srv.child.pid), '--duration', '1', ...args, '--dir', makeTmpDir()])
     await waitUntil(() => childrenOf(a.child.pid).length > 0, 5000)
     dogs.push(...childrenOf(a.child.pid))
@@ -658,8 +667,8 @@ test('a watchdog left waiting by an attach that gave up does not close the inspe
   // The thread stays blocked until the second attach has signalled (its
   // watchdog runs), not for a fixed time a loaded machine may outlast.
   const release = path.join(makeTmpDir(), 'release')
-  const blocked = get(port, `/block/120/until/${encodeURIComponent(release)}`)
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  const blocked = blockOn(srv, port, `/block/120/until/${encodeURIComponent(release)}`)
+  assert.ok(await blocked.started, 'the target blocks')
   const first = attachRunning([String(srv.child.pid), '--duration', '1', '--wait', '1', '--dir', makeTmpDir()])
   assert.ok(await waitUntil(() => childrenOf(first.child.pid).length > 0, 30000), first.err())
   const dog = childrenOf(first.child.pid)[0]
@@ -852,8 +861,8 @@ for (const [how, nodeArgs, appArgs] of [['--inspect-port PORT (space)', (p) => [
     const inspectPort = await freePort()
     const srv = startServer(nodeArgs(inspectPort), appArgs(inspectPort))
     const port = await srv.port
-    const blocked = get(port, '/block/6')
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    const blocked = blockOn(srv, port, '/block/6')
+    assert.ok(await blocked.started, 'the target blocks')
     const r = await cprof(['attach', String(srv.child.pid), '--duration', '1', '--wait', '1', '--dir', makeTmpDir()])
     assert.equal(r.status, 1, r.describe())
     await blocked

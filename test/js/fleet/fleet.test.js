@@ -62,7 +62,7 @@ function start (script, args, extra) {
   c.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
   c.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
   const ready = new Promise((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 20000)
+    const t = setTimeout(() => reject(new Error(`${script} did not start: ${stderr}`)), 60000) // a bound on a hang: beside two hogs, 20 s was once too short
     c.stdout.on('data', () => {
       const line = stdout.split('\n').find((l) => l.startsWith('{"ready"'))
       if (line) {
