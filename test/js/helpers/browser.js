@@ -5,6 +5,7 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const { waitUntil } = require('./procs')
 
 const CHROMIUM = process.env.CPROF_CHROMIUM || '/usr/bin/chromium'
 const ARTIFACTS = path.join(__dirname, '..', '..', 'artifacts')
@@ -60,11 +61,9 @@ async function openPage (browser, url, { width = 1400, height = 1000 } = {}) {
 async function reloadBy (page, action, timeoutMs = 60000) {
   await page.evaluate(() => { window.cprofTestStale = true })
   await action()
-  const until = Date.now() + timeoutMs
   const fresh = () => !window.cprofTestStale && document.body && document.body.dataset.ready === '1'
-  while (!(await page.evaluate(fresh).catch(() => false))) {
-    if (Date.now() > until) throw new Error(`the page was not rebuilt within ${timeoutMs} ms of the action`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+  if (!(await waitUntil(() => page.evaluate(fresh).catch(() => false), timeoutMs))) {
+    throw new Error(`the page was not rebuilt within ${timeoutMs} ms of the action`)
   }
 }
 
