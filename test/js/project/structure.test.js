@@ -196,9 +196,9 @@ test('every JS test file is in a folder of test/js, where the runners look', () 
 // helpers/test-files.js: the order starts with the longest files and loses
 // none; the two tiers split the suite, and the runtime tier (what the matrix
 // runs on every Node major) holds every folder that starts profiles in a
-// live process.
+// live process, but for the files TIER_NOT_FOLDERS names.
 test('the suite runners\' file list: longest first, every file once, the tiers a partition, test:asan\'s files real', () => {
-  const { testFiles, allFiles, tierOf, LONGEST_FIRST, ASAN_FILES } = require('../helpers/test-files.js')
+  const { testFiles, allFiles, tierOf, TIER_NOT_FOLDERS, LONGEST_FIRST, ASAN_FILES } = require('../helpers/test-files.js')
   const all = allFiles()
   const ordered = testFiles()
   assert.deepEqual([...ordered].sort(), all)
@@ -208,9 +208,13 @@ test('the suite runners\' file list: longest first, every file once, the tiers a
   const files = testFiles({ tier: 'files' })
   assert.deepEqual([...runtime, ...files].sort(), all)
   for (const folder of ['api', 'recorder', 'incidents', 'push', 'triggers', 'fleet']) {
-    assert.ok(all.filter((f) => f.split('/')[2] === folder).every((f) => tierOf(f) === 'runtime'), folder)
+    const moved = (f) => TIER_NOT_FOLDERS[f] === 'files'
+    assert.ok(all.filter((f) => f.split('/')[2] === folder && !moved(f)).every((f) => tierOf(f) === 'runtime'), folder)
   }
   assert.equal(tierOf('test/js/cli/run.test.js'), 'runtime')
+  // The files moved out of the runtime tier, named here so that a move is a choice.
+  assert.deepEqual(Object.keys(TIER_NOT_FOLDERS).filter((f) => TIER_NOT_FOLDERS[f] === 'files'), ['test/js/push/push-outage.test.js'])
+  for (const f of Object.keys(TIER_NOT_FOLDERS)) assert.ok(all.includes(f), `${f} is in TIER_NOT_FOLDERS but is not a test file`)
   for (const f of ASAN_FILES) assert.ok(all.includes(f), `${f} is in ASAN_FILES but is not a test file`)
   assert.ok(ASAN_FILES.includes('test/js/api/leak.test.js'), 'test:asan runs the leak soak')
 })

@@ -3,17 +3,17 @@
 // the preload (-r register.js, CPROF_PUSH_URL) push 1 s windows to a
 // receiver on 127.0.0.1 that reads the ingest API as grafana/pyroscope's
 // source does (helpers/pyroscope-receiver.js: busboy for the form,
-// pprof-format for the profile). Faults: down at start, down then back,
-// slow, 429/503, 400/413, never answering. In every case the app exits 0 on
-// its own with bounded memory.
+// pprof-format for the profile). Faults: down at start, slow, 429/503,
+// 400/413, never answering (the long outages: push-outage.test.js). In every
+// case the app exits 0 on its own with bounded memory.
 
 const { test, after } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 
-const { startReceiver, functionTotals, parseName } = require('../helpers/pyroscope-receiver.js')
-const { childEnv, removeTmpDirs, makeTmpDir, UNDER_ASAN } = require('../helpers/util.js')
+const { functionTotals, parseName } = require('../helpers/pyroscope-receiver.js')
+const { receiver, closeReceivers, runApp, assertClean, typeNames, isCpu, assertContiguous } = require('../helpers/push-app.js')
+const { removeTmpDirs, makeTmpDir } = require('../helpers/util.js')
 const { NO_PM2, pm2Home, reapPm2 } = require('../helpers/pm2.js')
 const { pushOptions, publicOptions, parseLabels } = require('../../../lib/push/options')
 const { seriesName, series } = require('../../../lib/push/labels')
@@ -23,58 +23,9 @@ const { envConfig } = require('../../../lib/triggers/env')
 const cprof = require('../../../lib/index')
 
 after(removeTmpDirs)
+after(closeReceivers)
 
 const ROOT = path.join(__dirname, '..', '..', '..')
-const APP = path.join(__dirname, 'fixtures', 'push-app.js')
-const receivers = []
-after(() => Promise.all(receivers.map((r) => r.close().catch(() => {}))))
-
-async function receiver () {
-  const r = await startReceiver()
-  receivers.push(r)
-  return r
-}
-
-// Runs the app under the preload; resolves { status, signal, out, stderr, ms }.
-function runApp (env, { timeout = 120_000 } = {}) {
-  const t0 = Date.now()
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'register.js'), APP], {
-    env: childEnv({ CPROF_RECORDER_WINDOW: '1000', CPROF_PUSH_APP: 'push-test', ...env }),
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
-  const killer = setTimeout(() => child.kill('SIGKILL'), timeout)
-  return new Promise((resolve) => child.on('close', (status, signal) => {
-    clearTimeout(killer)
-    const line = stdout.split('\n').find((l) => l.startsWith('{'))
-    resolve({ status, signal, out: line ? JSON.parse(line) : null, stdout, stderr, ms: Date.now() - t0, pid: child.pid })
-  }))
-}
-
-function assertClean (r, what) {
-  const why = `${what}: status=${r.status} signal=${r.signal}\n${r.stdout}\n${r.stderr}`
-  assert.equal(r.signal, null, why)
-  assert.equal(r.status, 0, why)
-  assert.ok(r.out && !r.out.error, why)
-  // Under ASan freed memory waits in its quarantine (up to 256 MB) and counts in RSS.
-  if (!UNDER_ASAN) assert.ok(r.out.peakRss < 300 * 1024 * 1024, `${what}: peak RSS ${r.out.peakRss}`)
-  assert.doesNotMatch(r.stderr, /secret/, `${what}: a secret reached stderr`)
-}
-
-const typeNames = (p) => p.profile.sampleType.map((t) => `${p.profile.stringTable.strings[Number(t.type)]}/${p.profile.stringTable.strings[Number(t.unit)]}`).join(',')
-const isCpu = (p) => typeNames(p) === 'samples/count,cpu/nanoseconds'
-
-// Consecutive CPU windows: ranges touch (until of one is from of the next,
-// in seconds), profile times strictly increase (nothing pushed twice).
-function assertContiguous (cpu, what) {
-  for (let i = 1; i < cpu.length; i++) {
-    assert.equal(cpu[i].from, cpu[i - 1].until, `${what}: window ${i} does not start where ${i - 1} ended`)
-    assert.ok(BigInt(cpu[i].profile.timeNanos) > BigInt(cpu[i - 1].profile.timeNanos), `${what}: window ${i} pushed twice or out of order`)
-  }
-}
 
 // ---- units: options, labels, queue, backoff ----
 
@@ -222,63 +173,6 @@ test('receiver down at start: retried, the app runs and exits 0 on its own', asy
   assert.equal(run.stderr.match(/ERR_CPROF_PUSH/g).length, 1)
 })
 
-test('down for ~40 s then back: the windows in between are delivered after, within the queue bound', async () => {
-  const r = await receiver()
-  const small = await receiver()
-  const apps = [
-    // Light apps (2 ms of work every 40 ms): the windows, not their
-    // samples, are what this test counts, and 52 s of CPU-bound work would
-    // cost the suite ~20 CPU-s.
-    runApp({ CPROF_PUSH_URL: r.url, APP_MS: '52000', APP_SLICE_MS: '2', APP_IDLE_MS: '40', APP_STOP: '1' }),
-    // a queue of a few windows: the oldest are dropped, memory stays bounded
-    runApp({ CPROF_PUSH_URL: small.url, CPROF_PUSH_QUEUE_BYTES: '4000', APP_MS: '52000', APP_SLICE_MS: '2', APP_IDLE_MS: '40', APP_STOP: '1' })
-  ]
-  await new Promise((resolve) => setTimeout(resolve, 4000))
-  await Promise.all([r.down(), small.down()])
-  const downAt = Date.now()
-  await new Promise((resolve) => setTimeout(resolve, 40_000))
-  await Promise.all([r.up(), small.up()])
-  const upAt = Date.now()
-  const [run, runSmall] = await Promise.all(apps)
-  assertClean(run, 'outage')
-  assertClean(runSmall, 'outage, small queue')
-
-  const cpu = r.profiles.filter(isCpu)
-  assertContiguous(cpu, 'outage')
-  assert.equal(run.out.push.dropped, 0)
-  assert.equal(run.out.push.pushed, cpu.length)
-  const during = cpu.filter((p) => p.from * 1000 >= downAt && p.until * 1000 <= upAt - 1000)
-  assert.ok(during.length >= 30, `${during.length} windows of the outage delivered`)
-  assert.ok(during.every((p) => p.at >= upAt), 'windows of the outage arrived after it')
-  assert.ok(run.out.push.retried >= 1)
-
-  const s = runSmall.out.push
-  assert.ok(s.dropped >= 20, JSON.stringify(s))
-  assert.ok(s.queuedBytes <= 4000)
-  const got = small.profiles.filter(isCpu)
-  assert.equal(s.pushed, got.length)
-  assert.ok(got.length < cpu.length, `${got.length} < ${cpu.length}`)
-  // What the small queue held when the receiver first answered again: its
-  // newest windows, as many as 4000 bytes hold (plus the one being sent
-  // when the outage began, which may come first, older). The first retry
-  // after the outage comes up to the backoff cap (10 s) after it: windows
-  // made in that wait are queued too and may have pushed out every window
-  // of the outage itself (a loaded CI machine), so the backlog is counted
-  // from that first delivery, not from the moment the receiver came up.
-  const firstAt = Math.min(...got.filter((p) => p.at >= upAt).map((p) => p.at))
-  const late = got.filter((p) => p.at >= upAt && p.until * 1000 <= firstAt)
-  assert.ok(late.length >= 1, `queued windows delivered after the outage (first delivery ${firstAt - upAt} ms after it)`)
-  const rawBytes = late.map((p) => p.raw)
-  assert.ok(rawBytes.reduce((a, b) => a + b, 0) <= 4000 + Math.max(...rawBytes), `${rawBytes} bytes after the outage`)
-  // Once the backlog has drained, nothing is lost: every window made from
-  // 3 s after the outage on arrives, in order. (While it drains, a window
-  // made during a slow upload can still push a queued one out: the bound
-  // holds then too; seen on a loaded machine, a gap in the first seconds.)
-  const fresh = got.filter((p) => p.from * 1000 >= upAt + 3000)
-  assert.ok(fresh.length >= 2, `${fresh.length} windows after the drain`)
-  assertContiguous(fresh, 'the windows after the drain')
-})
-
 test('slow receiver: requests time out and are retried; the app exits on its own', async () => {
   const r = await receiver()
   r.set({ delayMs: 3000 })
@@ -383,8 +277,7 @@ test('HTTPS: a private CA through NODE_EXTRA_CA_CERTS works, an unknown one is r
   const made = require('node:child_process').spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert,
     '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' })
   if (made.error || made.status !== 0) return t.skip(`openssl cannot make a certificate here: ${made.error ? made.error.message : made.stderr}`)
-  const r = await startReceiver({ tls: { key: fs.readFileSync(key), cert: fs.readFileSync(cert) } })
-  receivers.push(r)
+  const r = await receiver({ tls: { key: fs.readFileSync(key), cert: fs.readFileSync(cert) } })
   const url = r.url.replace('https://', 'https://4242:secret-pw@')
   const trusted = await runApp({ CPROF_PUSH_URL: url, NODE_EXTRA_CA_CERTS: cert, APP_MS: '5000', APP_STOP: '1', APP_SLICE_MS: '2', APP_IDLE_MS: '40' })
   assertClean(trusted, 'trusted CA')
@@ -537,31 +430,4 @@ test('pushed heap windows are the live heap: a growing Map is a rising inuse_spa
   // keeps (arrays of 128 small integers, 1 KiB and more each), not one window's share.
   const kept = run.out.grown * 1024
   assert.ok(inuse[inuse.length - 1] >= kept / 2, `last window ${inuse[inuse.length - 1]} bytes, the Map keeps >= ${kept}; by window: ${inuse}`)
-})
-
-// Issue 32: the backoff belongs to the endpoint. With a queue that holds one
-// window, the failing window is dropped for a newer one at nearly every
-// retry; the delay must keep growing anyway, up to the 10 s cap, not start
-// again at 0.5–1 s with each new window.
-test('a long outage with a queue that drops the failing windows: requests back off to the cap', async () => {
-  const r = await receiver()
-  r.set({ status: 503 })
-  const run = await runApp({ CPROF_PUSH_URL: r.url, CPROF_PUSH_QUEUE_BYTES: '1', APP_MS: '32000', APP_SLICE_MS: '2', APP_IDLE_MS: '40' })
-  assertClean(run, 'outage, one-window queue')
-  const p = run.out.push
-  assert.equal(p.pushed, 0)
-  assert.ok(p.dropped >= 10, `windows were dropped: ${JSON.stringify(p)}`)
-  const at = r.requests.map((q) => q.at)
-  const gaps = at.slice(1).map((t, i) => t - at[i])
-  // Attempt n + 1 waits at least half of min(10 s, 1 s·2^(n-1)) (the jitter
-  // draws from the upper half): 0.5, 1, 2, 4, then 5 s and more.
-  gaps.forEach((gap, i) => {
-    const least = Math.min(10_000, 1000 * 2 ** i) / 2
-    assert.ok(gap >= least - 50, `retry ${i + 1} came ${gap} ms after the one before, not ≥ ${least} ms: gaps ${gaps}`)
-  })
-  // Under 32 s from the first request: at most 8 waits (0.5 + 1 + 2 + 4 +
-  // 5·4 = 27.5 s at the least), and at least 5 (1 + 2 + 4 + 8 + 10 = 25 s at
-  // the most), the fifth already capped: 5–10 s.
-  assert.ok(at.length >= 6 && at.length <= 9, `${at.length} requests in ${run.ms} ms (about one a second without the fix): gaps ${gaps}`)
-  assert.ok(gaps.slice(4).every((gap) => gap >= 5000 - 50), `the later retries wait 5–10 s (the cap): gaps ${gaps}`)
 })
