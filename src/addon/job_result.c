@@ -21,8 +21,8 @@ static double percent(int64_t part, int64_t whole) {
 /* lines: [{ url, line, self, selfPercent, share }] of one function, by url
  * then line; line 0 holds time without a line; share is % of its self. */
 static int set_lines(napi_env env, const cprof_job_t *job, const cprof_func_t *fn, napi_value o) {
-  const cprof_lines_t *l = &job->out.lines;
-  uint32_t f = job->out.flat.func_of[fn->frame];
+  const cprof_lines_t *l = &job->out.analysis.lines;
+  uint32_t f = job->out.analysis.flat.func_of[fn->frame];
   napi_value arr, item;
   if (!l->first || f >= l->nfuncs) return 0;
   uint32_t a = l->first[f], b = l->first[f + 1];
@@ -33,7 +33,8 @@ static int set_lines(napi_env env, const cprof_job_t *job, const cprof_func_t *f
     if (cprof__js_set_str(env, item, "url", x->url) ||
         cprof__js_set_num(env, item, "line", x->line) ||
         cprof__js_set_num(env, item, "self", unit_value(job, x->self)) ||
-        cprof__js_set_num(env, item, "selfPercent", percent(x->self, job->out.flat.total)) ||
+        cprof__js_set_num(env, item, "selfPercent",
+                          percent(x->self, job->out.analysis.flat.total)) ||
         cprof__js_set_num(env, item, "share", percent(x->self, fn->self)))
       return -1;
     NAPI_CALL_INT(env, napi_set_element(env, arr, i - a, item));
@@ -44,7 +45,7 @@ static int set_lines(napi_env env, const cprof_job_t *job, const cprof_func_t *f
 
 static napi_value make_func(napi_env env, const cprof_job_t *job, const cprof_func_t *fn) {
   const cprof_frame_t *fr = &job->out.profile->frames[fn->frame];
-  int64_t total = job->out.flat.total;
+  int64_t total = job->out.analysis.flat.total;
   napi_value o;
   NAPI_CALL(env, napi_create_object(env, &o));
   if (cprof__js_set_str(env, o, "functionName", fr->name) ||
@@ -62,11 +63,11 @@ static napi_value make_func(napi_env env, const cprof_job_t *job, const cprof_fu
 
 static int set_special(napi_env env, const cprof_job_t *job, napi_value summary, const char *key,
                        const char *frame_name) {
-  int64_t self = cprof_flat_special(&job->out.flat, job->out.profile, frame_name);
+  int64_t self = cprof_flat_special(&job->out.analysis.flat, job->out.profile, frame_name);
   napi_value o;
   NAPI_CALL_INT(env, napi_create_object(env, &o));
   if (cprof__js_set_num(env, o, "self", unit_value(job, self)) ||
-      cprof__js_set_num(env, o, "percent", percent(self, job->out.flat.total)))
+      cprof__js_set_num(env, o, "percent", percent(self, job->out.analysis.flat.total)))
     return -1;
   NAPI_CALL_INT(env, napi_set_named_property(env, summary, key, o));
   return 0;
@@ -77,7 +78,7 @@ static napi_value make_summary(napi_env env, const cprof_job_t *job) {
   int cpu = job->out.profile->kind == CPROF_KIND_CPU;
   NAPI_CALL(env, napi_create_object(env, &s));
   if (cprof__js_set_str(env, s, "unit", cpu ? "ms" : "bytes") ||
-      cprof__js_set_num(env, s, "total", unit_value(job, job->out.flat.total)))
+      cprof__js_set_num(env, s, "total", unit_value(job, job->out.analysis.flat.total)))
     return NULL;
   NAPI_CALL(env, napi_create_array_with_length(env, job->out.ntop, &top));
   for (size_t i = 0; i < job->out.ntop; i++) {

@@ -35,6 +35,8 @@
  *                notification
  *   heapsnapshot.h  cprof snapshot: a .heapsnapshot's dominator tree, retained
  *                sizes and classes, as a JSON report
+ *   analysis.h  one analysis of a profile (function tree, flat profile,
+ *                lines) that a job's writers share, each part built once
  *   job.h        cprof_job_run: one request type (job_request.h) for every
  *                background job (a stop's or a file's profile loaded,
  *                summarised and written; a snapshot's analysis; a recorder
@@ -70,6 +72,7 @@
 #include "lines.h"
 #include "export.h"
 #include "format.h"
+#include "analysis.h"
 #include "report_text.h"
 #include "diff.h"
 #include "fsutil.h"

@@ -96,6 +96,16 @@ int cprof_export_svg(const cprof_profile_t *p, const cprof_export_opts_t *o, FIL
  * function tree, as JSON, in place of its first CPROF_HTML_MARKER. */
 int cprof_export_html(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f);
 
+/* The same writers (and the text report, report_text.h) over one analysis
+ * of the profile (analysis.h): a job writing several formats builds the
+ * function tree, the flat profile and the lines once. o is not NULL. */
+struct cprof_analysis_s;
+int cprof__export_pprof(struct cprof_analysis_s *a, const cprof_export_opts_t *o, FILE *f);
+int cprof__export_folded(struct cprof_analysis_s *a, const cprof_export_opts_t *o, FILE *f);
+int cprof__export_svg(struct cprof_analysis_s *a, const cprof_export_opts_t *o, FILE *f);
+int cprof__export_text(struct cprof_analysis_s *a, const cprof_export_opts_t *o, FILE *f);
+int cprof__export_html(struct cprof_analysis_s *a, const cprof_export_opts_t *o, FILE *f);
+
 #define CPROF_HTML_MARKER "__CPROF_PROFILE_JSON__"
 
 /* A malloc'd byte string. */
@@ -115,6 +125,12 @@ int cprof_export_pprof_parts(const cprof_profile_t *p, const cprof_export_opts_t
                              uint32_t max_samples, size_t max_bytes, cprof_blob_t **parts,
                              size_t *nparts);
 void cprof_blobs_free(cprof_blob_t *parts, size_t n);
+
+/* The same over an analysis of the profile (a recorder window stored and
+ * pushed builds its tree once). */
+int cprof__export_pprof_parts(struct cprof_analysis_s *a, const cprof_export_opts_t *o,
+                              uint32_t max_samples, size_t max_bytes, cprof_blob_t **parts,
+                              size_t *nparts);
 
 /* The HTML viewer of a diff: both profiles in one function tree. */
 int cprof_diff_html(const cprof_profile_t *before, const cprof_profile_t *after,

@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "error.h"
 #include "export.h"
 #include "internal.h"
@@ -187,7 +188,7 @@ static void fn_columns(hw_t *w, const cprof__tree_t *t) {
   hw_str(w, "]}");
 }
 
-static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
+static int write_lines(hw_t *w, const cprof__tree_t *t, cprof_analysis_t *a,
                        const cprof_export_opts_t *o);
 
 /* ---- the samples in time order (timeline) ---- */
@@ -299,7 +300,7 @@ static void write_labels(hw_t *w, const cprof_labels_t *l) {
   hw_put(w, "}", 1);
 }
 
-static int write_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p, int diff,
+static int write_data(hw_t *w, const cprof__tree_t *t, cprof_analysis_t *a, int diff,
                       int64_t duration_us, const cprof_export_opts_t *o, const timeline_t *tl) {
   int cpu = t->kind == CPROF_KIND_CPU;
   hw_str(w, "{\"format\":\"cprof-viewer\",\"version\":1,\"kind\":");
@@ -334,7 +335,7 @@ static int write_data(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
     node_column(w, t, COL_SELF1);
   }
   hw_str(w, "}");
-  int rc = diff ? CPROF_OK : write_lines(w, t, p, o);
+  int rc = diff ? CPROF_OK : write_lines(w, t, a, o);
   if (tl != NULL && tl->n > 0) write_timeline(w, tl);
   if (tl != NULL && tl->n > 0 && o->labels != NULL && o->labels->sample_set != NULL &&
       o->labels->nsamples == tl->n)
@@ -496,22 +497,18 @@ static int write_lines_data(hw_t *w, const cprof__tree_t *t, const cprof_profile
   return rc;
 }
 
-/* The "lines" and "sources" members, when p has positionTicks. */
-static int write_lines(hw_t *w, const cprof__tree_t *t, const cprof_profile_t *p,
+/* The "lines" and "sources" members, when a's profile has positionTicks. */
+static int write_lines(hw_t *w, const cprof__tree_t *t, cprof_analysis_t *a,
                        const cprof_export_opts_t *o) {
-  cprof_flat_t flat;
-  cprof_lines_t l;
+  const cprof_profile_t *p = a ? a->p : NULL;
+  const cprof_flat_t *flat;
+  const cprof_lines_t *l;
   if (!p || p->kind != CPROF_KIND_CPU || p->nline_ticks == 0 || !t->node_of ||
       t->nnode_of != p->nnodes)
     return CPROF_OK;
-  int rc = cprof_flat_build(p, &flat);
-  if (rc != CPROF_OK) return rc;
-  if ((rc = cprof_lines_build(p, &flat, NULL, &l)) == CPROF_OK) {
-    rc = write_lines_data(w, t, p, &flat, &l, o);
-    cprof_lines_free(&l);
-  }
-  cprof_flat_free(&flat);
-  return rc;
+  int rc = cprof_analysis_flat(a, &flat);
+  if (rc == CPROF_OK) rc = cprof_analysis_lines(a, &l);
+  return rc == CPROF_OK ? write_lines_data(w, t, p, flat, l, o) : rc;
 }
 
 /* How long a profile ran, in µs: CPU from its clock, heap from the caller. */
@@ -521,7 +518,7 @@ static int64_t duration_of(const cprof_profile_t *p, const cprof_export_opts_t *
   return o->duration_us;
 }
 
-static int write_page(FILE *f, const cprof__tree_t *t, const cprof_profile_t *p, int diff,
+static int write_page(FILE *f, const cprof__tree_t *t, cprof_analysis_t *a, int diff,
                       int64_t duration_us, const cprof_export_opts_t *o, const timeline_t *tl) {
   const char *tpl = o->html_template ? o->html_template : FALLBACK_TEMPLATE;
   size_t len = o->html_template ? o->html_template_len : sizeof(FALLBACK_TEMPLATE) - 1;
@@ -535,7 +532,7 @@ static int write_page(FILE *f, const cprof__tree_t *t, const cprof_profile_t *p,
   if (w == NULL) return CPROF_ENOMEM;
   w->f = f, w->err = 0, w->len = 0;
   hw_put(w, tpl, (size_t)(mark - tpl));
-  int rc = write_data(w, t, p, diff, duration_us, o, tl);
+  int rc = write_data(w, t, a, diff, duration_us, o, tl);
   hw_put(w, mark + mlen, len - (size_t)(mark - tpl) - mlen);
   hw_flush(w);
   if (rc == CPROF_OK) rc = w->err;
@@ -544,24 +541,20 @@ static int write_page(FILE *f, const cprof__tree_t *t, const cprof_profile_t *p,
   return rc;
 }
 
-int cprof_export_html(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f) {
-  static const cprof_export_opts_t defaults = {0};
-  cprof__tree_t t;
-  if (p == NULL || f == NULL) return CPROF_EINVAL;
-  if (o == NULL) o = &defaults;
+int cprof__export_html(cprof_analysis_t *a, const cprof_export_opts_t *o, FILE *f) {
+  const cprof_profile_t *p = a->p;
+  const cprof__tree_t *t;
   timeline_t tl = {0};
   int timed = p->kind == CPROF_KIND_CPU && p->nsamples > 0;
-  uint32_t *map = timed ? malloc((size_t)p->nnodes * sizeof(*map)) : NULL;
-  if (timed && map == NULL) return CPROF_ENOMEM;
-  t = (cprof__tree_t){0};
-  int rc = cprof__tree_add_mapped(&t, p, 0, map);
-  if (rc == 0) rc = cprof__tree_finish(&t);
-  if (rc == 0 && timed) rc = timeline_build(&tl, &t, p, map);
-  if (rc == 0) rc = write_page(f, &t, p, 0, duration_of(p, o), o, timed ? &tl : NULL);
+  int rc = cprof_analysis_tree(a, &t);
+  if (rc == 0 && timed) rc = timeline_build(&tl, t, p, t->node_of);
+  if (rc == 0) rc = write_page(f, t, a, 0, duration_of(p, o), o, timed ? &tl : NULL);
   timeline_free(&tl);
-  free(map);
-  cprof__tree_free(&t);
   return rc;
+}
+
+int cprof_export_html(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f) {
+  return cprof_analysis_write_once(p, o, f, cprof__export_html);
 }
 
 int cprof_diff_html(const cprof_profile_t *before, const cprof_profile_t *after,

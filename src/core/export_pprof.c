@@ -64,6 +64,7 @@
 #include "labelset.h"
 #include "lines.h"
 #include "pb.h"
+#include "analysis.h"
 #include "tree.h"
 
 /* profile.proto field numbers */
@@ -635,9 +636,10 @@ static int lrows_build(enc_t *e, const cprof_profile_t *p) {
   return CPROF_OK;
 }
 
-static int enc_open(enc_t *e, cprof__tree_t *tree, const cprof_profile_t *p,
-                    const cprof_export_opts_t *o) {
-  int rc = cprof__tree_build(tree, p);
+static int enc_open(enc_t *e, cprof_analysis_t *a, const cprof_export_opts_t *o) {
+  const cprof_profile_t *p = a->p;
+  const cprof__tree_t *tree;
+  int rc = cprof_analysis_tree(a, &tree);
   if (rc != 0) return rc;
   e->tree = tree;
   e->o = o;
@@ -662,7 +664,7 @@ static void enc_reset(enc_t *e) {
   if (e->lines) memset(e->lines->used, 0, (size_t)e->lines->nlocs + 1);
 }
 
-static void enc_close(enc_t *e, cprof__tree_t *tree) {
+static void enc_close(enc_t *e) {
   for (uint32_t i = 0; e->names && i < e->tree->nfns; i++)
     free(e->names[i]);
   free(e->names);
@@ -670,7 +672,6 @@ static void enc_close(enc_t *e, cprof__tree_t *tree) {
   free(e->lrows);
   free(e->lfirst);
   cprof__buf_free(&e->lab);
-  if (e->tree) cprof__tree_free(tree); /* the string table borrows from p and names */
   free(e->stack);
   free(e->used);
   strtab_free(&e->strs);
@@ -680,19 +681,19 @@ static void enc_close(enc_t *e, cprof__tree_t *tree) {
   cprof__buf_free(&e->vals);
 }
 
-int cprof_export_pprof(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f) {
-  static const cprof_export_opts_t defaults = {0};
-  cprof__tree_t tree;
+int cprof__export_pprof(cprof_analysis_t *a, const cprof_export_opts_t *o, FILE *f) {
   enc_t e = {0};
   uint32_t next = 0;
-  if (p == NULL || f == NULL) return CPROF_EINVAL;
-  if (o == NULL) o = &defaults;
-  int rc = enc_open(&e, &tree, p, o);
-  if (rc == 0) rc = encode(&e, p, o, &next, 0);
+  int rc = enc_open(&e, a, o);
+  if (rc == 0) rc = encode(&e, a->p, o, &next, 0);
   if (rc == 0) rc = gzip_to(f, e.out.data, e.out.len);
   if (rc == 0 && (fflush(f) != 0 || ferror(f))) rc = CPROF_EIO;
-  enc_close(&e, &tree);
+  enc_close(&e);
   return rc;
+}
+
+int cprof_export_pprof(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f) {
+  return cprof_analysis_write_once(p, o, f, cprof__export_pprof);
 }
 
 /* ---- parts within a server's limits ---- */
@@ -747,24 +748,34 @@ static int split(enc_t *e, const cprof_profile_t *p, const cprof_export_opts_t *
   return 0;
 }
 
-int cprof_export_pprof_parts(const cprof_profile_t *p, const cprof_export_opts_t *o,
-                             uint32_t max_samples, size_t max_bytes, cprof_blob_t **parts,
-                             size_t *nparts) {
+int cprof__export_pprof_parts(cprof_analysis_t *a, const cprof_export_opts_t *o,
+                              uint32_t max_samples, size_t max_bytes, cprof_blob_t **parts,
+                              size_t *nparts) {
   static const cprof_export_opts_t defaults = {0};
-  cprof__tree_t tree;
   enc_t e = {0};
-  if (p == NULL || parts == NULL || nparts == NULL) return CPROF_EINVAL;
+  if (a == NULL || a->p == NULL || parts == NULL || nparts == NULL) return CPROF_EINVAL;
   if (o == NULL) o = &defaults;
   *parts = NULL;
   *nparts = 0;
-  int rc = enc_open(&e, &tree, p, o);
-  if (rc == 0) rc = split(&e, p, o, max_samples, max_bytes, parts, nparts);
-  enc_close(&e, &tree);
+  int rc = enc_open(&e, a, o);
+  if (rc == 0) rc = split(&e, a->p, o, max_samples, max_bytes, parts, nparts);
+  enc_close(&e);
   if (rc != 0) {
     cprof_blobs_free(*parts, *nparts);
     *parts = NULL;
     *nparts = 0;
   }
+  return rc;
+}
+
+int cprof_export_pprof_parts(const cprof_profile_t *p, const cprof_export_opts_t *o,
+                             uint32_t max_samples, size_t max_bytes, cprof_blob_t **parts,
+                             size_t *nparts) {
+  cprof_analysis_t a;
+  cprof_analysis_init(&a, p);
+  int rc =
+      p ? cprof__export_pprof_parts(&a, o, max_samples, max_bytes, parts, nparts) : CPROF_EINVAL;
+  cprof_analysis_free(&a);
   return rc;
 }
 

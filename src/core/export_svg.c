@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "error.h"
 #include "export.h"
 #include "internal.h"
@@ -549,12 +550,12 @@ int cprof__svg_write(FILE *f, const cprof__tree_t *t, int diff, const cprof_expo
   return fflush(f) != 0 || ferror(f) ? CPROF_EIO : 0;
 }
 
+int cprof__export_svg(cprof_analysis_t *a, const cprof_export_opts_t *o, FILE *f) {
+  const cprof__tree_t *tree;
+  int rc = cprof_analysis_tree(a, &tree);
+  return rc == CPROF_OK ? cprof__svg_write(f, tree, 0, o) : rc;
+}
+
 int cprof_export_svg(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f) {
-  cprof__tree_t tree;
-  if (p == NULL || f == NULL) return CPROF_EINVAL;
-  int rc = cprof__tree_build(&tree, p);
-  if (rc != 0) return rc;
-  rc = cprof__svg_write(f, &tree, 0, o);
-  cprof__tree_free(&tree);
-  return rc;
+  return cprof_analysis_write_once(p, o, f, cprof__export_svg);
 }

@@ -179,8 +179,7 @@ void cprof_job_out_free(cprof_job_out_t *out) {
   if (out->profile_b) cprof_sourcemap_release(out->profile_b, out->sm_b);
   cprof_profile_free(out->profile);
   cprof_profile_free(out->profile_b);
-  cprof_flat_free(&out->flat);
-  cprof_lines_free(&out->lines);
+  cprof_analysis_free(&out->analysis);
   free(out->top);
   free(out->file);
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++)

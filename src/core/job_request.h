@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "aggregate.h"
+#include "analysis.h"
 #include "export.h"
 #include "format.h"
 #include "lines.h"
@@ -111,11 +112,11 @@ typedef struct {
 typedef struct {
   cprof_profile_t *profile;   /* the profile kinds: the profile (a diff's "before") */
   cprof_profile_t *profile_b; /* DIFF: the "after" profile */
-  cprof_flat_t flat;
-  cprof_func_t *top; /* the summary's top functions */
+  cprof_analysis_t analysis;  /* profile's flat profile (and with want.lines every function's
+                                 lines), shared with the writers (analysis.h) */
+  cprof_func_t *top;          /* the summary's top functions */
   size_t ntop;
-  cprof_lines_t lines; /* want.lines: the top functions' lines */
-  char *file;          /* dest.dir/dest.name once written */
+  char *file; /* dest.dir/dest.name once written */
   long long size;
   char *out_paths[CPROF_FORMAT_COUNT]; /* dest.dir/outs[f] once written */
   long long out_sizes[CPROF_FORMAT_COUNT];

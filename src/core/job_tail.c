@@ -53,7 +53,8 @@ static int map_frames(cprof__run_t *r) {
   return rc;
 }
 
-/* Depth limit, source maps, the focus checked. */
+/* Depth limit, source maps, the focus checked; then the profile holds
+ * still for its analysis. */
 static int shape(cprof__run_t *r) {
   cprof_job_in_t *in = r->in;
   int rc;
@@ -63,7 +64,8 @@ static int shape(cprof__run_t *r) {
   if (in->want.source_maps && (rc = map_frames(r)) != CPROF_OK) return rc;
   /* Not mapped: the line views say which scripts have a map. */
   in->opts.source_map_hint = !in->want.source_maps;
-  if (in->focus && cprof_report_matches(r->out->profile, in->focus) == 0) {
+  cprof_analysis_init(&r->out->analysis, r->out->profile);
+  if (in->focus && cprof__analysis_matches(&r->out->analysis, in->focus) == 0) {
     snprintf(ERRBUF(r), "%s: no function named \"%s\" (or with it in its name)",
              in->src.path ? in->src.path : "the profile", in->focus);
     return CPROF_EINVAL;
@@ -73,17 +75,13 @@ static int shape(cprof__run_t *r) {
 
 /* ---- summarise ---- */
 
-/* The summary's top functions' self time per line. CPU only: heap
- * profiles have no positionTicks, and their functions get no lines. */
+/* The summary's top functions' self time per line (every function's, from
+ * the analysis the HTML page reuses). CPU only: heap profiles have no
+ * positionTicks, and their functions get no lines. */
 static int top_lines(cprof_job_out_t *out) {
+  const cprof_lines_t *lines;
   if (out->profile->kind != CPROF_KIND_CPU) return CPROF_OK;
-  unsigned char *want = calloc(out->flat.nfuncs ? out->flat.nfuncs : 1, 1);
-  if (!want) return CPROF_ENOMEM;
-  for (size_t i = 0; i < out->ntop; i++)
-    want[out->flat.func_of[out->top[i].frame]] = 1;
-  int rc = cprof_lines_build(out->profile, &out->flat, want, &out->lines);
-  free(want);
-  return rc;
+  return cprof_analysis_lines(&out->analysis, &lines);
 }
 
 /* The text report, or a diff's table, into out->text. */
@@ -95,7 +93,7 @@ static int render_text(cprof__run_t *r) {
   if (out->profile_b)
     rc = cprof_diff_text(out->profile, out->profile_b, &r->in->opts, f);
   else
-    rc = cprof_report_text(out->profile, &r->in->opts, f);
+    rc = cprof__export_text(&out->analysis, &r->in->opts, f);
   if (fclose(f) != 0 && rc == CPROF_OK) rc = CPROF_ENOMEM;
   if (rc != CPROF_OK) {
     snprintf(ERRBUF(r), "cannot render the report: %s", cprof_strerror(rc));
@@ -109,10 +107,11 @@ static int render_text(cprof__run_t *r) {
 static int summarise(cprof__run_t *r) {
   const cprof_job_want_t *want = &r->in->want;
   cprof_job_out_t *out = r->out;
+  const cprof_flat_t *flat;
   int rc;
-  if ((rc = cprof_flat_build(out->profile, &out->flat)) != CPROF_OK) return rc;
+  if ((rc = cprof_analysis_flat(&out->analysis, &flat)) != CPROF_OK) return rc;
   if (!(out->top = calloc(want->top ? want->top : 1, sizeof *out->top))) return CPROF_ENOMEM;
-  out->ntop = cprof_flat_top(&out->flat, out->profile, CPROF_TOP_SKIP_ROOT | CPROF_TOP_SKIP_IDLE,
+  out->ntop = cprof_flat_top(flat, out->profile, CPROF_TOP_SKIP_ROOT | CPROF_TOP_SKIP_IDLE,
                              out->top, want->top);
   if (want->lines && (rc = top_lines(out)) != CPROF_OK) return rc;
   if (want->text && (rc = render_text(r)) != CPROF_OK) return rc;
@@ -158,11 +157,11 @@ static int read_html_template(cprof__run_t *r) {
 /* One derived output; a diff writes only its graph and its page. */
 static int write_format(cprof__run_t *r, int i) {
   const char *dir = r->in->dest.dir, *name = r->in->dest.outs[i];
-  const cprof_job_out_t *out = r->out;
+  cprof_job_out_t *out = r->out;
   long long *size = &r->out->out_sizes[i];
   if (!out->profile_b)
-    return cprof_write_format(dir, name, (cprof_format_t)i, out->profile, &r->in->opts, size,
-                              ERRBUF(r));
+    return cprof_write_analysis(dir, name, (cprof_format_t)i, &out->analysis, &r->in->opts, size,
+                                ERRBUF(r));
   if (i == CPROF_FORMAT_SVG)
     return cprof_write_diff_svg(dir, name, out->profile, out->profile_b, &r->in->opts, size,
                                 ERRBUF(r));
@@ -177,12 +176,14 @@ static int write_formats(cprof__run_t *r) {
   int diff = r->out->profile_b != NULL;
   int rc = read_html_template(r);
   if (rc != CPROF_OK) return rc;
-  for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
+  for (int i = 0; i < CPROF_FORMAT_COUNT && rc == CPROF_OK; i++) {
     if (!dest->outs[i] || (diff && i != CPROF_FORMAT_SVG && i != CPROF_FORMAT_HTML)) continue;
-    if ((rc = write_format(r, i)) != CPROF_OK) return rc;
-    if (!(r->out->out_paths[i] = cprof_path_join(dest->dir, dest->outs[i]))) return CPROF_ENOMEM;
+    if ((rc = write_format(r, i)) == CPROF_OK &&
+        !(r->out->out_paths[i] = cprof_path_join(dest->dir, dest->outs[i])))
+      rc = CPROF_ENOMEM;
   }
-  return CPROF_OK;
+  cprof_analysis_drop_tree(&r->out->analysis); /* the summary keeps the flat profile */
+  return rc;
 }
 
 static int write_sidecar(void *ctx, FILE *f) {

@@ -212,8 +212,11 @@ static void one_function(lrep_t *r, uint32_t fn) {
   }
 }
 
-int cprof__report_lines(FILE *f, const cprof_profile_t *p, const cprof_flat_t *flat,
-                        const cprof_export_opts_t *o) {
+int cprof__report_lines(FILE *f, cprof_analysis_t *a, const cprof_export_opts_t *o) {
+  const cprof_profile_t *p = a->p;
+  const cprof_flat_t *flat;
+  int rc = cprof_analysis_flat(a, &flat);
+  if (rc != CPROF_OK) return rc;
   lrep_t r = {f, 0, p, flat, NULL, o->source_texts, o->source_owners, o->source_map_hint, {0}, 0};
   uint32_t fns[MATCH_MAX > CPROF__LINES_TOP ? MATCH_MAX : CPROF__LINES_TOP];
   const char *name = o->lines_focus && o->lines_focus[0] ? o->lines_focus : NULL;
@@ -231,17 +234,8 @@ int cprof__report_lines(FILE *f, const cprof_profile_t *p, const cprof_flat_t *f
     putf(&r, "\"\n");
   }
   if (n == 0) return r.err;
-  unsigned char *want = calloc(flat->nfuncs ? flat->nfuncs : 1, 1);
-  cprof_lines_t lines;
-  if (!want) return CPROF_ENOMEM;
-  for (uint32_t i = 0; i < n; i++)
-    want[fns[i]] = 1;
-  int rc = cprof_lines_build(p, flat, want, &lines);
-  free(want);
-  if (rc != CPROF_OK) return rc;
-  r.lines = &lines;
+  if ((rc = cprof_analysis_lines(a, &r.lines)) != CPROF_OK) return rc;
   for (uint32_t i = 0; i < n && !r.err; i++)
     one_function(&r, fns[i]);
-  cprof_lines_free(&lines);
   return r.err;
 }

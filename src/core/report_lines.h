@@ -8,14 +8,15 @@
 #include <stdio.h>
 
 #include "aggregate.h"
+#include "analysis.h"
 #include "export.h"
 #include "profile.h"
 
 #define CPROF__LINES_TOP 5 /* functions listed without a name */
 
-/* CPROF_OK, CPROF_EIO (write) or CPROF_ENOMEM. */
-int cprof__report_lines(FILE *f, const cprof_profile_t *p, const cprof_flat_t *flat,
-                        const cprof_export_opts_t *o);
+/* The section for a's profile, from a's flat profile and lines. CPROF_OK,
+ * CPROF_EIO (write) or CPROF_ENOMEM. */
+int cprof__report_lines(FILE *f, cprof_analysis_t *a, const cprof_export_opts_t *o);
 
 /* How many functions name matches (exactly, or as a part of its label). */
 unsigned cprof__lines_matches(const cprof_profile_t *p, const cprof_flat_t *flat, const char *name);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "analysis.h"
 #include "error.h"
 #include "export.h"
 #include "internal.h"
@@ -38,8 +39,9 @@ typedef struct {
   int err;
   const cprof_profile_t *p;
   const cprof_export_opts_t *o;
-  cprof__tree_t tree;
-  cprof_flat_t flat;
+  const cprof__tree_t *tree; /* from the analysis */
+  const cprof_flat_t *flat;
+  cprof_analysis_t *a;
   double cut;
 } rep_t;
 
@@ -75,17 +77,17 @@ static void header(rep_t *r) {
   }
   if (p->kind == CPROF_KIND_CPU) {
     putf(r, "CPU profile: %" PRIu32 " samples, %s sampled over %s\n", p->nsamples,
-         value(r, r->flat.total, a, sizeof(a)),
+         value(r, r->flat->total, a, sizeof(a)),
          value(r, p->end_time - p->start_time, b, sizeof(b)));
     static const char *special[] = {"(idle)", "(program)", "(garbage collector)"};
     for (int i = 0; i < 3; i++) {
-      int64_t self = cprof_flat_special(&r->flat, p, special[i]);
-      putf(r, "%s%s %.1f%%", i ? ", " : "", special[i], cprof__pct(self, r->flat.total));
+      int64_t self = cprof_flat_special(r->flat, p, special[i]);
+      putf(r, "%s%s %.1f%%", i ? ", " : "", special[i], cprof__pct(self, r->flat->total));
     }
     put(r, "\n");
   } else {
     putf(r, "Heap profile: %" PRIu32 " samples, %s %s\n", p->nsamples,
-         value(r, r->flat.total, a, sizeof(a)),
+         value(r, r->flat->total, a, sizeof(a)),
          r->o->include_collected ? "allocated (collected objects included)" : "sampled");
     uint32_t dropped = cprof_profile_dropped_samples(p);
     if (dropped > 0)
@@ -117,7 +119,7 @@ static int skipped(const cprof_frame_t *f) {
 }
 
 static void top_table(rep_t *r, int by_total, unsigned n) {
-  const cprof_flat_t *flat = &r->flat;
+  const cprof_flat_t *flat = r->flat;
   row_t *rows = malloc(((size_t)flat->nfuncs + 1) * sizeof(*rows));
   char a[64], b[64];
   uint32_t len = 0;
@@ -210,11 +212,11 @@ static void print_tree(rep_t *r, const ptree_t *t, int64_t cut_value) {
     item_t it = stack[--top];
     const pnode_t *n = &t->nodes[it.node];
     last[it.depth] = (unsigned char)it.last;
-    putf(r, "%6.1f%% %14s %6.1f%% %14s  ", cprof__pct(n->total, r->flat.total),
-         value(r, n->total, a, sizeof(a)), cprof__pct(n->self, r->flat.total),
+    putf(r, "%6.1f%% %14s %6.1f%% %14s  ", cprof__pct(n->total, r->flat->total),
+         value(r, n->total, a, sizeof(a)), cprof__pct(n->self, r->flat->total),
          value(r, n->self, b, sizeof(b)));
     indent(r, last, it.depth, it.last);
-    put_name(r, r->tree.fns[n->fn].label);
+    put_name(r, r->tree->fns[n->fn].label);
     put(r, "\n");
     if (it.depth == TREE_LEVELS) {
       if (n->more > 0) {
@@ -237,14 +239,14 @@ out:
 }
 
 static int64_t cut_value(const rep_t *r) {
-  return (int64_t)((double)r->flat.total * r->cut / 100.0);
+  return (int64_t)((double)r->flat->total * r->cut / 100.0);
 }
 
 /* The function tree as a printable tree; more: the levels below each node
  * that pass the cut, in one pass from the leaves up (children follow their
  * parents in the function tree). */
 static void top_down(rep_t *r) {
-  const cprof__tree_t *t = &r->tree;
+  const cprof__tree_t *t = r->tree;
   int64_t cut = cut_value(r);
   ptree_t pt = {malloc((size_t)t->nnodes * sizeof(pnode_t)), t->nnodes, t->nnodes};
   if (pt.nodes == NULL) {
@@ -286,7 +288,7 @@ static uint32_t ptree_child(ptree_t *t, uint32_t parent, uint32_t fn) {
  * the deepest node built records how many more there are. Linear: one
  * pass marks the nodes below an fn, and each path walk is bounded. */
 static void callers(rep_t *r, uint32_t fn) {
-  const cprof__tree_t *t = &r->tree;
+  const cprof__tree_t *t = r->tree;
   ptree_t pt = {malloc(64 * sizeof(pnode_t)), 1, 64};
   unsigned char *inner = malloc(t->nnodes); /* inner[i]: an ancestor of i is fn */
   if (pt.nodes == NULL || inner == NULL) {
@@ -322,7 +324,7 @@ static void callers(rep_t *r, uint32_t fn) {
   put(r, "\nCallers of ");
   put_name(r, t->fns[fn].label);
   putf(r, " (bottom-up): %s, %.1f%% of the total\n", value(r, pt.nodes[0].total, a, sizeof(a)),
-       cprof__pct(pt.nodes[0].total, r->flat.total));
+       cprof__pct(pt.nodes[0].total, r->flat->total));
   put(r, r->p->kind == CPROF_KIND_CPU
              ? "(each caller chain with the time the function took below it: total, and self)\n"
              : "(each caller chain with the bytes the function allocated below it: total, and "
@@ -335,9 +337,9 @@ out:
 }
 
 static int report(rep_t *r) {
-  int rc = cprof__tree_build(&r->tree, r->p);
+  int rc = cprof_analysis_tree(r->a, &r->tree);
   if (rc != 0) return rc;
-  if ((rc = cprof_flat_build(r->p, &r->flat)) != 0) return rc;
+  if ((rc = cprof_analysis_flat(r->a, &r->flat)) != 0) return rc;
   unsigned top = r->o->top ? r->o->top : TOP_DEFAULT;
   header(r);
   top_table(r, 0, top);
@@ -345,7 +347,7 @@ static int report(rep_t *r) {
   top_down(r);
   if (r->o->focus != NULL && r->o->focus[0] != '\0') {
     uint32_t fns[FOCUS_MAX];
-    uint32_t n = cprof__tree_find_fns(&r->tree, r->o->focus, fns, FOCUS_MAX);
+    uint32_t n = cprof__tree_find_fns(r->tree, r->o->focus, fns, FOCUS_MAX);
     if (n == 0) {
       put(r, "\nNo function matches \"");
       put_name(r, r->o->focus);
@@ -354,27 +356,33 @@ static int report(rep_t *r) {
     for (uint32_t i = 0; i < n && !r->err; i++)
       callers(r, fns[i]);
   }
-  if (r->o->lines && !r->err) r->err = cprof__report_lines(r->f, r->p, &r->flat, r->o);
+  if (r->o->lines && !r->err) r->err = cprof__report_lines(r->f, r->a, r->o);
   if (r->err) return r->err;
   return fflush(r->f) != 0 || ferror(r->f) ? CPROF_EIO : 0;
 }
 
+int cprof__export_text(cprof_analysis_t *a, const cprof_export_opts_t *o, FILE *f) {
+  rep_t r = {.f = f, .p = a->p, .o = o, .a = a};
+  r.cut = o->cut_percent > 0 ? o->cut_percent : CUT_DEFAULT;
+  return report(&r);
+}
+
 int cprof_report_text(const cprof_profile_t *p, const cprof_export_opts_t *o, FILE *f) {
-  static const cprof_export_opts_t defaults = {0};
-  if (p == NULL || f == NULL) return CPROF_EINVAL;
-  rep_t r = {.f = f, .p = p, .o = o ? o : &defaults};
-  r.cut = r.o->cut_percent > 0 ? r.o->cut_percent : CUT_DEFAULT;
-  int rc = report(&r);
-  cprof__tree_free(&r.tree);
-  cprof_flat_free(&r.flat);
-  return rc;
+  return cprof_analysis_write_once(p, o, f, cprof__export_text);
+}
+
+unsigned cprof__analysis_matches(cprof_analysis_t *a, const char *name) {
+  const cprof__tree_t *tree;
+  uint32_t fns[FOCUS_MAX];
+  if (name == NULL || cprof_analysis_tree(a, &tree) != 0) return 0;
+  return cprof__tree_find_fns(tree, name, fns, FOCUS_MAX);
 }
 
 unsigned cprof_report_matches(const cprof_profile_t *p, const char *name) {
-  cprof__tree_t tree;
-  uint32_t fns[FOCUS_MAX];
-  if (p == NULL || name == NULL || cprof__tree_build(&tree, p) != 0) return 0;
-  unsigned n = cprof__tree_find_fns(&tree, name, fns, FOCUS_MAX);
-  cprof__tree_free(&tree);
+  cprof_analysis_t a;
+  if (p == NULL) return 0;
+  cprof_analysis_init(&a, p);
+  unsigned n = cprof__analysis_matches(&a, name);
+  cprof_analysis_free(&a);
   return n;
 }

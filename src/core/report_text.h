@@ -15,4 +15,8 @@ int cprof_report_text(const cprof_profile_t *p, const cprof_export_opts_t *o, FI
  * would have no bottom-up section for it). */
 unsigned cprof_report_matches(const cprof_profile_t *p, const char *name);
 
+/* The same over a job's analysis (analysis.h), whose tree the report reuses. */
+struct cprof_analysis_s;
+unsigned cprof__analysis_matches(struct cprof_analysis_s *a, const char *name);
+
 #endif

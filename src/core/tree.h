@@ -30,7 +30,7 @@ typedef struct {
   uint64_t count[2];                  /* samples taken in this node */
 } cprof__tnode_t;
 
-typedef struct {
+typedef struct cprof__tree_s {
   cprof__fn_t *fns;
   uint32_t nfns, fns_cap;
   cprof__tnode_t *nodes; /* nodes[0] is the root; parents precede children */

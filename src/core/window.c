@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "error.h"
 #include "format.h"
 #include "fsutil.h"
@@ -45,6 +46,7 @@ typedef struct {
   char *errbuf;
   size_t errlen;
   const cprof_labels_t *labels; /* t's, once joined to the kept window's samples */
+  cprof_analysis_t analysis;    /* the kept window's, shared by its push and its store */
 } conv_t;
 
 /* The export options of the window's pprof, stored or pushed: its sampling
@@ -71,7 +73,8 @@ static int store_one(conv_t *c, const cprof_profile_t *p, int pprof) {
   if (pprof) {
     cprof_export_opts_t o = pprof_opts(c, heap);
     o.pprof_lines = st->lines;
-    rc = cprof_write_format(st->dir, name, CPROF_FORMAT_PPROF, p, &o, &size, c->errbuf, c->errlen);
+    rc = cprof_write_analysis(st->dir, name, CPROF_FORMAT_PPROF, &c->analysis, &o, &size, c->errbuf,
+                              c->errlen);
   } else {
     rc =
         cprof_write_atomic(st->dir, name, heap ? cprof_export_heapprofile : cprof_export_cpuprofile,
@@ -140,8 +143,8 @@ static int push_parts(conv_t *c, const cprof_profile_t *p) {
   o.pprof_cwd = pu->cwd;
   o.pprof_cpu_cap_us = heap ? 0 : c->t->cpu_us;
   o.pprof_lines = pu->lines;
-  int rc = cprof_export_pprof_parts(p, &o, pu->max_samples, pu->max_bytes, &c->out->parts,
-                                    &c->out->nparts);
+  int rc = cprof__export_pprof_parts(&c->analysis, &o, pu->max_samples, pu->max_bytes,
+                                     &c->out->parts, &c->out->nparts);
   if (rc != CPROF_OK)
     snprintf(c->errbuf, c->errlen, "cannot encode the window as pprof for push: %s",
              cprof_strerror(rc));
@@ -178,8 +181,10 @@ static int keep(conv_t *c, cprof_trend_t *trend, const cprof_window_t *w) {
   c->out->to_ms = w->to_ms;
   c->out->samples = w->profile->nsamples;
   if (c->t->heap) trend_add(c, trend, w);
+  cprof_analysis_init(&c->analysis, w->profile);
   int prc = c->cfg->push.on ? push_parts(c, w->profile) : CPROF_OK;
   int rc = c->cfg->store.dir ? store_window(c, w->profile) : CPROF_OK;
+  cprof_analysis_free(&c->analysis);
   return rc == CPROF_OK ? prc : rc;
 }
 
@@ -220,7 +225,7 @@ static int convert(conv_t *c, cprof_window_text_t *t, cprof_ring_t *ring, cprof_
 int cprof_window_convert(const cprof_window_cfg_t *cfg, cprof_window_text_t *t, cprof_ring_t *ring,
                          cprof_trend_t *trend, cprof_window_made_t *out, char *errbuf,
                          size_t errlen) {
-  conv_t c = {cfg, t, out, errbuf, errlen, NULL};
+  conv_t c = {cfg, t, out, errbuf, errlen, NULL, {0}};
   *out = (cprof_window_made_t){.from_ms = t->from_ms, .to_ms = t->to_ms};
   if (errlen) errbuf[0] = '\0';
   int rc = convert(&c, t, ring, trend);

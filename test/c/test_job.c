@@ -61,6 +61,29 @@ static void release(cprof_job_t *job) {
   cprof_job_out_free(&job->out);
 }
 
+/* The five formats came from one analysis (the tree, the flat profile and
+ * every function's lines, each built once), and each file is byte for byte
+ * what its writer makes alone. */
+static void assert_same_as_alone(const cprof_job_t *job, const char *dir) {
+  const cprof_job_out_t *out = &job->out;
+  assert_int_equal(out->analysis.builds, 3);
+  assert_null(out->analysis.tree); /* dropped once the files were written */
+  for (int i = 0; i < CPROF_FORMAT_COUNT; i++) {
+    char err[256];
+    assert_int_equal(cprof_write_format(dir, "alone", (cprof_format_t)i, out->profile,
+                                        &job->in.opts, NULL, err, sizeof err),
+                     CPROF_OK);
+    char *path = cprof_path_join(dir, "alone");
+    size_t a_len, b_len;
+    char *a = read_whole(path, &a_len), *b = read_whole(out->out_paths[i], &b_len);
+    assert_int_equal(a_len, b_len);
+    assert_memory_equal(a, b, a_len);
+    free(a);
+    free(b);
+    free(path);
+  }
+}
+
 static void file_job_summarises_and_writes(void **state) {
   (void)state;
   char *dir = tmpdir();
@@ -78,7 +101,7 @@ static void file_job_summarises_and_writes(void **state) {
   assert_int_equal(out->ntop, 5);
   for (size_t i = 1; i < out->ntop; i++)
     assert_true(out->top[i - 1].self >= out->top[i].self);
-  assert_non_null(out->lines.first); /* lines of the top functions */
+  assert_non_null(out->analysis.lines.first); /* lines of every function */
   assert_non_null(out->text);
   assert_int_equal(strlen(out->text), out->text_len);
   assert_non_null(strstr(out->text, "busyStrings"));
@@ -86,6 +109,7 @@ static void file_job_summarises_and_writes(void **state) {
   assert_written(out->file, out->size);
   for (int i = 0; i < CPROF_FORMAT_COUNT; i++)
     assert_written(out->out_paths[i], out->out_sizes[i]);
+  assert_same_as_alone(&job, dir);
   size_t len;
   char *again = read_whole(out->file, &len); /* the model written back parses the same */
   cprof_profile_t *p = parse_raw(again, len);

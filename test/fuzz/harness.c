@@ -17,7 +17,8 @@
  * that cJSON reads back and holds no '<' (nothing can end its script element);
  * the text report and the diff table hold no control character but the line
  * ends, and are valid UTF-8 (names reach a terminal escaped). The job
- * engine runs the input as a stop's text (harness_job.c); labels are joined
+ * engine runs the input as a stop's text (harness_job.c); the writers over
+ * one shared analysis write what each writes alone; labels are joined
  * to every CPU profile (harness_labels.c).
  *
  * A new exporter is one line in EXPORTERS. */
@@ -243,6 +244,39 @@ static void run_exporters(const fuzz_in_t *in) {
   }
 }
 
+/* One writer's output in a malloc'd buffer (*buf NULL when the stream
+ * could not be made). */
+static int write_to(char **buf, size_t *len, cprof_format_t fmt, const cprof_profile_t *p,
+                    cprof_analysis_t *a, const cprof_export_opts_t *o) {
+  FILE *f = open_memstream(buf, len);
+  if (!f) return *buf = NULL, CPROF_ENOMEM;
+  int rc = a ? cprof_export_analysis(fmt, a, o, f) : cprof_export_format(fmt, p, o, f);
+  if (fclose(f) != 0 && rc == CPROF_OK) rc = CPROF_ENOMEM;
+  return rc;
+}
+
+/* A job's writers share one analysis (analysis.h): each format written in
+ * turn over it is byte for byte what it is alone (no writer changes what
+ * the next reads), and the tree, flat profile and lines are built once. */
+static void check_shared_analysis(const cprof_profile_t *p, const cprof_export_opts_t *o) {
+  cprof_analysis_t a;
+  cprof_analysis_init(&a, p);
+  for (int fmt = 0; fmt < CPROF_FORMAT_COUNT; fmt++) {
+    char *alone = NULL, *shared = NULL;
+    size_t alone_len = 0, shared_len = 0;
+    int rc_alone = write_to(&alone, &alone_len, (cprof_format_t)fmt, p, NULL, o);
+    int rc_shared = write_to(&shared, &shared_len, (cprof_format_t)fmt, p, &a, o);
+    if (rc_alone == CPROF_OK && rc_shared == CPROF_OK)
+      FUZZ_CHECK(alone_len == shared_len && memcmp(alone, shared, alone_len) == 0,
+                 "format %d: %zu bytes alone, %zu over the shared analysis", fmt, alone_len,
+                 shared_len);
+    free(alone);
+    free(shared);
+  }
+  FUZZ_CHECK(a.builds <= 3, "the shared analysis built %u parts (tree, flat, lines: 3)", a.builds);
+  cprof_analysis_free(&a);
+}
+
 #include "harness_job.c"
 #include "harness_merge.c"
 #include "harness_recorder.c"
@@ -364,6 +398,7 @@ int cprof_fuzz_one(const uint8_t *data, size_t size) {
   if (cprof_profile_parse((const char *)data, size, &other, NULL, 0) != CPROF_OK) other = NULL;
   fuzz_in_t in = {p, other ? other : p, &o};
   run_exporters(&in);
+  check_shared_analysis(p, &o);
   if (other) fuzz_merge_pair(p, other);
   fuzz_labels(p, data, size, knob(data, size, 11));
 

@@ -36,8 +36,9 @@ static void fuzz_job_one(const char *json, size_t size, cprof_job_kind_t kind, u
   }
   const cprof_job_out_t *o = &job.out;
   FUZZ_CHECK(o->profile != NULL, "a job succeeded without a profile");
-  FUZZ_CHECK(o->flat.total == cprof_profile_total(o->profile), "flat total %lld != total %lld",
-             (long long)o->flat.total, (long long)cprof_profile_total(o->profile));
+  FUZZ_CHECK(o->analysis.flat.total == cprof_profile_total(o->profile),
+             "flat total %lld != total %lld", (long long)o->analysis.flat.total,
+             (long long)cprof_profile_total(o->profile));
   FUZZ_CHECK(o->ntop <= job.in.want.top, "top %zu of %u", o->ntop, job.in.want.top);
   FUZZ_CHECK(!job.in.want.text || (o->text && o->text_len > 0), "no text report");
   FUZZ_CHECK(!job.in.want.need_samples || o->profile->nsamples > 0, "no samples needed");
