@@ -2,7 +2,7 @@
 // and "focus a function everywhere".
 const { createFlame } = require('./flame')
 const { createFlatView } = require('./flat')
-const { el, fmtCount, fmtPct, fmtValue } = require('./format')
+const { addSwatches, el, fmtCount, fmtPct, fmtValue } = require('./format')
 const { showHeader } = require('./header')
 const { createHeapOverview } = require('./heapwin')
 const { createLabelsPanel, filterText, keeper, labelData, wantedFilter } = require('./labels')
@@ -55,13 +55,7 @@ function legend (m, box) {
   const items = m.diff
     ? [['hsl(6, 85%, 52%)', 'grew (share, after vs before)'], ['hsl(218, 85%, 52%)', 'shrank'], ['hsl(220, 8%, 86%)', 'unchanged'], ['#d63ad6', 'search match']]
     : [['hsl(22, 72%, 58%)', 'application'], ['hsl(85, 48%, 50%)', 'node_modules'], ['hsl(210, 55%, 63%)', 'Node.js'], ['hsl(0, 0%, 72%)', 'V8 / native'], ['hsl(0, 0%, 86%)', '(idle)'], ['#d63ad6', 'search match']]
-  for (const [c, t] of items) {
-    const s = el('span')
-    const i = el('i')
-    i.style.background = c
-    s.append(i, document.createTextNode(t))
-    box.appendChild(s)
-  }
+  addSwatches(box, items)
   box.appendChild(el('span', '', m.diff ? 'Width: after.' : 'Width: total ' + (m.unit === 'us' ? 'time.' : 'size.')))
 }
 

@@ -35,6 +35,17 @@ function el (tag, cls, text) {
   return e
 }
 
+// A legend's entries, each a colour swatch and its text, appended to box.
+function addSwatches (box, items) {
+  for (const [colour, text] of items) {
+    const s = el('span')
+    const i = el('i')
+    i.style.background = colour
+    s.append(i, document.createTextNode(text))
+    box.appendChild(s)
+  }
+}
+
 // base64 of little-endian uint8, uint16 or uint32 values (export_html.c: the
 // time order's nodes and weights, the labels' set ids).
 function b64uints (s, bits) {
@@ -49,4 +60,4 @@ function b64uints (s, bits) {
   return bits === 16 ? new Uint16Array(bytes.buffer, 0, bytes.length >> 1) : new Uint32Array(bytes.buffer, 0, bytes.length >> 2)
 }
 
-module.exports = { b64uints, el, fmtCount, fmtPct, fmtPts, fmtValue }
+module.exports = { addSwatches, b64uints, el, fmtCount, fmtPct, fmtPts, fmtValue }

@@ -11,7 +11,7 @@
 // overview marks where the event loop was blocked (stalls.js).
 const { axisTicks, clockAt, createAxis, drawGrid, timeFormat } = require('./axis')
 const { colourTable, nodeColourer } = require('./flame')
-const { b64uints, el, fmtCount, fmtValue } = require('./format')
+const { addSwatches, b64uints, el, fmtCount, fmtValue } = require('./format')
 const { setHashValues } = require('./hash')
 const { tipText } = require('./model')
 const { BLOCK_MIN_US, blockingSpans } = require('./stalls')
@@ -270,13 +270,7 @@ function createTimeView (m, td, range, hooks) {
     parts.push(['hsl(210, 55%, 63%)', 'overview: CPU busy (not idle)' + (keep ? ' in the label filter\'s samples' : '')], ['#d2402f', 'GC'])
     if (keep) parts.push(['hsl(0, 0%, 84%)', 'busy in other samples (the chart leaves them out)'])
     marksLine.replaceChildren()
-    for (const [c, t] of parts) {
-      const s = el('span')
-      const i = el('i')
-      i.style.background = c
-      s.append(i, document.createTextNode(t))
-      marksLine.appendChild(s)
-    }
+    addSwatches(marksLine, parts)
   }
 
   // [a, b) in the units of an axis's ticks (a range: those of the
