@@ -756,6 +756,14 @@ async function disconnect (c) {
   await within(closed, DISCONNECT_WAIT_MS)
 }
 
+// Whether the target runs Node 22 or older, whose V8 can deadlock its main
+// thread as a CPU profiler starts unless every script's line ends exist
+// first (crbug 41497149, nodejs/node#65140): Debugger.enable computes them.
+async function beforeNode23 (post) {
+  const { result } = await post('Runtime.evaluate', { expression: 'process.versions.node', returnByValue: true })
+  return Number(String(result?.value).split('.')[0]) <= 22
+}
+
 // Samples for opts.durationMs or until opts.signal aborts, then stops: the
 // guard is re-armed to GRACE_MS first, so the stop's reply has that long.
 async function profile (client, guard, opts) {
@@ -779,6 +787,10 @@ async function profile (client, guard, opts) {
   }
   await post('Profiler.enable')
   await post('Profiler.setSamplingInterval', { interval: opts.intervalUs })
+  if (await beforeNode23(post)) { // line ends first: src/addon/inspector.h
+    await post('Debugger.enable')
+    await post('Debugger.disable')
+  }
   await post('Profiler.start')
   await sleep(opts.durationMs, opts.signal)
   await rearm(client, guard, GRACE_MS)

@@ -6,6 +6,7 @@
 #include "ctl.h"
 #include "entry.h"
 #include "errors.h"
+#include "inspector.h"
 #include "job_args.h"
 #include "labels.h"
 #include "v8cpu.h"
@@ -27,10 +28,14 @@ napi_value cprof__cpu_start(napi_env env, napi_callback_info info) {
   if (cprof__v8cpu_usable(env, interval))
     return cprof__ctl_start_v8cpu(env, &addon->cpu, interval, timeout, argv[2]);
   snprintf(params, sizeof params, "{\"interval\":%.0f}", interval);
-  const cprof_cmd_t cmds[] = {{"Profiler.enable", NULL},
+  /* Every script's line ends first where V8 needs it (inspector.h). */
+  const cprof_cmd_t cmds[] = {{"Debugger.enable", NULL},
+                              {"Debugger.disable", NULL},
+                              {"Profiler.enable", NULL},
                               {"Profiler.setSamplingInterval", params},
                               {"Profiler.start", NULL}};
-  return cprof__ctl_start(env, &addon->cpu, "CPU", cmds, 3, timeout, argv[2]);
+  size_t skip = cprof__insp_line_ends_needed(env) ? 0 : 2;
+  return cprof__ctl_start(env, &addon->cpu, "CPU", cmds + skip, 5 - skip, timeout, argv[2]);
 }
 
 /* cpuStop(dir, name, top, exportOpts?) → Promise<job result> */

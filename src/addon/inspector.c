@@ -317,6 +317,19 @@ int cprof__insp_on_note(napi_env env, cprof_insp_t *insp, cprof_insp_note_fn fn,
   return 0;
 }
 
+int cprof__insp_line_ends_needed(napi_env env) {
+  const napi_node_version *ver;
+  return napi_get_node_version(env, &ver) == napi_ok && ver->major <= 22;
+}
+
+int cprof__insp_line_ends(napi_env env, cprof_insp_t *insp) {
+  if (!cprof__insp_line_ends_needed(env)) return 0;
+  return cprof__insp_call_ok(env, insp, "Debugger.enable", NULL) != 0 ||
+                 cprof__insp_call_ok(env, insp, "Debugger.disable", NULL) != 0
+             ? -1
+             : 0;
+}
+
 const char *cprof__insp_transport(const cprof_insp_t *insp) {
   return insp->raw ? "connection" : "session";
 }

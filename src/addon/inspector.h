@@ -48,6 +48,18 @@ int cprof__insp_on_note(napi_env env, cprof_insp_t *insp, cprof_insp_note_fn fn,
  * heap.start() through the inspector and the recorder's heap windows. */
 void cprof__insp_heap_params(char *buf, size_t len, double interval, double depth, int collected);
 
+/* Line ends first. V8 before Node 23 (crbug 41497149, nodejs/node#65140)
+ * can deadlock the main thread as a CPU profiler starts: it logs every
+ * compiled function under its logger's lock, logging computes the line ends
+ * of each script that has none yet, and when that allocation starts a full
+ * GC, the GC's code-moving event takes the same lock. Enabling and disabling
+ * the Debugger domain computes every script's line ends first, outside the
+ * lock (~30 ms for 350 scripts). cprof__insp_line_ends_needed: 1 on Node
+ * 20 and 22 (the commands go before Profiler.start); cprof__insp_line_ends
+ * posts them there. 0, or -1 after throwing. */
+int cprof__insp_line_ends_needed(napi_env env);
+int cprof__insp_line_ends(napi_env env, cprof_insp_t *insp);
+
 /* "connection" or "session": which transport this session uses. */
 const char *cprof__insp_transport(const cprof_insp_t *insp);
 

@@ -324,6 +324,9 @@ static int open_session(napi_env env, cprof_rec_t *rec) {
   }
   NAPI_CALL_INT(env, napi_get_named_property(env, mod, "console", &console));
   NAPI_CALL_INT(env, napi_create_reference(env, console, 1, &rec->console));
+  /* The first window starts V8's profiler: line ends first (inspector.h). Later
+   * windows start before the last one ends, so the profiler keeps running. */
+  if (cprof__insp_line_ends(env, rec->insp) != 0) return -1;
   return console_call(env, rec, "profile", rec->seq);
 }
 
