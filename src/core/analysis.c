@@ -27,11 +27,8 @@ int cprof_analysis_tree(cprof_analysis_t *a, const cprof__tree_t **out) {
 
 int cprof_analysis_flat(cprof_analysis_t *a, const cprof_flat_t **out) {
   if (!(a->built & CPROF__ANALYSIS_FLAT)) {
-    int rc = cprof_flat_build(a->p, &a->flat);
-    if (rc != CPROF_OK) {
-      cprof_flat_free(&a->flat);
-      return rc;
-    }
+    int rc = cprof_flat_build(a->p, &a->flat); /* frees what it made on failure */
+    if (rc != CPROF_OK) return rc;
     a->built |= CPROF__ANALYSIS_FLAT;
     a->builds++;
   }
