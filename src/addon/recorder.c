@@ -327,6 +327,10 @@ static int open_session(napi_env env, cprof_rec_t *rec) {
   /* The first window starts V8's profiler: line ends first (inspector.h). Later
    * windows start before the last one ends, so the profiler keeps running. */
   if (cprof__insp_line_ends(env, rec->insp) != 0) return -1;
+  /* The first window starts here, on V8's clock too, not when start() was
+   * called: opening the session and the line ends take ~30 ms, more on a
+   * loaded machine, and the dump's span must be the profile's. */
+  rec->from_ms = now_ms();
   return console_call(env, rec, "profile", rec->seq);
 }
 
