@@ -62,7 +62,7 @@ test('down for ~40 s then back: the windows in between are delivered after, with
   // from that first delivery, not from the moment the receiver came up.
   // The receiver notes a request when its handler runs, which on a loaded
   // machine can be seconds after the app took the window from its queue
-  // (CI saw ~2 s: two windows made in between were counted as queued). So
+  // (CI: over 1 s; two windows made in between were counted as queued). So
   // only windows made 5 s before that count as the backlog: still ~4 of the
   // ~9 the queue holds, where an unbounded queue would show ~40.
   const firstAt = Math.min(...got.filter((p) => p.at >= upAt).map((p) => p.at))
